@@ -1,0 +1,1 @@
+"""Encoders and decoders built from the ``spec`` schemas: sans-IO framing, commands, store files."""

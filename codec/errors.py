@@ -1,0 +1,12 @@
+"""The codec's typed errors (defined in ``spec.errors`` so schemas and codec raise the same types)."""
+
+from spec.errors import (
+    BodyError,
+    FrameError,
+    HeaderError,
+    RocketMQSpecError,
+    SpecViolation,
+    StoreError,
+)
+
+__all__ = ["BodyError", "FrameError", "HeaderError", "RocketMQSpecError", "SpecViolation", "StoreError"]

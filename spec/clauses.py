@@ -11,7 +11,8 @@ from __future__ import annotations
 import enum
 import importlib
 import pkgutil
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 
 
 class Level(enum.Enum):
@@ -29,6 +30,8 @@ class Clause:
     text: str
     source: str = ""
     """Where Apache RocketMQ implements the rule (a source path), or the golden data that shows it."""
+    module: str = field(default="", compare=False)
+    """The spec module that declared the clause, so the protocol document lists it beside its schema."""
 
     @property
     def area(self) -> str:
@@ -43,7 +46,7 @@ def clause(id: str, level: Level, text: str, source: str = "") -> Clause:
     """Declare a clause. Declaring the same ID twice with different content is a programming error."""
     if not id.startswith("RMQ-") or id.count("-") < 2:
         raise ValueError(f"clause id must look like RMQ-AREA-NAME, got {id!r}")
-    new = Clause(id, level, text, source)
+    new = Clause(id, level, text, source, module=sys._getframe(1).f_globals.get("__name__", ""))
     old = _REGISTRY.setdefault(id, new)
     if old != new:
         raise ValueError(f"clause {id} declared twice with different content")

@@ -1,0 +1,146 @@
+"""Renders the protocol document (``docs/PROTOCOL.md``) from the schemas themselves.
+
+The document is generated, never edited by hand, so it cannot drift from the code: a test regenerates it
+and fails when the checked-in copy is stale (``rmq-spec-doc --check``). Each spec module becomes a section
+holding its docstring, its ``construct`` structures as field tables, its enumerations, its declarative
+tables (module-level tuples of dataclass rows) and the clauses it declares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import importlib
+import inspect
+import pkgutil
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+
+import construct
+
+import spec
+from spec.clauses import Clause, all_clauses
+
+DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
+
+_NOT_SECTIONS = {"clauses", "errors", "document"}
+"""Modules that hold machinery rather than protocol content."""
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value.name if isinstance(value, enum.Enum) else value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _width(subcon: construct.Construct) -> str:
+    try:
+        return str(subcon.sizeof())
+    except (construct.SizeofError, KeyError, AttributeError):
+        return "var"
+
+
+def _struct_rows(struct: construct.Struct) -> list[tuple[str, str, str]]:
+    return [(sc.name or "", _width(sc), sc.docs or "") for sc in struct.subcons]
+
+
+def _is_row_table(value: object) -> bool:
+    return (isinstance(value, tuple | list) and len(value) > 0
+            and all(dataclasses.is_dataclass(v) and not isinstance(v, type) for v in value)
+            and len({type(v) for v in value}) == 1)
+
+
+def _row_table(rows: Sequence[object]) -> list[str]:
+    fields = [f.name for f in dataclasses.fields(rows[0])  # type: ignore[arg-type]
+              if f.repr and not isinstance(getattr(rows[0], f.name), tuple | list | dict)]
+    return _table(fields, ([getattr(r, name) for name in fields] for r in rows))
+
+
+def _defined_here(module: ModuleType, value: object) -> bool:
+    return getattr(value, "__module__", module.__name__) == module.__name__
+
+
+def _section(module: ModuleType, clauses: list[Clause]) -> list[str]:
+    short = module.__name__.split(".")[-1]
+    doc = inspect.getdoc(module) or ""
+    title, _, rest = doc.partition("\n")
+    lines = [f"## {short}: {title.rstrip('.')}", "", f"*Schema module `{module.__name__}`.*", ""]
+    if rest.strip():
+        lines += [rest.strip(), ""]
+    tabulated = {(getattr(row, "name", None), getattr(row, "value", None))
+                 for value in vars(module).values() if _is_row_table(value) for row in value}
+    for name, value in vars(module).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, construct.Struct):
+            lines += [f"### `{name}`", ""]
+            lines += _table(("field", "width (bytes)", "meaning"), _struct_rows(value))
+        elif (inspect.isclass(value) and issubclass(value, enum.Enum) and value is not enum.Enum
+              and _defined_here(module, value) and len(value) > 0
+              # an enum built from a table of the same module would only repeat that table
+              and not {(m.name, m.value) for m in value} <= tabulated):
+            lines += [f"### `{name}`", ""]
+            if value.__doc__ and value.__doc__ != enum.Enum.__doc__:
+                lines += [inspect.cleandoc(value.__doc__), ""]
+            lines += _table(("name", "value"), ((m.name, m.value) for m in value))
+        elif _is_row_table(value):
+            lines += [f"### `{name}`", ""]
+            lines += _row_table(value)
+    mine = [c for c in clauses if c.module == module.__name__]
+    if mine:
+        lines += ["### Clauses", ""]
+        lines += _table(("id", "level", "requirement", "source"),
+                        ((f"`{c.id}`", c.level.value, c.text, c.source) for c in mine))
+    return lines
+
+
+def render() -> str:
+    """The whole document as Markdown; deterministic for a given tree of spec modules."""
+    clauses = all_clauses()
+    modules = [importlib.import_module(f"spec.{info.name}")
+               for info in sorted(pkgutil.iter_modules(spec.__path__), key=lambda i: i.name)
+               if info.name not in _NOT_SECTIONS]
+    lines = [
+        "# Apache RocketMQ classic protocol and store formats",
+        "",
+        "Generated from the `spec` package by `rmq-spec-doc`; do not edit by hand. Every requirement has a",
+        "clause ID that the conformance suite, the fuzzers and the Spark verification job report against.",
+        "Integers are big-endian and strings UTF-8 unless a table says otherwise.",
+        "",
+        "## Contents",
+        "",
+    ]
+    lines += [f"- `{m.__name__}`: {(inspect.getdoc(m) or '').partition(chr(10))[0]}" for m in modules]
+    lines += ["", f"{len(clauses)} clauses in all.", ""]
+    for module in modules:
+        lines += _section(module, clauses)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rmq-spec-doc", description="Write or check docs/PROTOCOL.md.")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in document is stale")
+    parser.add_argument("--output", type=Path, default=DOCUMENT_PATH)
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
+        if current != text:
+            print(f"{args.output} is stale: run rmq-spec-doc", file=sys.stderr)
+            return 1
+        return 0
+    args.output.write_text(text, encoding="utf-8")
+    print(f"wrote {args.output} ({text.count(chr(10))} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""A sans-IO frame decoder: bytes from a TCP stream in, decoded commands out.
+
+The caller owns the socket and feeds whatever chunks it reads; the decoder never blocks and never reads
+ahead. Like h2's connection object it raises on a protocol error, and it judges the length and type words
+as soon as they arrive, so a peer announcing a huge or malformed frame is refused before the decoder
+waits for (or buffers) the bytes it announced. Java closes the connection on any decode error, so after
+one the decoder refuses all further data.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from codec.command import RemotingCommand, decode_payload
+from spec.errors import FrameError
+from spec.frame import (
+    FRAME_CLOSE_ON_ERROR,
+    HEADER_LENGTH_MASK,
+    LENGTH_FIELD_SIZE,
+    TYPE_WORD_SIZE,
+    check_length,
+    check_type_word,
+)
+
+_WORDS = struct.Struct(">iI")
+
+
+@dataclass(frozen=True)
+class FrameReceived:
+    frame: bytes
+    """The complete frame as received, length word included."""
+    command: RemotingCommand
+
+
+class FrameDecoder:
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._error: FrameError | None = None
+
+    @property
+    def error(self) -> FrameError | None:
+        """The error that closed this decoder, if any."""
+        return self._error
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received but not yet part of a complete frame."""
+        return len(self._buffer)
+
+    def receive_data(self, data: bytes) -> list[FrameReceived]:
+        """Feed bytes; get every frame they complete, in order.
+
+        On a malformed frame this raises :class:`FrameError` (frames completed earlier in the same call
+        are dropped with it, as the connection is to be closed anyway) and every later call raises too.
+        """
+        if self._error is not None:
+            raise FrameError("decoder closed by an earlier frame error", expected="no data after the error",
+                             seen=len(data), clause=FRAME_CLOSE_ON_ERROR.id) from self._error
+        self._buffer += data
+        try:
+            return self._drain()
+        except FrameError as exc:
+            self._error = exc
+            self._buffer.clear()
+            raise
+
+    def _drain(self) -> list[FrameReceived]:
+        events: list[FrameReceived] = []
+        start = 0
+        buffer = self._buffer
+        while len(buffer) - start >= LENGTH_FIELD_SIZE:
+            (length,) = struct.unpack_from(">i", buffer, start)
+            check_length(length)
+            if len(buffer) - start >= LENGTH_FIELD_SIZE + TYPE_WORD_SIZE:
+                _, word = _WORDS.unpack_from(buffer, start)
+                check_type_word(length, word >> 24, word & HEADER_LENGTH_MASK)
+            end = start + LENGTH_FIELD_SIZE + length
+            if len(buffer) < end:
+                break
+            frame = bytes(buffer[start:end])
+            events.append(FrameReceived(frame, decode_payload(frame[LENGTH_FIELD_SIZE:])))
+            start = end
+        del buffer[:start]
+        return events

@@ -1,0 +1,148 @@
+"""The message properties string: ``name\\u0001value\\u0002name\\u0001value`` and its reserved keys.
+
+The same string travels in the SEND header (``properties``) and in the CommitLog PROPERTIES field, so one
+encoder and one parser serve both. Java's parser silently drops malformed pairs instead of failing, and
+a reader that wants to agree with the broker on what a message carries must drop exactly the same ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from spec.clauses import Level, clause
+from spec.hashing import java_string_hash
+
+NAME_VALUE_SEPARATOR = "\u0001"
+PROPERTY_SEPARATOR = "\u0002"
+KEY_SEPARATOR = " "
+"""Separates the keys inside the KEYS property."""
+
+PROPERTIES_MAX_BYTES = 32767
+"""The CommitLog stores the properties length as a signed 16-bit int (Short.MAX_VALUE)."""
+
+RMQ_PROP_ENCODING = clause(
+    "RMQ-PROP-ENCODING", Level.MUST,
+    "Properties are encoded as name U+0001 value pairs joined by U+0002, with no trailing U+0002; pairs "
+    "whose value is null are left out and an empty map encodes as the empty string.",
+    source="common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java "
+           "(messageProperties2String)",
+)
+RMQ_PROP_PARSING = clause(
+    "RMQ-PROP-PARSING", Level.MUST,
+    "A reader splits on U+0002 and keeps a segment only if it has a non-empty name before its first "
+    "U+0001 and a non-empty value after it; other segments are skipped without error and a repeated name "
+    "keeps its last value.",
+    source="common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java "
+           "(string2messageProperties)",
+)
+RMQ_PROP_MAX_SIZE = clause(
+    "RMQ-PROP-MAX-SIZE", Level.MUST,
+    "The UTF-8 encoded properties string of a stored message is at most 32767 bytes.",
+    source="store/src/main/java/org/apache/rocketmq/store/CommitLog.java (PROPERTIES_SIZE_EXCEEDED)",
+)
+RMQ_PROP_KEYS = clause(
+    "RMQ-PROP-KEYS", Level.MUST,
+    "The KEYS property holds a message's keys joined by single spaces; empty tokens are not keys.",
+    source="common/src/main/java/org/apache/rocketmq/common/message/Message.java (setKeys)",
+)
+
+
+class PropertyKey:
+    """Reserved property names of 4.9.8 (``MessageConst``)."""
+
+    KEYS = "KEYS"
+    TAGS = "TAGS"
+    WAIT = "WAIT"
+    DELAY = "DELAY"
+    RETRY_TOPIC = "RETRY_TOPIC"
+    REAL_TOPIC = "REAL_TOPIC"
+    REAL_QUEUE_ID = "REAL_QID"
+    TRANSACTION_PREPARED = "TRAN_MSG"
+    PRODUCER_GROUP = "PGROUP"
+    MIN_OFFSET = "MIN_OFFSET"
+    MAX_OFFSET = "MAX_OFFSET"
+    BUYER_ID = "BUYER_ID"
+    ORIGIN_MESSAGE_ID = "ORIGIN_MESSAGE_ID"
+    TRANSFER_FLAG = "TRANSFER_FLAG"
+    CORRECTION_FLAG = "CORRECTION_FLAG"
+    MQ2_FLAG = "MQ2_FLAG"
+    RECONSUME_TIME = "RECONSUME_TIME"
+    MSG_REGION = "MSG_REGION"
+    TRACE_SWITCH = "TRACE_ON"
+    UNIQ_KEY = "UNIQ_KEY"
+    MAX_RECONSUME_TIMES = "MAX_RECONSUME_TIMES"
+    CONSUME_START_TIMESTAMP = "CONSUME_START_TIME"
+    TRANSACTION_PREPARED_QUEUE_OFFSET = "TRAN_PREPARED_QUEUE_OFFSET"
+    TRANSACTION_CHECK_TIMES = "TRANSACTION_CHECK_TIMES"
+    CHECK_IMMUNITY_TIME_IN_SECONDS = "CHECK_IMMUNITY_TIME_IN_SECONDS"
+    INSTANCE_ID = "INSTANCE_ID"
+    CORRELATION_ID = "CORRELATION_ID"
+    MESSAGE_REPLY_TO_CLIENT = "REPLY_TO_CLIENT"
+    MESSAGE_TTL = "TTL"
+    REPLY_MESSAGE_ARRIVE_TIME = "ARRIVE_TIME"
+    PUSH_REPLY_TIME = "PUSH_REPLY_TIME"
+    CLUSTER = "CLUSTER"
+    MESSAGE_TYPE = "MSG_TYPE"
+    INNER_MULTI_DISPATCH = "INNER_MULTI_DISPATCH"
+    INNER_MULTI_QUEUE_OFFSET = "INNER_MULTI_QUEUE_OFFSET"
+
+
+RESERVED_KEYS: frozenset[str] = frozenset(
+    value for name, value in vars(PropertyKey).items() if not name.startswith("_")
+)
+SYSTEM_KEYS: frozenset[str] = RESERVED_KEYS - {
+    PropertyKey.TRANSACTION_PREPARED_QUEUE_OFFSET,
+    PropertyKey.TRANSACTION_CHECK_TIMES,
+    PropertyKey.CHECK_IMMUNITY_TIME_IN_SECONDS,
+    PropertyKey.INNER_MULTI_DISPATCH,
+}
+"""``MessageConst.STRING_HASH_SET``: names a producer may not set through ``putUserProperty``."""
+
+
+def encode_properties(properties: Mapping[str, str | None]) -> str:
+    """Encode in the mapping's own order; use :func:`java_hashmap_order` first to match Java's bytes."""
+    return PROPERTY_SEPARATOR.join(
+        f"{name}{NAME_VALUE_SEPARATOR}{value}" for name, value in properties.items() if value is not None
+    )
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """Parse with Java's acceptance rules (see RMQ-PROP-PARSING); never raises."""
+    result: dict[str, str] = {}
+    for segment in text.split(PROPERTY_SEPARATOR):
+        name, sep, value = segment.partition(NAME_VALUE_SEPARATOR)
+        if sep and name and value:
+            result.pop(name, None)
+            result[name] = value
+    return result
+
+
+def split_keys(keys: str | None) -> list[str]:
+    """The individual keys of a KEYS property value."""
+    return [k for k in (keys or "").split(KEY_SEPARATOR) if k]
+
+
+def _java_spread_hash(name: str) -> int:
+    h = java_string_hash(name) & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+JAVA_HASHMAP_INITIAL_CAPACITY = 16
+JAVA_HASHMAP_LOAD_FACTOR = 0.75
+
+
+def java_hashmap_order(names: Iterable[str], peak_size: int | None = None) -> list[str]:
+    """The iteration order of a ``java.util.HashMap`` holding ``names``, inserted in the given order.
+
+    Java writes the properties string by iterating a HashMap, so the stored bytes follow bucket order:
+    buckets by ``(h ^ h>>>16) & (capacity-1)``, insertion order inside a bucket. The capacity only grows
+    (16, doubled whenever size exceeds 3/4 of it), so it depends on the largest size the map ever had,
+    ``peak_size``, which defaults to the number of names. Buckets that Java turns into trees (8 or more
+    colliding names) are not modelled; property maps never get there.
+    """
+    ordered = list(names)
+    size = max(peak_size or 0, len(ordered))
+    capacity = JAVA_HASHMAP_INITIAL_CAPACITY
+    while size > capacity * JAVA_HASHMAP_LOAD_FACTOR:
+        capacity *= 2
+    return sorted(ordered, key=lambda name: _java_spread_hash(name) & (capacity - 1))

@@ -1,0 +1,198 @@
+"""The asyncio remoting server shared by the name server and the broker.
+
+Dispatch is built from the spec's RequestCode table: every code either has a handler or gets Java's
+REQUEST_CODE_NOT_SUPPORTED answer, so the reference broker cannot silently drop a request it does not
+understand. The outcomes of ``NettyRemotingAbstract.processRequestCommand`` are reproduced here once,
+for every handler: the request's opaque and serialization on normal responses, the server's default
+serialization on early rejects and errors, no answer to oneway requests except "not supported".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from codec.command import RemotingCommand
+from reference_broker.stream import FramedStream
+from spec.codes import RequestCode, ResponseCode
+from spec.errors import RocketMQSpecError
+from spec.frame import Flag, SerializeType
+
+log = logging.getLogger(__name__)
+
+SERVER_VERSION = 409
+"""MQVersion ordinal written in our responses: the 4.9.8 server whose behaviour is reproduced."""
+
+SERVER_CHANNEL_MAX_IDLE = 120.0
+"""Seconds of silence after which a connection is closed (``serverChannelMaxIdleTimeSeconds``)."""
+
+MAX_PENDING_REQUESTS_PER_CONNECTION = 4096
+"""Requests of one connection being processed or parked at once (long polls included). Beyond it the
+server answers SYSTEM_BUSY like Java's full executor queue, so one peer cannot make it hold unbounded
+tasks."""
+
+OVERLOAD_REMARK = "[OVERLOAD]system busy, start flow control for a while"
+
+
+class Connection(FramedStream):
+    """An accepted connection; handlers use it as the identity of a client or broker channel."""
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+@dataclass
+class Request:
+    command: RemotingCommand
+    connection: Connection
+
+    @property
+    def ext_fields(self) -> dict[str, str]:
+        return self.command.ext_fields or {}
+
+    def reply(self, code: int = ResponseCode.SUCCESS, remark: str | None = None,
+              ext_fields: Mapping[str, str] | None = None, body: bytes | None = None) -> RemotingCommand:
+        """A normal-path response: the request's opaque and serialization, our version."""
+        return self.command.response(int(code), remark, ext_fields, body, version=SERVER_VERSION)
+
+
+Handler = Callable[[Request], Awaitable[RemotingCommand | None]]
+"""Returns the response, or None when there is none to send (oneway work, a parked long poll)."""
+
+
+def early_response(request: RemotingCommand, code: int, remark: str,
+                   serialize_type: SerializeType) -> RemotingCommand:
+    """A response built outside the handler: Java writes these in its own default serialization."""
+    return RemotingCommand(int(code), opaque=request.opaque, flag=Flag.RESPONSE, remark=remark,
+                           version=SERVER_VERSION, serialize_type=serialize_type)
+
+
+def not_supported_remark(code: int) -> str:
+    return f" request type {code} not supported"
+
+
+def error_remark(exc: BaseException) -> str:
+    """What Java's ``RemotingHelper.exceptionSimpleDesc`` puts in a SYSTEM_ERROR remark: the exception."""
+    detail = exc.describe() if isinstance(exc, RocketMQSpecError) else str(exc)
+    return f"{type(exc).__name__}: {detail}"
+
+
+class DispatchTable:
+    """Request code -> handler for every code of the spec's RequestCode table."""
+
+    def __init__(self, handlers: Mapping[RequestCode, Handler]) -> None:
+        unknown = [code for code in handlers if not isinstance(code, RequestCode)]
+        if unknown:
+            raise ValueError(f"handlers registered for codes outside the spec's table: {unknown}")
+        self._table: dict[int, Handler | None] = {int(code): handlers.get(code) for code in RequestCode}
+
+    def get(self, code: int) -> Handler | None:
+        return self._table.get(code)
+
+    def without(self, *codes: RequestCode) -> DispatchTable:
+        """The same table with some codes unsupported (the broker's fast port has no PULL_MESSAGE)."""
+        return DispatchTable({RequestCode(c): h for c, h in self._table.items()
+                              if h is not None and c not in codes})
+
+    @property
+    def supported(self) -> list[int]:
+        return [code for code, handler in self._table.items() if handler is not None]
+
+
+class RemotingServer:
+    def __init__(self, name: str, dispatch: DispatchTable, *,
+                 default_serialize_type: SerializeType = SerializeType.JSON,
+                 on_close: Callable[[Connection], Any] | None = None) -> None:
+        self.name = name
+        self.dispatch = dispatch
+        self.default_serialize_type = default_serialize_type
+        self._on_close = on_close
+        self._server: asyncio.Server | None = None
+        self._connections: set[Connection] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.port = 0
+
+    async def start(self, host: str, port: int) -> int:
+        """Listen on ``host:port`` (0 = a free port); returns the bound port."""
+        self._server = await asyncio.start_server(self._serve, host, port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        log.info("%s listening on %s:%d", self.name, host, self.port)
+        return self.port
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for connection in list(self._connections):
+            connection.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._server is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._server.wait_closed(), 5)
+            self._server = None
+
+    @property
+    def connections(self) -> frozenset[Connection]:
+        return frozenset(self._connections)
+
+    def _spawn(self, coroutine: Awaitable[Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connection = Connection(reader, writer)
+        self._connections.add(connection)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        pending: set[asyncio.Task[Any]] = set()
+        try:
+            async for command in connection.commands(SERVER_CHANNEL_MAX_IDLE):
+                if command.is_response:
+                    log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
+                elif len(pending) >= MAX_PENDING_REQUESTS_PER_CONNECTION:
+                    if not command.is_oneway:
+                        await connection.send(early_response(command, ResponseCode.SYSTEM_BUSY,
+                                                             OVERLOAD_REMARK, self.default_serialize_type))
+                else:
+                    work = self._spawn(self._process(connection, command))
+                    pending.add(work)
+                    work.add_done_callback(pending.discard)
+        finally:
+            self._connections.discard(connection)
+            if self._on_close is not None:
+                self._on_close(connection)
+
+    async def _process(self, connection: Connection, command: RemotingCommand) -> None:
+        handler = self.dispatch.get(command.code)
+        if handler is None:
+            # Java answers even a oneway request here, in its own serialization.
+            await connection.send(early_response(command, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                                                 not_supported_remark(command.code),
+                                                 self.default_serialize_type))
+            return
+        try:
+            response = await handler(Request(command, connection))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if isinstance(exc, RocketMQSpecError):
+                log.info("%s: request %d rejected: %s", self.name, command.code, exc)
+            else:
+                log.exception("%s: handler for %d failed", self.name, command.code)
+            response = early_response(command, ResponseCode.SYSTEM_ERROR, error_remark(exc),
+                                      self.default_serialize_type)
+        if response is not None and not command.is_oneway:
+            await connection.send(response)

@@ -1,0 +1,256 @@
+"""The pytest plugin: turns test outcomes into verdicts and writes the reports.
+
+Cases stay ordinary pytest functions; this plugin gives them their target (``namesrv``, ``broker``,
+``store_dir``), a ``check`` for observations and a ``wire`` whose bytes are logged, then judges each
+case once it has run. The verdict travels to the pytest-xdist controller in ``user_properties`` and the
+controller writes the reports, so a parallel run produces one report.
+
+Options are prefixed ``--rmq-`` because pytest already owns ``--strict``; ``rmq-conformance`` maps its
+own shorter options onto them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from conformance import profile as profiles
+from conformance.case import MARKER, CaseSpec, spec_of
+from conformance.checks import Check
+from conformance.recorder import Exchange
+from conformance.report import console, html, json_files, junit
+from conformance.report.matrix import is_failure
+from conformance.result import USER_PROPERTY, CaseResult
+from conformance.target import NEEDS_FIXTURE, Target
+from conformance.verdict import Outcome, Verdict
+from conformance.wire import Endpoint, Wire, WireError
+from spec.clauses import Level
+from spec.errors import RocketMQSpecError
+
+
+@dataclass
+class CaseRun:
+    check: Check = field(default_factory=Check)
+    wire: Wire = field(default_factory=lambda: Wire(Exchange()))
+
+
+RUN = pytest.StashKey[CaseRun]()
+STATE = pytest.StashKey["RunState"]()
+
+
+@dataclass
+class RunState:
+    target: Target
+    profile: profiles.Profile
+    strict: bool
+    report_dir: Path | None
+    results: list[CaseResult] = field(default_factory=list)
+    started: float = field(default_factory=time.time)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("rmq-conformance", "RocketMQ conformance suite")
+    group.addoption("--rmq-namesrv", metavar="HOST:PORT", help="name server to check")
+    group.addoption("--rmq-broker", metavar="HOST:PORT", help="broker to check")
+    group.addoption("--rmq-store", metavar="DIR", help="store directory to check offline")
+    group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
+    group.addoption("--rmq-strict", action="store_true", help="NON-STRICT verdicts fail the run")
+    group.addoption("--rmq-profile", metavar="FILE|NAME", help="target profile of known deviations")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MARKER}(spec): a conformance case and the clause it checks")
+    option = config.getoption
+    endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
+                 for name in ("namesrv", "broker")}
+    store = option("--rmq-store")
+    chosen = option("--rmq-profile")
+    state = RunState(
+        target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None),
+        profile=profiles.load(Path(chosen)) if chosen else profiles.NO_PROFILE,
+        strict=bool(option("--rmq-strict")),
+        report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
+    )
+    config.stash[STATE] = state
+    config.pluginmanager.register(Reporter(state), "rmq-conformance-reporter")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect cases whose part of the target was not given, so a store-only run is not full of skips."""
+    target = config.stash[STATE].target
+    keep, drop = [], []
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        needs = [part for fixture, part in NEEDS_FIXTURE.items() if fixture in fixtures]
+        (keep if spec_of(item) is None or all(target.has(p) for p in needs) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+# -- fixtures ------------------------------------------------------------------------------------------
+
+
+def _target(request: pytest.FixtureRequest) -> Target:
+    return request.config.stash[STATE].target
+
+
+@pytest.fixture(scope="session")
+def namesrv(request: pytest.FixtureRequest) -> Endpoint:
+    endpoint = _target(request).namesrv
+    assert endpoint is not None, "deselected when absent"
+    return endpoint
+
+
+@pytest.fixture(scope="session")
+def broker(request: pytest.FixtureRequest) -> Endpoint:
+    endpoint = _target(request).broker
+    assert endpoint is not None, "deselected when absent"
+    return endpoint
+
+
+@pytest.fixture(scope="session")
+def store_dir(request: pytest.FixtureRequest) -> Path:
+    path = _target(request).store
+    assert path is not None, "deselected when absent"
+    return path
+
+
+@pytest.fixture
+def check(request: pytest.FixtureRequest) -> Check:
+    return request.node.stash[RUN].check
+
+
+@pytest.fixture
+def wire(request: pytest.FixtureRequest) -> Iterator[Wire]:
+    run_wire = request.node.stash[RUN].wire
+    yield run_wire
+    run_wire.close()
+
+
+# -- judging -------------------------------------------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[RUN] = CaseRun()
+
+
+def case_id(item: pytest.Item) -> tuple[str, str]:
+    """``(area, id)``: the area is the case module without ``test_``, the id ``area::name[row]``."""
+    area = Path(str(item.path)).stem.removeprefix("test_")
+    return area, f"{area}::{item.name.removeprefix('test_')}"
+
+
+def _verdict(item: pytest.Item, state: RunState, excinfo: pytest.ExceptionInfo[BaseException] | None,
+             run: CaseRun) -> tuple[Verdict, str, object, object]:
+    if excinfo is None:
+        tolerated = run.check.tolerated
+        if tolerated:
+            return Verdict.NON_STRICT, "; ".join(f"{o.what}: {o.tolerated}" for o in tolerated), None, None
+        return Verdict.PASS, "", None, None
+    error = excinfo.value
+    if isinstance(error, Outcome):
+        return error.verdict, error.message, error.expected, error.actual
+    if isinstance(error, WireError | OSError):
+        dead = [str(e) for e in run.wire.endpoints if not state.target.alive(e)]
+        if dead:
+            return Verdict.CRASH, f"{error}; target no longer answers at {', '.join(dead)}", None, None
+        return Verdict.FAIL, str(error), None, None
+    if isinstance(error, RocketMQSpecError):
+        return Verdict.FAIL, error.message, error.expected, error.seen
+    return Verdict.FAIL, f"{type(error).__name__}: {error}", None, None
+
+
+def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], duration: float) -> CaseResult:
+    state = item.config.stash[STATE]
+    run = item.stash.get(RUN, CaseRun())
+    verdict, message, expected, actual = _verdict(item, state, call.excinfo, run)
+    if verdict is Verdict.FAIL and spec.level is not Level.MUST:
+        verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
+    area, cid = case_id(item)
+    deviation = ""
+    known = state.profile.deviation_for(cid) if verdict is Verdict.FAIL else None
+    if known is not None:
+        verdict, deviation = known.verdict, known.citation()
+    return CaseResult(
+        case_id=cid, area=area, clause_id=spec.clause.id, clause_text=spec.clause.text,
+        level=spec.level.value, requirement=spec.requirement, verdict=verdict, message=message,
+        expected=expected, actual=actual, duration=duration, java_note=spec.java_note, deviation=deviation,
+        observations=[{"what": o.what, "expected": o.expected, "actual": o.actual, "ok": o.ok,
+                       "tolerated": o.tolerated} for o in run.check.observations],
+        frames=[r.to_json() for r in run.wire.exchange.records],
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report: pytest.TestReport = yield  # type: ignore[misc]
+    spec = spec_of(item)
+    decisive = call.when == "call" or (call.when == "setup" and report.failed)
+    if spec is None or not decisive or report.skipped:
+        return report  # type: ignore[return-value]
+    state = item.config.stash[STATE]
+    result = judge(item, spec, call, report.duration)
+    # Observation values are arbitrary objects: render them before they cross to the controller.
+    report.user_properties.append((USER_PROPERTY, result.dumps()))
+    if is_failure(result, strict=state.strict):
+        report.outcome = "failed"
+        if call.excinfo is None:
+            report.longrepr = f"{result.verdict.value}: {result.message}"
+    elif result.verdict is Verdict.UNSUPPORTED:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"UNSUPPORTED: {result.message}")
+    else:
+        report.outcome = "passed"
+        report.longrepr = None
+    return report  # type: ignore[return-value]
+
+
+class Reporter:
+    """Collects verdicts (in an xdist run the controller sees every worker's reports) and writes them."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == USER_PROPERTY:
+                self.state.results.append(CaseResult.from_json(json.loads(value)))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.state.results:
+            terminalreporter.write_sep("=", "RocketMQ conformance")
+            terminalreporter.write_line(console.summary(self.state.results))
+            if self.state.report_dir is not None:
+                terminalreporter.write_line(f"reports written to {self.state.report_dir}")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(session.config, "workerinput") or self.state.report_dir is None:
+            return
+        write_reports(self.state)
+
+
+def write_reports(state: RunState) -> None:
+    directory = state.report_dir
+    assert directory is not None
+    directory.mkdir(parents=True, exist_ok=True)
+    results = sorted(state.results, key=lambda r: r.case_id)
+    target = state.target
+    meta = {"title": "RocketMQ conformance", "profile": state.profile.name, "strict": state.strict,
+            "namesrv": str(target.namesrv or ""), "broker": str(target.broker or ""),
+            "store": str(target.store or ""), "started": state.started, "finished": time.time()}
+    json_files.write(directory, results, meta)
+    junit.write(directory / "junit.xml", results, strict=state.strict)
+    html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(target)}")
+
+
+def _describe(target: Target) -> str:
+    parts = [f"{name} {value}" for name, value in
+             (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store)) if value]
+    return ", ".join(parts) or "no target"

@@ -1,0 +1,41 @@
+"""``index.json`` plus one JSON file per case, for tools that compare runs or diff two targets."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance.report.matrix import by_area, totals
+from conformance.result import CaseResult
+
+CASES_DIR = "cases"
+
+
+def file_name(case_id: str) -> str:
+    """A portable file name for a case id (ids contain ``/``, ``::`` and brackets)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", case_id).strip("_") + ".json"
+
+
+def write(directory: Path, results: Sequence[CaseResult], meta: dict[str, Any]) -> Path:
+    cases = directory / CASES_DIR
+    cases.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for result in results:
+        name = file_name(result.case_id)
+        text = json.dumps(result.to_json(), indent=1, ensure_ascii=False)
+        (cases / name).write_text(text, encoding="utf-8")
+        entries.append({"case": result.case_id, "area": result.area, "clause": result.clause_id,
+                        "level": result.level, "verdict": result.verdict.value,
+                        "file": f"{CASES_DIR}/{name}"})
+    index = {
+        **meta,
+        "totals": totals(results),
+        "areas": {area: {v.value: n for v, n in counts.items()} for area, counts in by_area(results).items()},
+        "cases": entries,
+    }
+    path = directory / "index.json"
+    path.write_text(json.dumps(index, indent=1, ensure_ascii=False), encoding="utf-8")
+    return path

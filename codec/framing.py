@@ -13,7 +13,7 @@ import struct
 from dataclasses import dataclass
 
 from codec.command import RemotingCommand, decode_payload
-from spec.errors import FrameError
+from spec.errors import FrameError, RocketMQSpecError
 from spec.frame import (
     FRAME_CLOSE_ON_ERROR,
     HEADER_LENGTH_MASK,
@@ -36,10 +36,10 @@ class FrameReceived:
 class FrameDecoder:
     def __init__(self) -> None:
         self._buffer = bytearray()
-        self._error: FrameError | None = None
+        self._error: RocketMQSpecError | None = None
 
     @property
-    def error(self) -> FrameError | None:
+    def error(self) -> RocketMQSpecError | None:
         """The error that closed this decoder, if any."""
         return self._error
 
@@ -51,8 +51,9 @@ class FrameDecoder:
     def receive_data(self, data: bytes) -> list[FrameReceived]:
         """Feed bytes; get every frame they complete, in order.
 
-        On a malformed frame this raises :class:`FrameError` (frames completed earlier in the same call
-        are dropped with it, as the connection is to be closed anyway) and every later call raises too.
+        On a malformed frame this raises :class:`FrameError`, or :class:`HeaderError` for an undecodable
+        header (frames completed earlier in the same call are dropped with it, as the connection is to be
+        closed anyway), and every later call raises :class:`FrameError`.
         """
         if self._error is not None:
             raise FrameError("decoder closed by an earlier frame error", expected="no data after the error",
@@ -60,7 +61,7 @@ class FrameDecoder:
         self._buffer += data
         try:
             return self._drain()
-        except FrameError as exc:
+        except RocketMQSpecError as exc:
             self._error = exc
             self._buffer.clear()
             raise

@@ -1,0 +1,89 @@
+"""The sans-IO FrameDecoder: any chunking, several frames per chunk, early refusal of bad words."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from codec.command import RemotingCommand, encode
+from codec.framing import FrameDecoder
+from spec.errors import FrameError, HeaderError
+from spec.frame import MAX_LENGTH_VALUE, SerializeType
+
+commands = st.builds(
+    RemotingCommand,
+    code=st.integers(-32768, 32767),
+    language=st.sampled_from(["JAVA", "CPP", "GO"]),
+    version=st.integers(-32768, 32767),
+    opaque=st.integers(-(1 << 31), (1 << 31) - 1),
+    flag=st.integers(0, 3),
+    remark=st.none() | st.text(min_size=1, max_size=20),
+    ext_fields=st.none() | st.dictionaries(st.text(min_size=1, max_size=8), st.text(min_size=1, max_size=8),
+                                           min_size=1, max_size=4),
+    body=st.none() | st.binary(min_size=1, max_size=64),
+    serialize_type=st.sampled_from(list(SerializeType)),
+)
+
+
+@given(st.lists(commands, min_size=1, max_size=5), st.lists(st.integers(1, 50), min_size=1, max_size=30))
+def test_any_chunking_yields_the_same_frames(cmds: list[RemotingCommand], cuts: list[int]) -> None:
+    stream = b"".join(encode(c) for c in cmds)
+    decoder = FrameDecoder()
+    events = []
+    position = 0
+    for cut in cuts:
+        events += decoder.receive_data(stream[position:position + cut])
+        position += cut
+    events += decoder.receive_data(stream[position:])
+    assert [e.command for e in events] == cmds
+    assert b"".join(e.frame for e in events) == stream
+    assert decoder.buffered == 0
+
+
+def test_partial_frame_stays_buffered() -> None:
+    frame = encode(RemotingCommand(34, body=b"abc"))
+    decoder = FrameDecoder()
+    assert decoder.receive_data(frame[:-1]) == []
+    assert decoder.buffered == len(frame) - 1
+    [event] = decoder.receive_data(frame[-1:])
+    assert event.command.body == b"abc"
+
+
+@pytest.mark.parametrize(("prefix", "clause"), [
+    (struct.pack(">i", MAX_LENGTH_VALUE + 1), "RMQ-FRAME-MAX-LENGTH"),
+    (struct.pack(">i", -4), "RMQ-FRAME-MIN-LENGTH"),
+    (struct.pack(">i", 3), "RMQ-FRAME-MIN-LENGTH"),
+    (struct.pack(">iI", 100, 97), "RMQ-FRAME-HEADER-BOUNDS"),
+    (struct.pack(">iI", 100, 2 << 24 | 10), "RMQ-FRAME-SERIALIZE-TYPE"),
+])
+def test_bad_words_refused_before_the_frame_arrives(prefix: bytes, clause: str) -> None:
+    decoder = FrameDecoder()
+    with pytest.raises(FrameError) as info:
+        decoder.receive_data(prefix)
+    assert info.value.clause == clause
+    assert info.value.expected is not None and info.value.seen is not None
+    assert decoder.error is info.value
+    assert decoder.buffered == 0
+
+
+def test_decoder_refuses_data_after_an_error() -> None:
+    decoder = FrameDecoder()
+    with pytest.raises(FrameError):
+        decoder.receive_data(struct.pack(">i", -1))
+    with pytest.raises(FrameError) as info:
+        decoder.receive_data(encode(RemotingCommand(34)))
+    assert info.value.clause == "RMQ-FRAME-CLOSE-ON-ERROR"
+
+
+def test_bad_header_closes_the_decoder() -> None:
+    bad_header = b"{nope"
+    bad = struct.pack(">iI", 4 + len(bad_header), len(bad_header)) + bad_header
+    decoder = FrameDecoder()
+    with pytest.raises(HeaderError) as info:
+        decoder.receive_data(encode(RemotingCommand(34)) + bad)
+    assert decoder.error is info.value
+    with pytest.raises(FrameError):
+        decoder.receive_data(b"")

@@ -65,6 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}(spec): a conformance case and the clause it checks")
+    config.addinivalue_line("markers", "slow: a case that waits for a target timeout (left out by default)")
     option = config.getoption
     endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
                  for name in ("namesrv", "broker")}

@@ -1,0 +1,103 @@
+"""``rmq-conformance``: run the suite against a target, or check a store directory offline.
+
+    rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
+    rmq-conformance store DIR [--report DIR] [--strict] [-k SELECTION]
+
+Without a name server or broker the embedded reference broker is started on loopback and checked, which
+is how the suite is meant to be tried first. The cases run under pytest (in parallel with ``-n``), which
+prints progress while they run; the verdict table is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from conformance.target import Target
+from conformance.wire import Endpoint
+
+CASES_DIR = Path(__file__).with_name("cases")
+
+DEFAULT_WORKERS = "4"
+"""pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
+broker busy without making timing-sensitive cases (long polling) compete for it."""
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--report", type=Path, metavar="DIR", help="write index.json, junit.xml, index.html")
+    parser.add_argument("--strict", action="store_true", help="NON-STRICT verdicts fail the run")
+    parser.add_argument("-k", dest="selection", metavar="SELECTION", help="pytest -k expression")
+    parser.add_argument("--profile", metavar="FILE|NAME", help="target profile of known deviations")
+    parser.add_argument("-n", dest="workers", default=None, metavar="N", help="pytest-xdist workers")
+    parser.add_argument("-v", dest="verbose", action="store_true", help="one line per case")
+
+
+def _wire_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rmq-conformance", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--namesrv", type=Endpoint.parse, metavar="HOST:PORT")
+    parser.add_argument("--broker", type=Endpoint.parse, metavar="HOST:PORT")
+    parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
+    _common(parser)
+    return parser
+
+
+def _store_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rmq-conformance store", description="check a store directory")
+    parser.add_argument("directory", type=Path)
+    _common(parser)
+    return parser
+
+
+def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
+    """The pytest command line for a run; kept separate so it can be inspected and tested."""
+    argv = [str(CASES_DIR), "-p", "conformance.plugin", "-p", "no:cacheprovider", "-r", "fE"]
+    for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+                        ("report", args.report), ("profile", args.profile)):
+        if value is not None:
+            argv.append(f"--rmq-{name}={value}")
+    if args.strict:
+        argv.append("--rmq-strict")
+    if args.selection:
+        argv += ["-k", args.selection]
+    if not slow:
+        argv += ["-m", "not slow"]
+    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
+    if workers and workers != "0":
+        argv += ["-n", workers]
+    argv.append("-v" if args.verbose else "-q")
+    return argv
+
+
+@contextlib.contextmanager
+def _embedded() -> Iterator[Target]:
+    from conformance import embedded
+
+    with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, embedded.launch(Path(work)) as t:
+        print(f"started the embedded reference broker: namesrv {t.namesrv}, broker {t.broker}", flush=True)
+        yield t
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["store"]:
+        args = _store_parser().parse_args(argv[1:])
+        if not args.directory.is_dir():
+            print(f"rmq-conformance: {args.directory} is not a directory", file=sys.stderr)
+            return 2
+        return int(pytest.main(pytest_args(Target(store=args.directory), args)))
+    args = _wire_parser().parse_args(argv)
+    if args.namesrv or args.broker:
+        return int(pytest.main(pytest_args(Target(args.namesrv, args.broker), args, slow=args.slow)))
+    with _embedded() as target:
+        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""Behavioural clauses: what a name server and a broker do with well-formed requests.
+
+Other spec modules constrain bytes; these constrain the state a server keeps and the answers it gives
+over time (routes after a registration, offsets after a send, a parked pull after a message arrives).
+They are what the conformance suite checks over TCP, and each names the Java class that implements it.
+"""
+
+from __future__ import annotations
+
+from spec.clauses import Level, clause
+
+_NS_ROUTES = "namesrv/src/main/java/org/apache/rocketmq/namesrv/routeinfo/RouteInfoManager.java"
+_NS_PROCESSOR = "namesrv/src/main/java/org/apache/rocketmq/namesrv/processor/DefaultRequestProcessor.java"
+_NS_KV = "namesrv/src/main/java/org/apache/rocketmq/namesrv/kvconfig/KVConfigManager.java"
+_BRK = "broker/src/main/java/org/apache/rocketmq/broker/"
+_SEND = _BRK + "processor/SendMessageProcessor.java"
+_SEND_CHECK = _BRK + "processor/AbstractSendMessageProcessor.java"
+_PULL = _BRK + "processor/PullMessageProcessor.java"
+_ADMIN = _BRK + "processor/AdminBrokerProcessor.java"
+_STORE = "store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java"
+
+BROKER_EXPIRY_MS = 120_000
+"""A broker that has not re-registered for this long is dropped (``BROKER_CHANNEL_EXPIRED_TIME``)."""
+
+BROKER_SCAN_INTERVAL_MS = 10_000
+"""How often a 4.9.8 name server scans for expired brokers: expiry is observed up to this much late."""
+
+STANDARD_JSON_VERSION = 401
+"""MQVersion ordinal of 4.9.4: from it on the name server writes route data as standard JSON."""
+
+HOLD_CHECK_INTERVAL_MS = 5_000
+"""PullRequestHoldService's wake-up period under long polling: a parked pull whose timeout passed is
+answered at most this much after its timeout."""
+
+LOCK_MAX_LIVE_MS = 60_000
+"""Lease of a queue lock taken with LOCK_BATCH_MQ (``rocketmq.broker.rebalance.lockMaxLiveTime``)."""
+
+# -- name server ---------------------------------------------------------------------------------------
+
+NS_REGISTER = clause(
+    "RMQ-NS-REGISTER", Level.MUST,
+    "After REGISTER_BROKER from a master (brokerId 0), GET_ROUTEINFO_BY_TOPIC of each topic in its body "
+    "lists the broker and the topic's queues, and GET_BROKER_CLUSTER_INFO lists it under its cluster.",
+    source=_NS_ROUTES)
+NS_REGISTER_ONEWAY = clause(
+    "RMQ-NS-REGISTER-ONEWAY", Level.MUST,
+    "A oneway REGISTER_BROKER is applied like a two-way one and gets no response.",
+    source=_NS_PROCESSOR)
+NS_BODY_CRC = clause(
+    "RMQ-NS-BODY-CRC", Level.MUST,
+    "A REGISTER_BROKER whose non-zero bodyCrc32 differs from the masked CRC-32 of its body is refused with "
+    "SYSTEM_ERROR and changes nothing.",
+    source=_NS_PROCESSOR)
+NS_SLAVE = clause(
+    "RMQ-NS-SLAVE", Level.MUST,
+    "A broker registered with brokerId n > 0 appears under key n of brokerAddrs; its response names the "
+    "master's address when the master (brokerId 0) is registered.",
+    source=_NS_ROUTES)
+NS_ROUTE_SHAPE = clause(
+    "RMQ-NS-ROUTE-SHAPE", Level.MUST,
+    "Route data is a JSON object with brokerDatas (brokerName, cluster, brokerAddrs keyed by brokerId) "
+    "and queueDatas (brokerName, perm, readQueueNums, writeQueueNums, topicSysFlag).",
+    source="common/src/main/java/org/apache/rocketmq/common/protocol/route/TopicRouteData.java")
+NS_ROUTE_STANDARD_JSON = clause(
+    "RMQ-NS-ROUTE-STANDARD-JSON", Level.MUST,
+    "Route data is standard JSON (quoted map keys) when the request's version is at least 401 (4.9.4) or it "
+    "sets acceptStandardJsonOnly=true; older requests may get fastjson's unquoted integer keys.",
+    source=_NS_PROCESSOR)
+NS_TOPIC_NOT_EXIST = clause(
+    "RMQ-NS-TOPIC-NOT-EXIST", Level.MUST,
+    "GET_ROUTEINFO_BY_TOPIC for a topic no registered broker serves is answered 17 TOPIC_NOT_EXIST.",
+    source=_NS_PROCESSOR)
+NS_CLUSTER_INFO = clause(
+    "RMQ-NS-CLUSTER-INFO", Level.MUST,
+    "Cluster info is a JSON object with brokerAddrTable (brokerName -> broker data) and clusterAddrTable "
+    "(cluster name -> broker names).",
+    source="common/src/main/java/org/apache/rocketmq/common/protocol/body/ClusterInfo.java")
+NS_UNREGISTER = clause(
+    "RMQ-NS-UNREGISTER", Level.MUST,
+    "UNREGISTER_BROKER removes the broker: its topics lose their route and cluster info no longer lists it.",
+    source=_NS_ROUTES)
+NS_CHANNEL_CLOSE = clause(
+    "RMQ-NS-CHANNEL-CLOSE", Level.SHOULD,
+    "When the connection a broker registered on closes, the name server drops the broker at once.",
+    source="namesrv/src/main/java/org/apache/rocketmq/namesrv/routeinfo/BrokerHousekeepingService.java")
+NS_EXPIRY = clause(
+    "RMQ-NS-EXPIRY", Level.MUST,
+    "A broker that does not re-register within 120 s is dropped (found by a scan every 10 s).",
+    source=_NS_ROUTES)
+NS_KV = clause(
+    "RMQ-NS-KV", Level.MUST,
+    "PUT_KV_CONFIG stores a value that GET_KV_CONFIG returns until DELETE_KV_CONFIG; a missing key is "
+    "answered 22 QUERY_NOT_FOUND.",
+    source=_NS_KV)
+
+# -- broker --------------------------------------------------------------------------------------------
+
+BRK_SEND = clause(
+    "RMQ-BRK-SEND", Level.MUST,
+    "A stored send is answered SUCCESS with msgId (the offsetMsgId), queueId and queueOffset.",
+    source=_SEND)
+BRK_BATCH = clause(
+    "RMQ-BRK-BATCH", Level.MUST,
+    "SEND_BATCH_MESSAGE stores every message of the body in one queue at consecutive queue offsets; msgId "
+    "lists their offsetMsgIds joined by commas and queueOffset is the first one's.",
+    source=_SEND)
+BRK_QUEUE_OFFSET = clause(
+    "RMQ-BRK-QUEUE-OFFSET", Level.MUST,
+    "Queue offsets of one queue are consecutive integers from 0, in the order messages are stored.",
+    source="store/src/main/java/org/apache/rocketmq/store/CommitLog.java")
+BRK_STORE_HOST = clause(
+    "RMQ-BRK-STORE-HOST", Level.MUST,
+    "The offsetMsgId of a send names the broker's store host (its listen port) and the commitlog offset "
+    "at which VIEW_MESSAGE_BY_ID returns the message.",
+    source=_SEND)
+BRK_SEND_CHECKS = clause(
+    "RMQ-BRK-SEND-CHECKS", Level.MUST,
+    "A send is refused (never SUCCESS) when its topic is blank, has characters outside [%|a-zA-Z0-9_-], is "
+    "longer than 127 characters, is a system topic, or its queueId is beyond the topic's queues.",
+    source=_SEND_CHECK)
+BRK_MESSAGE_ILLEGAL = clause(
+    "RMQ-BRK-MESSAGE-ILLEGAL", Level.MUST,
+    "A body longer than maxMessageSize or a properties string longer than 32767 bytes is refused with 13 "
+    "MESSAGE_ILLEGAL.",
+    source=_SEND)
+BRK_SEND_EXT = clause(
+    "RMQ-BRK-SEND-EXT", Level.SHOULD,
+    "A send response carries the extFields MSG_REGION and TRACE_ON.",
+    source=_SEND)
+BRK_STORED_PROPERTIES = clause(
+    "RMQ-BRK-STORED-PROPERTIES", Level.SHOULD,
+    "The broker adds CLUSTER to a stored message's properties and leaves WAIT out of them.",
+    source="store/src/main/java/org/apache/rocketmq/store/CommitLog.java")
+BRK_VIEW = clause(
+    "RMQ-BRK-VIEW-BY-ID", Level.MUST,
+    "VIEW_MESSAGE_BY_ID returns the record at a commitlog offset as its body, and a non-SUCCESS code for an "
+    "offset holding no record.",
+    source=_BRK + "processor/QueryMessageProcessor.java")
+BRK_PULL = clause(
+    "RMQ-BRK-PULL", Level.MUST,
+    "A pull that finds messages answers SUCCESS with the stored records as the body (exactly as sent: body, "
+    "tags, keys, properties, born host and time) and nextBeginOffset, minOffset, maxOffset.",
+    source=_PULL)
+BRK_PULL_STATUS = clause(
+    "RMQ-BRK-PULL-STATUS", Level.MUST,
+    "A pull at the queue's max offset answers 19 PULL_NOT_FOUND; past it or before the min offset 21 "
+    "PULL_OFFSET_MOVED with nextBeginOffset corrected; an empty queue answers 19 at offset 0.",
+    source=_STORE + " (getMessage)")
+BRK_LONG_POLL = clause(
+    "RMQ-BRK-LONG-POLL", Level.MUST,
+    "A pull with FLAG_SUSPEND that finds nothing is held: it is answered with the message when one arrives, "
+    "or with 19 PULL_NOT_FOUND once suspendTimeoutMillis has passed.",
+    source=_BRK + "longpolling/PullRequestHoldService.java")
+BRK_TAG_FILTER = clause(
+    "RMQ-BRK-TAG-FILTER", Level.MUST,
+    "With FLAG_SUBSCRIPTION and a TAG expression, a pull returns only messages whose tag is one of the "
+    "expression's '||'-separated tags ('*' returns all).",
+    source="broker/src/main/java/org/apache/rocketmq/broker/filter/ExpressionMessageFilter.java")
+BRK_OFFSETS = clause(
+    "RMQ-BRK-OFFSETS", Level.MUST,
+    "GET_MAX_OFFSET answers the number of entries of a queue (0 for an unknown queue) and GET_MIN_OFFSET "
+    "its first offset.",
+    source=_ADMIN)
+BRK_SEARCH_OFFSET = clause(
+    "RMQ-BRK-SEARCH-OFFSET", Level.MUST,
+    "SEARCH_OFFSET_BY_TIMESTAMP answers the queue offset of a message stored at that time (or the nearest).",
+    source=_STORE + " (getOffsetInQueueByTime)")
+BRK_EARLIEST_TIME = clause(
+    "RMQ-BRK-EARLIEST-TIME", Level.MUST,
+    "GET_EARLIEST_MSG_STORETIME answers the store timestamp of the message at the queue's min offset.",
+    source=_ADMIN)
+BRK_CONSUMER_OFFSET = clause(
+    "RMQ-BRK-CONSUMER-OFFSET", Level.MUST,
+    "UPDATE_CONSUMER_OFFSET (two-way or oneway) stores an offset that QUERY_CONSUMER_OFFSET returns; a "
+    "group with no offset gets 22 QUERY_NOT_FOUND, or 0 while the queue's first message is in memory.",
+    source=_BRK + "processor/ConsumerManageProcessor.java")
+BRK_HEARTBEAT = clause(
+    "RMQ-BRK-HEARTBEAT", Level.MUST,
+    "HEART_BEAT registers the client's consumer groups: GET_CONSUMER_LIST_BY_GROUP lists its clientID until "
+    "UNREGISTER_CLIENT; a group without consumers is answered SYSTEM_ERROR.",
+    source=_BRK + "processor/ClientManageProcessor.java")
+BRK_LOCK = clause(
+    "RMQ-BRK-LOCK", Level.MUST,
+    "LOCK_BATCH_MQ grants each queue to one client of a group at a time (lockOKMQSet lists what this "
+    "client holds); UNLOCK_BATCH_MQ releases it.",
+    source=_BRK + "client/rebalance/RebalanceLockManager.java")
+BRK_QUERY_MESSAGE = clause(
+    "RMQ-BRK-QUERY-MESSAGE", Level.MUST,
+    "QUERY_MESSAGE by key (or by UNIQ_KEY with _UNIQUE_KEY_QUERY=true) returns the records indexed under "
+    "it in the time range, and 22 QUERY_NOT_FOUND when there are none.",
+    source=_BRK + "processor/QueryMessageProcessor.java")
+BRK_CREATE_TOPIC = clause(
+    "RMQ-BRK-CREATE-TOPIC", Level.MUST,
+    "UPDATE_AND_CREATE_TOPIC creates a topic with the requested queues and permission and refuses system "
+    "topic names with SYSTEM_ERROR.",
+    source=_ADMIN)
+BRK_ROUTE_PUBLISHED = clause(
+    "RMQ-BRK-ROUTE-PUBLISHED", Level.MUST,
+    "A topic created on a broker becomes routable at its name servers: the broker registers again at once.",
+    source="broker/src/main/java/org/apache/rocketmq/broker/topic/TopicConfigManager.java")
+BRK_AUTO_CREATE = clause(
+    "RMQ-BRK-AUTO-CREATE", Level.MAY,
+    "With autoCreateTopicEnable (the 4.9.8 default) a send to an unknown topic naming TBW102 as defaultTopic "
+    "creates the topic.",
+    source=_SEND_CHECK)
+BRK_ECHO_SERIALIZE_TYPE = clause(
+    "RMQ-BRK-ECHO-SERIALIZE-TYPE", Level.SHOULD,
+    "On the normal processing path a server answers in the request's serialization.",
+    source="remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java")

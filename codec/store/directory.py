@@ -1,0 +1,119 @@
+"""A whole store root: the CommitLog, every consume queue, the index files, checkpoint and configs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from codec.store.checkpoint import CheckpointData, read_checkpoint
+from codec.store.commitlog import CommitLog
+from codec.store.configs import (
+    SUBSCRIPTION_TABLE,
+    TOPIC_TABLE,
+    OffsetTable,
+    consumer_offsets_from_json,
+    delay_offsets_from_json,
+    load_config,
+    table_from_json,
+)
+from codec.store.consumequeue import ConsumeQueue
+from codec.store.indexfile import MAX_TIMESTAMP, IndexFile
+from codec.store.record import MessageRecord
+from spec.errors import StoreError
+from spec.indexfile import MAX_QUERY_RESULTS, index_key
+from spec.store_layout import (
+    ABORT_FILE,
+    CHECKPOINT_FILE,
+    COMMITLOG_DIR,
+    CONFIG_DIR,
+    CONSUMEQUEUE_DIR,
+    INDEX_DIR,
+    LOCK_FILE,
+    RMQ_STORE_LAYOUT,
+)
+
+
+class StoreDirectory:
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        if not (self.root / COMMITLOG_DIR).is_dir():
+            raise StoreError("not a store directory", expected=f"{COMMITLOG_DIR}/ under the root",
+                             seen=str(self.root), clause=RMQ_STORE_LAYOUT.id)
+        self.commitlog = CommitLog(self.root / COMMITLOG_DIR)
+
+    def close(self) -> None:
+        self.commitlog.close()
+
+    def __enter__(self) -> StoreDirectory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def crashed(self) -> bool:
+        """An abort file left behind means the last run did not shut down cleanly."""
+        return (self.root / ABORT_FILE).exists()
+
+    @property
+    def has_lock_file(self) -> bool:
+        return (self.root / LOCK_FILE).exists()
+
+    def messages(self, *, verify_crc: bool = True, decompress: bool = False) -> Iterator[MessageRecord]:
+        return self.commitlog.records(verify_crc=verify_crc, decompress=decompress)
+
+    def read(self, offset: int) -> MessageRecord:
+        return self.commitlog.read(offset)
+
+    def queues(self) -> list[tuple[str, int]]:
+        """Every (topic, queue id) with a consume-queue directory, sorted."""
+        base = self.root / CONSUMEQUEUE_DIR
+        if not base.is_dir():
+            return []
+        return sorted((topic.name, int(q.name)) for topic in base.iterdir() if topic.is_dir()
+                      for q in topic.iterdir() if q.is_dir() and q.name.lstrip("-").isdigit())
+
+    def queue(self, topic: str, queue_id: int) -> ConsumeQueue:
+        return ConsumeQueue.open(self.root / CONSUMEQUEUE_DIR / topic / str(queue_id), topic, queue_id)
+
+    def index_files(self) -> list[Path]:
+        """Index files oldest first (their names are creation times)."""
+        base = self.root / INDEX_DIR
+        return sorted(p for p in base.iterdir() if p.name.isdigit()) if base.is_dir() else []
+
+    def lookup_offsets(self, topic: str, key: str, *, begin: int = 0, end: int = MAX_TIMESTAMP,
+                       max_results: int = MAX_QUERY_RESULTS) -> list[int]:
+        """``IndexService.queryOffset``: newest file first, stop once a file starts before ``begin``."""
+        found: list[int] = []
+        for path in reversed(self.index_files()):
+            with IndexFile(path) as index:
+                if index.time_matches(begin, end):
+                    found += index.lookup(index_key(topic, key), begin=begin, end=end,
+                                          max_results=max_results - len(found))
+                if index.header.begin_timestamp < begin or len(found) >= max_results:
+                    break
+        return found
+
+    def lookup_key(self, topic: str, key: str, **limits: int) -> list[MessageRecord]:
+        """Records of ``topic`` whose KEYS or UNIQ_KEY contain ``key`` (hash collisions filtered out)."""
+        records = (self.read(offset) for offset in self.lookup_offsets(topic, key, **limits))
+        return [r for r in records if r.topic == topic and (key in r.keys or key == r.uniq_key)]
+
+    def checkpoint(self) -> CheckpointData:
+        return read_checkpoint(self.root / CHECKPOINT_FILE)
+
+    def config(self, name: str) -> Any:
+        return load_config(self.root / CONFIG_DIR / name)
+
+    def topics(self) -> dict[str, dict[str, Any]]:
+        return table_from_json(self.config("topics.json"), TOPIC_TABLE)
+
+    def subscription_groups(self) -> dict[str, dict[str, Any]]:
+        return table_from_json(self.config("subscriptionGroup.json"), SUBSCRIPTION_TABLE)
+
+    def consumer_offsets(self) -> OffsetTable:
+        return consumer_offsets_from_json(self.config("consumerOffset.json"))
+
+    def delay_offsets(self) -> dict[int, int]:
+        return delay_offsets_from_json(self.config("delayOffset.json"))

@@ -1,0 +1,240 @@
+"""One CommitLog record as a Python value, and its exact byte form.
+
+The broker writes through :func:`encode_record`, so encoding must give the bytes Java writes; the
+properties are therefore kept as the stored *string* (``properties_text``), because the parsed map loses
+order and duplicates (batch records carry WAIT twice) and could not be written back identically.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
+
+import construct
+
+from codec.compression import decompress_for_sys_flag
+from spec.commitlog import (
+    BLANK_MAGIC,
+    MAX_PROPERTIES_BYTES,
+    MAX_TOPIC_BYTES_V1,
+    MAX_TOPIC_BYTES_V2,
+    MESSAGE_MAGIC_V1,
+    MESSAGE_MAGIC_V2,
+    MESSAGE_MAGICS,
+    RMQ_CL_BODY_CRC_CHECK,
+    RMQ_CL_MAGIC,
+    RMQ_CL_PROPERTIES_LENGTH,
+    RMQ_CL_TOPIC_LENGTH,
+    RMQ_CL_TOTAL_SIZE,
+    BlankMarker,
+    CommitLogRecord,
+    RecordPrefix,
+    record_length,
+)
+from spec.errors import SpecViolation, StoreError
+from spec.hashing import masked_crc32
+from spec.message_id import encode_offset_msg_id
+from spec.properties import PropertyKey, encode_properties, parse_properties, split_keys
+from spec.sysflag import MessageSysFlag, TransactionType, transaction_type
+
+PREFIX_SIZE = RecordPrefix.sizeof()
+
+
+class HostPort(NamedTuple):
+    ip: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"[{self.ip}]:{self.port}" if ":" in self.ip else f"{self.ip}:{self.port}"
+
+    @property
+    def is_v6(self) -> bool:
+        return ipaddress.ip_address(self.ip).version == 6
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """Every field of a stored record; ``body`` is as stored (compressed when the sysFlag says so)."""
+
+    physical_offset: int
+    total_size: int
+    magic: int
+    body_crc: int
+    queue_id: int
+    flag: int
+    queue_offset: int
+    sys_flag: int
+    born_timestamp: int
+    born_host: HostPort
+    store_timestamp: int
+    store_host: HostPort
+    reconsume_times: int
+    prepared_transaction_offset: int
+    body: bytes
+    topic: str
+    properties_text: str
+
+    @cached_property
+    def properties(self) -> dict[str, str]:
+        """The properties as a Java reader sees them (malformed pairs dropped, last duplicate wins)."""
+        return parse_properties(self.properties_text)
+
+    @property
+    def tags(self) -> str | None:
+        return self.properties.get(PropertyKey.TAGS)
+
+    @property
+    def keys(self) -> list[str]:
+        return split_keys(self.properties.get(PropertyKey.KEYS))
+
+    @property
+    def uniq_key(self) -> str | None:
+        return self.properties.get(PropertyKey.UNIQ_KEY)
+
+    @property
+    def offset_msg_id(self) -> str:
+        return encode_offset_msg_id(self.store_host.ip, self.store_host.port, self.physical_offset)
+
+    @property
+    def transaction_type(self) -> TransactionType:
+        return transaction_type(self.sys_flag)
+
+    @cached_property
+    def application_body(self) -> bytes:
+        """The body the producer sent: decompressed when COMPRESSED is set (raises BodyError if broken)."""
+        return decompress_for_sys_flag(self.body, self.sys_flag)
+
+    def decompressed_body(self) -> bytes:
+        return self.application_body
+
+    def encode(self) -> bytes:
+        """The record's bytes, written from its fields (TOTALSIZE and BODYCRC as carried, not recomputed)."""
+        return _build(self)
+
+
+def _host(parsed: construct.Container) -> HostPort:
+    return HostPort(str(ipaddress.ip_address(parsed.ip)), parsed.port)
+
+
+def read_prefix(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
+    """TOTALSIZE and MAGICCODE at ``pos``: enough to tell a record from a BLANK marker or unwritten space."""
+    prefix = RecordPrefix.parse(bytes(buf[pos:pos + PREFIX_SIZE]))
+    return prefix.total_size, prefix.magic
+
+
+def decode_record(buf: bytes | memoryview, pos: int = 0, *, verify_crc: bool = True,
+                  base_offset: int = 0) -> MessageRecord:
+    """Decode the record at ``pos``; errors carry ``base_offset + pos`` as their offset.
+
+    Checks the magic, that TOTALSIZE fits the buffer and equals the length of the parsed parts, and
+    (unless ``verify_crc`` is false) BODYCRC.
+    """
+    where = base_offset + pos
+    if len(buf) - pos < PREFIX_SIZE:
+        raise StoreError("truncated record prefix", expected=PREFIX_SIZE, seen=len(buf) - pos, offset=where,
+                         clause=RMQ_CL_TOTAL_SIZE.id)
+    total_size, magic = read_prefix(buf, pos)
+    if magic not in MESSAGE_MAGICS:
+        raise StoreError("not a message record", expected=[hex(m) for m in MESSAGE_MAGICS], seen=hex(magic),
+                         offset=where, clause=RMQ_CL_MAGIC.id)
+    if total_size < PREFIX_SIZE or total_size > len(buf) - pos:
+        raise StoreError("TOTALSIZE runs past the data", expected=f"<= {len(buf) - pos}", seen=total_size,
+                         offset=where, clause=RMQ_CL_TOTAL_SIZE.id)
+    try:
+        parsed = CommitLogRecord.parse(bytes(buf[pos:pos + total_size]))
+    except (construct.ConstructError, UnicodeDecodeError) as exc:
+        raise StoreError(f"record fields do not fit TOTALSIZE: {exc}", expected=total_size, seen="overrun",
+                         offset=where, clause=RMQ_CL_TOTAL_SIZE.id) from None
+    record = MessageRecord(
+        physical_offset=parsed.physical_offset, total_size=total_size, magic=magic,
+        body_crc=parsed.body_crc, queue_id=parsed.queue_id, flag=parsed.flag,
+        queue_offset=parsed.queue_offset, sys_flag=parsed.sys_flag,
+        born_timestamp=parsed.born_timestamp, born_host=_host(parsed.born_host),
+        store_timestamp=parsed.store_timestamp, store_host=_host(parsed.store_host),
+        reconsume_times=parsed.reconsume_times,
+        prepared_transaction_offset=parsed.prepared_transaction_offset,
+        body=parsed.body, topic=parsed.topic, properties_text=parsed.properties,
+    )
+    computed = record_length(sys_flag=record.sys_flag, body_len=len(record.body),
+                             topic_len=len(record.topic.encode()), magic=magic,
+                             properties_len=len(record.properties_text.encode()))
+    if computed != total_size:
+        raise StoreError("TOTALSIZE differs from the length of the record's parts", expected=computed,
+                         seen=total_size, offset=where, clause=RMQ_CL_TOTAL_SIZE.id)
+    if verify_crc and masked_crc32(record.body) != record.body_crc:
+        raise StoreError("BODYCRC does not match the body", expected=masked_crc32(record.body),
+                         seen=record.body_crc, offset=where, clause=RMQ_CL_BODY_CRC_CHECK.id)
+    return record
+
+
+def _host_value(host: HostPort) -> dict[str, object]:
+    return {"ip": ipaddress.ip_address(host.ip).packed, "port": host.port}
+
+
+def _build(record: MessageRecord) -> bytes:
+    return CommitLogRecord.build({
+        "total_size": record.total_size, "magic": record.magic, "body_crc": record.body_crc,
+        "queue_id": record.queue_id, "flag": record.flag, "queue_offset": record.queue_offset,
+        "physical_offset": record.physical_offset, "sys_flag": record.sys_flag,
+        "born_timestamp": record.born_timestamp, "born_host": _host_value(record.born_host),
+        "store_timestamp": record.store_timestamp, "store_host": _host_value(record.store_host),
+        "reconsume_times": record.reconsume_times,
+        "prepared_transaction_offset": record.prepared_transaction_offset,
+        "body": record.body, "topic": record.topic, "properties": record.properties_text,
+    })
+
+
+def make_record(*, topic: str, body: bytes, properties: Mapping[str, str | None] | str, queue_id: int,
+                queue_offset: int, physical_offset: int, born_timestamp: int, born_host: HostPort,
+                store_timestamp: int, store_host: HostPort, sys_flag: int = 0, flag: int = 0,
+                reconsume_times: int = 0, prepared_transaction_offset: int = 0,
+                magic: int | None = None) -> MessageRecord:
+    """A record as the broker would store it: TOTALSIZE and BODYCRC computed, host bits from the addresses.
+
+    ``properties`` is written in the given order (pass a string, or a mapping ordered with
+    ``spec.properties.java_hashmap_order``, to match Java). ``magic`` defaults to v1 and to v2 only when
+    the topic does not fit v1, as 5.x's ``autoMessageVersionOnTopicLen`` does.
+    """
+    text = properties if isinstance(properties, str) else encode_properties(properties)
+    topic_len = len(topic.encode())
+    props_len = len(text.encode())
+    if magic is None:
+        magic = MESSAGE_MAGIC_V1 if topic_len <= MAX_TOPIC_BYTES_V1 else MESSAGE_MAGIC_V2
+    limit = MAX_TOPIC_BYTES_V1 if magic == MESSAGE_MAGIC_V1 else MAX_TOPIC_BYTES_V2
+    if topic_len > limit:
+        raise SpecViolation("topic too long for the record version", expected=f"<= {limit} bytes",
+                            seen=topic_len, clause=RMQ_CL_TOPIC_LENGTH.id)
+    if props_len > MAX_PROPERTIES_BYTES:
+        raise SpecViolation("properties too long", expected=f"<= {MAX_PROPERTIES_BYTES} bytes",
+                            seen=props_len, clause=RMQ_CL_PROPERTIES_LENGTH.id)
+    sys_flag &= ~(MessageSysFlag.BORNHOST_V6 | MessageSysFlag.STOREHOST_V6)
+    sys_flag |= (MessageSysFlag.BORNHOST_V6 if born_host.is_v6 else 0)
+    sys_flag |= (MessageSysFlag.STOREHOST_V6 if store_host.is_v6 else 0)
+    return MessageRecord(
+        physical_offset=physical_offset, magic=magic, body_crc=masked_crc32(body), queue_id=queue_id,
+        flag=flag,
+        total_size=record_length(sys_flag=sys_flag, body_len=len(body), topic_len=topic_len,
+                                 properties_len=props_len, magic=magic),
+        queue_offset=queue_offset, sys_flag=int(sys_flag), born_timestamp=born_timestamp, born_host=born_host,
+        store_timestamp=store_timestamp, store_host=store_host, reconsume_times=reconsume_times,
+        prepared_transaction_offset=prepared_transaction_offset, body=body, topic=topic,
+        properties_text=text,
+    )
+
+
+def encode_record(**fields: object) -> bytes:
+    """``make_record(**fields).encode()``: the bytes to append to the CommitLog."""
+    return make_record(**fields).encode()  # type: ignore[arg-type]
+
+
+def encode_blank(remaining: int) -> bytes:
+    """The end-of-file marker for a file with ``remaining`` bytes left."""
+    return BlankMarker.build({"total_size": remaining})
+
+
+def is_blank(magic: int) -> bool:
+    return magic == BLANK_MAGIC
+

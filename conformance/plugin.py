@@ -26,7 +26,7 @@ from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
 from conformance.result import USER_PROPERTY, CaseResult
-from conformance.target import NEEDS_FIXTURE, Target
+from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, Server, Target
 from conformance.verdict import Outcome, Verdict
 from conformance.wire import Endpoint, Wire, WireError
 from spec.clauses import Level
@@ -88,6 +88,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         needs = [part for fixture, part in NEEDS_FIXTURE.items() if fixture in fixtures]
+        if SERVER_FIXTURE in fixtures:
+            needs.append(item.callspec.params[SERVER_FIXTURE])  # type: ignore[attr-defined]
         (keep if spec_of(item) is None or all(target.has(p) for p in needs) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -102,17 +104,19 @@ def _target(request: pytest.FixtureRequest) -> Target:
 
 
 @pytest.fixture(scope="session")
-def namesrv(request: pytest.FixtureRequest) -> Endpoint:
-    endpoint = _target(request).namesrv
-    assert endpoint is not None, "deselected when absent"
-    return endpoint
+def namesrv(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("namesrv")
 
 
 @pytest.fixture(scope="session")
-def broker(request: pytest.FixtureRequest) -> Endpoint:
-    endpoint = _target(request).broker
-    assert endpoint is not None, "deselected when absent"
-    return endpoint
+def broker(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("broker")
+
+
+@pytest.fixture(scope="session", params=ROLES)
+def server(request: pytest.FixtureRequest) -> Server:
+    """Either role: for framing and header rules that every remoting server follows."""
+    return _target(request).server(request.param)
 
 
 @pytest.fixture(scope="session")

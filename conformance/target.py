@@ -4,12 +4,46 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from conformance.wire import Endpoint, alive
+from codec.command import RemotingCommand
+from conformance.recorder import Exchange
+from conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from spec.codes import RequestCode
 
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "store_dir": "store"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
+
+ROLES = ("namesrv", "broker")
+
+SERVER_FIXTURE = "server"
+"""The fixture parametrized over both roles; its parameter names the part it needs."""
+
+PING_TOPIC = "SELF_TEST_TOPIC"
+"""A topic every 4.9.8 broker creates at start-up; only named in a harmless read."""
+
+_PINGS: dict[str, tuple[int, dict[str, str] | None]] = {
+    # A 4.9.8 name server ignores codes it does not know, so the ping must be one it always answers.
+    "namesrv": (RequestCode.GET_BROKER_CLUSTER_INFO, None),
+    # GET_MAX_OFFSET always answers SUCCESS on a 4.9.8 broker, 0 for an unknown queue.
+    "broker": (RequestCode.GET_MAX_OFFSET, {"topic": PING_TOPIC, "queueId": "0"}),
+}
+
+
+@dataclass(frozen=True)
+class Server:
+    """A name server or broker seen only as "something that answers a known request with SUCCESS"."""
+
+    role: str
+    endpoint: Endpoint
+
+    def ping(self, connection: Connection, **fields: Any) -> RemotingCommand:
+        code, ext_fields = _PINGS[self.role]
+        return connection.call(code, ext_fields, **fields)
+
+    def ping_command(self, connection: Connection, **fields: Any) -> RemotingCommand:
+        code, ext_fields = _PINGS[self.role]
+        return connection.command(code, ext_fields, **fields)
 
 
 @dataclass(frozen=True)
@@ -21,7 +55,22 @@ class Target:
     def has(self, part: str) -> bool:
         return getattr(self, part) is not None
 
+    def server(self, role: str) -> Server:
+        endpoint = getattr(self, role)
+        assert endpoint is not None, f"cases needing the {role} are deselected when it is absent"
+        return Server(role, endpoint)
+
     def alive(self, endpoint: Endpoint) -> bool:
-        """Probe with a code each role always answers (a 4.9.8 name server ignores unknown codes)."""
-        code = RequestCode.GET_BROKER_CLUSTER_INFO if endpoint == self.namesrv else RequestCode.HEART_BEAT
-        return alive(endpoint, code)
+        """Whether a fresh connection still gets an answer to the role's ping."""
+        role = "namesrv" if endpoint == self.namesrv else "broker"
+        try:
+            connection = Connection(endpoint, Exchange())
+        except ConnectionLost:
+            return False
+        try:
+            Server(role, endpoint).ping(connection)
+        except (WireError, OSError):
+            return False
+        finally:
+            connection.close()
+        return True

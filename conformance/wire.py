@@ -75,6 +75,7 @@ class Connection:
         self._ready: deque[RemotingCommand] = deque()
         self._opaques = itertools.count(1)
         self.peer_closed = False
+        self.raw = bytearray()  # every byte received, decoded or not
         try:
             self._sock = socket.create_connection((endpoint.host, endpoint.port), timeout=CONNECT_TIMEOUT)
         except OSError as exc:
@@ -136,17 +137,27 @@ class Connection:
                 return None
         return self._ready.popleft()
 
-    def wait_closed(self, timeout: float = CLOSE_WAIT) -> bool:
-        """Whether the peer closes the connection within ``timeout``; frames it sends meanwhile are kept."""
+    def drain(self) -> list[RemotingCommand]:
+        """Frames received but not yet consumed by a case."""
+        frames = list(self._ready)
+        self._ready.clear()
+        return frames
+
+    def wait_closed(self, timeout: float = CLOSE_WAIT, *, decode: bool = True) -> bool:
+        """Whether the peer closes the connection within ``timeout``; frames it sends meanwhile are kept.
+
+        With ``decode`` false what the peer sends is only logged (and kept in ``raw``): a server that
+        speaks TLS or HTTP back must not be judged by the frame decoder.
+        """
         deadline = time.monotonic() + timeout
         try:
-            while self._read(deadline):
+            while self._read(deadline, decode=decode):
                 pass
         except ConnectionLost:
             return True
         return self.peer_closed
 
-    def _read(self, deadline: float) -> bool:
+    def _read(self, deadline: float, *, decode: bool = True) -> bool:
         """Read one chunk into the decoder; False on timeout. Raises ConnectionLost on close or reset."""
         if self.peer_closed:
             raise ConnectionLost(f"{self.endpoint} closed the connection")
@@ -166,7 +177,9 @@ class Connection:
             self._exchange.event(self.number, "closed by peer")
             raise ConnectionLost(f"{self.endpoint} closed the connection")
         self._exchange.bytes(self.number, Direction.RECEIVED, data)
-        self._ready.extend(event.command for event in self._decoder.receive_data(data))
+        self.raw += data
+        if decode:
+            self._ready.extend(event.command for event in self._decoder.receive_data(data))
         return True
 
     def close(self) -> None:
@@ -192,18 +205,3 @@ class Wire:
     def close(self) -> None:
         for connection in self.connections:
             connection.close()
-
-
-def alive(endpoint: Endpoint, probe_code: int) -> bool:
-    """Whether the target still answers: a fresh connection gets *some* response to ``probe_code``."""
-    try:
-        connection = Connection(endpoint, Exchange())
-    except ConnectionLost:
-        return False
-    try:
-        connection.call(probe_code)
-    except (WireError, OSError):
-        return False
-    finally:
-        connection.close()
-    return True

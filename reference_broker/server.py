@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from codec.command import RemotingCommand
+from codec.custom_header import decode_header, encode_header
 from reference_broker.stream import FramedStream
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
+from spec.headers import HeaderSpec, header_for
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +55,40 @@ class Request:
     command: RemotingCommand
     connection: Connection
 
-    @property
-    def ext_fields(self) -> dict[str, str]:
-        return self.command.ext_fields or {}
+    def header(self) -> dict[str, Any]:
+        """The request's custom header, typed through the spec's table for its code.
+
+        Raises HeaderError when a required field is missing or malformed; the server turns that into
+        a SYSTEM_ERROR response carrying the request's opaque.
+        """
+        spec = header_for(self.command.code, is_response=False)
+        if spec is None:
+            raise LookupError(f"the spec has no request header for code {self.command.code}")
+        return decode_header(spec, self.command.ext_fields)
 
     def reply(self, code: int = ResponseCode.SUCCESS, remark: str | None = None,
-              ext_fields: Mapping[str, str] | None = None, body: bytes | None = None) -> RemotingCommand:
-        """A normal-path response: the request's opaque and serialization, our version."""
+              header: Mapping[str, Any] | None = None, body: bytes | None = None,
+              extra_fields: Mapping[str, str] | None = None) -> RemotingCommand:
+        """A normal-path response: the request's opaque and serialization, our version.
+
+        ``header`` (typed values, encoded through the spec's response table for the request's code)
+        gives the response an extFields map even when empty, as Java does whenever a processor creates
+        its response with a header class; without it extFields is absent. ``extra_fields`` adds keys
+        that are not header fields (MSG_REGION, TRACE_ON).
+        """
+        ext_fields: dict[str, str] | None = None
+        if header is not None:
+            spec = header_for(self.command.code, is_response=True)
+            ext_fields = {} if spec is None and not header else encode_header(_require(spec), header)
+        if extra_fields:
+            ext_fields = {**(ext_fields or {}), **extra_fields}
         return self.command.response(int(code), remark, ext_fields, body, version=SERVER_VERSION)
+
+
+def _require(spec: HeaderSpec | None) -> HeaderSpec:
+    if spec is None:
+        raise LookupError("the spec has no response header for this request code")
+    return spec
 
 
 Handler = Callable[[Request], Awaitable[RemotingCommand | None]]

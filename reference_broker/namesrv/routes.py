@@ -8,7 +8,7 @@ a master (brokerId 0), and only when its data version changed or it registers fo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,16 +183,10 @@ class RouteTable:
 
     def wipe_write_perm(self, broker_name: str) -> int:
         """Clear PERM_WRITE on every queue data of ``broker_name``; returns how many topics it touched."""
-        return self._each_queue_data(broker_name, lambda perm: perm & ~PermName.WRITE)
-
-    def add_write_perm(self, broker_name: str) -> int:
-        return self._each_queue_data(broker_name, lambda perm: perm | PermName.WRITE)
-
-    def _each_queue_data(self, broker_name: str, change: Callable[[int], int]) -> int:
         count = 0
         for queues in self.topics.values():
             queue_data = queues.get(broker_name)
             if queue_data is not None:
-                queue_data["perm"] = int(change(queue_data["perm"]))
+                queue_data["perm"] = int(queue_data["perm"] & ~PermName.WRITE)
                 count += 1
         return count

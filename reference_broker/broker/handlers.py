@@ -1,0 +1,151 @@
+"""The broker's handlers that need no message store: topics, clients, consumer offsets, queue locks.
+
+Each handler decodes through the spec's header tables (``request.header()``), calls one manager, and
+answers with exactly the response shape the 4.9.8 broker gives (golden frames show, e.g., that
+UPDATE_AND_CREATE_TOPIC keeps the default remark and that HEART_BEAT answers without extFields).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from codec import fastjson
+from codec.command import RemotingCommand
+from reference_broker.broker.clients import ClientChannel, ClientManager
+from reference_broker.broker.locks import MessageQueue, RebalanceLockManager
+from reference_broker.broker.offsets import ConsumerOffsetManager
+from reference_broker.broker.subscriptions import SubscriptionGroupManager
+from reference_broker.broker.topics import RETRY_PREFIX, TopicConfig, TopicConfigManager, topic_name_problem
+from reference_broker.server import Handler, Request
+from spec.codes import RequestCode, ResponseCode
+
+log = logging.getLogger(__name__)
+
+DEFAULT_REMARK = "not set any response code"
+"""The remark Java's ``createResponseCommand`` starts with; UPDATE_AND_CREATE_TOPIC never clears it."""
+QUERY_OFFSET_NOT_FOUND = "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first"
+
+Notifier = Callable[[str], Awaitable[None]]
+"""Sends NOTIFY_CONSUMER_IDS_CHANGED to every member of a consumer group."""
+MinOffset = Callable[[str, int], int]
+"""Minimum logical offset of a queue (0 while the broker has no store)."""
+
+
+def _queues(body: dict[str, Any]) -> list[MessageQueue]:
+    return [(mq["topic"], mq["brokerName"], int(mq["queueId"])) for mq in body.get("mqSet") or ()]
+
+
+class BrokerHandlers:
+    def __init__(self, topics: TopicConfigManager, groups: SubscriptionGroupManager,
+                 clients: ClientManager, offsets: ConsumerOffsetManager, locks: RebalanceLockManager,
+                 notify: Notifier, min_offset: MinOffset) -> None:
+        self.topics = topics
+        self.groups = groups
+        self.clients = clients
+        self.offsets = offsets
+        self.locks = locks
+        self._notify = notify
+        self._min_offset = min_offset
+
+    def table(self) -> dict[RequestCode, Handler]:
+        return {
+            RequestCode.UPDATE_AND_CREATE_TOPIC: self.create_topic,
+            RequestCode.DELETE_TOPIC_IN_BROKER: self.delete_topic,
+            RequestCode.GET_ALL_TOPIC_CONFIG: self.get_all_topic_config,
+            RequestCode.HEART_BEAT: self.heart_beat,
+            RequestCode.UNREGISTER_CLIENT: self.unregister_client,
+            RequestCode.GET_CONSUMER_LIST_BY_GROUP: self.get_consumer_list,
+            RequestCode.QUERY_CONSUMER_OFFSET: self.query_consumer_offset,
+            RequestCode.UPDATE_CONSUMER_OFFSET: self.update_consumer_offset,
+            RequestCode.LOCK_BATCH_MQ: self.lock_batch,
+            RequestCode.UNLOCK_BATCH_MQ: self.unlock_batch,
+        }
+
+    async def create_topic(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        topic = header["topic"]
+        problem = topic_name_problem(topic)
+        if problem is None and self.topics.is_system_topic(topic):
+            problem = f"The topic[{topic}] is conflict with system topic."
+        if problem is not None:
+            return request.reply(ResponseCode.SYSTEM_ERROR, problem)
+        self.topics.put(TopicConfig(topic, header["readQueueNums"], header["writeQueueNums"], header["perm"],
+                                    header["topicFilterType"], header.get("topicSysFlag", 0)))
+        return request.reply(remark=DEFAULT_REMARK)
+
+    async def delete_topic(self, request: Request) -> RemotingCommand:
+        topic = request.header()["topic"]
+        self.topics.delete(topic)
+        self.offsets.remove_topic(topic)
+        return request.reply()
+
+    async def get_all_topic_config(self, request: Request) -> RemotingCommand:
+        return request.reply(header={}, body=fastjson.dumps(self.topics.wrapper_json()).encode("utf-8"))
+
+    async def heart_beat(self, request: Request) -> RemotingCommand:
+        data = fastjson.loads(request.command.body or b"{}")
+        client_id = data.get("clientID", "")
+        info = ClientChannel(client_id, request.command.language, request.command.version, time.monotonic())
+        for consumer in data.get("consumerDataSet") or ():
+            group_name = consumer["groupName"]
+            group = self.groups.find_or_create(group_name)
+            if group is not None and group.retry_queue_nums > 0:
+                self.topics.create_in_send_back(f"{RETRY_PREFIX}{group_name}", group.retry_queue_nums)
+            changed = self.clients.register_consumer(group_name, request.connection, info, consumer)
+            if changed and (group is None or group.notify_consumer_ids_changed_enable):
+                await self._notify(group_name)
+        for producer in data.get("producerDataSet") or ():
+            self.clients.register_producer(producer["groupName"], request.connection, info)
+        return request.reply()
+
+    async def unregister_client(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        if header.get("producerGroup"):
+            self.clients.unregister_producer(header["producerGroup"], request.connection)
+        group_name = header.get("consumerGroup")
+        if group_name and self.clients.unregister_consumer(group_name, request.connection):
+            group = self.groups.groups.get(group_name)
+            if group is None or group.notify_consumer_ids_changed_enable:
+                await self._notify(group_name)
+        return request.reply(header={})
+
+    async def get_consumer_list(self, request: Request) -> RemotingCommand:
+        group_name = request.header()["consumerGroup"]
+        group = self.clients.consumer_group(group_name)
+        if group is None or not group.channels:
+            return request.reply(ResponseCode.SYSTEM_ERROR, f"no consumer for this group, {group_name}")
+        body = fastjson.dumps({"consumerIdList": group.client_ids()}).encode("utf-8")
+        return request.reply(header={}, body=body)
+
+    async def query_consumer_offset(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        group, topic, queue_id = header["consumerGroup"], header["topic"], header["queueId"]
+        offset = self.offsets.query(group, topic, queue_id)
+        if offset < 0 and self._min_offset(topic, queue_id) <= 0:
+            # Java answers 0 when the queue starts at 0 and its first message is still in memory,
+            # which is always the case for this broker's store.
+            offset = 0
+        if offset < 0:
+            return request.reply(ResponseCode.QUERY_NOT_FOUND, QUERY_OFFSET_NOT_FOUND, header={})
+        return request.reply(header={"offset": offset})
+
+    async def update_consumer_offset(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
+                            header["commitOffset"])
+        return request.reply(header={})
+
+    async def lock_batch(self, request: Request) -> RemotingCommand:
+        body = fastjson.loads(request.command.body or b"{}")
+        locked = self.locks.try_lock_batch(body.get("consumerGroup", ""), _queues(body),
+                                           body.get("clientId", ""), time.monotonic())
+        answer = {"lockOKMQSet": [{"brokerName": b, "queueId": q, "topic": t} for t, b, q in locked]}
+        return request.reply(body=fastjson.dumps(answer).encode("utf-8"))
+
+    async def unlock_batch(self, request: Request) -> RemotingCommand:
+        body = fastjson.loads(request.command.body or b"{}")
+        self.locks.unlock_batch(body.get("consumerGroup", ""), _queues(body), body.get("clientId", ""))
+        return request.reply()

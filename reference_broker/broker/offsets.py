@@ -1,0 +1,40 @@
+"""Committed consumer offsets per ``topic@group`` and queue, persisted in consumerOffset.json.
+
+Java flushes the table every 5 s (``flushConsumerOffsetInterval``) rather than on every commit, because
+consumers commit constantly, often oneway; the broker calls ``persist`` on the same schedule and at stop.
+"""
+
+from __future__ import annotations
+
+from codec.store.configs import OffsetTable, consumer_offsets_from_json, consumer_offsets_to_json
+from reference_broker.broker.persistence import ConfigFiles
+
+CONSUMER_OFFSET_FILE = "consumerOffset.json"
+FLUSH_INTERVAL = 5.0
+"""Seconds between persists of a changed table (``flushConsumerOffsetInterval`` = 5000 ms)."""
+
+
+class ConsumerOffsetManager:
+    def __init__(self, files: ConfigFiles) -> None:
+        self._files = files
+        stored = files.load(CONSUMER_OFFSET_FILE)
+        self.table: OffsetTable = consumer_offsets_from_json(stored) if stored else {}
+        self.dirty = False
+
+    def commit(self, group: str, topic: str, queue_id: int, offset: int) -> None:
+        self.table.setdefault((topic, group), {})[queue_id] = offset
+        self.dirty = True
+
+    def query(self, group: str, topic: str, queue_id: int) -> int:
+        """The committed offset, or -1 when the group never committed one for this queue."""
+        return self.table.get((topic, group), {}).get(queue_id, -1)
+
+    def remove_topic(self, topic: str) -> None:
+        for key in [k for k in self.table if k[0] == topic]:
+            del self.table[key]
+            self.dirty = True
+
+    def persist(self) -> None:
+        """Write the table as ``topic@group`` keys with unquoted integer queue ids, as fastjson does."""
+        self._files.save(CONSUMER_OFFSET_FILE, consumer_offsets_to_json(self.table))
+        self.dirty = False

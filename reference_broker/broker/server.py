@@ -1,0 +1,108 @@
+"""The broker process: its managers, its two listening ports, its background duties.
+
+The main port serves every handler; the fast port (listenPort - 2) serves the same table without
+PULL_MESSAGE, as Java's fast remoting server does. Background tasks are the client-channel expiry scan
+and the periodic consumer-offset flush; registration with name servers lives in ``registration``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from codec.command import RemotingCommand
+from reference_broker.broker.clients import ClientManager
+from reference_broker.broker.handlers import BrokerHandlers
+from reference_broker.broker.locks import RebalanceLockManager
+from reference_broker.broker.offsets import FLUSH_INTERVAL, ConsumerOffsetManager
+from reference_broker.broker.persistence import ConfigFiles
+from reference_broker.broker.registration import BrokerRegistrar
+from reference_broker.broker.subscriptions import SubscriptionGroupManager
+from reference_broker.broker.topics import TopicConfigManager
+from reference_broker.client import next_opaque
+from reference_broker.config import BrokerConfig
+from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
+from spec.codes import RequestCode
+
+log = logging.getLogger(__name__)
+
+
+class Broker:
+    def __init__(self, config: BrokerConfig | None = None) -> None:
+        self.config = config or BrokerConfig()
+        files = ConfigFiles(self.config.config_dir)
+        self.registrar = BrokerRegistrar(self.config, lambda: self.topics.wrapper_json())
+        self.topics = TopicConfigManager(self.config, files, self.registrar.topics_changed)
+        self.topics.persist()
+        self.groups = SubscriptionGroupManager(files, self.config.auto_create_subscription_group)
+        self.clients = ClientManager(self.config.channel_expired_timeout / 1000)
+        self.offsets = ConsumerOffsetManager(files)
+        self.locks = RebalanceLockManager(self.config.lock_max_live_time / 1000)
+        self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
+                                       self.notify_consumer_ids_changed, lambda topic, queue_id: 0)
+        dispatch = DispatchTable(self.handlers.table())
+        self.server = RemotingServer("broker", dispatch, on_close=self._closed)
+        self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
+                                          on_close=self._closed)
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._notifications: set[asyncio.Task[Any]] = set()
+
+    @property
+    def addr(self) -> str:
+        return f"{self.config.bind_address}:{self.server.port}"
+
+    @property
+    def fast_addr(self) -> str:
+        return f"{self.config.bind_address}:{self.fast_server.port}"
+
+    async def start(self) -> None:
+        self.config.listen_port = await self.server.start(self.config.bind_address, self.config.listen_port)
+        self.config.fast_listen_port = await self.fast_server.start(self.config.bind_address,
+                                                                    self.config.resolved_fast_port)
+        await self.registrar.start()
+        self._tasks = [asyncio.ensure_future(self._scan_clients()),
+                       asyncio.ensure_future(self._flush_offsets())]
+
+    async def stop(self) -> None:
+        for task in [*self._tasks, *self._notifications]:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.registrar.stop()
+        await self.fast_server.stop()
+        await self.server.stop()
+        self.offsets.persist()
+
+    async def notify_consumer_ids_changed(self, group: str) -> None:
+        """Tell every member of ``group`` to rebalance (oneway, as Java sends it)."""
+        entry = self.clients.consumer_group(group)
+        for channel in list(entry.channels) if entry else ():
+            if isinstance(channel, Connection):
+                await channel.send(RemotingCommand.request(
+                    RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, {"consumerGroup": group}, opaque=next_opaque(),
+                    oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+
+    def _closed(self, connection: Connection) -> None:
+        for group in self.clients.channel_gone(connection):
+            task = asyncio.ensure_future(self.notify_consumer_ids_changed(group))
+            self._notifications.add(task)
+            task.add_done_callback(self._notifications.discard)
+
+    async def _scan_clients(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.client_scan_interval / 1000)
+            stale, groups = self.clients.expire(time.monotonic())
+            for channel in stale:
+                if isinstance(channel, Connection):
+                    channel.close()
+            for group in groups:
+                await self.notify_consumer_ids_changed(group)
+
+    async def _flush_offsets(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_INTERVAL)
+            if self.offsets.dirty:
+                self.offsets.persist()

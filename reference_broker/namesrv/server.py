@@ -1,0 +1,173 @@
+"""The name server: route registration from brokers, route lookups from clients, KV configuration.
+
+Handlers are thin: they decode the request through the spec's header tables, call the route table or
+KV store, and encode the answer with the codec. The periodic expiry scan is the only background task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from codec import fastjson
+from codec.command import RemotingCommand
+from reference_broker.config import NamesrvConfig
+from reference_broker.namesrv.bodies import decode_register_broker_body, route_data_json
+from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
+from reference_broker.namesrv.routes import RouteTable
+from reference_broker.server import Connection, DispatchTable, Handler, RemotingServer, Request
+from spec.codes import RequestCode, ResponseCode
+from spec.hashing import masked_crc32
+
+log = logging.getLogger(__name__)
+
+FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
+"""``FAQUrl.suggestTodo(FAQUrl.APPLY_TOPIC_URL)`` as a 4.9.8 name server appends it."""
+
+FIRST_SCAN_DELAY = 5.0
+"""Seconds before the first expiry scan (4.9.8 schedules it 5 s after start)."""
+
+STANDARD_JSON_SINCE = 401
+"""MQVersion ordinal of 4.9.4: from it on, clients get route data as standard JSON (quoted keys)."""
+
+class NameServer:
+    def __init__(self, config: NamesrvConfig | None = None) -> None:
+        self.config = config or NamesrvConfig()
+        self.routes = RouteTable()
+        self.kv = KVConfig()
+        self.server = RemotingServer("namesrv", DispatchTable(self._handlers()), on_close=self._closed)
+        self._scanner: asyncio.Task[None] | None = None
+
+    @property
+    def addr(self) -> str:
+        return f"{self.config.bind_address}:{self.server.port}"
+
+    async def start(self) -> None:
+        await self.server.start(self.config.bind_address, self.config.listen_port)
+        self._scanner = asyncio.ensure_future(self._scan())
+
+    async def stop(self) -> None:
+        if self._scanner is not None:
+            self._scanner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._scanner
+        await self.server.stop()
+
+    async def _scan(self) -> None:
+        await asyncio.sleep(min(FIRST_SCAN_DELAY, self.config.scan_not_active_broker_interval))
+        while True:
+            for addr in self.routes.expire(time.monotonic(), self.config.broker_channel_expired_time):
+                log.warning("broker %s expired: no registration for %s s", addr,
+                            self.config.broker_channel_expired_time)
+            await asyncio.sleep(self.config.scan_not_active_broker_interval)
+
+    def _closed(self, connection: Connection) -> None:
+        for addr in self.routes.channel_closed(connection):
+            log.info("broker %s removed: its connection closed", addr)
+
+    def _handlers(self) -> dict[RequestCode, Handler]:
+        return {
+            RequestCode.REGISTER_BROKER: self.register_broker,
+            RequestCode.UNREGISTER_BROKER: self.unregister_broker,
+            RequestCode.GET_ROUTEINFO_BY_TOPIC: self.get_route,
+            RequestCode.GET_BROKER_CLUSTER_INFO: self.get_cluster_info,
+            RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: self.get_all_topics,
+            RequestCode.DELETE_TOPIC_IN_NAMESRV: self.delete_topic,
+            RequestCode.WIPE_WRITE_PERM_OF_BROKER: self.wipe_write_perm,
+            RequestCode.QUERY_DATA_VERSION: self.query_data_version,
+            RequestCode.PUT_KV_CONFIG: self.put_kv,
+            RequestCode.GET_KV_CONFIG: self.get_kv,
+            RequestCode.DELETE_KV_CONFIG: self.delete_kv,
+            RequestCode.GET_KVLIST_BY_NAMESPACE: self.get_kv_list,
+        }
+
+    async def register_broker(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        body = request.command.body or b""
+        expected_crc = header.get("bodyCrc32") or 0
+        if expected_crc and masked_crc32(body) != expected_crc:
+            return request.reply(ResponseCode.SYSTEM_ERROR, "crc32 not match")
+        registration = decode_register_broker_body(body, compressed=bool(header.get("compressed")))
+        result = self.routes.register(
+            cluster=header["clusterName"], broker_addr=header["brokerAddr"], broker_name=header["brokerName"],
+            broker_id=header["brokerId"], ha_server_addr=header["haServerAddr"],
+            data_version=registration.data_version, topic_configs=registration.topic_configs,
+            filter_servers=registration.filter_servers, channel=request.connection, now=time.monotonic())
+        order_topics = self.kv.namespace(ORDER_TOPIC_CONFIG)
+        return request.reply(
+            header={"haServerAddr": result.ha_server_addr, "masterAddr": result.master_addr},
+            body=None if order_topics is None else fastjson.dumps({"table": order_topics}).encode())
+
+    async def unregister_broker(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        self.routes.unregister(cluster=header["clusterName"], broker_addr=header["brokerAddr"],
+                               broker_name=header["brokerName"], broker_id=header["brokerId"])
+        return request.reply()
+
+    async def get_route(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        topic = header["topic"]
+        route = self.routes.route(topic)
+        if route is None:
+            return request.reply(ResponseCode.TOPIC_NOT_EXIST,
+                                 f"No topic route info in name server for the topic: {topic}{FAQ_SUFFIX}")
+        if self.config.order_message_enable:
+            order_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
+            if order_conf is not None:
+                route["orderTopicConf"] = order_conf
+        standard = header.get("acceptStandardJsonOnly") or request.command.version >= STANDARD_JSON_SINCE
+        return request.reply(body=route_data_json(route, standard=standard))
+
+    async def get_cluster_info(self, request: Request) -> RemotingCommand:
+        return request.reply(body=fastjson.dumps(self.routes.cluster_info()).encode())
+
+    async def get_all_topics(self, request: Request) -> RemotingCommand:
+        return request.reply(body=fastjson.dumps({"topicList": self.routes.topic_names()}).encode())
+
+    async def delete_topic(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        self.routes.delete_topic(header["topic"], header.get("clusterName"))
+        return request.reply()
+
+    async def wipe_write_perm(self, request: Request) -> RemotingCommand:
+        count = self.routes.wipe_write_perm(request.header()["brokerName"])
+        return request.reply(header={"wipeTopicCount": count})
+
+    async def query_data_version(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        addr = header["brokerAddr"]
+        theirs = fastjson.loads(request.command.body) if request.command.body else {}
+        changed = self.routes.version_changed(addr, theirs)
+        if not changed:
+            self.routes.touch(addr, time.monotonic())
+        ours = self.routes.data_version_of(addr)
+        return request.reply(header={"changed": changed},
+                             body=None if ours is None else fastjson.dumps(ours).encode())
+
+    async def put_kv(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        self.kv.put(header["namespace"], header["key"], header["value"])
+        return request.reply()
+
+    async def get_kv(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        value = self.kv.get(header["namespace"], header["key"])
+        if value is None:
+            return request.reply(ResponseCode.QUERY_NOT_FOUND,
+                                 f"No config item, Namespace: {header['namespace']} Key: {header['key']}")
+        return request.reply(header={"value": value})
+
+    async def delete_kv(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        self.kv.delete(header["namespace"], header["key"])
+        return request.reply()
+
+    async def get_kv_list(self, request: Request) -> RemotingCommand:
+        namespace = request.header()["namespace"]
+        entries = self.kv.namespace(namespace)
+        if entries is None:
+            return request.reply(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {namespace}")
+        return request.reply(body=fastjson.dumps({"table": entries}).encode())
+

@@ -14,9 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from construct import ConstructError
-
-from spec.binary_header import RocketMQHeader
+from codec.fast import BinaryHeader, decode_rocketmq_header, encode_rocketmq_header
 from spec.errors import FrameError, HeaderError
 from spec.frame import (
     FRAME_HEADER_BOUNDS,
@@ -152,17 +150,12 @@ def _encode_header(cmd: RemotingCommand) -> bytes:
     if code is None:
         raise HeaderError("language has no byte code", expected="a LanguageCode name or int",
                           seen=cmd.language, clause=LANGUAGE_BY_NAME.id)
-    return RocketMQHeader.build(
-        {"code": cmd.code, "language": code, "version": cmd.version, "opaque": cmd.opaque,
-         "flag": cmd.flag, "remark": cmd.remark, "ext_fields": cmd.ext_fields})
+    return encode_rocketmq_header(
+        BinaryHeader(cmd.code, code, cmd.version, cmd.opaque, cmd.flag, cmd.remark, cmd.ext_fields))
 
 
 def _decode_rocketmq_header(header: bytes, body: bytes | None) -> RemotingCommand:
-    try:
-        fields = RocketMQHeader.parse(header, header_length=len(header))
-    except ConstructError as exc:
-        raise HeaderError("ROCKETMQ header truncated", expected="a complete header", seen=str(exc),
-                          clause="RMQ-HDR-BIN-FIXED") from None
+    fields = decode_rocketmq_header(header)
     return RemotingCommand(
         code=fields.code, language=language_name(fields.language), version=fields.version,
         opaque=fields.opaque, flag=fields.flag, remark=fields.remark, ext_fields=fields.ext_fields,

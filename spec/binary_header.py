@@ -52,6 +52,10 @@ HDR_LENGTH_BOUND = clause(
     "The remark length, the extFields length and every map key and value length are non-negative and "
     "not greater than the header length; otherwise the header is undecodable.",
     source=_SOURCE)
+HDR_TEXT_UTF8 = clause(
+    "RMQ-HDR-BIN-UTF8", Level.MUST,
+    "remark, map keys and map values are UTF-8.",
+    source=_SOURCE)
 HDR_MAP_ENTRY = clause(
     "RMQ-HDR-BIN-MAP-ENTRY", Level.MUST,
     "The extFields block is a sequence of entries, each int16 key length, key, int32 value length, "
@@ -97,7 +101,11 @@ class _NullableText(Adapter):  # type: ignore[misc]
     """UTF-8 text where the empty encoding means null."""
 
     def _decode(self, obj: bytes, context: Any, path: str) -> str | None:
-        return obj.decode("utf-8") if obj else None
+        try:
+            return obj.decode("utf-8") if obj else None
+        except UnicodeDecodeError as exc:
+            raise HeaderError("string is not UTF-8", expected="UTF-8", seen=obj[exc.start:exc.end],
+                              clause=HDR_TEXT_UTF8.id) from None
 
     def _encode(self, obj: str | None, context: Any, path: str) -> bytes:
         return obj.encode("utf-8") if obj else b""

@@ -25,7 +25,7 @@ from conformance.checks import Check
 from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
-from conformance.result import USER_PROPERTY, CaseResult
+from conformance.result import USER_PROPERTY, CaseResult, render
 from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, Server, Target
 from conformance.verdict import Outcome, Verdict
 from conformance.wire import Endpoint, Wire, WireError
@@ -187,7 +187,7 @@ def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], durati
         case_id=cid, area=area, clause_id=spec.clause.id, clause_text=spec.clause.text,
         level=spec.level.value, requirement=spec.requirement, verdict=verdict, message=message,
         expected=expected, actual=actual, duration=duration, java_note=spec.java_note, deviation=deviation,
-        observations=[{"what": o.what, "expected": o.expected, "actual": o.actual, "ok": o.ok,
+        observations=[{"what": o.what, "expected": render(o.expected), "actual": render(o.actual), "ok": o.ok,
                        "tolerated": o.tolerated} for o in run.check.observations],
         frames=[r.to_json() for r in run.wire.exchange.records],
     )

@@ -24,6 +24,8 @@ def render(value: Any) -> Any:
         return bytes(value).hex()
     if isinstance(value, list | tuple):
         return [render(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((render(v) for v in value), key=repr)
     if isinstance(value, dict):
         return {str(k): render(v) for k, v in value.items()}
     return repr(value)

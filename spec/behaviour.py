@@ -207,3 +207,8 @@ BRK_ECHO_SERIALIZE_TYPE = clause(
     "RMQ-BRK-ECHO-SERIALIZE-TYPE", Level.SHOULD,
     "On the normal processing path a server answers in the request's serialization.",
     source="remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java")
+BRK_CHECKPOINT = clause(
+    "RMQ-BRK-CHECKPOINT", Level.MUST,
+    "After a clean shutdown the checkpoint's physic and logics timestamps are not behind the store time of "
+    "the last dispatched record, so recovery would not re-read or lose stored messages.",
+    source="store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java")

@@ -1,0 +1,1 @@
+"""Console tools over the codec (``rmq-frame``, ``rmq-store``)."""

@@ -1,0 +1,224 @@
+"""The reference name server over TCP, judged against what Java's 4.9.8 name server answered."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+
+from codec import fastjson
+from codec.command import RemotingCommand, encode
+from reference_broker.client import RemotingClient
+from reference_broker.config import NamesrvConfig
+from reference_broker.namesrv.server import NameServer
+from spec.codes import RequestCode, ResponseCode
+from spec.frame import SerializeType
+from tests.broker_support import golden_command, host_port, run
+
+
+async def _with_namesrv(scenario, serialize_type: SerializeType = SerializeType.JSON,
+                        config: NamesrvConfig | None = None):
+    namesrv = NameServer(config or NamesrvConfig(listen_port=0))
+    await namesrv.start()
+    client = await RemotingClient.connect(namesrv.addr, serialize_type)
+    try:
+        return await scenario(namesrv, client)
+    finally:
+        await client.close()
+        await namesrv.stop()
+
+
+def _replay(client: RemotingClient, session: str, seq: int, opaque: int = 0) -> RemotingCommand:
+    request = golden_command(session, seq)
+    request.opaque = opaque
+    return request
+
+
+def test_register_then_route_and_cluster_info_match_java_bytes() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        registered = await client.invoke(_replay(client, "json", 1, 10))
+        expected = golden_command("json", 2)
+        assert (registered.code, registered.ext_fields, registered.body, registered.remark) == (
+            expected.code, expected.ext_fields, expected.body, expected.remark)
+        assert registered.opaque == 10 and registered.is_response
+        route = await client.invoke(_replay(client, "json", 4, 11))
+        assert route.code == ResponseCode.SUCCESS
+        assert route.body == golden_command("json", 5).body
+        assert route.ext_fields is None
+        cluster = await client.invoke(_replay(client, "json", 3, 12))
+        assert cluster.body == golden_command("json", 6).body
+
+    run(_with_namesrv(scenario))
+
+
+def test_rocketmq_serialization_is_echoed() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        registered = await client.invoke(_replay(client, "rocketmq", 1, 3))
+        assert registered.serialize_type is SerializeType.ROCKETMQ
+        assert registered.code == ResponseCode.SUCCESS
+        cluster = await client.invoke(_replay(client, "rocketmq", 4, 4))
+        assert cluster.serialize_type is SerializeType.ROCKETMQ
+        assert cluster.body == golden_command("rocketmq", 5).body
+
+    run(_with_namesrv(scenario, SerializeType.ROCKETMQ))
+
+
+def test_unknown_topic_gets_java_remark() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        response = await client.invoke(_replay(client, "json", 11, 5))
+        expected = golden_command("json", 12)
+        assert (response.code, response.remark) == (expected.code, expected.remark)
+        assert response.code == ResponseCode.TOPIC_NOT_EXIST
+
+    run(_with_namesrv(scenario))
+
+
+def test_old_clients_get_unquoted_integer_keys() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        await client.invoke(_replay(client, "json", 1, 1))
+        old = client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": "TBW102"})
+        old.version = 400
+        body = (await client.invoke(old)).body
+        assert b'"brokerAddrs":{0:"127.0.0.2:10911"}' in body
+        asked = client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC,
+                               {"topic": "TBW102", "acceptStandardJsonOnly": "true"})
+        asked.version = 400
+        assert b'"brokerAddrs":{"0":"127.0.0.2:10911"}' in (await client.invoke(asked)).body
+
+    run(_with_namesrv(scenario))
+
+
+def test_unregister_removes_routes() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        await client.invoke(_replay(client, "json", 1, 1))
+        gone = await client.invoke(_replay(client, "json", 723, 2))
+        assert gone.code == ResponseCode.SUCCESS and gone.ext_fields is None
+        route = await client.invoke(_replay(client, "json", 4, 3))
+        assert route.code == ResponseCode.TOPIC_NOT_EXIST
+        cluster = fastjson.loads((await client.invoke(_replay(client, "json", 3, 4))).body)
+        assert cluster == {"brokerAddrTable": {}, "clusterAddrTable": {}}
+
+    run(_with_namesrv(scenario))
+
+
+def test_bad_crc_is_refused() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        request = _replay(client, "json", 1, 1)
+        request.ext_fields = {**request.ext_fields, "bodyCrc32": "12345"}
+        response = await client.invoke(request)
+        assert (response.code, response.remark) == (ResponseCode.SYSTEM_ERROR, "crc32 not match")
+
+    run(_with_namesrv(scenario))
+
+
+def test_kv_config_round_trip() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        key = {"namespace": "ORDER_TOPIC_CONFIG", "key": "T"}
+        missing = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, key))
+        assert missing.code == ResponseCode.QUERY_NOT_FOUND
+        assert missing.remark == "No config item, Namespace: ORDER_TOPIC_CONFIG Key: T"
+        put = await client.invoke(client.request(RequestCode.PUT_KV_CONFIG, {**key, "value": "broker-a:4"}))
+        assert put.code == ResponseCode.SUCCESS
+        got = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, key))
+        assert got.ext_fields == {"value": "broker-a:4"}
+        listed = await client.invoke(client.request(RequestCode.GET_KVLIST_BY_NAMESPACE,
+                                                    {"namespace": "ORDER_TOPIC_CONFIG"}))
+        assert fastjson.loads(listed.body) == {"table": {"T": "broker-a:4"}}
+        registered = await client.invoke(_replay(client, "json", 1, 99))
+        assert fastjson.loads(registered.body) == {"table": {"T": "broker-a:4"}}
+        await client.invoke(client.request(RequestCode.DELETE_KV_CONFIG, key))
+        again = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, key))
+        assert again.code == ResponseCode.QUERY_NOT_FOUND
+
+    run(_with_namesrv(scenario))
+
+
+def test_topic_list_delete_and_wipe_write_perm() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        await client.invoke(_replay(client, "json", 1, 1))
+        listed = fastjson.loads((await client.invoke(
+            client.request(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER))).body)
+        assert "TBW102" in listed["topicList"] and "SCHEDULE_TOPIC_XXXX" in listed["topicList"]
+        wiped = await client.invoke(client.request(RequestCode.WIPE_WRITE_PERM_OF_BROKER,
+                                                   {"brokerName": "broker-a"}))
+        assert wiped.ext_fields == {"wipeTopicCount": str(len(listed["topicList"]))}
+        route = fastjson.loads((await client.invoke(_replay(client, "json", 4, 5))).body)
+        assert route["queueDatas"][0]["perm"] == 5
+        await client.invoke(client.request(RequestCode.DELETE_TOPIC_IN_NAMESRV, {"topic": "TBW102"}))
+        assert (await client.invoke(_replay(client, "json", 4, 6))).code == ResponseCode.TOPIC_NOT_EXIST
+
+    run(_with_namesrv(scenario))
+
+
+def test_query_data_version() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        register = _replay(client, "json", 1, 1)
+        await client.invoke(register)
+        names = ("brokerName", "brokerAddr", "clusterName", "brokerId")
+        identity = {k: register.ext_fields[k] for k in names}
+        version = fastjson.loads(register.body)["topicConfigSerializeWrapper"]["dataVersion"]
+        same = await client.invoke(client.request(RequestCode.QUERY_DATA_VERSION, identity,
+                                                  fastjson.dumps(version).encode()))
+        assert same.ext_fields == {"changed": "false"}
+        assert fastjson.loads(same.body) == version
+        newer = {**version, "counter": version["counter"] + 1}
+        changed = await client.invoke(client.request(RequestCode.QUERY_DATA_VERSION, identity,
+                                                     fastjson.dumps(newer).encode()))
+        assert changed.ext_fields == {"changed": "true"}
+
+    run(_with_namesrv(scenario))
+
+
+def test_unsupported_code_missing_field_and_oneway() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        unsupported = await client.invoke(client.request(RequestCode.PULL_MESSAGE))
+        assert unsupported.code == ResponseCode.REQUEST_CODE_NOT_SUPPORTED
+        assert unsupported.remark == " request type 11 not supported"
+        unknown = await client.invoke(client.request(4242))
+        assert unknown.remark == " request type 4242 not supported"
+        missing = client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"acceptStandardJsonOnly": "true"})
+        answer = await client.invoke(missing)
+        assert answer.code == ResponseCode.SYSTEM_ERROR and answer.opaque == missing.opaque
+        assert "topic" in answer.remark
+        # A oneway request is processed but never answered: the next answer is for the next request.
+        put = {"namespace": "n", "key": "k", "value": "v"}
+        await client.send(client.request(RequestCode.PUT_KV_CONFIG, put, oneway=True))
+        got = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "n", "key": "k"}))
+        assert got.ext_fields == {"value": "v"}
+        assert client.pushed.empty()
+
+    run(_with_namesrv(scenario))
+
+
+def test_malformed_frame_closes_only_that_connection() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        reader, writer = await asyncio.open_connection(*host_port(namesrv.addr))
+        writer.write(struct.pack(">i", 2) + b"\x00\x00")
+        await writer.drain()
+        assert await asyncio.wait_for(reader.read(), 5) == b""
+        writer.close()
+        bad_type = bytearray(encode(client.request(RequestCode.GET_BROKER_CLUSTER_INFO)))
+        bad_type[4] = 7
+        reader, writer = await asyncio.open_connection(*host_port(namesrv.addr))
+        writer.write(bytes(bad_type))
+        await writer.drain()
+        assert await asyncio.wait_for(reader.read(), 5) == b""
+        writer.close()
+        still = await client.invoke(client.request(RequestCode.GET_BROKER_CLUSTER_INFO))
+        assert still.code == ResponseCode.SUCCESS
+
+    run(_with_namesrv(scenario))
+
+
+def test_broker_removed_when_its_connection_closes() -> None:
+    async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
+        broker_side = await RemotingClient.connect(namesrv.addr)
+        await broker_side.invoke(_replay(broker_side, "json", 1, 1))
+        assert (await client.invoke(_replay(client, "json", 4, 2))).code == ResponseCode.SUCCESS
+        await broker_side.close()
+        for _ in range(100):
+            if not namesrv.routes.brokers:
+                break
+            await asyncio.sleep(0.02)
+        assert (await client.invoke(_replay(client, "json", 4, 3))).code == ResponseCode.TOPIC_NOT_EXIST
+
+    run(_with_namesrv(scenario))

@@ -91,4 +91,4 @@ async function push(flags) {
   return arrivals.count >= arrivals.expect ? 0 : 1;
 }
 
-common.main({ produce, push }, { mode: 'sync', expression: '*', 'idle-timeout': '20' });
+common.main({ produce, push }, { mode: 'sync', expression: '*', 'idle-timeout': '20' }, { drain: false });

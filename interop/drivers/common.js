@@ -116,19 +116,33 @@ async function shutdownWithinGrace(shutdown) {
   clearTimeout(timer);
 }
 
-// Run a driver's command table and exit with its status; a thrown error becomes an event first.
-function main(commands, defaults) {
+// If a client still holds the event loop open this long after the driver finished, exit regardless.
+const EXIT_FALLBACK_MS = 5000;
+
+// `drain`: leave by letting the event loop empty.  An explicit process.exit() while the rocketmq-nodejs
+// addon is loaded deadlocks in its teardown (the process never ends), while a natural exit is clean;
+// the unreferenced timer fires only if something still keeps the loop alive.  ali-ons keeps timers
+// running after close(), so its driver exits explicitly.
+function finisher(drain) {
+  return status => {
+    if (!drain) process.exit(status);
+    process.exitCode = status;
+    setTimeout(() => process.exit(status), EXIT_FALLBACK_MS).unref();
+  };
+}
+
+// Run a driver's command table; a thrown error becomes an event before the exit status says so.
+function main(commands, defaults, { drain }) {
+  const finish = finisher(drain);
   (async () => {
     const { command, flags } = parseArgs(process.argv.slice(2), defaults);
     const run = commands[command];
     if (!run) throw new Error(`unknown command ${command}; expected one of ${Object.keys(commands)}`);
     return run(flags);
-  })().then(
-    status => process.exit(status),
-    err => {
-      emit('error', { stage: 'driver', type: err.name, message: err.message });
-      process.exit(2);
-    });
+  })().then(finish, err => {
+    emit('error', { stage: 'driver', type: err.name, message: err.message });
+    finish(2);
+  });
 }
 
 module.exports = { emit, required, loadMessages, Arrivals, sendAll, shutdownWithinGrace, main };

@@ -1,0 +1,174 @@
+"""The reference broker's non-store handlers over TCP, judged against Java 4.9.8's answers."""
+
+from __future__ import annotations
+
+import asyncio
+
+from codec import fastjson
+from codec.store.configs import load_config
+from reference_broker.client import RemotingClient
+from reference_broker.embedded import EmbeddedRocketMQ
+from spec.codes import RequestCode, ResponseCode
+from tests.broker_support import config_file, golden_command, run
+
+
+async def _with_broker(scenario, tmp_path):
+    async with EmbeddedRocketMQ(tmp_path / "store") as mq:
+        client = await RemotingClient.connect(mq.broker_addr)
+        try:
+            return await scenario(mq, client)
+        finally:
+            await client.close()
+
+
+def _heartbeat(client_id: str, group: str, topic: str) -> bytes:
+    return fastjson.dumps({
+        "clientID": client_id,
+        "consumerDataSet": [{
+            "consumeFromWhere": "CONSUME_FROM_LAST_OFFSET", "consumeType": "CONSUME_PASSIVELY",
+            "groupName": group, "messageModel": "CLUSTERING", "unitMode": False,
+            "subscriptionDataSet": [{"classFilterMode": False, "codeSet": [], "expressionType": "TAG",
+                                     "subString": "*", "subVersion": 1, "tagsSet": [], "topic": topic}]}],
+        "producerDataSet": [{"groupName": "CLIENT_INNER_PRODUCER"}]}).encode()
+
+
+def test_system_topics_registered_and_persisted(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        namesrv = await RemotingClient.connect(mq.namesrv_addr)
+        route = await namesrv.invoke(namesrv.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": "TBW102"}))
+        await namesrv.close()
+        data = fastjson.loads(route.body)
+        assert data["queueDatas"] == [{"brokerName": "broker-a", "perm": 7, "readQueueNums": 8,
+                                       "topicSysFlag": 0, "writeQueueNums": 8}]
+        assert data["brokerDatas"][0]["brokerAddrs"] == {"0": mq.broker_addr}
+        table = load_config(config_file(mq.store_path, "topics.json"))["topicConfigTable"]
+        golden = fastjson.loads(golden_command("json", 1).body)["topicConfigSerializeWrapper"]
+        assert set(table) == set(golden["topicConfigTable"])
+        assert table["SCHEDULE_TOPIC_XXXX"] == golden["topicConfigTable"]["SCHEDULE_TOPIC_XXXX"]
+        assert table["DefaultCluster"]["perm"] == 7
+
+    run(_with_broker(scenario, tmp_path))
+
+
+def test_create_topic_like_java_and_route_follows(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        request = golden_command("json", 337)
+        request.opaque = 7
+        response = await client.invoke(request)
+        expected = golden_command("json", 340)
+        assert (response.code, response.remark, response.ext_fields) == (
+            expected.code, expected.remark, expected.ext_fields)
+        assert mq.broker.topics.get("GoldenTopicA").write_queue_nums == 4
+        namesrv = await RemotingClient.connect(mq.namesrv_addr)
+        try:
+            for _ in range(100):
+                route = await namesrv.invoke(namesrv.request(RequestCode.GET_ROUTEINFO_BY_TOPIC,
+                                                             {"topic": "GoldenTopicA"}))
+                if route.code == ResponseCode.SUCCESS:
+                    break
+                await asyncio.sleep(0.02)
+        finally:
+            await namesrv.close()
+        assert route.code == ResponseCode.SUCCESS
+        conflict = dict(request.ext_fields, topic="SCHEDULE_TOPIC_XXXX")
+        refused = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, conflict))
+        assert refused.code == ResponseCode.SYSTEM_ERROR
+        assert refused.remark == "The topic[SCHEDULE_TOPIC_XXXX] is conflict with system topic."
+        deleted = await client.invoke(client.request(RequestCode.DELETE_TOPIC_IN_BROKER,
+                                                     {"topic": "GoldenTopicA"}))
+        assert deleted.code == ResponseCode.SUCCESS and mq.broker.topics.get("GoldenTopicA") is None
+        everything = await client.invoke(client.request(RequestCode.GET_ALL_TOPIC_CONFIG))
+        assert "TBW102" in fastjson.loads(everything.body)["topicConfigTable"]
+
+    run(_with_broker(scenario, tmp_path))
+
+
+def test_heartbeat_notifies_group_and_lists_consumers(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, first: RemotingClient) -> None:
+        answer = await first.invoke(first.request(RequestCode.HEART_BEAT, None, _heartbeat("c1", "G", "T")))
+        expected = golden_command("json", 253)
+        assert (answer.code, answer.ext_fields, answer.remark) == (expected.code, expected.ext_fields, None)
+        notified = await asyncio.wait_for(first.pushed.get(), 5)
+        assert notified.code == RequestCode.NOTIFY_CONSUMER_IDS_CHANGED and notified.is_oneway
+        assert notified.ext_fields == {"consumerGroup": "G"}
+        assert mq.broker.topics.get("%RETRY%G").read_queue_nums == 1
+        second = await RemotingClient.connect(mq.broker_addr)
+        await second.invoke(second.request(RequestCode.HEART_BEAT, None, _heartbeat("c2", "G", "T")))
+        assert (await asyncio.wait_for(first.pushed.get(), 5)).ext_fields == {"consumerGroup": "G"}
+        by_group = {"consumerGroup": "G"}
+        listed = await first.invoke(first.request(RequestCode.GET_CONSUMER_LIST_BY_GROUP, by_group))
+        assert listed.ext_fields == {}
+        assert sorted(fastjson.loads(listed.body)["consumerIdList"]) == ["c1", "c2"]
+        await second.close()
+        assert (await asyncio.wait_for(first.pushed.get(), 5)).ext_fields == {"consumerGroup": "G"}
+        gone = await first.invoke(first.request(RequestCode.UNREGISTER_CLIENT,
+                                                {"clientID": "c1", "consumerGroup": "G"}))
+        assert (gone.code, gone.ext_fields) == (ResponseCode.SUCCESS, {})
+        nobody = await first.invoke(first.request(RequestCode.GET_CONSUMER_LIST_BY_GROUP, by_group))
+        assert (nobody.code, nobody.remark) == (ResponseCode.SYSTEM_ERROR, "no consumer for this group, G")
+
+    run(_with_broker(scenario, tmp_path))
+
+
+def test_consumer_offsets_query_update_persist(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        where = {"consumerGroup": "G", "topic": "T", "queueId": "3"}
+        first = await client.invoke(client.request(RequestCode.QUERY_CONSUMER_OFFSET, where))
+        assert (first.code, first.ext_fields) == (ResponseCode.SUCCESS, {"offset": "0"})
+        await client.send(client.request(RequestCode.UPDATE_CONSUMER_OFFSET, {**where, "commitOffset": "26"},
+                                         oneway=True))
+        updated = await client.invoke(client.request(RequestCode.UPDATE_CONSUMER_OFFSET,
+                                                     {**where, "queueId": "1", "commitOffset": "7"}))
+        assert (updated.code, updated.ext_fields) == (ResponseCode.SUCCESS, {})
+        assert client.pushed.empty()
+        now = await client.invoke(client.request(RequestCode.QUERY_CONSUMER_OFFSET, where))
+        assert now.ext_fields == {"offset": "26"}
+
+    run(_with_broker(scenario, tmp_path))
+    text = config_file(tmp_path / "store", "consumerOffset.json").read_text()
+    assert "\"T@G\":{3:26,1:7}" in text.replace("\n", "").replace("\t", "")
+
+
+def test_lock_batch_lease(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        queues = [{"brokerName": "broker-a", "queueId": q, "topic": "T"} for q in (0, 1)]
+
+        def body(client_id: str, mqs: list) -> bytes:
+            return fastjson.dumps({"clientId": client_id, "consumerGroup": "G", "mqSet": mqs}).encode()
+
+        locked = await client.invoke(client.request(RequestCode.LOCK_BATCH_MQ, None, body("a", queues)))
+        assert fastjson.loads(locked.body) == {"lockOKMQSet": queues}
+        other = await client.invoke(client.request(RequestCode.LOCK_BATCH_MQ, None, body("b", queues)))
+        assert fastjson.loads(other.body) == {"lockOKMQSet": []}
+        await client.invoke(client.request(RequestCode.UNLOCK_BATCH_MQ, None, body("a", queues[:1])))
+        after = await client.invoke(client.request(RequestCode.LOCK_BATCH_MQ, None, body("b", queues)))
+        assert fastjson.loads(after.body) == {"lockOKMQSet": queues[:1]}
+
+    run(_with_broker(scenario, tmp_path))
+
+
+def test_fast_port_does_not_serve_pull(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        fast = await RemotingClient.connect(mq.broker_fast_addr)
+        try:
+            pull = await fast.invoke(fast.request(RequestCode.PULL_MESSAGE, {"topic": "T"}))
+            assert (pull.code, pull.remark) == (ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                                                " request type 11 not supported")
+            beat = await fast.invoke(fast.request(RequestCode.HEART_BEAT, None, _heartbeat("c", "G", "T")))
+            assert beat.code == ResponseCode.SUCCESS
+        finally:
+            await fast.close()
+
+    run(_with_broker(scenario, tmp_path))
+
+
+def test_unregister_broker_on_stop(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        await mq.broker.stop()
+        namesrv = await RemotingClient.connect(mq.namesrv_addr)
+        cluster = await namesrv.invoke(namesrv.request(RequestCode.GET_BROKER_CLUSTER_INFO))
+        await namesrv.close()
+        assert fastjson.loads(cluster.body) == {"brokerAddrTable": {}, "clusterAddrTable": {}}
+        mq.broker = None
+
+    run(_with_broker(scenario, tmp_path))

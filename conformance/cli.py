@@ -57,7 +57,8 @@ def _store_parser() -> argparse.ArgumentParser:
 
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
-    argv = [str(CASES_DIR), "-p", "conformance.plugin", "-p", "no:cacheprovider", "-r", "fE"]
+    argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
+            *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
                         ("report", args.report), ("profile", args.profile)):
         if value is not None:
@@ -96,7 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.namesrv or args.broker:
         return int(pytest.main(pytest_args(Target(args.namesrv, args.broker), args, slow=args.slow)))
     with _embedded() as target:
-        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+        # The store is the live broker's: the wire cases run against it, the store cases do not.
+        live = Target(target.namesrv, target.broker)
+        return int(pytest.main(pytest_args(live, args, slow=args.slow)))
 
 
 if __name__ == "__main__":

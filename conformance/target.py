@@ -19,14 +19,11 @@ ROLES = ("namesrv", "broker")
 SERVER_FIXTURE = "server"
 """The fixture parametrized over both roles; its parameter names the part it needs."""
 
-PING_TOPIC = "SELF_TEST_TOPIC"
-"""A topic every 4.9.8 broker creates at start-up; only named in a harmless read."""
-
 _PINGS: dict[str, tuple[int, dict[str, str] | None]] = {
     # A 4.9.8 name server ignores codes it does not know, so the ping must be one it always answers.
     "namesrv": (RequestCode.GET_BROKER_CLUSTER_INFO, None),
-    # GET_MAX_OFFSET always answers SUCCESS on a 4.9.8 broker, 0 for an unknown queue.
-    "broker": (RequestCode.GET_MAX_OFFSET, {"topic": PING_TOPIC, "queueId": "0"}),
+    # GET_ALL_TOPIC_CONFIG needs no header and always answers SUCCESS on a 4.9.8 broker.
+    "broker": (RequestCode.GET_ALL_TOPIC_CONFIG, None),
 }
 
 

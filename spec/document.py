@@ -64,6 +64,20 @@ def _row_table(rows: Sequence[object]) -> list[str]:
     return _table(fields, ([getattr(r, name) for name in fields] for r in rows))
 
 
+def _record_with_tables(name: str, record: object) -> list[str]:
+    """A declarative record (a header spec, say) whose tuple-of-rows attributes are its tables."""
+    parts = [(f.name, getattr(record, f.name)) for f in dataclasses.fields(record)]  # type: ignore[arg-type]
+    tables = [(attr, value) for attr, value in parts if _is_row_table(value)]
+    if not tables:
+        return []
+    scalars = ", ".join(f"{attr} `{value}`" for attr, value in parts
+                        if isinstance(value, str | int) and not isinstance(value, bool))
+    lines = [f"### `{name}`", ""] + ([scalars, ""] if scalars else [])
+    for _, rows in tables:
+        lines += _row_table(rows)
+    return lines
+
+
 def _defined_here(module: ModuleType, value: object) -> bool:
     return getattr(value, "__module__", module.__name__) == module.__name__
 
@@ -94,6 +108,8 @@ def _section(module: ModuleType, clauses: list[Clause]) -> list[str]:
         elif _is_row_table(value):
             lines += [f"### `{name}`", ""]
             lines += _row_table(value)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            lines += _record_with_tables(name, value)
     mine = [c for c in clauses if c.module == module.__name__]
     if mine:
         lines += ["### Clauses", ""]

@@ -244,13 +244,20 @@ def send_async(producer: Producer, specs: list[dict[str, Any]], args: argparse.N
             pending.release()
         return failed
 
+    submitted = 0
     for index, message in enumerate(in_flight):
-        producer.send_async(message, on_success(index), on_failure(index))
+        try:
+            producer.send_async(message, on_success(index), on_failure(index))
+        except Exception as exc:  # rejected before sending, e.g. by the client's own validation
+            on_failure(index)(exc)
+            pending.acquire()
+        else:
+            submitted += 1
     deadline = time.monotonic() + args.send_timeout_ms / 1000 * len(specs) + SHUTDOWN_GRACE_S
-    for index in range(len(specs)):
+    for completed in range(submitted):
         if not pending.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            out.emit("error", stage="send", message=f"{len(specs) - index} async sends never completed")
-            return failures + len(specs) - index
+            out.emit("error", stage="send", message=f"{submitted - completed} async sends never completed")
+            return failures + submitted - completed
     return failures
 
 

@@ -33,6 +33,10 @@ async function produce(flags) {
       if (spec.tags) options.tags = spec.tags;
       if (spec.keys) options.keys = spec.keys;
       const result = await producer.send(flags.topic, spec.body, options);
+      // The addon resolves (rather than rejects) when the C++ client refuses a message, e.g. EMPTY_BODY.
+      if (!(result.status in Producer.SEND_RESULT)) {
+        throw new Error(`send refused by the client: ${result.statusStr} (status ${result.status})`);
+      }
       // The addon reports no queue id; `offset` is the queue offset from the broker's answer.
       return { status: result.statusStr, msgId: result.msgId, queueId: null, queueOffset: result.offset };
     });

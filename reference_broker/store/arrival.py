@@ -1,0 +1,58 @@
+"""Telling the long-polling hold service that a consume queue grew.
+
+Puts happen on the broker's event loop, but the delay scheduler re-puts from its own thread; listeners
+are asyncio code, so a notification raised off the loop thread is handed to the loop with
+``call_soon_threadsafe`` and one raised on it is delivered at once (no extra loop iteration per send).
+Without a bound loop (tests, tools) listeners are called directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MessageArrival:
+    topic: str
+    queue_id: int
+    max_offset: int
+    """The queue's max offset after the new entry: a parked pull for offset < max_offset can be served."""
+    tags_code: int
+    store_timestamp: int
+
+
+ArrivalListener = Callable[[MessageArrival], None]
+
+
+class ArrivalNotifier:
+    def __init__(self) -> None:
+        self._listeners: list[ArrivalListener] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Deliver to listeners on ``loop``; call from the loop's own thread."""
+        self._loop = loop
+        self._loop_thread = threading.get_ident()
+
+    def subscribe(self, listener: ArrivalListener) -> None:
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: ArrivalListener) -> None:
+        self._listeners.remove(listener)
+
+    def notify(self, arrival: MessageArrival) -> None:
+        if not self._listeners:
+            return
+        loop = self._loop
+        if loop is None or threading.get_ident() == self._loop_thread:
+            self._deliver(arrival)
+        elif not loop.is_closed():
+            loop.call_soon_threadsafe(self._deliver, arrival)
+
+    def _deliver(self, arrival: MessageArrival) -> None:
+        for listener in list(self._listeners):
+            listener(arrival)

@@ -1,0 +1,122 @@
+"""One topic queue's consume queue as the broker writes it: fixed 20-byte entries in mapped files.
+
+Entries are encoded by the codec and read back as rows of ``codec.store.CQ_DTYPE`` straight from the
+mapping, so a pull reads a run of entries without decoding them one by one. The queue offset of an entry
+is its byte position / 20 across the file sequence; a queue whose first message does not have offset 0
+(its older files were removed) gets pre-blank entries in front, as Java's ``fillPreBlank`` does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from codec.store.consumequeue import CQ_DTYPE, PRE_BLANK_ENTRY, encode_entry, written_length
+from reference_broker.store.mapped_file import MappedFile, MappedFileQueue
+from spec.consumequeue import CQ_ENTRY_SIZE, PRE_BLANK_SIZE
+
+Entry = tuple[int, int, int]
+"""(commitlog offset, record size, tags code)."""
+
+
+class ConsumeQueue:
+    def __init__(self, directory: Path, topic: str, queue_id: int, file_size: int) -> None:
+        self.topic = topic
+        self.queue_id = queue_id
+        self.files = MappedFileQueue(directory, file_size)
+        self.entries_per_file = file_size // CQ_ENTRY_SIZE
+        self.last_store_timestamp = 0
+
+    def recover(self) -> None:
+        """Map the files and find the written end: the first entry without offset >= 0 and size > 0."""
+        self.files.load()
+        for number, mapped in enumerate(self.files.files):
+            mapped.wrote = mapped.flushed = written_length(self._rows(mapped)) * CQ_ENTRY_SIZE
+            if mapped.wrote < mapped.size:
+                for stale in self.files.files[number + 1:]:
+                    stale.destroy()
+                del self.files.files[number + 1:]
+                break
+
+    @staticmethod
+    def _rows(mapped: MappedFile, start: int = 0, count: int = -1) -> np.ndarray:
+        return np.frombuffer(mapped.mm, dtype=CQ_DTYPE, count=count, offset=start * CQ_ENTRY_SIZE)
+
+    @property
+    def max_offset(self) -> int:
+        return self.files.max_offset // CQ_ENTRY_SIZE
+
+    @property
+    def min_offset(self) -> int:
+        """The first entry that is not a pre-blank filler."""
+        first = self.files.files[0] if self.files.files else None
+        if first is None:
+            return 0
+        blank = self._rows(first, 0, first.wrote // CQ_ENTRY_SIZE)["size"] == PRE_BLANK_SIZE
+        fillers = len(blank) if blank.all() else int(np.argmin(blank))
+        return first.file_from_offset // CQ_ENTRY_SIZE + fillers
+
+    def put(self, queue_offset: int, commitlog_offset: int, size: int, tags_code: int) -> bool:
+        """Write the entry of ``queue_offset``; False when it is already there (a replayed record)."""
+        current = self.max_offset
+        if queue_offset < current:
+            return False
+        if not self.files.files:
+            start = queue_offset * CQ_ENTRY_SIZE
+            self.files.create(start - start % self.files.file_size)
+            current = self.max_offset
+        for filler in range(current, queue_offset):
+            self._append(filler, PRE_BLANK_ENTRY)
+        self._append(queue_offset, encode_entry(commitlog_offset, size, tags_code))
+        return True
+
+    def _append(self, queue_offset: int, entry: bytes) -> None:
+        last = self.files.last
+        if last is None or last.remaining < CQ_ENTRY_SIZE:
+            last = self.files.create(queue_offset * CQ_ENTRY_SIZE)
+        last.append(entry)
+
+    def entries(self, queue_offset: int, max_count: int) -> list[Entry] | None:
+        """Up to ``max_count`` entries from ``queue_offset``, never crossing into the next file (as
+        ``getIndexBuffer``); None when no file holds ``queue_offset``."""
+        mapped = self.files.file_for(queue_offset * CQ_ENTRY_SIZE)
+        if mapped is None:
+            return None
+        first = queue_offset - mapped.file_from_offset // CQ_ENTRY_SIZE
+        count = min(max_count, mapped.wrote // CQ_ENTRY_SIZE - first)
+        if count <= 0:
+            return None
+        return self._rows(mapped, first, count).tolist()
+
+    def entry(self, queue_offset: int) -> Entry | None:
+        found = self.entries(queue_offset, 1)
+        return found[0] if found else None
+
+    def next_file_offset(self, queue_offset: int) -> int:
+        """``rollNextFile``: the first queue offset of the file after the one ``queue_offset`` is in."""
+        return queue_offset + self.entries_per_file - queue_offset % self.entries_per_file
+
+    def last_entry_end(self) -> int:
+        """Commitlog offset just past the record of the last entry (0 for an empty queue)."""
+        max_offset = self.max_offset
+        last = self.entry(max_offset - 1) if max_offset else None
+        return last[0] + last[1] if last and last[1] != PRE_BLANK_SIZE else 0
+
+    def truncate_dirty(self, commitlog_end: int) -> None:
+        """Drop trailing entries that point at or past ``commitlog_end`` (records cut by recovery)."""
+        offset = self.max_offset
+        floor = self.min_offset
+        while offset > floor:
+            entry = self.entry(offset - 1)
+            if entry is None or entry[0] + entry[1] <= commitlog_end:
+                break
+            offset -= 1
+        if offset < self.max_offset:
+            self.files.truncate(offset * CQ_ENTRY_SIZE)
+
+    def flush(self) -> None:
+        self.files.flush()
+
+    def close(self) -> None:
+        self.files.close()

@@ -1,0 +1,562 @@
+"""The broker's message store: one object the SEND, PULL and QUERY handlers call, sans network.
+
+A put appends records through the codec under one lock and dispatches them at once (consume queue entry,
+index keys, arrival notification), so a pull issued right after a send sees the message. Flushing runs
+on a thread (:mod:`reference_broker.store.flush`); ``put_message_async`` lets an asyncio handler await
+the SYNC_FLUSH group commit without blocking the loop, ``put_message`` blocks for callers without one.
+
+Start-up recovery is the same for a clean and a crashed predecessor, only more of it is needed after a
+crash: the CommitLog's valid end is found by the codec's validating iterator (CRC and length checks) from
+at least the last three files, a torn tail is zeroed, consume-queue entries and index files that point
+past the end are dropped, and the records the queues or the index lack are dispatched again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import fcntl
+import os
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import NamedTuple
+
+from codec.store.checkpoint import CheckpointData, encode_checkpoint, read_checkpoint
+from codec.store.record import HostPort, MessageRecord, make_record
+from reference_broker.store.arrival import ArrivalNotifier, MessageArrival
+from reference_broker.store.commitlog import CommitLog
+from reference_broker.store.config import FlushDiskType, StoreConfig
+from reference_broker.store.consume_queue import ConsumeQueue
+from reference_broker.store.flush import FlushService
+from reference_broker.store.index import IndexService
+from reference_broker.store.mapped_file import MappedFile
+from reference_broker.store.message import (
+    BatchItem,
+    InnerMessage,
+    add_cluster,
+    batch_item_text,
+    java_map_text,
+    producer_text,
+    redirect_text,
+)
+from reference_broker.store.schedule import DelayScheduler
+from reference_broker.store.status import (
+    GetMessageStatus,
+    GetResult,
+    PutMessageStatus,
+    PutResult,
+    QueryResult,
+)
+from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_OP_TAG
+from spec.checkpoint import CHECKPOINT_FILE_SIZE
+from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_PROPERTIES_LENGTH
+from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
+from spec.errors import SpecViolation, StoreError
+from spec.hashing import tags_code, to_int32
+from spec.properties import PropertyKey
+from spec.store_layout import (
+    ABORT_FILE,
+    CHECKPOINT_FILE,
+    COMMITLOG_DIR,
+    CONFIG_DIR,
+    CONSUMEQUEUE_DIR,
+    INDEX_DIR,
+    LOCK_CONTENT,
+    LOCK_FILE,
+    RMQ_STORE_LOCK,
+)
+from spec.sysflag import TRANSACTION_MASK, TransactionType
+
+MAX_FILTER_SCAN_BYTES = 16_000
+"""A pull scans at most max(16000, maxMsgNums * 20) bytes of consume queue (``getMessage``), so a filter
+that matches nothing costs a bounded amount of work per request."""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class _Draft(NamedTuple):
+    """A record before the store assigns its offsets, store time and store host."""
+
+    topic: str
+    queue_id: int
+    body: bytes
+    properties_text: str
+    born_timestamp: int
+    born_host: HostPort
+    sys_flag: int = 0
+    flag: int = 0
+    reconsume_times: int = 0
+    prepared_transaction_offset: int = 0
+
+
+class _Appended(NamedTuple):
+    result: PutResult
+    flush_to: int | None
+    """Commitlog offset the put must see flushed before it answers (SYNC_FLUSH with WAIT=true)."""
+
+
+class MessageStore:
+    def __init__(self, config: StoreConfig) -> None:
+        self.config = config
+        self.root = config.root_dir
+        self.store_host = HostPort(*config.store_host)
+        self.commitlog = CommitLog(self.root / COMMITLOG_DIR, config.mapped_file_size_commit_log)
+        self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num)
+        self.queues: dict[tuple[str, int], ConsumeQueue] = {}
+        self.arrivals = ArrivalNotifier()
+        self.recovered_abnormally = False
+        self._put_lock = threading.RLock()
+        self._next_queue_offset: dict[tuple[str, int], int] = {}
+        self._running = False
+        self._lock_fd: int | None = None
+        self._checkpoint: MappedFile | None = None
+        self._stamps = [0, 0, 0]
+        """Store times of the newest record in the commitlog, the consume queues and the index."""
+        self._flusher = FlushService(self.commitlog.flush, self._flush_logics,
+                                     config.flush_interval_commit_log_ms / 1000,
+                                     config.flush_interval_consume_queue_ms / 1000)
+        self.scheduler = DelayScheduler(self, self.root / CONFIG_DIR, config.delay_levels_ms,
+                                        config.flush_delay_offset_interval_ms / 1000)
+
+    # ---------------------------------------------------------------- life cycle
+
+    def open(self) -> MessageStore:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._take_lock()
+        abort = self.root / ABORT_FILE
+        self.recovered_abnormally = abort.exists()
+        abort.touch()
+        checkpoint_path = self.root / CHECKPOINT_FILE
+        if checkpoint_path.exists():
+            saved = read_checkpoint(checkpoint_path)
+            self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp, saved.index_msg_timestamp]
+        self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
+        self._recover()
+        self._running = True
+        self._flusher.start()
+        self.scheduler.start()
+        return self
+
+    def __enter__(self) -> MessageStore:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _take_lock(self) -> None:
+        fd = os.open(self.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+        except OSError:
+            os.close(fd)
+            raise StoreError("Lock failed,MQ already started", expected="an unlocked store",
+                             seen=str(self.root), clause=RMQ_STORE_LOCK.id) from None
+        os.pwrite(fd, LOCK_CONTENT, 0)
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        """Clean shutdown: stop the scheduler, flush everything, write the checkpoint, remove abort."""
+        if not self._running:
+            return
+        with self._put_lock:
+            self._running = False
+        self.scheduler.stop()
+        self._flusher.stop()
+        self.commitlog.close()
+        for queue in self.queues.values():
+            queue.close()
+        self.index.close()
+        if self._checkpoint is not None:
+            self._checkpoint.close()
+        (self.root / ABORT_FILE).unlink(missing_ok=True)
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _recover(self) -> None:
+        self.commitlog.load()
+        base = self.root / CONSUMEQUEUE_DIR
+        if base.is_dir():
+            for topic_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+                for queue_dir in sorted(p for p in topic_dir.iterdir() if p.name.isdigit()):
+                    queue = self._queue(topic_dir.name, int(queue_dir.name))
+                    queue.recover()
+        if self.config.message_index_enable:
+            self.index.load()
+        dispatch_from = self._dispatch_from()
+        end = self.commitlog.find_end(dispatch_from, self.config.check_crc_on_recover)
+        self.commitlog.truncate(end)
+        for queue in self.queues.values():
+            queue.truncate_dirty(end)
+        rebuild_index_from = self.index.drop_beyond(end)
+        if rebuild_index_from is None:
+            rebuild_index_from = end
+        dispatch_from = min(self._dispatch_from(), rebuild_index_from)
+        for record in self.commitlog.records(max(dispatch_from, self.commitlog.min_offset)):
+            self._dispatch(record, notify=False)
+        self._next_queue_offset = {key: queue.max_offset for key, queue in self.queues.items()}
+
+    def _dispatch_from(self) -> int:
+        """Where the consume queues (Java: the one furthest ahead) and the index stop covering records."""
+        covered = max((q.last_entry_end() for q in self.queues.values()), default=0)
+        if self.config.message_index_enable:
+            covered = min(covered, max(self.index.last_indexed, 0))
+        return covered
+
+    # ---------------------------------------------------------------- putting
+
+    def put_message(self, message: InnerMessage) -> PutResult:
+        """Store a producer's message; blocks for the flush under SYNC_FLUSH when it asks to wait."""
+        appended = self._put_producer(message)
+        return self._await_flush(appended)
+
+    async def put_message_async(self, message: InnerMessage) -> PutResult:
+        """``put_message`` for the event loop: the append is immediate, the flush wait is awaited."""
+        return await self._await_flush_async(self._put_producer(message))
+
+    def put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> PutResult:
+        """SEND_BATCH_MESSAGE: ``batch`` carries topic, queue, hosts, sysFlag and the batch's properties,
+        ``items`` the decoded messages of its body."""
+        return self._await_flush(self._put_batch(batch, items))
+
+    async def put_batch_async(self, batch: InnerMessage, items: Sequence[BatchItem]) -> PutResult:
+        return await self._await_flush_async(self._put_batch(batch, items))
+
+    def put_half_message(self, message: InnerMessage) -> PutResult:
+        """A transactional producer's prepared message, parked in RMQ_SYS_TRANS_HALF_TOPIC queue 0."""
+        return self._await_flush(self._put_half(message))
+
+    async def put_half_message_async(self, message: InnerMessage) -> PutResult:
+        return await self._await_flush_async(self._put_half(message))
+
+    def _put_producer(self, message: InnerMessage) -> _Appended:
+        props = dict(message.properties)
+        peak = add_cluster(props, self.config.cluster_name)
+        text = producer_text(props, peak)
+        topic, queue_id = message.topic, message.queue_id
+        level = message.delay_level
+        if level > 0 and message.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT):
+            level = min(level, self.config.max_delay_level)
+            props[PropertyKey.DELAY] = str(level)
+            text = redirect_text(props, topic, queue_id)
+            topic, queue_id = SCHEDULE_TOPIC, level - 1
+        draft = _Draft(topic, queue_id, message.body, text, message.born_timestamp, message.born_host,
+                       message.sys_flag, message.flag, message.reconsume_times,
+                       message.prepared_transaction_offset)
+        return self._append([draft], message.wait_store_msg_ok)
+
+    def _put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> _Appended:
+        if batch.transaction_type is not TransactionType.NOT_TYPE or batch.delay_level > 0 or not items:
+            return _Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
+        props = dict(batch.properties)
+        add_cluster(props, self.config.cluster_name)
+        batch_text = java_map_text(props)
+        drafts = [_Draft(batch.topic, batch.queue_id, item.body,
+                         batch_item_text(item.properties_text, batch_text), batch.born_timestamp,
+                         batch.born_host, batch.sys_flag, item.flag, batch.reconsume_times)
+                  for item in items]
+        return self._append(drafts, batch.wait_store_msg_ok)
+
+    def _put_half(self, message: InnerMessage) -> _Appended:
+        props = dict(message.properties)
+        add_cluster(props, self.config.cluster_name)
+        text = redirect_text(props, message.topic, message.queue_id)
+        draft = _Draft(TRANS_HALF_TOPIC, 0, message.body, text, message.born_timestamp, message.born_host,
+                       message.sys_flag & ~TRANSACTION_MASK, message.flag, message.reconsume_times)
+        return self._append([draft], message.wait_store_msg_ok)
+
+    def end_transaction(self, half_offset: int, commit: bool) -> PutResult:
+        """END_TRANSACTION after the handler's checks: on commit the half message is written to its real
+        topic (type COMMIT, PREPARED OFFSET = the half's offset); either way an op message marks it done."""
+        half = self.read_record(half_offset)
+        if half is None or half.topic != TRANS_HALF_TOPIC:
+            return PutResult(PutMessageStatus.MESSAGE_ILLEGAL)
+        result = PutResult(PutMessageStatus.PUT_OK)
+        if commit:
+            committed = _to_real_topic(half, (half.sys_flag & ~TRANSACTION_MASK) | TransactionType.COMMIT,
+                                       half.physical_offset)
+            result = self._append([committed], wait=False).result
+            if not result.ok:
+                return result
+        op = _Draft(TRANS_OP_HALF_TOPIC, half.queue_id, str(half.queue_offset).encode(),
+                    java_map_text({PropertyKey.TAGS: TRANS_OP_TAG, PropertyKey.WAIT: "true"}), now_ms(),
+                    half.born_host)
+        op_result = self._append([op], wait=False).result
+        return result if op_result.ok else op_result
+
+    def put_delivered(self, scheduled: MessageRecord) -> PutResult:
+        """The delay scheduler's re-put of a due message to REAL_TOPIC / REAL_QID (``messageTimeup``)."""
+        draft = _to_real_topic(scheduled, scheduled.sys_flag, scheduled.prepared_transaction_offset)
+        return self._append([draft], wait=False).result
+
+    def _append(self, drafts: list[_Draft], wait: bool) -> _Appended:
+        with self._put_lock:
+            if not self._running:
+                return _Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
+            store_timestamp = now_ms()
+            try:
+                records, next_offsets = self._build(drafts, store_timestamp)
+            except SpecViolation as exc:
+                status = PutMessageStatus.MESSAGE_ILLEGAL
+                if exc.clause == RMQ_CL_PROPERTIES_LENGTH.id:
+                    status = PutMessageStatus.PROPERTIES_SIZE_EXCEEDED
+                return _Appended(PutResult(status), None)
+            try:
+                written = self.commitlog.append(records)
+            except StoreError:
+                return _Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
+            self._next_queue_offset.update(next_offsets)
+            for record in written:
+                self._dispatch(record, notify=True)
+            self._stamps[0] = store_timestamp
+            end = self.commitlog.max_offset
+        first = written[0]
+        result = PutResult(PutMessageStatus.PUT_OK, first.physical_offset,
+                           ",".join(r.offset_msg_id for r in written), first.queue_offset,
+                           sum(r.total_size for r in written), len(written), store_timestamp)
+        if first.topic == SCHEDULE_TOPIC:
+            self.scheduler.wake()
+        sync = wait and self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
+        return _Appended(result, end if sync else None)
+
+    def _build(self, drafts: list[_Draft],
+               store_timestamp: int) -> tuple[list[MessageRecord], dict[tuple[str, int], int]]:
+        """Records for the current end of the log, and the queues' next offsets once they are written."""
+        physical_offset = self.commitlog.max_offset
+        offsets: dict[tuple[str, int], int] = {}
+        records = []
+        for draft in drafts:
+            key = (draft.topic, draft.queue_id)
+            if draft.sys_flag & TRANSACTION_MASK in (TransactionType.PREPARED, TransactionType.ROLLBACK):
+                queue_offset = 0
+            else:
+                queue_offset = offsets.get(key, self._next_queue_offset.get(key, 0))
+                offsets[key] = queue_offset + 1
+            record = make_record(
+                topic=draft.topic, body=draft.body, properties=draft.properties_text, queue_id=draft.queue_id,
+                queue_offset=queue_offset, physical_offset=physical_offset,
+                born_timestamp=draft.born_timestamp, born_host=draft.born_host,
+                store_timestamp=store_timestamp, store_host=self.store_host,
+                sys_flag=draft.sys_flag, flag=draft.flag, reconsume_times=draft.reconsume_times,
+                prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1)
+            if record.total_size > self.config.max_message_size:
+                raise SpecViolation("message larger than maxMessageSize",
+                                    expected=f"<= {self.config.max_message_size}", seen=record.total_size)
+            records.append(record)
+            physical_offset += record.total_size
+        return records, offsets
+
+    def _await_flush(self, appended: _Appended) -> PutResult:
+        if appended.flush_to is None:
+            return appended.result
+        timeout = self.config.sync_flush_timeout_ms / 1000
+        try:
+            durable = self._flusher.request(appended.flush_to).result(timeout)
+        except TimeoutError:
+            durable = False
+        return appended.result if durable else _flush_timeout(appended.result)
+
+    async def _await_flush_async(self, appended: _Appended) -> PutResult:
+        if appended.flush_to is None:
+            return appended.result
+        future: Future[bool] = self._flusher.request(appended.flush_to)
+        timeout = self.config.sync_flush_timeout_ms / 1000
+        try:
+            durable = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        except TimeoutError:
+            durable = False
+        return appended.result if durable else _flush_timeout(appended.result)
+
+    # ---------------------------------------------------------------- dispatching
+
+    def _queue(self, topic: str, queue_id: int) -> ConsumeQueue:
+        key = (topic, queue_id)
+        queue = self.queues.get(key)
+        if queue is None:
+            queue = ConsumeQueue(self.root / CONSUMEQUEUE_DIR / topic / str(queue_id), topic, queue_id,
+                                 self.config.mapped_file_size_consume_queue)
+            self.queues[key] = queue
+        return queue
+
+    def tags_code_of(self, record: MessageRecord) -> int:
+        """The consume-queue tags code: the deliver time for a parked delayed message (RMQ-CQ-DELAY-TAGS),
+        else the tags hash (RMQ-CQ-TAGS-CODE)."""
+        if record.topic == SCHEDULE_TOPIC:
+            level = record.properties.get(PropertyKey.DELAY, "")
+            if level.isdigit() and int(level) > 0:
+                return record.store_timestamp + delay_level_ms(int(level), self.config.message_delay_level)
+        return tags_code(record.tags)
+
+    def _dispatch(self, record: MessageRecord, notify: bool) -> None:
+        if record.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT):
+            queue = self._queue(record.topic, record.queue_id)
+            code = self.tags_code_of(record)
+            if queue.put(record.queue_offset, record.physical_offset, record.total_size, code):
+                queue.last_store_timestamp = record.store_timestamp
+                self._stamps[1] = record.store_timestamp
+                if notify:
+                    self.arrivals.notify(MessageArrival(record.topic, record.queue_id, queue.max_offset, code,
+                                                        record.store_timestamp))
+        if self.config.message_index_enable:
+            self.index.build(record)
+            self._stamps[2] = record.store_timestamp
+
+    def _flush_logics(self) -> None:
+        for queue in list(self.queues.values()):
+            queue.flush()
+        self.index.flush()
+        if self._checkpoint is not None and not self._checkpoint.mm.closed:
+            stamps = CheckpointData(*self._stamps)
+            self._checkpoint.mm[:CHECKPOINT_FILE_SIZE] = encode_checkpoint(stamps)
+            self._checkpoint.wrote = CHECKPOINT_FILE_SIZE
+            self._checkpoint.flush()
+
+    # ---------------------------------------------------------------- reading
+
+    def get_messages(self, topic: str, queue_id: int, offset: int, max_nums: int,
+                     tag_codes: set[int] | None = None) -> GetResult:
+        """``DefaultMessageStore.getMessage`` for TAG filtering: statuses, next offsets and batch limits as
+        Java's (every message counts as in memory, the broker has no disk-lag mode)."""
+        queue = self.queues.get((topic, queue_id))
+        if queue is None:
+            return GetResult(GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, 0, 0, 0)
+        min_offset, max_offset = queue.min_offset, queue.max_offset
+        if max_offset == 0:
+            return GetResult(GetMessageStatus.NO_MESSAGE_IN_QUEUE, 0, min_offset, max_offset)
+        if offset < min_offset:
+            return GetResult(GetMessageStatus.OFFSET_TOO_SMALL, min_offset, min_offset, max_offset)
+        if offset == max_offset:
+            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_ONE, offset, min_offset, max_offset)
+        if offset > max_offset:
+            corrected = min_offset if min_offset == 0 else max_offset
+            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, corrected, min_offset, max_offset)
+        scan = max(MAX_FILTER_SCAN_BYTES, max_nums * CQ_ENTRY_SIZE) // CQ_ENTRY_SIZE
+        entries = queue.entries(offset, scan)
+        if entries is None:
+            return GetResult(GetMessageStatus.OFFSET_FOUND_NULL, queue.next_file_offset(offset), min_offset,
+                             max_offset)
+        status = GetMessageStatus.NO_MATCHED_MESSAGE
+        messages: list[bytes] = []
+        queue_offsets: list[int] = []
+        total_bytes = 0
+        scanned = 0
+        for scanned, (phys, size, code) in enumerate(entries):
+            if self._batch_full(size, max_nums, total_bytes, len(messages)):
+                break
+            if tag_codes is not None and to_int32(code) not in tag_codes:
+                continue
+            raw = self.commitlog.read(phys, size)
+            if raw is None:
+                if not messages:
+                    status = GetMessageStatus.MESSAGE_WAS_REMOVING
+                continue
+            messages.append(raw)
+            queue_offsets.append(offset + scanned)
+            total_bytes += size
+            status = GetMessageStatus.FOUND
+        else:
+            scanned = len(entries)
+        return GetResult(status, offset + scanned, min_offset, max_offset, messages, queue_offsets)
+
+    def _batch_full(self, size: int, max_nums: int, total_bytes: int, count: int) -> bool:
+        """``isTheBatchFull`` with the in-memory limits; the first message always fits."""
+        if not total_bytes or not count:
+            return False
+        return (count >= max_nums or total_bytes + size > self.config.max_transfer_bytes_on_message_in_memory
+                or count >= self.config.max_transfer_count_on_message_in_memory)
+
+    def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
+        return self.queues.get((topic, queue_id))
+
+    def max_offset(self, topic: str, queue_id: int) -> int:
+        queue = self.queues.get((topic, queue_id))
+        return queue.max_offset if queue else 0
+
+    def min_offset(self, topic: str, queue_id: int) -> int:
+        queue = self.queues.get((topic, queue_id))
+        return queue.min_offset if queue else 0
+
+    def queue_ids(self, topic: str) -> list[int]:
+        return sorted(qid for t, qid in self.queues if t == topic)
+
+    @property
+    def max_phy_offset(self) -> int:
+        return self.commitlog.max_offset
+
+    @property
+    def min_phy_offset(self) -> int:
+        return self.commitlog.min_offset
+
+    def commitlog_offset_in_queue(self, topic: str, queue_id: int, offset: int) -> int:
+        queue = self.queues.get((topic, queue_id))
+        entry = queue.entry(offset) if queue else None
+        return entry[0] if entry else 0
+
+    def message_store_timestamp(self, topic: str, queue_id: int, offset: int) -> int:
+        """Store time of the message at a queue offset, -1 if there is none (``getMessageStoreTimeStamp``)."""
+        queue = self.queues.get((topic, queue_id))
+        entry = queue.entry(offset) if queue else None
+        record = self.read_record(entry[0]) if entry else None
+        return record.store_timestamp if record else -1
+
+    def earliest_message_time(self, topic: str, queue_id: int) -> int:
+        return self.message_store_timestamp(topic, queue_id, self.min_offset(topic, queue_id))
+
+    def search_offset_by_timestamp(self, topic: str, queue_id: int, timestamp: int) -> int:
+        """``getOffsetInQueueByTime``: the offset whose store time equals ``timestamp``, else the nearer of
+        its two neighbours (binary search over the queue, store times read from the commitlog)."""
+        queue = self.queues.get((topic, queue_id))
+        if queue is None or queue.max_offset == 0:
+            return 0
+        low, high = queue.min_offset, queue.max_offset - 1
+        left = right = -1
+        left_time = right_time = -1
+        while low <= high:
+            mid = (low + high) // 2
+            stamp = self.message_store_timestamp(topic, queue_id, mid)
+            if stamp < 0:
+                return 0
+            if stamp == timestamp:
+                return mid
+            if stamp > timestamp:
+                high, right, right_time = mid - 1, mid, stamp
+            else:
+                low, left, left_time = mid + 1, mid, stamp
+        if left_time == -1:
+            return right
+        if right_time == -1:
+            return left
+        return right if abs(timestamp - left_time) > abs(timestamp - right_time) else left
+
+    def view_by_offset(self, phys_offset: int) -> bytes | None:
+        """The whole record at a commitlog offset (VIEW_MESSAGE_BY_ID decodes it from an offsetMsgId)."""
+        return self.commitlog.read_raw(phys_offset)
+
+    def read_record(self, phys_offset: int) -> MessageRecord | None:
+        return self.commitlog.read_record(phys_offset)
+
+    def query_by_key(self, topic: str, key: str, max_num: int, begin: int, end: int) -> QueryResult:
+        """QUERY_MESSAGE through the index. Like Java, records are returned for every hash match (the
+        client compares the keys); the count is capped at ``maxMsgsNumBatch``."""
+        offsets = self.index.query(topic, key, min(max_num, self.config.max_msgs_num_batch), begin, end)
+        raws = [raw for raw in map(self.view_by_offset, offsets) if raw is not None]
+        timestamp, phy_offset = self.index.last_update
+        return QueryResult(raws, timestamp, phy_offset)
+
+
+def _to_real_topic(parked: MessageRecord, sys_flag: int, prepared_offset: int) -> _Draft:
+    """A parked (delayed or half) message moved to REAL_TOPIC / REAL_QID. Java writes the string from the
+    decoded map before it clears DELAY / REAL_* / TRAN_MSG, so those keys stay in the stored string."""
+    props = parked.properties
+    return _Draft(props.get(PropertyKey.REAL_TOPIC, ""), int(props.get(PropertyKey.REAL_QUEUE_ID, "0")),
+                  parked.body, java_map_text(dict(props)), parked.born_timestamp, parked.born_host, sys_flag,
+                  parked.flag, parked.reconsume_times, prepared_offset)
+
+
+def _flush_timeout(result: PutResult) -> PutResult:
+    """The message is stored, but the flush it waited for did not finish in ``syncFlushTimeout``."""
+    return dataclasses.replace(result, status=PutMessageStatus.FLUSH_DISK_TIMEOUT)

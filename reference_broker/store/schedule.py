@@ -1,0 +1,104 @@
+"""Delivering delayed messages: each level's queue of SCHEDULE_TOPIC_XXXX is read in order and every
+entry whose deliver time (its tags code) has come is re-put to REAL_TOPIC / REAL_QID.
+
+Queue offsets per level survive restarts in ``config/delayOffset.json`` (written through the codec, the
+same fastjson layout Java writes: ``{"offsetTable":{1:1,2:1}}``), persisted periodically and at stop.
+A put into the schedule topic wakes the thread, so a short delay is honoured without polling fast.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from codec.store.configs import delay_offsets_from_json, delay_offsets_to_json, load_config, save_config
+from reference_broker.store.topics import SCHEDULE_TOPIC
+from spec.errors import StoreError
+
+if TYPE_CHECKING:
+    from reference_broker.store.message_store import MessageStore
+
+DELAY_OFFSET_FILE = "delayOffset.json"
+IDLE_WAIT_S = 1.0
+"""Longest sleep with nothing due: bounds how late a message re-put by a missed wake-up can be."""
+RETRY_WAIT_S = 0.1
+"""Pause after a failed re-put (Java retries a level after DELAY_FOR_A_WHILE = 100 ms)."""
+STOP_JOIN_TIMEOUT_S = 30.0
+
+
+class DelayScheduler:
+    def __init__(self, store: MessageStore, config_dir: Path, levels_ms: tuple[int, ...],
+                 persist_interval_s: float) -> None:
+        self._store = store
+        self._path = config_dir / DELAY_OFFSET_FILE
+        self._levels = len(levels_ms)
+        self._persist_interval = persist_interval_s
+        self.offsets: dict[int, int] = {}
+        self._cond = threading.Condition()
+        self._running = False
+        self._woken = False
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        try:
+            self.offsets = delay_offsets_from_json(load_config(self._path))
+        except StoreError:
+            self.offsets = {}
+        self._running = True
+        self._thread = threading.Thread(target=self._run, name="store-schedule", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._woken = True
+            self._cond.notify()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._running = False
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(STOP_JOIN_TIMEOUT_S)
+            self._thread = None
+            self.persist()
+
+    def persist(self) -> None:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        save_config(self._path, delay_offsets_to_json(dict(sorted(self.offsets.items()))))
+
+    def _run(self) -> None:
+        next_persist = time.monotonic() + self._persist_interval
+        while True:
+            waits = [self._deliver_due(level) for level in range(1, self._levels + 1)]
+            if time.monotonic() >= next_persist:
+                self.persist()
+                next_persist = time.monotonic() + self._persist_interval
+            with self._cond:
+                if not self._running:
+                    return
+                if not self._woken:
+                    self._cond.wait(min([IDLE_WAIT_S, *waits]))
+                self._woken = False
+
+    def _deliver_due(self, level: int) -> float:
+        """Re-put every due message of a level; returns seconds until its next message is due."""
+        queue = self._store.consume_queue(SCHEDULE_TOPIC, level - 1)
+        if queue is None:
+            return IDLE_WAIT_S
+        offset = max(self.offsets.get(level, 0), queue.min_offset)
+        while offset < queue.max_offset:
+            entry = queue.entry(offset)
+            if entry is None:
+                return RETRY_WAIT_S
+            phys, _, deliver_at = entry
+            due_in_ms = deliver_at - int(time.time() * 1000)
+            if due_in_ms > 0:
+                return due_in_ms / 1000
+            record = self._store.read_record(phys)
+            if record is not None and not self._store.put_delivered(record).status.stored:
+                return RETRY_WAIT_S
+            offset += 1
+            self.offsets[level] = offset
+        return IDLE_WAIT_S

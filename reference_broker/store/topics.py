@@ -1,0 +1,10 @@
+"""System topics whose messages the store itself writes or moves (delay levels, transactions)."""
+
+SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
+"""Delayed messages wait here, queue id = delay level - 1, until the scheduler re-puts them."""
+TRANS_HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
+"""Prepared (half) transactional messages, all in queue 0."""
+TRANS_OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
+"""One op message per ended transaction; its body is the half message's queue offset."""
+TRANS_OP_TAG = "d"
+"""``TransactionalMessageUtil.REMOVETAG``: the tag of every op message."""

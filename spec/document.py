@@ -29,6 +29,15 @@ DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 _NOT_SECTIONS = {"clauses", "errors", "document"}
 """Modules that hold machinery rather than protocol content."""
 
+_READING_ORDER = ("frame", "language", "codes", "binary_header", "json_header", "headers", "bodies",
+                  "properties", "message_id", "sysflag", "hashing", "commitlog", "consumequeue", "indexfile",
+                  "checkpoint", "store_layout", "behaviour")
+"""Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
+
+
+def _reading_key(name: str) -> tuple[int, str]:
+    return (_READING_ORDER.index(name) if name in _READING_ORDER else len(_READING_ORDER), name)
+
 
 def _cell(value: object) -> str:
     text = "" if value is None else str(value.name if isinstance(value, enum.Enum) else value)
@@ -122,7 +131,7 @@ def render() -> str:
     """The whole document as Markdown; deterministic for a given tree of spec modules."""
     clauses = all_clauses()
     modules = [importlib.import_module(f"spec.{info.name}")
-               for info in sorted(pkgutil.iter_modules(spec.__path__), key=lambda i: i.name)
+               for info in sorted(pkgutil.iter_modules(spec.__path__), key=lambda i: _reading_key(i.name))
                if info.name not in _NOT_SECTIONS]
     lines = [
         "# Apache RocketMQ classic protocol and store formats",

@@ -1,0 +1,141 @@
+"""JSON command bodies ⇄ Python values, following the bean tables of ``spec.bodies``.
+
+Bodies are read with the fastjson-compatible reader (route and cluster data carry unquoted integer
+keys) and written bean by bean in fastjson's order, so a body decoded from a Java peer re-encodes to the
+same bytes. Values are plain dicts and lists: the tables check shapes, they do not impose classes.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from construct import ConstructError
+
+from codec import fastjson
+from spec.bodies import (
+    CMD_BODY_BEAN_ORDER,
+    CMD_BODY_REGISTER_COMPRESSED,
+    DATA_VERSION,
+    REGISTER_BROKER_BODY,
+    BodyField,
+    BodySpec,
+    CompressedRegisterBrokerBody,
+    Json,
+)
+from spec.errors import BodyError
+
+_PYTHON_TYPES: dict[Json, tuple[type, ...]] = {
+    Json.STRING: (str,), Json.NUMBER: (int, float), Json.BOOLEAN: (bool,), Json.ARRAY: (list,),
+    Json.OBJECT: (dict,),
+}
+_TOPIC_CONFIG_WORDS = ("topicName", "readQueueNums", "writeQueueNums", "perm", "topicFilterType")
+"""Order of the space-separated words of ``TopicConfig.encode()``; 5.x appends an attributes word."""
+_ZLIB_BEST_COMPRESSION = 9
+
+
+def decode_body(spec: BodySpec, data: bytes) -> dict[str, Any]:
+    """The body as a dict, its known fields checked against the table (nested beans included)."""
+    try:
+        value = fastjson.loads(data)
+    except ValueError as exc:
+        raise BodyError(f"{spec.java_class} body is not JSON", expected="JSON object", seen=str(exc),
+                        clause=CMD_BODY_BEAN_ORDER.id) from None
+    _check_bean(spec, value)
+    return value  # type: ignore[no-any-return]
+
+
+def encode_body(spec: BodySpec, value: dict[str, Any]) -> bytes:
+    """UTF-8 JSON as fastjson writes the bean: properties sorted, nulls omitted, maps in given order."""
+    _check_bean(spec, value)
+    return fastjson.dumps(_ordered_bean(spec, value)).encode("utf-8")
+
+
+def decode_register_broker_body(data: bytes, *, compressed: bool) -> dict[str, Any]:
+    """RegisterBrokerBody in its JSON shape, from either wire form (the compressed one lacks the topic
+    fields TopicConfig.encode() leaves out: order and topicSysFlag)."""
+    if not compressed:
+        return decode_body(REGISTER_BROKER_BODY, data)
+    try:
+        plain = CompressedRegisterBrokerBody.parse(zlib.decompress(data))
+    except (zlib.error, ConstructError, UnicodeDecodeError) as exc:
+        raise BodyError("compressed RegisterBrokerBody is malformed", expected="zlib stream of the layout",
+                        seen=str(exc), clause=CMD_BODY_REGISTER_COMPRESSED.id) from None
+    table = {}
+    for encoded in plain.topic_configs:
+        words = encoded.split(" ")
+        if len(words) < len(_TOPIC_CONFIG_WORDS):
+            raise BodyError("TopicConfig.encode() string too short", expected=_TOPIC_CONFIG_WORDS,
+                            seen=encoded, clause=CMD_BODY_REGISTER_COMPRESSED.id)
+        topic: dict[str, Any] = dict(zip(_TOPIC_CONFIG_WORDS, words, strict=False))
+        for number in ("readQueueNums", "writeQueueNums", "perm"):
+            topic[number] = int(topic[number])
+        table[topic["topicName"]] = topic
+    return {"filterServerList": fastjson.loads(plain.filter_server_list),
+            "topicConfigSerializeWrapper": {"dataVersion": fastjson.loads(plain.data_version),
+                                            "topicConfigTable": table}}
+
+
+def encode_register_broker_body(value: dict[str, Any], *, compressed: bool) -> bytes:
+    if not compressed:
+        return encode_body(REGISTER_BROKER_BODY, value)
+    _check_bean(REGISTER_BROKER_BODY, value)
+    wrapper = value["topicConfigSerializeWrapper"]
+    plain = CompressedRegisterBrokerBody.build({
+        "data_version": encode_body(DATA_VERSION, wrapper["dataVersion"]).decode("utf-8"),
+        "topic_configs": [" ".join(str(topic[word]) for word in _TOPIC_CONFIG_WORDS)
+                          for topic in wrapper["topicConfigTable"].values()],
+        "filter_server_list": fastjson.dumps(value.get("filterServerList") or []),
+    })
+    return zlib.compress(plain, _ZLIB_BEST_COMPRESSION)
+
+
+def _check_bean(spec: BodySpec, value: Any) -> None:
+    if not isinstance(value, dict):
+        raise BodyError(f"{spec.java_class} is not an object", expected="object", seen=type(value).__name__,
+                        clause=CMD_BODY_BEAN_ORDER.id)
+    for field in spec.fields:
+        item = value.get(field.key)
+        if item is None:
+            continue
+        allowed = _PYTHON_TYPES[field.kind]
+        if not isinstance(item, allowed) or (field.kind is Json.NUMBER and isinstance(item, bool)):
+            raise BodyError(f"{spec.java_class}.{field.key} has the wrong JSON type",
+                            expected=field.kind.value, seen=type(item).__name__,
+                            clause=CMD_BODY_BEAN_ORDER.id)
+        for element in _nested(field, item):
+            _check_bean(field.bean, element)  # type: ignore[arg-type]
+
+
+def _nested(field: BodyField, item: Any) -> list[Any]:
+    """The nested beans of a field's value: itself, its elements or its map values."""
+    if field.bean is None:
+        return []
+    if field.kind is Json.ARRAY:
+        return list(item)
+    return list(item.values()) if field.is_map else [item]
+
+
+def _ordered_bean(spec: BodySpec, value: dict[str, Any]) -> dict[str, Any]:
+    fields = {f.key: f for f in spec.fields}
+    ordered = {}
+    for key in sorted(value):
+        item = value[key]
+        if item is None:
+            continue
+        field = fields.get(key)
+        if field is not None and field.bean is not None:
+            item = _ordered_nested(field, item)
+        ordered[key] = item
+    return ordered
+
+
+def _ordered_nested(field: BodyField, item: Any) -> Any:
+    bean = field.bean
+    assert bean is not None
+    if field.kind is Json.ARRAY:
+        return [_ordered_bean(bean, element) for element in item]
+    if field.is_map:
+        return {key: _ordered_bean(bean, element) for key, element in item.items()}
+    return _ordered_bean(bean, item)
+

@@ -78,7 +78,13 @@ function describe(message) {
 async function push(flags) {
   common.required(flags, 'namesrv', 'topic', 'group', 'expect');
   const arrivals = new common.Arrivals(Number(flags.expect), Number(flags['idle-timeout']));
-  const consumer = new Consumer({ ...clientOptions(flags), consumerGroup: flags.group });
+  // A new group starts at the head of each queue, as in the golden capture; the default (last offset)
+  // would skip whatever a test produced before the consumer started.
+  const consumer = new Consumer({
+    ...clientOptions(flags),
+    consumerGroup: flags.group,
+    consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+  });
   consumer.on('error', err => common.emit('error', { stage: 'consume', type: err.name, message: err.message }));
   consumer.subscribe(flags.topic, flags.expression, async message => {
     common.emit('received', describe(message));

@@ -13,6 +13,7 @@ import pytest
 
 from codec.fastjson import dumps
 from codec.store import IndexFile, MessageRecord, StoreDirectory, index_keys, save_config
+from codec.store.configs import TOPIC_TABLE, consumer_offsets_to_json, delay_offsets_to_json, table_to_json
 from spec.consumequeue import delay_level_ms
 from spec.hashing import tags_code
 from spec.indexfile import entry_position, slot_position
@@ -254,3 +255,16 @@ def test_config_files_are_rewritten_byte_identically(
     save_config(target, store.config(name))
     assert target.read_text() == original
     assert (tmp_path / f"{name}.bak").read_text() == "old"
+
+
+def test_typed_config_writers_reproduce_the_files(store: StoreDirectory) -> None:
+    def original(name: str) -> str:
+        return (store.root / CONFIG_DIR / name).read_text()
+
+    assert dumps(consumer_offsets_to_json(store.consumer_offsets()), pretty=True) == original(
+        "consumerOffset.json"
+    )
+    assert dumps(delay_offsets_to_json(store.delay_offsets()), pretty=True) == original("delayOffset.json")
+    version = store.config("topics.json")["dataVersion"]
+    topics = table_to_json(store.topics(), TOPIC_TABLE, version["counter"], version["timestamp"])
+    assert dumps(topics, pretty=True) == original("topics.json")

@@ -1,0 +1,47 @@
+"""One way to build a local SparkSession with this project's data sources registered.
+
+Jobs, tests and benchmarks all go through here so that they measure and check the same configuration.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+
+DEFAULT_SHUFFLE_PARTITIONS = 4
+"""Spark's default of 200 shuffle partitions turns every small join into hundreds of empty tasks; the
+jobs here run on a laptop-sized ``local[n]``, where a handful per core keeps joins balanced."""
+
+ARROW_BATCH_ROWS = 8192
+"""Rows per Arrow batch handed between the JVM and Python workers (Spark's default is 10,000); a power of
+two near it keeps one batch of message rows with 1 KiB bodies well under a worker's memory."""
+
+
+def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
+                  shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS) -> SparkSession:
+    """A ``local[cores]`` session, UI off, with the ``rocketmq-store`` and ``rocketmq`` formats registered.
+
+    ``getOrCreate`` returns an already running session unchanged apart from the runtime options set here,
+    so callers that need a different core count must stop the running session first.
+    """
+    spark = (
+        SparkSession.builder.master(f"local[{cores}]")
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH_ROWS))
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    register_sources(spark)
+    return spark
+
+
+def register_sources(spark: SparkSession) -> None:
+    from spark_tests.live_source import RocketMQLiveDataSource
+    from spark_tests.store_source import RocketMQStoreDataSource
+
+    spark.dataSource.register(RocketMQStoreDataSource)
+    spark.dataSource.register(RocketMQLiveDataSource)

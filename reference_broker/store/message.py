@@ -88,10 +88,14 @@ def add_cluster(properties: dict[str, str], cluster: str) -> int:
 
 
 def producer_text(properties: dict[str, str], peak_size: int) -> str:
-    """The string stored for a producer's message: the map without WAIT (the broker saves those bytes
-    but keeps WAIT in the map, so later rewrites of the string bring it back)."""
-    kept = {name: value for name, value in properties.items() if name != PropertyKey.WAIT}
-    return java_map_text(kept, peak_size)
+    """The string stored for a producer's message: the map without WAIT. Java removes WAIT to save the
+    bytes and puts it back for later checks, which moves it behind the other keys of its HashMap bucket,
+    so a later rewrite of the string (delay, half message) has DELAY before WAIT; the map here follows."""
+    wait = properties.pop(PropertyKey.WAIT, None)
+    text = java_map_text(properties, peak_size)
+    if wait is not None:
+        properties[PropertyKey.WAIT] = wait
+    return text
 
 
 def batch_item_text(item_text: str, batch_text: str) -> str:

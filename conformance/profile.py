@@ -8,7 +8,7 @@ shows the citation. A deviation without a citation is refused: the profile is ev
 
 from __future__ import annotations
 
-import fnmatch
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,7 @@ class ProfileError(ValueError):
 @dataclass(frozen=True)
 class Deviation:
     case: str
-    """A case id or an fnmatch pattern over case ids."""
+    """A case id, in which ``*`` matches any run of characters (brackets are literal, as in ids)."""
     verdict: Verdict
     reason: str
     source: str
@@ -40,16 +40,20 @@ class Profile:
     deviations: tuple[Deviation, ...] = ()
 
     def deviation_for(self, case_id: str) -> Deviation | None:
-        return next((d for d in self.deviations if fnmatch.fnmatchcase(case_id, d.case)), None)
+        return next((d for d in self.deviations if _matches(d.case, case_id)), None)
+
+
+def _matches(pattern: str, case_id: str) -> bool:
+    return re.fullmatch(".*".join(re.escape(part) for part in pattern.split("*")), case_id) is not None
 
 
 NO_PROFILE = Profile("unprofiled")
 
 
 def load(path: Path) -> Profile:
-    """Read a profile; a bare name (no suffix) is looked up among the profiles shipped with the suite."""
-    if not path.suffix:
-        path = PROFILES_DIR / f"{path}.toml"
+    """Read a profile; a name without ``.toml`` is looked up among the profiles shipped with the suite."""
+    if path.suffix != ".toml":
+        path = PROFILES_DIR / f"{path.name}.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codec.command import RemotingCommand, encode
-from codec.framing import FrameDecoder
+from codec.framing import FrameDecoder, FrameRejected
 from conformance.recorder import Direction, Exchange
 from spec.language import LanguageCode
 
@@ -179,7 +179,10 @@ class Connection:
         self._exchange.bytes(self.number, Direction.RECEIVED, data)
         self.raw += data
         if decode:
-            self._ready.extend(event.command for event in self._decoder.receive_data(data))
+            for event in self._decoder.receive_data(data):
+                if isinstance(event, FrameRejected):
+                    raise event.error
+                self._ready.append(event.command)
         return True
 
     def close(self) -> None:

@@ -1,0 +1,117 @@
+"""The conformance framework's own parts: reports, profiles, results, the CLI's pytest command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import cli, profile
+from conformance.recorder import Direction, Exchange, Record
+from conformance.report import console, json_files, junit
+from conformance.report.matrix import by_area, conforms
+from conformance.result import CaseResult, render
+from conformance.target import Target
+from conformance.verdict import Verdict
+from conformance.wire import Endpoint
+from tests.conformance_results import sample_results
+
+
+def test_matrix_counts_each_verdict_per_area() -> None:
+    table = by_area(sample_results())
+    assert list(table) == ["framing", "headers", "total"]
+    assert all(table["framing"][v] == 1 for v in Verdict)
+    assert table["total"][Verdict.FAIL] == 2
+
+
+@pytest.mark.parametrize(("verdict", "strict", "ok"), [
+    (Verdict.PASS, True, True), (Verdict.NON_STRICT, False, True), (Verdict.NON_STRICT, True, False),
+    (Verdict.UNSUPPORTED, True, True), (Verdict.FAIL, False, False), (Verdict.CRASH, False, False),
+])
+def test_conformance_judgement(verdict: Verdict, strict: bool, ok: bool) -> None:
+    result = sample_results()[0]
+    result.verdict = verdict
+    assert conforms([result], strict=strict) is ok
+
+
+def test_console_summary_lists_failures() -> None:
+    text = console.summary(sample_results())
+    assert "framing" in text and "total" in text
+    assert "FAIL       framing::case_fail" in text
+    assert "expected 1, actual 2" in text
+
+
+def test_json_report_round_trips(tmp_path: Path) -> None:
+    index_path = json_files.write(tmp_path, sample_results(), {"title": "t"})
+    index = json.loads(index_path.read_text())
+    assert index["totals"]["CRASH"] == 2
+    first = index["cases"][0]
+    restored = CaseResult.from_json(json.loads((tmp_path / first["file"]).read_text()))
+    assert restored.verdict.value == first["verdict"]
+    assert restored.frames[0]["hex"] == "0000000c"
+
+
+@pytest.mark.parametrize(("strict", "failures"), [(False, 2), (True, 3)])
+def test_junit_maps_verdicts(tmp_path: Path, strict: bool, failures: int) -> None:
+    root = ET.parse(junit.write(tmp_path / "j.xml", sample_results(), strict=strict)).getroot()
+    suite = root.find("testsuite[@name='framing']")
+    assert suite is not None
+    assert suite.get("failures") == str(failures)
+    assert suite.get("skipped") == "1"
+    verdicts = {p.get("value") for p in suite.iter("property") if p.get("name") == "verdict"}
+    assert verdicts == {v.value for v in Verdict}
+
+
+def test_render_makes_values_json_safe() -> None:
+    assert render({"b": b"\x01\x02", "s": {3, 1}, "o": Verdict.PASS}) == {"b": "0102", "s": [1, 3],
+                                                                         "o": repr(Verdict.PASS)}
+
+
+def test_exchange_logs_hex_and_events() -> None:
+    ticks = iter([0.0, 0.5, 1.0])
+    exchange = Exchange(clock=lambda: next(ticks))
+    exchange.bytes(1, Direction.SENT, b"\x00\x01")
+    exchange.event(1, "closed by peer")
+    lines = exchange.text().splitlines()
+    assert lines[0].endswith("c1 > 0001")
+    assert lines[1].endswith("c1 * closed by peer")
+    assert Record.from_json(exchange.records[0].to_json()) == exchange.records[0]
+
+
+def test_profile_requires_citations(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('[[deviation]]\ncase = "headers::*"\nverdict = "NON-STRICT"\nreason = "r"\n')
+    with pytest.raises(profile.ProfileError, match="source"):
+        profile.load(path)
+    path.write_text('[[deviation]]\ncase = "headers::*"\nverdict = "PASS"\nreason = "r"\nsource = "s"\n')
+    with pytest.raises(profile.ProfileError, match="cannot be judged"):
+        profile.load(path)
+
+
+def test_shipped_profile_matches_cases() -> None:
+    shipped = profile.load(Path("rocketmq-4.9.8"))
+    assert shipped.deviations
+    assert shipped.deviation_for("headers::unknown_code[namesrv-unknown-code-json]") is not None
+    assert shipped.deviation_for("framing::largest_length_accepted[broker]") is None
+
+
+def test_endpoint_parsing() -> None:
+    assert Endpoint.parse("127.0.0.1:9876") == Endpoint("127.0.0.1", 9876)
+    assert Endpoint.parse("[::1]:10911") == Endpoint("::1", 10911)
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        Endpoint.parse("localhost")
+
+
+def test_cli_builds_pytest_arguments() -> None:
+    args = argparse.Namespace(report=Path("r"), profile=None, strict=True, selection="framing", workers=None,
+                              verbose=False)
+    argv = cli.pytest_args(Target(Endpoint("h", 1), Endpoint("h", 2)), args)
+    assert "--rmq-namesrv=h:1" in argv and "--rmq-broker=h:2" in argv and "--rmq-strict" in argv
+    assert argv[argv.index("-k") + 1] == "framing"
+    assert argv[argv.index("-m") + 1] == "not slow"
+    assert argv[argv.index("-n") + 1] == cli.DEFAULT_WORKERS
+    store_argv = cli.pytest_args(Target(store=Path("s")), args)
+    assert "-n" not in store_argv and "--rmq-store=s" in store_argv

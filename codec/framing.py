@@ -3,8 +3,9 @@
 The caller owns the socket and feeds whatever chunks it reads; the decoder never blocks and never reads
 ahead. Like h2's connection object it raises on a protocol error, and it judges the length and type words
 as soon as they arrive, so a peer announcing a huge or malformed frame is refused before the decoder
-waits for (or buffers) the bytes it announced. Java closes the connection on any decode error, so after
-one the decoder refuses all further data.
+waits for (or buffers) the bytes it announced. Java's decoder hands every frame completed before a bad one
+to the server before it closes the connection, so the decoder does the same: the frames of a chunk come
+out in order, followed by a terminal :class:`FrameRejected` event, after which it refuses all further data.
 """
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ class FrameReceived:
     command: RemotingCommand
 
 
+@dataclass(frozen=True)
+class FrameRejected:
+    """The stream broke the framing rules: the connection is to be closed without a response."""
+
+    error: RocketMQSpecError
+
+
+Event = FrameReceived | FrameRejected
+
+
 class FrameDecoder:
     def __init__(self) -> None:
         self._buffer = bytearray()
@@ -48,28 +59,30 @@ class FrameDecoder:
         """Bytes received but not yet part of a complete frame."""
         return len(self._buffer)
 
-    def receive_data(self, data: bytes) -> list[FrameReceived]:
+    def receive_data(self, data: bytes) -> list[Event]:
         """Feed bytes; get every frame they complete, in order.
 
-        On a malformed frame this raises :class:`FrameError`, or :class:`HeaderError` for an undecodable
-        header (frames completed earlier in the same call are dropped with it, as the connection is to be
-        closed anyway), and every later call raises :class:`FrameError`.
+        A malformed frame (a :class:`FrameError`, or a :class:`HeaderError` for an undecodable header) ends
+        the list with a :class:`FrameRejected` event; feeding the decoder after that raises
+        :class:`FrameError`, since the connection should already be closed.
         """
         if self._error is not None:
             raise FrameError("decoder closed by an earlier frame error", expected="no data after the error",
                              seen=len(data), clause=FRAME_CLOSE_ON_ERROR.id) from self._error
         self._buffer += data
+        events: list[Event] = []
         try:
-            return self._drain()
+            self._drain(events)
         except RocketMQSpecError as exc:
             self._error = exc
             self._buffer.clear()
-            raise
+            events.append(FrameRejected(exc))
+        return events
 
-    def _drain(self) -> list[FrameReceived]:
-        events: list[FrameReceived] = []
-        start = 0
+    def _drain(self, events: list[Event]) -> None:
+        """Append each complete frame to ``events``; raise on the first malformed one."""
         buffer = self._buffer
+        start = 0
         while len(buffer) - start >= LENGTH_FIELD_SIZE:
             (length,) = struct.unpack_from(">i", buffer, start)
             check_length(length)
@@ -83,4 +96,3 @@ class FrameDecoder:
             events.append(FrameReceived(frame, decode_payload(frame[LENGTH_FIELD_SIZE:])))
             start = end
         del buffer[:start]
-        return events

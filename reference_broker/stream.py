@@ -13,8 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from codec.command import RemotingCommand, encode
-from codec.framing import FrameDecoder
-from spec.errors import RocketMQSpecError
+from codec.framing import FrameDecoder, FrameRejected
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +45,10 @@ class FramedStream:
                 if not data:
                     return
                 for event in decoder.receive_data(data):
+                    if isinstance(event, FrameRejected):
+                        log.warning("closing %s: undecodable input: %s", self.peer, event.error)
+                        return
                     yield event.command
-        except RocketMQSpecError as exc:
-            log.warning("closing %s: undecodable input: %s", self.peer, exc)
         except TimeoutError:
             log.info("closing %s: idle for %s s", self.peer, idle_timeout)
         except (ConnectionError, asyncio.IncompleteReadError) as exc:

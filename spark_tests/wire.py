@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from types import TracebackType
 
 from codec.command import RemotingCommand, encode
-from codec.framing import FrameDecoder
+from codec.framing import FrameDecoder, FrameRejected
 from spec.errors import SpecViolation
 from spec.frame import SerializeType
 
@@ -84,5 +84,7 @@ class WireClient:
             if not chunk:
                 raise ConnectionError(f"{self.addr} closed the connection before responding")
             for event in self._decoder.receive_data(chunk):
+                if isinstance(event, FrameRejected):
+                    raise event.error
                 if event.command.is_response and event.command.opaque == opaque:
                     return event.command

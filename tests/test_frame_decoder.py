@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codec.command import RemotingCommand, encode
-from codec.framing import FrameDecoder
+from codec.framing import FrameDecoder, FrameReceived, FrameRejected
 from spec.errors import FrameError, HeaderError
 from spec.frame import MAX_LENGTH_VALUE, SerializeType
 
@@ -61,29 +61,34 @@ def test_partial_frame_stays_buffered() -> None:
 ])
 def test_bad_words_refused_before_the_frame_arrives(prefix: bytes, clause: str) -> None:
     decoder = FrameDecoder()
-    with pytest.raises(FrameError) as info:
-        decoder.receive_data(prefix)
-    assert info.value.clause == clause
-    assert info.value.expected is not None and info.value.seen is not None
-    assert decoder.error is info.value
+    [event] = decoder.receive_data(prefix)
+    assert isinstance(event, FrameRejected)
+    assert isinstance(event.error, FrameError)
+    assert event.error.clause == clause
+    assert event.error.expected is not None and event.error.seen is not None
+    assert decoder.error is event.error
     assert decoder.buffered == 0
 
 
 def test_decoder_refuses_data_after_an_error() -> None:
     decoder = FrameDecoder()
-    with pytest.raises(FrameError):
-        decoder.receive_data(struct.pack(">i", -1))
+    [rejected] = decoder.receive_data(struct.pack(">i", -1))
+    assert isinstance(rejected, FrameRejected)
     with pytest.raises(FrameError) as info:
         decoder.receive_data(encode(RemotingCommand(34)))
     assert info.value.clause == "RMQ-FRAME-CLOSE-ON-ERROR"
 
 
-def test_bad_header_closes_the_decoder() -> None:
+def test_frames_before_a_bad_one_are_delivered_then_the_decoder_closes() -> None:
+    """Java's decoder passes on every frame it completed before the malformed one, then closes."""
     bad_header = b"{nope"
     bad = struct.pack(">iI", 4 + len(bad_header), len(bad_header)) + bad_header
+    good = encode(RemotingCommand(34, opaque=7))
     decoder = FrameDecoder()
-    with pytest.raises(HeaderError) as info:
-        decoder.receive_data(encode(RemotingCommand(34)) + bad)
-    assert decoder.error is info.value
+    first, second, rejected = decoder.receive_data(good + good + bad)
+    assert isinstance(first, FrameReceived) and isinstance(second, FrameReceived)
+    assert first.command.opaque == second.command.opaque == 7
+    assert isinstance(rejected, FrameRejected) and isinstance(rejected.error, HeaderError)
+    assert decoder.error is rejected.error
     with pytest.raises(FrameError):
         decoder.receive_data(b"")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from codec.command import RemotingCommand
-from codec.framing import FrameDecoder
+from codec.framing import FrameDecoder, FrameRejected
 from spec.codes import code_name
 from spec.errors import RocketMQSpecError
 
@@ -26,6 +26,8 @@ def frames_in(data: bytes) -> Iterator[tuple[int, RemotingCommand]]:
     decoder = FrameDecoder()
     offset = 0
     for event in decoder.receive_data(data):
+        if isinstance(event, FrameRejected):
+            raise event.error
         yield offset, event.command
         offset += len(event.frame)
     if decoder.buffered:

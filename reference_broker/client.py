@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from codec.command import RemotingCommand
 from reference_broker.stream import FramedStream
 from spec.frame import SerializeType
+from spec.version import CURRENT_VERSION
 
 DEFAULT_TIMEOUT = 6.0
 """Seconds to wait for a response (Java's ``registerBrokerTimeoutMills`` is 6000)."""
@@ -22,7 +23,7 @@ DEFAULT_TIMEOUT = 6.0
 MAX_PUSHED = 1024
 """Server-pushed requests kept unread; older ones are dropped so a silent caller cannot grow memory."""
 
-CLIENT_VERSION = 409
+CLIENT_VERSION = int(CURRENT_VERSION)
 """Version this client announces: 4.9.8, so servers pick their 4.9.8-client behaviour."""
 
 _opaques = itertools.count()

@@ -67,6 +67,10 @@ class BrokerConfig:
     msg_trace_topic_name: str = "RMQ_SYS_TRACE_TOPIC"
     region_id: str = "DefaultRegion"
     trace_on: bool = True
+    reject_transaction_message: bool = False
+    enable_property_filter: bool = False
+    """SQL92 filtering is not implemented, so a pull asking for it is refused as a 4.9.8 broker with the
+    default ``enablePropertyFilter=false`` refuses it."""
     register_name_server_period: int = 30_000
     """Milliseconds between registrations; Java clamps it to [10000, 60000]."""
     long_polling_enable: bool = True

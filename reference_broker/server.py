@@ -23,10 +23,11 @@ from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
 from spec.headers import HeaderSpec, header_for
+from spec.version import CURRENT_VERSION
 
 log = logging.getLogger(__name__)
 
-SERVER_VERSION = 409
+SERVER_VERSION = int(CURRENT_VERSION)
 """MQVersion ordinal written in our responses: the 4.9.8 server whose behaviour is reproduced."""
 
 SERVER_CHANNEL_MAX_IDLE = 120.0
@@ -38,6 +39,8 @@ server answers SYSTEM_BUSY like Java's full executor queue, so one peer cannot m
 tasks."""
 
 OVERLOAD_REMARK = "[OVERLOAD]system busy, start flow control for a while"
+FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
+"""``FAQUrl.suggestTodo``: 4.9.8 points every "apply first" and "does not exist" remark at one FAQ page."""
 
 
 class Connection(FramedStream):
@@ -54,6 +57,8 @@ class Connection(FramedStream):
 class Request:
     command: RemotingCommand
     connection: Connection
+    server_serialize_type: SerializeType = SerializeType.JSON
+    """The serving process's own serialization, used by responses a processor writes itself."""
 
     def header(self) -> dict[str, Any]:
         """The request's custom header, typed through the spec's table for its code.
@@ -68,21 +73,35 @@ class Request:
 
     def reply(self, code: int = ResponseCode.SUCCESS, remark: str | None = None,
               header: Mapping[str, Any] | None = None, body: bytes | None = None,
-              extra_fields: Mapping[str, str] | None = None) -> RemotingCommand:
+              extra_fields: Mapping[str, str] | None = None, *, direct: bool = False) -> RemotingCommand:
         """A normal-path response: the request's opaque and serialization, our version.
 
         ``header`` (typed values, encoded through the spec's response table for the request's code)
         gives the response an extFields map even when empty, as Java does whenever a processor creates
         its response with a header class; without it extFields is absent. ``extra_fields`` adds keys
-        that are not header fields (MSG_REGION, TRACE_ON).
+        that are not header fields (MSG_REGION, TRACE_ON). ``direct`` marks a response Java's processor
+        writes to the channel itself (a woken long poll, a QUERY_MESSAGE or VIEW_MESSAGE_BY_ID body):
+        those skip the step that copies the request's serialization, so they go out in the server's own.
         """
         ext_fields: dict[str, str] | None = None
         if header is not None:
             spec = header_for(self.command.code, is_response=True)
-            ext_fields = {} if spec is None and not header else encode_header(_require(spec), header)
+            ext_fields = encode_header(_require(spec), header) if header else {}
         if extra_fields:
             ext_fields = {**(ext_fields or {}), **extra_fields}
-        return self.command.response(int(code), remark, ext_fields, body, version=SERVER_VERSION)
+        response = self.command.response(int(code), remark, ext_fields, body, version=SERVER_VERSION)
+        if direct:
+            response.serialize_type = self.server_serialize_type
+        return response
+
+
+class Refused(Exception):
+    """A processor's check failed before any work: the response code and remark Java answers with."""
+
+    def __init__(self, code: int, remark: str) -> None:
+        super().__init__(remark)
+        self.code = code
+        self.remark = remark
 
 
 def _require(spec: HeaderSpec | None) -> HeaderSpec:
@@ -148,11 +167,26 @@ class RemotingServer:
         self.port = 0
 
     async def start(self, host: str, port: int) -> int:
-        """Listen on ``host:port`` (0 = a free port); returns the bound port."""
-        self._server = await asyncio.start_server(self._serve, host, port)
-        self.port = self._server.sockets[0].getsockname()[1]
-        log.info("%s listening on %s:%d", self.name, host, self.port)
+        """Listen on ``host:port`` (0 = a free port) and serve; returns the bound port."""
+        await self.bind(host, port)
+        await self.serve()
         return self.port
+
+    async def bind(self, host: str, port: int) -> int:
+        """Take the port without accepting yet: the broker's store needs the port (its store host)
+        before the first request may reach a handler."""
+        self._server = await asyncio.start_server(self._serve, host, port, start_serving=False)
+        self.port = self._server.sockets[0].getsockname()[1]
+        log.info("%s bound to %s:%d", self.name, host, self.port)
+        return self.port
+
+    async def serve(self, dispatch: DispatchTable | None = None) -> None:
+        """Start accepting on the bound port, optionally with the complete dispatch table."""
+        if self._server is None:
+            raise RuntimeError(f"{self.name} is not bound")
+        if dispatch is not None:
+            self.dispatch = dispatch
+        await self._server.start_serving()
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -212,7 +246,7 @@ class RemotingServer:
                                                  self.default_serialize_type))
             return
         try:
-            response = await handler(Request(command, connection))
+            response = await handler(Request(command, connection, self.default_serialize_type))
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -31,7 +31,7 @@ QUERY_OFFSET_NOT_FOUND = "Not found, V3_0_6_SNAPSHOT maybe this group consumer b
 Notifier = Callable[[str], Awaitable[None]]
 """Sends NOTIFY_CONSUMER_IDS_CHANGED to every member of a consumer group."""
 MinOffset = Callable[[str, int], int]
-"""Minimum logical offset of a queue (0 while the broker has no store)."""
+"""Minimum logical offset of a queue, from the message store."""
 
 
 def _queues(body: dict[str, Any]) -> list[MessageQueue]:

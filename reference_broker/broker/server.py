@@ -3,6 +3,11 @@
 The main port serves every handler; the fast port (listenPort - 2) serves the same table without
 PULL_MESSAGE, as Java's fast remoting server does. Background tasks are the client-channel expiry scan
 and the periodic consumer-offset flush; registration with name servers lives in ``registration``.
+
+The message store is opened (recovering whatever a previous run left) after the main port is bound and
+before it accepts anything: records carry the broker's ``brokerIP1:listenPort`` as store host, and a
+port of 0 is only known once bound. It is closed after both ports have stopped, so no handler can put
+into a closed store.
 """
 
 from __future__ import annotations
@@ -17,14 +22,19 @@ from codec.command import RemotingCommand
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
+from reference_broker.broker.long_polling import PullHold
+from reference_broker.broker.lookup import LookupHandlers
 from reference_broker.broker.offsets import FLUSH_INTERVAL, ConsumerOffsetManager
 from reference_broker.broker.persistence import ConfigFiles
+from reference_broker.broker.pull import PullHandlers
 from reference_broker.broker.registration import BrokerRegistrar
+from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import TopicConfigManager
 from reference_broker.client import next_opaque
 from reference_broker.config import BrokerConfig
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
+from reference_broker.store import MessageStore, StoreConfig
 from spec.codes import RequestCode
 
 log = logging.getLogger(__name__)
@@ -41,14 +51,19 @@ class Broker:
         self.clients = ClientManager(self.config.channel_expired_timeout / 1000)
         self.offsets = ConsumerOffsetManager(files)
         self.locks = RebalanceLockManager(self.config.lock_max_live_time / 1000)
+        self.store: MessageStore | None = None
+        self.hold: PullHold | None = None
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
-                                       self.notify_consumer_ids_changed, lambda topic, queue_id: 0)
+                                       self.notify_consumer_ids_changed, self._min_offset)
         dispatch = DispatchTable(self.handlers.table())
         self.server = RemotingServer("broker", dispatch, on_close=self._closed)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
                                           on_close=self._closed)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
+
+    def _min_offset(self, topic: str, queue_id: int) -> int:
+        return self.store.min_offset(topic, queue_id) if self.store is not None else 0
 
     @property
     def addr(self) -> str:
@@ -59,12 +74,34 @@ class Broker:
         return f"{self.config.bind_address}:{self.fast_server.port}"
 
     async def start(self) -> None:
-        self.config.listen_port = await self.server.start(self.config.bind_address, self.config.listen_port)
-        self.config.fast_listen_port = await self.fast_server.start(self.config.bind_address,
-                                                                    self.config.resolved_fast_port)
+        self.config.listen_port = await self.server.bind(self.config.bind_address, self.config.listen_port)
+        try:
+            self.config.fast_listen_port = await self.fast_server.bind(self.config.bind_address,
+                                                                       self.config.resolved_fast_port)
+            dispatch = self._open_store()
+        except BaseException:
+            await self.fast_server.stop()
+            await self.server.stop()
+            raise
+        await self.server.serve(dispatch)
+        await self.fast_server.serve(dispatch.without(RequestCode.PULL_MESSAGE))
         await self.registrar.start()
         self._tasks = [asyncio.ensure_future(self._scan_clients()),
                        asyncio.ensure_future(self._flush_offsets())]
+
+    def _open_store(self) -> DispatchTable:
+        """Open the store for the bound port and return the full dispatch table over it."""
+        store = self.store = MessageStore(StoreConfig.from_broker(self.config)).open()
+        store.arrivals.bind_loop(asyncio.get_running_loop())
+        self.hold = PullHold(store.arrivals)
+        handlers = {
+            **self.handlers.table(),
+            **SendHandlers(self.config, self.topics, self.groups, store).table(),
+            **PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
+                           self.hold).table(),
+            **LookupHandlers(store).table(),
+        }
+        return DispatchTable(handlers)
 
     async def stop(self) -> None:
         for task in [*self._tasks, *self._notifications]:
@@ -75,6 +112,10 @@ class Broker:
         await self.fast_server.stop()
         await self.server.stop()
         self.offsets.persist()
+        if self.hold is not None:
+            self.hold.close()
+        if self.store is not None:
+            self.store.close()
 
     async def notify_consumer_ids_changed(self, group: str) -> None:
         """Tell every member of ``group`` to rebalance (oneway, as Java sends it)."""

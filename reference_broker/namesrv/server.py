@@ -17,20 +17,16 @@ from reference_broker.config import NamesrvConfig
 from reference_broker.namesrv.bodies import decode_register_broker_body, route_data_json
 from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from reference_broker.namesrv.routes import RouteTable
-from reference_broker.server import Connection, DispatchTable, Handler, RemotingServer, Request
+from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
+from spec.version import MQVersion
 
 log = logging.getLogger(__name__)
-
-FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
-"""``FAQUrl.suggestTodo(FAQUrl.APPLY_TOPIC_URL)`` as a 4.9.8 name server appends it."""
 
 FIRST_SCAN_DELAY = 5.0
 """Seconds before the first expiry scan (4.9.8 schedules it 5 s after start)."""
 
-STANDARD_JSON_SINCE = 401
-"""MQVersion ordinal of 4.9.4: from it on, clients get route data as standard JSON (quoted keys)."""
 
 class NameServer:
     def __init__(self, config: NamesrvConfig | None = None) -> None:
@@ -117,7 +113,7 @@ class NameServer:
             order_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
             if order_conf is not None:
                 route["orderTopicConf"] = order_conf
-        standard = header.get("acceptStandardJsonOnly") or request.command.version >= STANDARD_JSON_SINCE
+        standard = header.get("acceptStandardJsonOnly") or request.command.version >= MQVersion.V4_9_4
         return request.reply(body=route_data_json(route, standard=standard))
 
     async def get_cluster_info(self, request: Request) -> RemotingCommand:

@@ -1,0 +1,150 @@
+"""PULL_MESSAGE: Java's checks, the store's GetMessageStatus mapped to response codes, long polling.
+
+The store status decides the code and is also the remark (clients log it), and the header always
+carries the queue's bounds so a consumer can correct its offset. A pull that finds nothing and may be
+suspended is parked; when it wakes (a matching message, or the hold time is over) it runs again without
+suspension and its answer goes out the way Java's hold service writes it, in the server's own
+serialization.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from codec.command import RemotingCommand
+from reference_broker.broker.clients import ClientManager
+from reference_broker.broker.filter import TagCodes, codes_of_subscription, is_tag_type, parse_tag_expression
+from reference_broker.broker.long_polling import PullHold
+from reference_broker.broker.offsets import ConsumerOffsetManager
+from reference_broker.broker.subscriptions import SubscriptionGroupManager
+from reference_broker.broker.topics import TopicConfigManager
+from reference_broker.config import BrokerConfig
+from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
+from reference_broker.store import GetMessageStatus, MessageStore
+from spec.codes import RequestCode, ResponseCode
+from spec.sysflag import PermName, PullSysFlag
+
+MASTER_ID = 0
+"""``suggestWhichBrokerId`` of a master that does not let consumers read from slaves."""
+
+_STATUS_CODES = {
+    GetMessageStatus.FOUND: ResponseCode.SUCCESS,
+    GetMessageStatus.MESSAGE_WAS_REMOVING: ResponseCode.PULL_RETRY_IMMEDIATELY,
+    GetMessageStatus.NO_MATCHED_MESSAGE: ResponseCode.PULL_RETRY_IMMEDIATELY,
+    GetMessageStatus.OFFSET_FOUND_NULL: ResponseCode.PULL_NOT_FOUND,
+    GetMessageStatus.OFFSET_OVERFLOW_ONE: ResponseCode.PULL_NOT_FOUND,
+    GetMessageStatus.OFFSET_OVERFLOW_BADLY: ResponseCode.PULL_OFFSET_MOVED,
+    GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
+}
+"""Status -> code for every status whose code does not depend on the requested offset."""
+_EMPTY_QUEUE = (GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, GetMessageStatus.NO_MESSAGE_IN_QUEUE)
+
+
+def response_code(status: GetMessageStatus, requested_offset: int) -> ResponseCode:
+    """An empty or unknown queue is "not found" at offset 0 and "offset moved" anywhere else."""
+    if status in _EMPTY_QUEUE:
+        return ResponseCode.PULL_OFFSET_MOVED if requested_offset != 0 else ResponseCode.PULL_NOT_FOUND
+    return _STATUS_CODES[status]
+
+
+class PullHandlers:
+    def __init__(self, config: BrokerConfig, topics: TopicConfigManager, groups: SubscriptionGroupManager,
+                 clients: ClientManager, offsets: ConsumerOffsetManager, store: MessageStore,
+                 hold: PullHold) -> None:
+        self.config = config
+        self.topics = topics
+        self.groups = groups
+        self.clients = clients
+        self.offsets = offsets
+        self.store = store
+        self.hold = hold
+
+    def table(self) -> dict[RequestCode, Handler]:
+        return {RequestCode.PULL_MESSAGE: self.pull}
+
+    async def pull(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        try:
+            codes = self._check(request, header)
+        except Refused as refused:
+            return request.reply(refused.code, refused.remark, header={})
+        flags = PullSysFlag(header["sysFlag"])
+        response = self._execute(request, header, codes, direct=False)
+        if PullSysFlag.COMMIT_OFFSET in flags:
+            self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
+                                header["commitOffset"])
+        if response.code != ResponseCode.PULL_NOT_FOUND or PullSysFlag.SUSPEND not in flags:
+            return response
+        hold_ms = (header["suspendTimeoutMillis"] if self.config.long_polling_enable
+                   else self.config.short_polling_time_mills)
+        await self.hold.wait(header["topic"], header["queueId"], header["queueOffset"], codes,
+                             max(hold_ms, 0) / 1000)
+        return self._execute(request, header, codes, direct=True)
+
+    def _execute(self, request: Request, header: Mapping[str, Any], codes: TagCodes,
+                 direct: bool) -> RemotingCommand:
+        offset = header["queueOffset"]
+        result = self.store.get_messages(header["topic"], header["queueId"], offset, header["maxMsgNums"],
+                                         codes)
+        code = response_code(result.status, offset)
+        return request.reply(
+            code, result.status.name,
+            header={"suggestWhichBrokerId": MASTER_ID, "nextBeginOffset": result.next_begin_offset,
+                    "minOffset": result.min_offset, "maxOffset": result.max_offset},
+            body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)
+
+    def _check(self, request: Request, header: Mapping[str, Any]) -> TagCodes:
+        """``PullMessageProcessor.processRequest``'s checks, in its order; returns the tag filter."""
+        group_name, topic_name, queue_id = header["consumerGroup"], header["topic"], header["queueId"]
+        if not self.config.broker_permission & PermName.READ:
+            raise Refused(ResponseCode.NO_PERMISSION,
+                          f"the broker[{self.config.broker_ip1}] pulling message is forbidden")
+        group = self.groups.find_or_create(group_name)
+        if group is None:
+            raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
+                          f"subscription group [{group_name}] does not exist, {FAQ_SUFFIX}")
+        if not group.consume_enable:
+            raise Refused(ResponseCode.NO_PERMISSION, f"subscription group no permission, {group_name}")
+        topic = self.topics.get(topic_name)
+        if topic is None:
+            raise Refused(ResponseCode.TOPIC_NOT_EXIST,
+                          f"topic[{topic_name}] not exist, apply first please! {FAQ_SUFFIX}")
+        if not topic.perm & PermName.READ:
+            raise Refused(ResponseCode.NO_PERMISSION, f"the topic[{topic_name}] pulling message is forbidden")
+        if queue_id < 0 or queue_id >= topic.read_queue_nums:
+            raise Refused(ResponseCode.SYSTEM_ERROR,
+                          f"queueId[{queue_id}] is illegal, topic:[{topic_name}] topicConfig.readQueueNums:"
+                          f"[{topic.read_queue_nums}] consumer:[{request.connection.peer}]")
+        if PullSysFlag.SUBSCRIPTION in PullSysFlag(header["sysFlag"]):
+            expression_type = header.get("expressionType")
+            if not is_tag_type(expression_type) and not header.get("subscription"):
+                raise Refused(ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+                              "parse the consumer's subscription failed")
+            codes = parse_tag_expression(header.get("subscription"))
+        else:
+            expression_type, codes = self._registered_subscription(header, group.consume_broadcast_enable)
+        if not is_tag_type(expression_type) and not self.config.enable_property_filter:
+            raise Refused(ResponseCode.SYSTEM_ERROR,
+                          f"The broker does not support consumer to filter message by {expression_type}")
+        return codes
+
+    def _registered_subscription(self, header: Mapping[str, Any],
+                                 broadcast_allowed: bool) -> tuple[str | None, TagCodes]:
+        """Without FLAG_SUBSCRIPTION the filter is the one the consumer's heartbeat registered."""
+        group_name = header["consumerGroup"]
+        consumers = self.clients.consumer_group(group_name)
+        if consumers is None:
+            raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
+                          f"the consumer's group info not exist{FAQ_SUFFIX}")
+        if not broadcast_allowed and consumers.message_model == "BROADCASTING":
+            raise Refused(ResponseCode.NO_PERMISSION,
+                          f"the consumer group[{group_name}] can not consume by broadcast way")
+        subscription = consumers.subscriptions.get(header["topic"])
+        if subscription is None:
+            raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
+                          f"the consumer's subscription not exist{FAQ_SUFFIX}")
+        if int(subscription.get("subVersion", 0)) < header["subVersion"]:
+            raise Refused(ResponseCode.SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest")
+        return (subscription.get("expressionType"),
+                codes_of_subscription(subscription.get("subString"), subscription.get("codeSet") or ()))

@@ -1,0 +1,33 @@
+"""MQVersion ordinals: the ``version`` word of every RemotingCommand names a release by its position in
+Java's ``MQVersion.Version`` enum, and servers change behaviour at a few of them.
+
+Only the ordinals the reference implementations act on are listed; each is the enum position of the
+named release in 4.9.8's ``MQVersion``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from spec.clauses import Level, clause
+
+_MQ_VERSION = "common/src/main/java/org/apache/rocketmq/common/MQVersion.java"
+
+
+class MQVersion(enum.IntEnum):
+    V3_4_9 = 121
+    """From it on a send to a retry topic and CONSUMER_SEND_MSG_BACK honour the request's
+    maxReconsumeTimes instead of the group's retryMaxTimes."""
+    V4_9_4 = 401
+    """From it on the name server writes route data as standard JSON (quoted map keys)."""
+    V4_9_8 = 409
+    """The release whose behaviour the reference broker reproduces; it announces this version."""
+
+
+CURRENT_VERSION = MQVersion.V4_9_8
+
+VERSION_ORDINAL = clause(
+    "RMQ-HDR-VERSION-ORDINAL", Level.MUST,
+    "The version field carries the ordinal of MQVersion.Version: 121 is V3_4_9, 401 is V4_9_4, 409 is "
+    "V4_9_8; receivers compare ordinals to pick version-dependent behaviour.",
+    source=_MQ_VERSION)

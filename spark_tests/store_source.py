@@ -14,7 +14,7 @@ CommitLog iterator and yields Arrow record batches. Options:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,8 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
-from codec.store import IndexFile, MessageRecord, StoreDirectory
+from codec.store import IndexFile, StoreDirectory
+from spark_tests.options import choice, flag, positive
 from spark_tests.planning import DEFAULT_SPLIT_BYTES, CommitLogFile, CommitLogSplit, plan_splits
 from spark_tests.session import ARROW_BATCH_ROWS
 from spark_tests.tables import (
@@ -32,6 +33,7 @@ from spark_tests.tables import (
     INDEX_SCHEMA,
     MESSAGE_SCHEMA,
     batches,
+    body_reader,
     error_row,
     message_row,
     spark_schema,
@@ -42,20 +44,6 @@ FORMAT = "rocketmq-store"
 TABLES = {"messages": MESSAGE_SCHEMA, "consumequeue": CONSUME_QUEUE_SCHEMA, "index": INDEX_SCHEMA}
 BOUNDARY_SOURCES = ("consumequeue", "index")
 ERROR_MODES = ("fail", "row")
-
-
-def _flag(options: Mapping[str, str], name: str) -> bool:
-    value = options.get(name, "false").strip().lower()
-    if value not in ("true", "false"):
-        raise ValueError(f"option {name} must be true or false, got {value!r}")
-    return value == "true"
-
-
-def _choice(options: Mapping[str, str], name: str, choices: tuple[str, ...] | dict[str, Any]) -> str:
-    value = options.get(name, next(iter(choices))).strip().lower()
-    if value not in choices:
-        raise ValueError(f"option {name} must be one of {sorted(choices)}, got {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -73,12 +61,12 @@ class StoreOptions:
         if not options.get("path"):
             raise ValueError(f'format("{FORMAT}") needs a store directory: .load(DIR)')
         return cls(
-            root=options["path"], table=_choice(options, "table", TABLES),
-            decompress=_flag(options, "decompress"),
-            split_bytes=int(options.get("splitBytes", DEFAULT_SPLIT_BYTES)),
-            boundaries=_choice(options, "boundaries", BOUNDARY_SOURCES),
-            on_error=_choice(options, "onError", ERROR_MODES),
-            batch_rows=int(options.get("batchRows", ARROW_BATCH_ROWS)),
+            root=options["path"], table=choice(options, "table", TABLES),
+            decompress=flag(options, "decompress"),
+            split_bytes=positive(options, "splitBytes", DEFAULT_SPLIT_BYTES),
+            boundaries=choice(options, "boundaries", BOUNDARY_SOURCES),
+            on_error=choice(options, "onError", ERROR_MODES),
+            batch_rows=positive(options, "batchRows", ARROW_BATCH_ROWS),
         )
 
 
@@ -163,19 +151,11 @@ def commitlog_splits(store: StoreDirectory, split_bytes: int, source: str) -> li
     return kept
 
 
-def _application_body(record: MessageRecord) -> bytes:
-    return record.application_body
-
-
-def _stored_body(record: MessageRecord) -> bytes:
-    return record.body
-
-
 def message_rows(store: StoreDirectory, split: CommitLogSplit, *, decompress: bool,
                  errors_as_rows: bool) -> Iterator[dict[str, Any]]:
     """Rows of the records that begin in ``split``; with ``errors_as_rows`` a malformed record ends the
     split with an error row (the rest of the file cannot be resynchronised without a boundary)."""
-    body: Callable[[MessageRecord], bytes] = _application_body if decompress else _stored_body
+    body = body_reader(decompress)
     position = split.start
     try:
         for record in store.commitlog.records(split.start, verify_crc=False):

@@ -50,6 +50,19 @@ MESSAGE_SCHEMA = pa.schema([
 decompressed ones (``decompress`` option). A reader that meets a malformed record emits one row with only
 ``physical_offset``, ``error_clause`` and ``error`` set, when asked to, instead of failing the job."""
 
+LIVE_SCHEMA = pa.schema([pa.field("broker", pa.string()),
+                         *(f for f in MESSAGE_SCHEMA if f.name not in ("error_clause", "error"))])
+"""One row per message pulled from a live broker: the stored record as the pull returned it, named by
+the broker it came from, with the body decompressed as a consumer sees it."""
+
+SINK_COLUMNS = {"body": "the message body (binary or string); required",
+                "topic": "destination topic; defaults to the sink's topic option",
+                "tags": "TAGS property", "keys": "KEYS property (space-separated keys)",
+                "queue_id": "position in the topic's write queues (broker, then queue order), modulo their "
+                "count; round-robin when absent",
+                "properties": "map of user properties"}
+"""Columns the ``rocketmq`` sink reads from each row; any other column is ignored."""
+
 CONSUME_QUEUE_SCHEMA = pa.schema([
     ("topic", pa.string()),
     ("queue_id", pa.int32()),
@@ -87,6 +100,19 @@ def batches(rows: Iterable[dict[str, Any]], schema: pa.Schema, size: int) -> Ite
             chunk = []
     if chunk:
         yield pa.RecordBatch.from_pylist(chunk, schema=schema)
+
+
+def _application_body(record: MessageRecord) -> bytes:
+    return record.application_body
+
+
+def _stored_body(record: MessageRecord) -> bytes:
+    return record.body
+
+
+def body_reader(decompress: bool) -> Callable[[MessageRecord], bytes]:
+    """The body a row carries: as the producer sent it (decompressed) or as stored."""
+    return _application_body if decompress else _stored_body
 
 
 def message_row(record: MessageRecord, body: Callable[[MessageRecord], bytes]) -> dict[str, Any]:

@@ -1,0 +1,35 @@
+"""Reading data source options: Spark hands them over as a case-insensitive string map, and a typo in a
+value must fail the query at planning time rather than be read as a default."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+
+def flag(options: Mapping[str, str], name: str, default: bool = False) -> bool:
+    value = options.get(name, str(default)).strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"option {name} must be true or false, got {value!r}")
+    return value == "true"
+
+
+def choice(options: Mapping[str, str], name: str, choices: Collection[str]) -> str:
+    """One of ``choices``; the first is the default."""
+    value = options.get(name, next(iter(choices))).strip().lower()
+    if value not in choices:
+        raise ValueError(f"option {name} must be one of {sorted(choices)}, got {value!r}")
+    return value
+
+
+def required(options: Mapping[str, str], name: str, source: str) -> str:
+    value = options.get(name, "").strip()
+    if not value:
+        raise ValueError(f'format("{source}") needs option {name}')
+    return value
+
+
+def positive(options: Mapping[str, str], name: str, default: int) -> int:
+    value = int(options.get(name, default))
+    if value <= 0:
+        raise ValueError(f"option {name} must be positive, got {value}")
+    return value

@@ -80,6 +80,23 @@ class Arrivals {
   }
 }
 
+// The C++ clients take a consume result into their offset table on their own threads after the
+// listener returns; waiting this long after the last expected message lets shutdown persist an offset
+// past it, so a later run of the same group does not get it again.
+const OFFSET_SETTLE_MS = 500;
+
+function settle() {
+  return new Promise(resolve => setTimeout(resolve, OFFSET_SETTLE_MS));
+}
+
+// Fields every `received` event carries, null where a client does not expose them.
+const RECEIVED_FIELDS = [ 'topic', 'tags', 'keys', 'body_b64', 'bodyExact', 'properties', 'msgId', 'queueId',
+  'queueOffset', 'reconsumeTimes', 'commitLogOffset', 'storeSize', 'bornTimestamp', 'storeTimestamp' ];
+
+function received(fields) {
+  emit('received', Object.fromEntries(RECEIVED_FIELDS.map(name => [ name, fields[name] ?? null ])));
+}
+
 // Send every message one after another (`sync`) or all at once and wait for all results (`async`).
 async function sendAll(specs, mode, sendOne) {
   const sendIndexed = async (spec, index) => {
@@ -145,4 +162,4 @@ function main(commands, defaults, { drain }) {
   });
 }
 
-module.exports = { emit, required, loadMessages, Arrivals, sendAll, shutdownWithinGrace, main };
+module.exports = { emit, received, settle, required, loadMessages, Arrivals, sendAll, shutdownWithinGrace, main };

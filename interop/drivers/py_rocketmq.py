@@ -44,6 +44,10 @@ PULL_POLL_INTERVAL_S = 0.2
 # Shutting a C++ client down unregisters it and flushes consumer offsets; if the broker never answers,
 # the driver must still exit so the test reports the hang instead of becoming it.
 SHUTDOWN_GRACE_S = 15.0
+# The push consumer takes a consume result into its offset table on its own thread after the listener
+# returns; waiting this long after the last expected message lets shutdown persist an offset past it,
+# so a later run of the same group does not get it again.
+OFFSET_SETTLE_S = 0.5
 
 _get_body_pointer = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(("GetMessageBody", dll))
 
@@ -322,6 +326,7 @@ def push(args: argparse.Namespace, out: EventWriter) -> int:
     consumer.subscribe(args.topic, on_message, args.expression)
     consumer.start()
     arrivals.wait(args.idle_timeout)
+    time.sleep(OFFSET_SETTLE_S)
     shutdown_within_grace(out, consumer.shutdown)
     out.emit("done", received=arrivals.count)
     return 0 if arrivals.count >= args.expect else 1

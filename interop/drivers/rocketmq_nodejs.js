@@ -45,7 +45,7 @@ async function produce(flags) {
   }
 }
 
-// The addon hands over a plain object; copy what it has and make the body base64 like the others.
+// The addon hands over topic, tags, keys, msgId and body only; the body as base64 like the others.
 function describe(message) {
   const { body, ...fields } = message;
   const exact = Buffer.isBuffer(body);
@@ -65,13 +65,14 @@ async function push(flags) {
   const consumer = new PushConsumer(flags.group, { ...clientOptions(flags), threadCount: 1 });
   consumer.on('error', err => common.emit('error', { stage: 'consume', type: err.name, message: err.message }));
   consumer.on('message', (message, ack) => {
-    common.emit('received', describe(message));
+    common.received(describe(message));
     ack.done();
     arrivals.record();
   });
   consumer.subscribe(flags.topic, flags.expression);
   await consumer.start();
   await arrivals.finished;
+  await common.settle();
   await common.shutdownWithinGrace(() => consumer.shutdown());
   common.emit('done', { received: arrivals.count });
   return arrivals.count >= arrivals.expect ? 0 : 1;

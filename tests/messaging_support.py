@@ -26,12 +26,13 @@ SMALL_STORE = {"mapped_file_size_commit_log": 1024 * 1024, "mapped_file_size_con
 PRODUCER_GROUP = "pg"
 
 
-def small_config(store: Path) -> BrokerConfig:
-    return BrokerConfig(listen_port=0, store_path_root_dir=str(store), **SMALL_STORE)
+def small_config(store: Path, **overrides: Any) -> BrokerConfig:
+    return BrokerConfig(listen_port=0, store_path_root_dir=str(store), **{**SMALL_STORE, **overrides})
 
 
-async def with_broker(store: Path, scenario: Callable[[EmbeddedRocketMQ, RemotingClient], Awaitable[T]]) -> T:
-    async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+async def with_broker(store: Path, scenario: Callable[[EmbeddedRocketMQ, RemotingClient], Awaitable[T]],
+                      **overrides: Any) -> T:
+    async with EmbeddedRocketMQ(store, broker_config=small_config(store, **overrides)) as mq:
         client = await RemotingClient.connect(mq.broker_addr)
         try:
             return await scenario(mq, client)

@@ -1,0 +1,225 @@
+"""Name server: registrations the suite sends itself, and what routes and cluster info then say.
+
+Each case registers a broker of its own (unique cluster, broker and topic names) on a port nothing
+listens on, so cases running in parallel, and the target's real brokers, never see each other's data.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from codec.command import RemotingCommand
+from codec.custom_header import encode_header
+from codec.fastjson import loads as fastjson_loads
+from conformance.case import Row, case, table
+from conformance.checks import Check
+from conformance.target import Server
+from conformance.wire import Connection, Wire
+from spec.behaviour import BROKER_EXPIRY_MS, BROKER_SCAN_INTERVAL_MS
+from spec.codes import RequestCode, ResponseCode
+from spec.hashing import masked_crc32
+from spec.headers import REGISTER_BROKER_REQUEST, UNREGISTER_BROKER_REQUEST
+from spec.sysflag import PERM_READ_WRITE
+
+from .support import eventually, expect_code, expect_success, unique
+
+QUEUES = 4
+UNUSED_ADDR = "127.0.0.1:1"
+"""A broker address no one serves: the name server only stores it."""
+
+
+@dataclass(frozen=True)
+class FakeBroker:
+    cluster: str
+    name: str
+    topic: str
+    addr: str = UNUSED_ADDR
+
+    @classmethod
+    def fresh(cls) -> FakeBroker:
+        return cls(unique("cluster"), unique("broker"), unique("topic"))
+
+    def body(self) -> bytes:
+        config = {"order": False, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
+                  "topicFilterType": "SINGLE_TAG", "topicName": self.topic, "topicSysFlag": 0,
+                  "writeQueueNums": QUEUES}
+        return json.dumps({"filterServerList": [], "topicConfigSerializeWrapper": {
+            "dataVersion": {"counter": 1, "timestamp": int(time.time() * 1000)},
+            "topicConfigTable": {self.topic: config}}}).encode()
+
+    def identity(self, broker_id: int = 0) -> dict[str, Any]:
+        return {"brokerName": self.name, "brokerAddr": self.addr, "clusterName": self.cluster,
+                "brokerId": broker_id}
+
+    def register(self, connection: Connection, *, broker_id: int = 0, crc: int | None = None,
+                 oneway: bool = False) -> RemotingCommand:
+        body = self.body()
+        fields = encode_header(REGISTER_BROKER_REQUEST, {
+            **self.identity(broker_id), "haServerAddr": UNUSED_ADDR, "compressed": False,
+            "bodyCrc32": masked_crc32(body) if crc is None else crc})
+        return connection.command(RequestCode.REGISTER_BROKER, fields, body, oneway=oneway)
+
+    def unregister(self, connection: Connection) -> RemotingCommand:
+        return connection.command(RequestCode.UNREGISTER_BROKER,
+                                  encode_header(UNREGISTER_BROKER_REQUEST, self.identity()))
+
+
+def _route(connection: Connection, topic: str) -> RemotingCommand:
+    return connection.call(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
+
+
+def _cluster_info(connection: Connection) -> dict[str, Any]:
+    response = connection.call(RequestCode.GET_BROKER_CLUSTER_INFO)
+    return fastjson_loads(response.body or b"{}")
+
+
+def _registered(check: Check, namesrv: Server, wire: Wire) -> tuple[FakeBroker, Connection]:
+    broker = FakeBroker.fresh()
+    connection = wire.connect(namesrv.endpoint)
+    expect_success(check, "REGISTER_BROKER", connection.exchange(broker.register(connection)))
+    return broker, connection
+
+
+@case("RMQ-NS-REGISTER", "A registered master's topic is routed to it with the registered queues.")
+def test_registration_routes_topic(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    response = expect_success(check, "route", _route(connection, broker.topic))
+    route = fastjson_loads(response.body or b"{}")
+    queues = [q for q in route.get("queueDatas", []) if q.get("brokerName") == broker.name]
+    check.equal("queue data of the broker", [(QUEUES, QUEUES, int(PERM_READ_WRITE))],
+                [(q.get("readQueueNums"), q.get("writeQueueNums"), q.get("perm")) for q in queues])
+    addrs = [b.get("brokerAddrs") for b in route.get("brokerDatas", []) if b.get("brokerName") == broker.name]
+    check.equal("broker addresses", [{"0": broker.addr}], [{str(k): v for k, v in a.items()} for a in addrs])
+
+
+@case("RMQ-NS-REGISTER", "A registered broker is listed in cluster info under its cluster.")
+def test_registration_in_cluster_info(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    info = _cluster_info(connection)
+    check.equal("cluster members", [broker.name], info.get("clusterAddrTable", {}).get(broker.cluster))
+    check.that("broker table entry", broker.name in info.get("brokerAddrTable", {}),
+               expected=broker.name, actual=sorted(info.get("brokerAddrTable", {}))[:5])
+
+
+ROUTE_KEYS = {"brokerDatas", "queueDatas"}
+QUEUE_KEYS = {"brokerName", "perm", "readQueueNums", "writeQueueNums", "topicSysFlag"}
+BROKER_KEYS = {"brokerName", "cluster", "brokerAddrs"}
+
+
+@case("RMQ-NS-ROUTE-SHAPE", "Route data has brokerDatas and queueDatas with their documented keys.")
+def test_route_shape(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    route = fastjson_loads(expect_success(check, "route", _route(connection, broker.topic)).body or b"{}")
+    check.equal("missing route keys", set(), ROUTE_KEYS - set(route))
+    for queue in route["queueDatas"]:
+        check.equal("missing queue data keys", set(), QUEUE_KEYS - set(queue))
+    for data in route["brokerDatas"]:
+        check.equal("missing broker data keys", set(), BROKER_KEYS - set(data))
+
+
+@table("fields", [
+    Row("standard-json-by-version", "RMQ-NS-ROUTE-STANDARD-JSON",
+        "A route request of version 409 gets route data that is standard JSON.", ({}, 409)),
+    Row("standard-json-by-flag", "RMQ-NS-ROUTE-STANDARD-JSON",
+        "A version-0 route request with acceptStandardJsonOnly=true gets standard JSON.",
+        ({"acceptStandardJsonOnly": "true"}, 0)),
+])
+def test_route_standard_json(fields: tuple[dict[str, str], int], namesrv: Server, wire: Wire,
+                             check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    extra, version = fields
+    response = connection.call(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": broker.topic, **extra},
+                               version=version)
+    body = expect_success(check, "route", response).body or b""
+    try:
+        json.loads(body)
+        standard = True
+    except ValueError:
+        standard = False
+    check.that("route data parses as strict JSON", standard, expected="standard JSON", actual=body[:200])
+
+
+@case("RMQ-NS-REGISTER-ONEWAY", "A oneway registration is applied and not answered.")
+def test_oneway_registration(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker = FakeBroker.fresh()
+    connection = wire.connect(namesrv.endpoint)
+    request = broker.register(connection, oneway=True)
+    connection.send(request)
+    route = eventually(lambda: _route(connection, broker.topic), lambda r: r.code == ResponseCode.SUCCESS)
+    expect_success(check, "route after a oneway registration", route)
+    check.equal("answer to the oneway registration", None, connection.response_to(request.opaque, 0.1))
+
+
+@case("RMQ-NS-BODY-CRC", "A registration whose bodyCrc32 does not match its body is refused and ignored.")
+def test_body_crc_mismatch(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker = FakeBroker.fresh()
+    connection = wire.connect(namesrv.endpoint)
+    request = broker.register(connection, crc=masked_crc32(broker.body()) ^ 1)
+    expect_code(check, "registration with a wrong CRC", connection.exchange(request),
+                ResponseCode.SYSTEM_ERROR)
+    expect_code(check, "route of its topic", _route(connection, broker.topic), ResponseCode.TOPIC_NOT_EXIST)
+
+
+@case("RMQ-NS-SLAVE", "A slave registers under its brokerId and learns its master's address.")
+def test_slave_registration(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    slave = FakeBroker(broker.cluster, broker.name, broker.topic, "127.0.0.1:2")
+    response = expect_success(check, "slave registration",
+                              connection.exchange(slave.register(connection, broker_id=1)))
+    check.equal("masterAddr", broker.addr, (response.ext_fields or {}).get("masterAddr"))
+    route = fastjson_loads(_route(connection, broker.topic).body or b"{}")
+    addrs = {str(k): v for b in route.get("brokerDatas", []) for k, v in b.get("brokerAddrs", {}).items()}
+    check.equal("brokerAddrs", {"0": broker.addr, "1": slave.addr}, addrs)
+
+
+@case("RMQ-NS-UNREGISTER", "UNREGISTER_BROKER removes the broker's routes and its cluster entry.")
+def test_unregister(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    expect_success(check, "UNREGISTER_BROKER", connection.exchange(broker.unregister(connection)))
+    expect_code(check, "route after unregistering", _route(connection, broker.topic),
+                ResponseCode.TOPIC_NOT_EXIST)
+    info = _cluster_info(connection)
+    check.that("cluster info no longer lists it", broker.name not in info.get("brokerAddrTable", {}),
+               expected="absent", actual=info.get("brokerAddrTable", {}).get(broker.name))
+
+
+@case("RMQ-NS-CHANNEL-CLOSE", "Closing the registering connection drops the broker at once.")
+def test_channel_close(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    connection.close()
+    other = wire.connect(namesrv.endpoint)
+    route = eventually(lambda: _route(other, broker.topic), lambda r: r.code != ResponseCode.SUCCESS)
+    expect_code(check, "route after the connection closed", route, ResponseCode.TOPIC_NOT_EXIST)
+
+
+@table("step", [
+    Row("kv-put-get", "RMQ-NS-KV", "A value put with PUT_KV_CONFIG is returned by GET_KV_CONFIG.", "get"),
+    Row("kv-delete", "RMQ-NS-KV", "After DELETE_KV_CONFIG the key is answered QUERY_NOT_FOUND.", "delete"),
+])
+def test_kv_config(step: str, namesrv: Server, wire: Wire, check: Check) -> None:
+    connection = wire.connect(namesrv.endpoint)
+    key = {"namespace": unique("ns"), "key": "k"}
+    expect_success(check, "PUT_KV_CONFIG", connection.call(RequestCode.PUT_KV_CONFIG, {**key, "value": "v1"}))
+    if step == "delete":
+        expect_success(check, "DELETE_KV_CONFIG", connection.call(RequestCode.DELETE_KV_CONFIG, key))
+        expect_code(check, "GET_KV_CONFIG", connection.call(RequestCode.GET_KV_CONFIG, key),
+                    ResponseCode.QUERY_NOT_FOUND)
+        return
+    response = expect_success(check, "GET_KV_CONFIG", connection.call(RequestCode.GET_KV_CONFIG, key))
+    check.equal("value", "v1", (response.ext_fields or {}).get("value"))
+
+
+@pytest.mark.slow
+@case("RMQ-NS-EXPIRY", "A broker that stops re-registering (connection kept open) is dropped after 120 s.")
+def test_expiry(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    deadline = (BROKER_EXPIRY_MS + 2 * BROKER_SCAN_INTERVAL_MS) / 1000
+    route = eventually(lambda: _route(connection, broker.topic), lambda r: r.code != ResponseCode.SUCCESS,
+                       timeout=deadline)
+    expect_code(check, "route after the expiry time", route, ResponseCode.TOPIC_NOT_EXIST)
+

@@ -176,13 +176,16 @@ def run_producer(client: str, namesrv: str, topic: str, messages: Sequence[dict[
 
 
 def run_consumer(client: str, namesrv: str, group: str, topic: str, expression: str, expect: int,
-                 timeout: float, *, kind: str = "push", property_keys: Sequence[str] = ()
-                 ) -> list[dict[str, Any]]:
-    """Consume until `expect` messages arrived or `timeout` seconds passed without one; return the
-    `received` events.  Raises when fewer than `expect` arrived.
+                 timeout: float, *, kind: str = "push", property_keys: Sequence[str] = (),
+                 retry_times: int = 0) -> list[dict[str, Any]]:
+    """Consume until `expect` messages were accepted or `timeout` seconds passed without a delivery;
+    return the `received` events (every delivery, `accepted` telling which).  Raises when fewer than
+    `expect` were accepted.
 
     `property_keys` names user properties to read back: rocketmq 0.4.4 can only look properties up by
-    name (the JavaScript clients report all of them anyway).
+    name (the JavaScript clients report all of them anyway).  `retry_times` (push only) makes the
+    consumer answer "consume later" until a message has come back that many times, which drives
+    CONSUMER_SEND_MSG_BACK and the group's retry topic; each retry waits for the broker's delay level.
     """
     if kind not in CONSUMER_KINDS.get(client, frozenset()):
         raise InteropError(client, f"one of {sorted(CONSUMER_KINDS.get(client, ()))}", f"kind {kind!r}", "")
@@ -190,5 +193,7 @@ def run_consumer(client: str, namesrv: str, group: str, topic: str, expression: 
                  "--expect", str(expect), "--idle-timeout", f"{timeout:g}"]
     for key in property_keys:
         arguments += ["--property-key", key]
+    if retry_times:
+        arguments += ["--retry-times", str(retry_times)]
     events = _run_driver(client, arguments, timeout + SHUTDOWN_ALLOWANCE_S, {})
     return [event for event in events if event["event"] == "received"]

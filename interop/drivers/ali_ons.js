@@ -86,8 +86,12 @@ async function push(flags) {
     consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
   });
   consumer.on('error', err => common.emit('error', { stage: 'consume', type: err.name, message: err.message }));
+  const retryTimes = Number(flags['retry-times']);
   consumer.subscribe(flags.topic, flags.expression, async message => {
-    common.received(describe(message));
+    // Redelivered copies come from the group's retry topic with reconsumeTimes counting up.
+    const accepted = message.reconsumeTimes >= retryTimes;
+    common.received({ accepted, ...describe(message) });
+    if (!accepted) return Consumer.ACTION_RETRY;
     // ali-ons advances the queue's offset in the continuation after this handler resolves; counting
     // the message one macrotask later guarantees close() persists an offset past it.
     setImmediate(() => arrivals.record());
@@ -99,4 +103,5 @@ async function push(flags) {
   return arrivals.count >= arrivals.expect ? 0 : 1;
 }
 
-common.main({ produce, push }, { mode: 'sync', expression: '*', 'idle-timeout': '20' }, { drain: false });
+common.main({ produce, push }, { mode: 'sync', expression: '*', 'idle-timeout': '20', 'retry-times': '0' },
+  { drain: false });

@@ -90,7 +90,7 @@ function settle() {
 }
 
 // Fields every `received` event carries, null where a client does not expose them.
-const RECEIVED_FIELDS = [ 'topic', 'tags', 'keys', 'body_b64', 'bodyExact', 'properties', 'msgId', 'queueId',
+const RECEIVED_FIELDS = [ 'accepted', 'topic', 'tags', 'keys', 'body_b64', 'bodyExact', 'properties', 'msgId', 'queueId',
   'queueOffset', 'reconsumeTimes', 'commitLogOffset', 'storeSize', 'bornTimestamp', 'storeTimestamp' ];
 
 function received(fields) {

@@ -27,7 +27,7 @@ from typing import Any
 
 from rocketmq.client import Message, Producer, PullConsumer, PushConsumer, RecvMessage
 from rocketmq.exceptions import ffi_check
-from rocketmq.ffi import dll
+from rocketmq.ffi import MSG_CALLBACK_FUNC, _CConsumeStatus, dll
 
 # The C++ client logs INFO lines for every request into $HOME/logs/rocketmq-cpp by default; WARN keeps
 # the files small while still recording what went wrong when a run fails.
@@ -312,6 +312,23 @@ class Arrivals:
                 self.changed.wait(remaining)
 
 
+def subscribe(consumer: PushConsumer, topic: str, expression: str,
+              listener: Callable[[RecvMessage], bool]) -> None:
+    """Register `listener` (True = consumed, False = redeliver later) straight with the C API.
+
+    PushConsumer.subscribe re-raises a listener's exception inside the ctypes callback, which ctypes
+    turns into return value 0, i.e. CONSUME_SUCCESS: through it a listener can never ask for a retry.
+    """
+    def on_message(_consumer: int, handle: int) -> int:
+        accepted = listener(RecvMessage(handle))
+        return (_CConsumeStatus.CONSUME_SUCCESS if accepted else _CConsumeStatus.RECONSUME_LATER).value
+
+    callback = MSG_CALLBACK_FUNC(on_message)
+    consumer._callback_refs.append(callback)
+    ffi_check(dll.Subscribe(consumer._handle, topic.encode(), expression.encode()))
+    ffi_check(dll.RegisterMessageCallback(consumer._handle, callback))
+
+
 def push(args: argparse.Namespace, out: EventWriter) -> int:
     arrivals = Arrivals(args.expect)
     consumer = PushConsumer(args.group)
@@ -319,11 +336,15 @@ def push(args: argparse.Namespace, out: EventWriter) -> int:
     consumer.set_namesrv_addr(args.namesrv)
     consumer.set_thread_count(1)
 
-    def on_message(message: RecvMessage) -> None:
-        out.emit("received", **describe_received(message, args.property_key))
-        arrivals.record()
+    def on_message(message: RecvMessage) -> bool:
+        # Redelivered copies come from the group's retry topic with reconsumeTimes counting up.
+        accepted = message.reconsume_times >= args.retry_times
+        out.emit("received", accepted=accepted, **describe_received(message, args.property_key))
+        if accepted:
+            arrivals.record()
+        return accepted
 
-    consumer.subscribe(args.topic, on_message, args.expression)
+    subscribe(consumer, args.topic, args.expression, on_message)
     consumer.start()
     arrivals.wait(args.idle_timeout)
     time.sleep(OFFSET_SETTLE_S)
@@ -343,7 +364,7 @@ def pull(args: argparse.Namespace, out: EventWriter) -> int:
         while received < args.expect and time.monotonic() - last < args.idle_timeout:
             swept = 0
             for message in consumer.pull(args.topic, args.expression):
-                out.emit("received", **describe_received(message, args.property_key))
+                out.emit("received", accepted=True, **describe_received(message, args.property_key))
                 received += 1
                 swept += 1
             if swept:
@@ -383,6 +404,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         consumer.add_argument("--idle-timeout", type=float, default=20.0)
         consumer.add_argument("--property-key", action="append", default=[],
                               help="user property to read back from each message (repeatable)")
+    commands.choices["push"].add_argument(
+        "--retry-times", type=int, default=0,
+        help="answer RECONSUME_LATER until a message comes back with this reconsumeTimes")
     return parser.parse_args(argv)
 
 

@@ -64,10 +64,17 @@ async function push(flags) {
   const arrivals = new common.Arrivals(Number(flags.expect), Number(flags['idle-timeout']));
   const consumer = new PushConsumer(flags.group, { ...clientOptions(flags), threadCount: 1 });
   consumer.on('error', err => common.emit('error', { stage: 'consume', type: err.name, message: err.message }));
+  // The addon reports no reconsumeTimes; deliveries are counted per msgId (the UNIQ_KEY, which
+  // redelivered copies keep).
+  const retryTimes = Number(flags['retry-times']);
+  const deliveries = new Map();
   consumer.on('message', (message, ack) => {
-    common.received(describe(message));
-    ack.done();
-    arrivals.record();
+    const seen = deliveries.get(message.msgId) || 0;
+    deliveries.set(message.msgId, seen + 1);
+    const accepted = seen >= retryTimes;
+    common.received({ accepted, ...describe(message) });
+    ack.done(accepted);
+    if (accepted) arrivals.record();
   });
   consumer.subscribe(flags.topic, flags.expression);
   await consumer.start();
@@ -78,4 +85,5 @@ async function push(flags) {
   return arrivals.count >= arrivals.expect ? 0 : 1;
 }
 
-common.main({ produce, push }, { mode: 'sync', expression: '*', 'idle-timeout': '20' }, { drain: true });
+common.main({ produce, push }, { mode: 'sync', expression: '*', 'idle-timeout': '20', 'retry-times': '0' },
+  { drain: true });

@@ -17,6 +17,7 @@ sends `shardingKey` (int; queue = shardingKey % queue count).  Events are descri
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -24,14 +25,28 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 INTEROP_DIR = PROJECT_ROOT / "interop"
 DRIVERS_DIR = INTEROP_DIR / "drivers"
 
-sys.path.insert(0, str(INTEROP_DIR))
-import install as _install  # noqa: E402  (interop/ is a folder of programs, not a package)
+
+
+def _load_installer() -> ModuleType:
+    """interop/ is a folder of programs, not a package: load its installer by path under a name that
+    cannot collide with anything importable."""
+    spec = importlib.util.spec_from_file_location("rocketmq_spec_interop_install", INTEROP_DIR / "install.py")
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {INTEROP_DIR / 'install.py'}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve their module through sys.modules
+    spec.loader.exec_module(module)
+    return module
+
+
+_install = _load_installer()
 
 PY_ROCKETMQ = _install.PY_ROCKETMQ
 ALI_ONS = _install.ALI_ONS

@@ -7,6 +7,7 @@ listens on, so cases running in parallel, and the target's real brokers, never s
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -29,8 +30,15 @@ from spec.sysflag import PERM_READ_WRITE
 from .support import eventually, expect_code, expect_success, unique
 
 QUEUES = 4
-UNUSED_ADDR = "127.0.0.1:1"
-"""A broker address no one serves: the name server only stores it."""
+UNUSED_PORT = 1
+"""Port of the fake brokers' addresses: nothing listens there, the name server only stores it."""
+
+
+def _fake_addr() -> str:
+    """A loopback address of its own: name servers key broker liveness by address, so parallel cases
+    sharing one address would drop each other's brokers."""
+    a, b, c = secrets.token_bytes(3)
+    return f"127.{a}.{b}.{max(c, 1)}:{UNUSED_PORT}"
 
 
 @dataclass(frozen=True)
@@ -38,11 +46,11 @@ class FakeBroker:
     cluster: str
     name: str
     topic: str
-    addr: str = UNUSED_ADDR
+    addr: str
 
     @classmethod
     def fresh(cls) -> FakeBroker:
-        return cls(unique("cluster"), unique("broker"), unique("topic"))
+        return cls(unique("cluster"), unique("broker"), unique("topic"), _fake_addr())
 
     def body(self) -> bytes:
         config = {"order": False, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
@@ -60,7 +68,7 @@ class FakeBroker:
                  oneway: bool = False) -> RemotingCommand:
         body = self.body()
         fields = encode_header(REGISTER_BROKER_REQUEST, {
-            **self.identity(broker_id), "haServerAddr": UNUSED_ADDR, "compressed": False,
+            **self.identity(broker_id), "haServerAddr": self.addr, "compressed": False,
             "bodyCrc32": masked_crc32(body) if crc is None else crc})
         return connection.command(RequestCode.REGISTER_BROKER, fields, body, oneway=oneway)
 
@@ -168,7 +176,7 @@ def test_body_crc_mismatch(namesrv: Server, wire: Wire, check: Check) -> None:
 @case("RMQ-NS-SLAVE", "A slave registers under its brokerId and learns its master's address.")
 def test_slave_registration(namesrv: Server, wire: Wire, check: Check) -> None:
     broker, connection = _registered(check, namesrv, wire)
-    slave = FakeBroker(broker.cluster, broker.name, broker.topic, "127.0.0.1:2")
+    slave = FakeBroker(broker.cluster, broker.name, broker.topic, _fake_addr())
     response = expect_success(check, "slave registration",
                               connection.exchange(slave.register(connection, broker_id=1)))
     check.equal("masterAddr", broker.addr, (response.ext_fields or {}).get("masterAddr"))

@@ -32,6 +32,9 @@ _PYTHON_TYPES: dict[Json, tuple[type, ...]] = {
 _TOPIC_CONFIG_WORDS = ("topicName", "readQueueNums", "writeQueueNums", "perm", "topicFilterType")
 """Order of the space-separated words of ``TopicConfig.encode()``; 5.x appends an attributes word."""
 _ZLIB_BEST_COMPRESSION = 9
+MAX_REGISTER_BODY_INFLATED = 64 * 1024 * 1024
+"""Bound on an inflated compressed registration (a broker with ~100k topics): a zlib bomb in a 16 MiB
+frame could otherwise expand without limit."""
 
 
 def decode_body(spec: BodySpec, data: bytes) -> dict[str, Any]:
@@ -56,8 +59,17 @@ def decode_register_broker_body(data: bytes, *, compressed: bool) -> dict[str, A
     fields TopicConfig.encode() leaves out: order and topicSysFlag)."""
     if not compressed:
         return decode_body(REGISTER_BROKER_BODY, data)
+    inflater = zlib.decompressobj()
     try:
-        plain = CompressedRegisterBrokerBody.parse(zlib.decompress(data))
+        inflated = inflater.decompress(data, MAX_REGISTER_BODY_INFLATED)
+        if inflater.unconsumed_tail:
+            raise BodyError("compressed RegisterBrokerBody inflates beyond the limit",
+                            expected=f"<= {MAX_REGISTER_BODY_INFLATED} bytes", seen="more",
+                            clause=CMD_BODY_REGISTER_COMPRESSED.id)
+        if not inflater.eof:
+            raise BodyError("compressed RegisterBrokerBody is truncated", expected="a complete zlib stream",
+                            seen=f"{len(data)} bytes", clause=CMD_BODY_REGISTER_COMPRESSED.id)
+        plain = CompressedRegisterBrokerBody.parse(inflated)
     except (zlib.error, ConstructError, UnicodeDecodeError) as exc:
         raise BodyError("compressed RegisterBrokerBody is malformed", expected="zlib stream of the layout",
                         seen=str(exc), clause=CMD_BODY_REGISTER_COMPRESSED.id) from None

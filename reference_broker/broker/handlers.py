@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from codec import fastjson
+from codec.bodies import decode_body, encode_body
 from codec.command import RemotingCommand
 from reference_broker.broker.clients import ClientChannel, ClientManager
 from reference_broker.broker.locks import MessageQueue, RebalanceLockManager
@@ -20,6 +20,13 @@ from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import RETRY_PREFIX, TopicConfig, TopicConfigManager, topic_name_problem
 from reference_broker.server import Handler, Request
+from spec.bodies import (
+    CONSUMER_LIST,
+    HEARTBEAT_DATA,
+    LOCK_BATCH_REQUEST,
+    LOCK_BATCH_RESPONSE,
+    TOPIC_CONFIG_WRAPPER,
+)
 from spec.codes import RequestCode, ResponseCode
 
 log = logging.getLogger(__name__)
@@ -83,10 +90,10 @@ class BrokerHandlers:
         return request.reply()
 
     async def get_all_topic_config(self, request: Request) -> RemotingCommand:
-        return request.reply(header={}, body=fastjson.dumps(self.topics.wrapper_json()).encode("utf-8"))
+        return request.reply(header={}, body=encode_body(TOPIC_CONFIG_WRAPPER, self.topics.wrapper_json()))
 
     async def heart_beat(self, request: Request) -> RemotingCommand:
-        data = fastjson.loads(request.command.body or b"{}")
+        data = decode_body(HEARTBEAT_DATA, request.command.body or b"{}")
         client_id = data.get("clientID", "")
         info = ClientChannel(client_id, request.command.language, request.command.version, time.monotonic())
         for consumer in data.get("consumerDataSet") or ():
@@ -117,7 +124,7 @@ class BrokerHandlers:
         group = self.clients.consumer_group(group_name)
         if group is None or not group.channels:
             return request.reply(ResponseCode.SYSTEM_ERROR, f"no consumer for this group, {group_name}")
-        body = fastjson.dumps({"consumerIdList": group.client_ids()}).encode("utf-8")
+        body = encode_body(CONSUMER_LIST, {"consumerIdList": group.client_ids()})
         return request.reply(header={}, body=body)
 
     async def query_consumer_offset(self, request: Request) -> RemotingCommand:
@@ -139,13 +146,13 @@ class BrokerHandlers:
         return request.reply(header={})
 
     async def lock_batch(self, request: Request) -> RemotingCommand:
-        body = fastjson.loads(request.command.body or b"{}")
+        body = decode_body(LOCK_BATCH_REQUEST, request.command.body or b"{}")
         locked = self.locks.try_lock_batch(body.get("consumerGroup", ""), _queues(body),
                                            body.get("clientId", ""), time.monotonic())
         answer = {"lockOKMQSet": [{"brokerName": b, "queueId": q, "topic": t} for t, b, q in locked]}
-        return request.reply(body=fastjson.dumps(answer).encode("utf-8"))
+        return request.reply(body=encode_body(LOCK_BATCH_RESPONSE, answer))
 
     async def unlock_batch(self, request: Request) -> RemotingCommand:
-        body = fastjson.loads(request.command.body or b"{}")
+        body = decode_body(LOCK_BATCH_REQUEST, request.command.body or b"{}")
         self.locks.unlock_batch(body.get("consumerGroup", ""), _queues(body), body.get("clientId", ""))
         return request.reply()

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from codec import fastjson
+from codec.bodies import encode_register_broker_body
 from codec.custom_header import encode_header
 from reference_broker.client import DEFAULT_TIMEOUT, RemotingClient
 from reference_broker.config import BrokerConfig
@@ -53,8 +53,8 @@ class BrokerRegistrar:
         return client
 
     async def register_all(self) -> None:
-        body = fastjson.dumps({"filterServerList": [], "topicConfigSerializeWrapper": self._topic_wrapper()})
-        data = body.encode("utf-8")
+        data = encode_register_broker_body(
+            {"filterServerList": [], "topicConfigSerializeWrapper": self._topic_wrapper()}, compressed=False)
         ha_addr = f"{self.config.broker_ip1}:{self.config.listen_port + 1}"
         fields = encode_header(REGISTER_BROKER_REQUEST, {
             **self._identity(), "haServerAddr": ha_addr, "compressed": False,

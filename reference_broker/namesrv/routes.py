@@ -12,6 +12,8 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from codec.bodies import encode_body
+from spec.bodies import TOPIC_ROUTE_DATA
 from spec.sysflag import PermName
 
 MASTER_ID = 0
@@ -190,3 +192,17 @@ class RouteTable:
                 queue_data["perm"] = int(queue_data["perm"] & ~PermName.WRITE)
                 count += 1
         return count
+
+
+def _standard(value: Any) -> Any:
+    """fastjson's MapSortField + QuoteFieldNames: map keys quoted and sorted, at every depth."""
+    if isinstance(value, Mapping):
+        return {str(k): _standard(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, list):
+        return [_standard(v) for v in value]
+    return value
+
+
+def route_data_json(route: Mapping[str, Any], *, standard: bool) -> bytes:
+    """TopicRouteData bytes: fastjson's default form (unquoted integer keys), or standard JSON."""
+    return encode_body(TOPIC_ROUTE_DATA, _standard(route) if standard else dict(route))

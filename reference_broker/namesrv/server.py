@@ -12,11 +12,11 @@ import logging
 import time
 
 from codec import fastjson
+from codec.bodies import decode_register_broker_body
 from codec.command import RemotingCommand
 from reference_broker.config import NamesrvConfig
-from reference_broker.namesrv.bodies import decode_register_broker_body, route_data_json
 from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
-from reference_broker.namesrv.routes import RouteTable
+from reference_broker.namesrv.routes import RouteTable, route_data_json
 from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
@@ -85,12 +85,17 @@ class NameServer:
         expected_crc = header.get("bodyCrc32") or 0
         if expected_crc and masked_crc32(body) != expected_crc:
             return request.reply(ResponseCode.SYSTEM_ERROR, "crc32 not match")
-        registration = decode_register_broker_body(body, compressed=bool(header.get("compressed")))
+        # An absent body registers nothing, as Java's empty wrapper (data version 0) does.
+        compressed = bool(header.get("compressed"))
+        registration = decode_register_broker_body(body, compressed=compressed) if body else {}
+        wrapper = registration.get("topicConfigSerializeWrapper") or {}
         result = self.routes.register(
             cluster=header["clusterName"], broker_addr=header["brokerAddr"], broker_name=header["brokerName"],
             broker_id=header["brokerId"], ha_server_addr=header["haServerAddr"],
-            data_version=registration.data_version, topic_configs=registration.topic_configs,
-            filter_servers=registration.filter_servers, channel=request.connection, now=time.monotonic())
+            data_version=wrapper.get("dataVersion") or {},
+            topic_configs=wrapper.get("topicConfigTable") or {},
+            filter_servers=list(registration.get("filterServerList") or []), channel=request.connection,
+            now=time.monotonic())
         order_topics = self.kv.namespace(ORDER_TOPIC_CONFIG)
         return request.reply(
             header={"haServerAddr": result.ha_server_addr, "masterAddr": result.master_addr},

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spec.consumequeue import DELAY_LEVELS
+
 log = logging.getLogger(__name__)
 
 DEFAULT_NAMESRV_PORT = 9876
@@ -57,6 +59,8 @@ class BrokerConfig:
     mapped_file_size_consume_queue: int = 300_000 * 20
     max_hash_slot_num: int = 5_000_000
     max_index_num: int = 5_000_000 * 4
+    message_delay_level: str = DELAY_LEVELS
+    """Delay per level for DELAY and consumer retries; tests shorten it so a retry arrives in seconds."""
     auto_create_topic_enable: bool = True
     auto_create_subscription_group: bool = True
     default_topic_queue_nums: int = 8

@@ -43,6 +43,7 @@ class BrokerSettings(Protocol):
     mapped_file_size_consume_queue: int
     max_hash_slot_num: int
     max_index_num: int
+    message_delay_level: str
     broker_ip1: str
     listen_port: int
     broker_cluster_name: str
@@ -92,6 +93,7 @@ class StoreConfig:
             mapped_file_size_consume_queue=broker.mapped_file_size_consume_queue,
             max_hash_slot_num=broker.max_hash_slot_num,
             max_index_num=broker.max_index_num,
+            message_delay_level=broker.message_delay_level,
         )
 
     @property

@@ -29,6 +29,7 @@ from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.broker.pull import PullHandlers
 from reference_broker.broker.registration import BrokerRegistrar
 from reference_broker.broker.send import SendHandlers
+from reference_broker.broker.send_back import SendBackHandlers
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import TopicConfigManager
 from reference_broker.client import next_opaque
@@ -97,6 +98,7 @@ class Broker:
         handlers = {
             **self.handlers.table(),
             **SendHandlers(self.config, self.topics, self.groups, store).table(),
+            **SendBackHandlers(self.config, self.topics, self.groups, store).table(),
             **PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                            self.hold).table(),
             **LookupHandlers(store).table(),

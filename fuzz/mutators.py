@@ -96,7 +96,8 @@ def huge_ext_map(rng: random.Random, frame: bytes) -> bytes:
     cmd = _decoded(frame)
     if cmd is None:
         return bit_flip(rng, frame)
-    extra = {f"k{i}": "v" * rng.randint(1, 8) for i in range(rng.randint(*HUGE_MAP_ENTRIES))}
+    value = "v" * rng.randint(1, 8)
+    extra = {f"k{i}": value for i in range(rng.randint(*HUGE_MAP_ENTRIES))}
     cmd.ext_fields = {**(cmd.ext_fields or {}), **extra}
     try:
         return encode(cmd)

@@ -1,0 +1,94 @@
+"""``rmq-fuzz``: fuzz a name server and broker on loopback, or replay saved regression cases.
+
+Bounded by ``--seconds`` and ``--max-frames``; progress goes to stderr once a second, the summary to
+stdout and to ``OUT/summary.json``. Findings are written to ``OUT/regressions`` in the format of
+``fuzz.regression``; copy the ones worth keeping into ``fuzz/regressions``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from fuzz.corpus import golden_dir, load_seeds
+from fuzz.live import FuzzConfig, LiveFuzzer, Summary
+from fuzz.regression import REGRESSIONS_DIR, load_cases, replay
+from fuzz.target import Health, Target
+from fuzz.wire import parse_loopback
+
+PROGRESS_INTERVAL = 1.0
+MAX_SECONDS = 24 * 3600
+"""A run is always bounded; a day is the longest that makes sense unattended."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rmq-fuzz", description=__doc__.splitlines()[0])
+    parser.add_argument("--namesrv", required=True, help="name server HOST:PORT (loopback only)")
+    parser.add_argument("--broker", required=True, help="broker HOST:PORT (loopback only)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="time limit (default 60)")
+    parser.add_argument("--out", type=Path, default=Path("fuzz-out"), help="findings and summary go here")
+    parser.add_argument("--max-frames", type=int, default=1_000_000, help="frame limit (default 1000000)")
+    parser.add_argument("--batch-size", type=int, default=16, help="frames between liveness checks")
+    parser.add_argument("--seed", type=int, default=0, help="random seed; a seed reproduces a run")
+    parser.add_argument("--pid", type=int, help="target process id, to detect crashes and memory growth")
+    parser.add_argument("--rss-growth-mb", type=int, default=256, help="VmRSS growth reported as a finding")
+    parser.add_argument("--golden", type=Path, default=None, help=f"golden data (default {golden_dir()})")
+    parser.add_argument("--replay", nargs="*", type=Path, metavar="CASE",
+                        help=f"replay regression cases (files or directories; none given: {REGRESSIONS_DIR})")
+    return parser
+
+
+def _replay(target: Target, paths: list[Path]) -> int:
+    cases = [case for path in paths or [REGRESSIONS_DIR] for case in load_cases(path)]
+    failed = 0
+    for case in cases:
+        violations = replay(case, target)
+        failed += bool(violations)
+        print(f"{'FAIL' if violations else 'ok  '} {case.id}" + "".join(f"\n     {v}" for v in violations))
+    print(f"{len(cases)} cases, {failed} failed")
+    return 1 if failed else 0
+
+
+def _report(summary: Summary, out: Path, elapsed: float) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    data = {"frames_sent": summary.frames_sent, "batches": summary.batches, "seconds": round(elapsed, 1),
+            "stopped": summary.stopped, "findings": dict(summary.findings),
+            "cases": [str(path) for path in summary.cases]}
+    (out / "summary.json").write_text(json.dumps(data, indent=1) + "\n")
+    print(f"stopped: {summary.stopped}; {summary.frames_sent} frames in {summary.batches} batches, "
+          f"{elapsed:.1f} s")
+    for kind in ("crash", "hang", "timeout", "memory"):
+        print(f"  {kind:8} {summary.findings.get(kind, 0)}")
+    for path in summary.cases:
+        print(f"  case {path}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    for addr in (args.namesrv, args.broker):
+        parse_loopback(addr)
+    target = Target(args.namesrv, args.broker, args.pid)
+    if args.replay is not None:
+        return _replay(target, args.replay)
+    config = FuzzConfig(target, min(args.seconds, MAX_SECONDS), args.max_frames, args.batch_size, args.seed,
+                        args.rss_growth_mb * 1024 * 1024)
+    for listener in config.listeners:
+        if target.health(listener) is not Health.OK:
+            print(f"{listener.value} at {target.addr(listener)} does not answer", file=sys.stderr)
+            return 2
+    started = last = time.monotonic()
+
+    def progress(summary: Summary) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= PROGRESS_INTERVAL:
+            last = now
+            print(summary.line(now - started), file=sys.stderr, flush=True)
+
+    summary = LiveFuzzer(config, load_seeds(args.golden), args.out / "regressions", progress).run()
+    _report(summary, args.out, time.monotonic() - started)
+    return 1 if summary.findings else 0

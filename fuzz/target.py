@@ -1,0 +1,72 @@
+"""The target under fuzzing: is it still answering, is its process alive, how much memory does it hold.
+
+A crash is a target that no longer accepts connections (or whose process is gone); a hang is one that
+accepts but does not answer a plain request on a fresh control connection. Memory is read from
+``/proc/<pid>/status`` (VmRSS) when the caller names the target's process, because a slow leak is only
+visible from outside.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+
+from codec.command import RemotingCommand
+from fuzz.corpus import Listener
+from fuzz.wire import WireConnection, next_opaque
+from spec.codes import RequestCode
+
+PROBE_TIMEOUT = 5.0
+"""Seconds a fresh control connection waits for an answer; Java clients time out after 3 s by default,
+so a target slower than this is unusable for them."""
+
+PROBE_CODES = {
+    # Every name server answers this; a 4.9.8 name server ignores codes it does not know.
+    Listener.NAMESRV: RequestCode.GET_BROKER_CLUSTER_INFO,
+    # Any broker answers every code, if only with REQUEST_CODE_NOT_SUPPORTED.
+    Listener.BROKER: RequestCode.GET_BROKER_RUNTIME_INFO,
+}
+
+_KIB = 1024
+
+
+class Health(enum.Enum):
+    OK = "ok"
+    CRASH = "crash"
+    HANG = "hang"
+
+
+@dataclass(frozen=True)
+class Target:
+    namesrv: str
+    broker: str
+    pid: int | None = None
+
+    def addr(self, listener: Listener) -> str:
+        return self.namesrv if listener is Listener.NAMESRV else self.broker
+
+    def health(self, listener: Listener) -> Health:
+        if self.pid is not None and not Path(f"/proc/{self.pid}").exists():
+            return Health.CRASH
+        try:
+            conn = WireConnection(self.addr(listener))
+        except OSError:
+            return Health.CRASH
+        with conn:
+            probe = RemotingCommand.request(PROBE_CODES[listener], opaque=next_opaque())
+            return Health.OK if conn.request(probe, PROBE_TIMEOUT) is not None else Health.HANG
+
+    def rss_bytes(self) -> int | None:
+        """Resident memory of the target's process, or None when no pid was given or it is gone."""
+        if self.pid is None:
+            return None
+        try:
+            status = Path(f"/proc/{self.pid}/status").read_text()
+        except OSError:
+            return None
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * _KIB
+        return None
+

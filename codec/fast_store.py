@@ -1,29 +1,53 @@
 """Hand-written fast paths for the store formats, proven equal to the ``spec`` schemas by properties.
 
-Scanning a CommitLog only needs the fixed fields of each record, and scanning consume queues only needs
-arrays; building construct containers for that is orders of magnitude slower than ``struct`` and
-``numpy``. Tests (``tests/test_store_fast.py``) check these against ``CommitLogRecord`` and
-``ConsumeQueueEntry`` on generated data, so the schemas stay the single source of truth.
+The broker encodes one record, one consume-queue entry and about three index entries per send, and a
+scan of a CommitLog only needs the fixed fields of each record; construct containers cost 50-100 µs per
+record for that, ``struct`` a few. Tests (``tests/test_store_fast.py``, ``tests/test_store_fastpath_*.py``)
+hold these equal to ``CommitLogRecord``, ``ConsumeQueueEntry``, ``IndexHeader``/``IndexEntry`` and the
+offsetMsgId schemas on generated data, including which inputs they refuse, so the schemas stay the single
+source of truth. Nothing here imports ``codec.store``: the store modules build on these functions.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import struct
-from typing import NamedTuple
+from functools import lru_cache
+from typing import NamedTuple, NoReturn
 
 import numpy as np
 
-from codec.store.consumequeue import CQ_DTYPE
-from spec.commitlog import IPV4_HOST_SIZE, IPV6_HOST_SIZE
+from spec.commitlog import MESSAGE_MAGIC_V2, RMQ_CL_LAYOUT, RMQ_CL_TOTAL_SIZE
+from spec.consumequeue import RMQ_CQ_ENTRY
+from spec.errors import SpecViolation, StoreError
 from spec.sysflag import MessageSysFlag
 
+RECORD_PREFIX = struct.Struct(">iI")
+"""``RecordPrefix``: TOTALSIZE and MAGICCODE, also the whole BLANK marker."""
 _HEAD = struct.Struct(">iIiiiqqiq")
 """TOTALSIZE .. BORNTIMESTAMP: the part before the first variable-width host."""
 _HOST4 = struct.Struct(">4si")
 _HOST6 = struct.Struct(">16si")
+_INT32_SIZE = 4
+"""The port after a host's address."""
 _INT64 = struct.Struct(">q")
 _TAIL = struct.Struct(">iqi")
 """RECONSUMETIMES, PREPARED OFFSET, body length."""
+_TOPIC_LENGTH = {False: struct.Struct(">B"), True: struct.Struct(">H")}
+"""Topic length prefix by ``magic == v2``."""
+_PROPERTIES_LENGTH = struct.Struct(">H")
+_MSG_ID_TAIL = struct.Struct(">iq")
+"""Port and commitlog offset after the IP of an offsetMsgId."""
+
+CQ_ENTRY = struct.Struct(">qiq")
+"""commitlog offset, size, tags code: one consume-queue entry."""
+CQ_DTYPE = np.dtype([("commitlog_offset", ">i8"), ("size", ">i4"), ("tags_code", ">i8")])
+"""Mirrors ``spec.consumequeue.ConsumeQueueEntry`` field for field (checked in the tests)."""
+INDEX_HEADER = struct.Struct(">qqqqii")
+"""begin/end timestamp, begin/end phy offset, hash slot count, index count."""
+INDEX_ENTRY = struct.Struct(">iqii")
+"""key hash, phy offset, time diff, prev index."""
+INDEX_SLOT = struct.Struct(">i")
 
 
 class FixedFields(NamedTuple):
@@ -48,19 +72,122 @@ class FixedFields(NamedTuple):
     """Offset of the body from the record start."""
 
 
+def _host_struct(sys_flag: int, v6_bit: MessageSysFlag) -> struct.Struct:
+    return _HOST6 if sys_flag & v6_bit else _HOST4
+
+
 def unpack_fixed(buf: bytes | memoryview, pos: int = 0) -> FixedFields:
     """Every field of the record at ``pos`` up to the body length, without building the body."""
     head = _HEAD.unpack_from(buf, pos)
     sys_flag = head[7]
     at = pos + _HEAD.size
-    born = (_HOST6 if sys_flag & MessageSysFlag.BORNHOST_V6 else _HOST4).unpack_from(buf, at)
-    at += IPV6_HOST_SIZE if sys_flag & MessageSysFlag.BORNHOST_V6 else IPV4_HOST_SIZE
-    (store_ts,) = _INT64.unpack_from(buf, at)
-    at += _INT64.size
-    store = (_HOST6 if sys_flag & MessageSysFlag.STOREHOST_V6 else _HOST4).unpack_from(buf, at)
-    at += IPV6_HOST_SIZE if sys_flag & MessageSysFlag.STOREHOST_V6 else IPV4_HOST_SIZE
+    born_struct = _host_struct(sys_flag, MessageSysFlag.BORNHOST_V6)
+    born = born_struct.unpack_from(buf, at)
+    (store_ts,) = _INT64.unpack_from(buf, at + born_struct.size)
+    at += born_struct.size + _INT64.size
+    store_struct = _host_struct(sys_flag, MessageSysFlag.STOREHOST_V6)
+    store = store_struct.unpack_from(buf, at)
+    at += store_struct.size
     reconsume, prepared, body_len = _TAIL.unpack_from(buf, at)
     return FixedFields(*head, *born, store_ts, *store, reconsume, prepared, body_len, at + _TAIL.size - pos)
+
+
+def unpack_fixed_within(buf: bytes | memoryview, pos: int, total_size: int, where: int) -> FixedFields:
+    """``unpack_fixed`` for a record that must end within ``total_size`` bytes; ``where`` is the absolute
+    offset reported in errors."""
+    try:
+        fixed = unpack_fixed(buf, pos)
+    except struct.error as exc:
+        _overrun(total_size, where, exc)
+    if fixed.body_position > total_size:
+        _overrun(total_size, where, "fixed fields run past TOTALSIZE")
+    return fixed
+
+
+def unpack_record(buf: bytes | memoryview, pos: int, total_size: int,
+                  where: int) -> tuple[FixedFields, bytes, str, str]:
+    """The fixed fields, body, topic and properties of the record at ``pos``, which must all lie within
+    ``total_size`` bytes: what ``CommitLogRecord.parse`` accepts on those bytes."""
+    fixed = unpack_fixed_within(buf, pos, total_size, where)
+    end = pos + total_size
+    body_at = pos + fixed.body_position
+    topic_at = body_at + fixed.body_length
+    try:
+        if fixed.body_length < 0 or topic_at > end:
+            raise ValueError("body runs past TOTALSIZE")
+        topic_prefix = _TOPIC_LENGTH[fixed.magic == MESSAGE_MAGIC_V2]
+        (topic_len,) = topic_prefix.unpack_from(buf, topic_at)
+        props_at = topic_at + topic_prefix.size + topic_len
+        (props_len,) = _PROPERTIES_LENGTH.unpack_from(buf, props_at)
+        props_end = props_at + _PROPERTIES_LENGTH.size + props_len
+        if props_end > end:
+            raise ValueError("topic or properties run past TOTALSIZE")
+        topic = bytes(buf[topic_at + topic_prefix.size:props_at]).decode("utf-8")
+        properties = bytes(buf[props_at + _PROPERTIES_LENGTH.size:props_end]).decode("utf-8")
+    except (struct.error, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        _overrun(total_size, where, exc)
+    return fixed, bytes(buf[body_at:topic_at]), topic, properties
+
+
+def _overrun(total_size: int, where: int, why: object) -> NoReturn:
+    raise StoreError(f"record fields do not fit TOTALSIZE: {why}", expected=total_size, seen="overrun",
+                     offset=where, clause=RMQ_CL_TOTAL_SIZE.id) from None
+
+
+def pack_record(head: tuple[int, int, int, int, int, int, int, int, int], born: tuple[bytes, int],
+                store_timestamp: int, store: tuple[bytes, int], reconsume_times: int,
+                prepared_transaction_offset: int, body: bytes, topic: str, properties: str) -> bytes:
+    """Same bytes as ``CommitLogRecord.build``; ``head`` is TOTALSIZE .. BORNTIMESTAMP in record order
+    and the hosts are (packed IP, port). Values that do not fit their fields are refused, as the schema
+    refuses them, with a SpecViolation."""
+    sys_flag = head[7]
+    topic_raw, props_raw = topic.encode("utf-8"), properties.encode("utf-8")
+    try:
+        parts = [_HEAD.pack(*head), _checked_host(born, sys_flag, MessageSysFlag.BORNHOST_V6),
+                 _INT64.pack(store_timestamp), _checked_host(store, sys_flag, MessageSysFlag.STOREHOST_V6),
+                 _TAIL.pack(reconsume_times, prepared_transaction_offset, len(body)), body,
+                 _TOPIC_LENGTH[head[1] == MESSAGE_MAGIC_V2].pack(len(topic_raw)), topic_raw,
+                 _PROPERTIES_LENGTH.pack(len(props_raw)), props_raw]
+    except struct.error as exc:
+        raise SpecViolation(f"record field out of range: {exc}", expected="values that fit the field widths",
+                            seen=head, clause=RMQ_CL_LAYOUT.id) from None
+    return b"".join(parts)
+
+
+def _checked_host(host: tuple[bytes, int], sys_flag: int, v6_bit: MessageSysFlag) -> bytes:
+    """``struct`` pads or cuts a wrong-width address silently; the schema refuses it, so this does too."""
+    layout = _host_struct(sys_flag, v6_bit)
+    width = layout.size - _INT32_SIZE
+    if len(host[0]) != width:
+        raise SpecViolation("host address width differs from the sysFlag's IPv6 bit", expected=width,
+                            seen=len(host[0]), clause=RMQ_CL_LAYOUT.id)
+    return layout.pack(*host)
+
+
+@lru_cache(maxsize=1024)
+def packed_ip(ip: str) -> bytes:
+    """An address's bytes; a broker sees few distinct hosts, so parsing each once pays."""
+    return ipaddress.ip_address(ip).packed
+
+
+@lru_cache(maxsize=1024)
+def ip_text(packed: bytes) -> str:
+    return str(ipaddress.ip_address(packed))
+
+
+def offset_msg_id(store_ip: bytes, port: int, offset: int) -> str:
+    """Same text as ``spec.message_id.encode_offset_msg_id`` for the address whose bytes are
+    ``store_ip``."""
+    return (store_ip + _MSG_ID_TAIL.pack(port, offset)).hex().upper()
+
+
+def pack_cq_entry(commitlog_offset: int, size: int, tags_code: int) -> bytes:
+    """Same bytes as ``ConsumeQueueEntry.build``, and out-of-range values refused like it does."""
+    try:
+        return CQ_ENTRY.pack(commitlog_offset, size, tags_code)
+    except struct.error as exc:
+        raise SpecViolation(f"consume-queue entry field out of range: {exc}", expected="int64, int32, int64",
+                            seen=(commitlog_offset, size, tags_code), clause=RMQ_CQ_ENTRY.id) from None
 
 
 def cq_entries(data: bytes | memoryview) -> np.ndarray:

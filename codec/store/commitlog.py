@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from codec.store.record import PREFIX_SIZE, MessageRecord, decode_record, read_prefix
+from codec.fast_store import FixedFields
+from codec.store.record import PREFIX_SIZE, MessageRecord, decode_record, read_prefix, unpack_bounded_fixed
 from spec.commitlog import (
     BLANK_MAGIC,
     RMQ_CL_BLANK,
@@ -81,46 +82,60 @@ class CommitLog:
 
     def records(self, start: int | None = None, *, verify_crc: bool = True,
                 decompress: bool = False) -> Iterator[MessageRecord]:
-        """Every record from ``start`` (default: the first file) to the end of the data.
+        """Every record from ``start`` (default: the first file) to the end of the data, fully decoded.
 
         With ``decompress`` the body of each compressed record is decompressed during iteration, so a
         broken body raises its BodyError at that record (``record.application_body`` holds the result).
         """
+        for segment, view, pos, _ in self._walk(start):
+            record = decode_record(view, pos, verify_crc=verify_crc, base_offset=segment.start)
+            if decompress:
+                _ = record.application_body
+            yield record
+
+    def scan(self, start: int | None = None) -> Iterator[FixedFields]:
+        """The fixed fields of every record from ``start``, without decoding bodies, topics or properties.
+
+        Record boundaries, magic, TOTALSIZE bounds and PHYSICALOFFSET are checked as :meth:`records` checks
+        them; the variable parts and BODYCRC are not (use :meth:`records` or :meth:`read` for those).
+        """
+        for _, _, _, fixed in self._walk(start):
+            yield fixed
+
+    def _walk(self, start: int | None) -> Iterator[tuple[SegmentFile, mmap.mmap | bytes, int, FixedFields]]:
         self._check_names()
         for number, segment in enumerate(self.files):
             view = self._map(segment)
             end = segment.start + len(view)
             if start is not None and start >= end:
                 continue
-            pos = 0 if start is None or start < segment.start else start - segment.start
+            first = 0 if start is None or start < segment.start else start - segment.start
             last = number == len(self.files) - 1
-            for record in self._file_records(segment, view, pos, last, verify_crc):
-                if decompress:
-                    _ = record.application_body
-                yield record
+            for pos, fixed in self._file_walk(segment, view, first, last):
+                yield segment, view, pos, fixed
 
-    def _file_records(self, segment: SegmentFile, view: mmap.mmap | bytes, pos: int, last: bool,
-                      verify_crc: bool) -> Iterator[MessageRecord]:
+    def _file_walk(self, segment: SegmentFile, view: mmap.mmap | bytes, pos: int,
+                   last: bool) -> Iterator[tuple[int, FixedFields]]:
         while len(view) - pos >= PREFIX_SIZE:
+            where = segment.start + pos
             total_size, magic = read_prefix(view, pos)
             if magic == BLANK_MAGIC:
                 if total_size != len(view) - pos:
                     raise StoreError("BLANK marker does not cover the rest of the file",
-                                     expected=len(view) - pos, seen=total_size, offset=segment.start + pos,
+                                     expected=len(view) - pos, seen=total_size, offset=where,
                                      clause=RMQ_CL_BLANK.id)
                 return
             if total_size == 0 and magic == 0:
                 if not last:
                     raise StoreError("CommitLog data ends before the last file without a BLANK marker",
-                                     expected="BLANK marker", seen="zeros", offset=segment.start + pos,
+                                     expected="BLANK marker", seen="zeros", offset=where,
                                      clause=RMQ_CL_END_OF_DATA.id)
                 return
-            record = decode_record(view, pos, verify_crc=verify_crc, base_offset=segment.start)
-            if record.physical_offset != segment.start + pos:
-                raise StoreError("PHYSICALOFFSET differs from the record's position",
-                                 expected=segment.start + pos, seen=record.physical_offset,
-                                 offset=segment.start + pos, clause=RMQ_CL_PHYSICAL_OFFSET.id)
-            yield record
+            fixed = unpack_bounded_fixed(view, pos, where)
+            if fixed.physical_offset != where:
+                raise StoreError("PHYSICALOFFSET differs from the record's position", expected=where,
+                                 seen=fixed.physical_offset, offset=where, clause=RMQ_CL_PHYSICAL_OFFSET.id)
+            yield pos, fixed
             pos += total_size
 
     def read(self, offset: int, *, verify_crc: bool = True) -> MessageRecord:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from codec.fast_store import CQ_DTYPE, pack_cq_entry
 from codec.store.commitlog import segment_files
 from spec.commitlog import offset_file_name
 from spec.consumequeue import (
@@ -21,17 +22,11 @@ from spec.consumequeue import (
     PRE_BLANK_SIZE,
     PRE_BLANK_TAGS_CODE,
     RMQ_CQ_POSITION,
-    ConsumeQueueEntry,
 )
 from spec.errors import StoreError
 
-CQ_DTYPE = np.dtype([("commitlog_offset", ">i8"), ("size", ">i4"), ("tags_code", ">i8")])
-"""Mirrors ``spec.consumequeue.ConsumeQueueEntry`` field for field (checked in the tests)."""
-
-
-def encode_entry(commitlog_offset: int, size: int, tags_code: int) -> bytes:
-    return ConsumeQueueEntry.build(
-        {"commitlog_offset": commitlog_offset, "size": size, "tags_code": tags_code})
+encode_entry = pack_cq_entry
+"""One entry's bytes; the broker writes every entry through it."""
 
 
 PRE_BLANK_ENTRY = encode_entry(PRE_BLANK_OFFSET, PRE_BLANK_SIZE, PRE_BLANK_TAGS_CODE)

@@ -18,10 +18,10 @@ from codec.store.configs import (
     table_from_json,
 )
 from codec.store.consumequeue import ConsumeQueue
-from codec.store.indexfile import MAX_TIMESTAMP, IndexFile
+from codec.store.indexfile import MAX_TIMESTAMP, IndexFile, query_offsets
 from codec.store.record import MessageRecord
 from spec.errors import StoreError
-from spec.indexfile import MAX_QUERY_RESULTS, index_key
+from spec.indexfile import MAX_QUERY_RESULTS
 from spec.store_layout import (
     ABORT_FILE,
     CHECKPOINT_FILE,
@@ -35,8 +35,11 @@ from spec.store_layout import (
 
 
 class StoreDirectory:
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, *, index_sizes: tuple[int, int] | None = None) -> None:
+        """``index_sizes`` is (maxHashSlotNum, maxIndexNum) of the index files; without it they are
+        inferred from each file's size (:func:`codec.store.indexfile.index_sizes`)."""
         self.root = Path(root)
+        self._index_counts = dict(zip(("slot_count", "index_count"), index_sizes or (), strict=False))
         if not (self.root / COMMITLOG_DIR).is_dir():
             raise StoreError("not a store directory", expected=f"{COMMITLOG_DIR}/ under the root",
                              seen=str(self.root), clause=RMQ_STORE_LAYOUT.id)
@@ -82,18 +85,17 @@ class StoreDirectory:
         base = self.root / INDEX_DIR
         return sorted(p for p in base.iterdir() if p.name.isdigit()) if base.is_dir() else []
 
+    def _index_files_newest_first(self) -> Iterator[IndexFile]:
+        """Each file is open only while the query looks at it."""
+        for path in reversed(self.index_files()):
+            with IndexFile(path, **self._index_counts) as index:
+                yield index
+
     def lookup_offsets(self, topic: str, key: str, *, begin: int = 0, end: int = MAX_TIMESTAMP,
                        max_results: int = MAX_QUERY_RESULTS) -> list[int]:
-        """``IndexService.queryOffset``: newest file first, stop once a file starts before ``begin``."""
-        found: list[int] = []
-        for path in reversed(self.index_files()):
-            with IndexFile(path) as index:
-                if index.time_matches(begin, end):
-                    found += index.lookup(index_key(topic, key), begin=begin, end=end,
-                                          max_results=max_results - len(found))
-                if index.header.begin_timestamp < begin or len(found) >= max_results:
-                    break
-        return found
+        """``IndexService.queryOffset`` (:func:`codec.store.indexfile.query_offsets`) over the files."""
+        return query_offsets(self._index_files_newest_first(), topic, key, begin=begin, end=end,
+                             max_results=max_results)
 
     def lookup_key(self, topic: str, key: str, **limits: int) -> list[MessageRecord]:
         """Records of ``topic`` whose KEYS or UNIQ_KEY contain ``key`` (hash collisions filtered out)."""

@@ -7,23 +7,24 @@ and only the pages of touched slots and entries are ever written.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from codec.fast_store import INDEX_ENTRY, INDEX_HEADER, INDEX_SLOT
 from codec.store.record import MessageRecord
 from spec.errors import SpecViolation, StoreError
 from spec.hashing import index_key_hash
 from spec.indexfile import (
     DEFAULT_INDEX_COUNT,
     DEFAULT_SLOT_COUNT,
+    ENTRY_SIZE,
     FIRST_INDEX,
     HEADER_SIZE,
     INVALID_INDEX,
     MAX_QUERY_RESULTS,
     RMQ_IDX_LAYOUT,
-    IndexEntry,
-    IndexHeader,
+    SLOT_SIZE,
     entry_position,
     file_size,
     index_key,
@@ -33,6 +34,9 @@ from spec.indexfile import (
 from spec.sysflag import TransactionType
 
 MAX_TIMESTAMP = 2**63 - 1
+INDEX_PER_SLOT = DEFAULT_INDEX_COUNT // DEFAULT_SLOT_COUNT
+"""Java's default ``maxIndexNum`` is four times ``maxHashSlotNum``; a file of another size is read as
+keeping that ratio unless its counts are given."""
 
 
 @dataclass
@@ -62,24 +66,44 @@ def index_keys(record: MessageRecord) -> list[str]:
     return [index_key(record.topic, k) for k in keys + record.keys]
 
 
+def index_sizes(size: int) -> tuple[int, int]:
+    """(slot count, entry capacity) of an index file of ``size`` bytes whose counts are not given.
+
+    The header does not record either count, and one file size fits many pairs, so this takes the
+    defaults when the size is theirs and otherwise the pair with Java's default 1:4 ratio.
+    """
+    if size == file_size():
+        return DEFAULT_SLOT_COUNT, DEFAULT_INDEX_COUNT
+    slots, rest = divmod(size - HEADER_SIZE, SLOT_SIZE + INDEX_PER_SLOT * ENTRY_SIZE)
+    if rest or slots <= 0:
+        raise StoreError("IndexFile size fits no slot count with the default 1:4 entry ratio",
+                         expected=f"{HEADER_SIZE} + k * {SLOT_SIZE + INDEX_PER_SLOT * ENTRY_SIZE}", seen=size,
+                         clause=RMQ_IDX_LAYOUT.id)
+    return slots, slots * INDEX_PER_SLOT
+
+
 class IndexFile:
-    def __init__(self, path: Path | str, *, slot_count: int = DEFAULT_SLOT_COUNT,
-                 index_count: int = DEFAULT_INDEX_COUNT, writable: bool = False) -> None:
+    def __init__(self, path: Path | str, *, slot_count: int | None = None, index_count: int | None = None,
+                 writable: bool = False) -> None:
+        """Open an existing file; without counts they are inferred from its size (:func:`index_sizes`)."""
         self.path = Path(path)
+        actual = self.path.stat().st_size
+        if slot_count is None or index_count is None:
+            slot_count, index_count = index_sizes(actual)
         self.slot_count = slot_count
         self.capacity = index_count
         self.writable = writable
         expected = file_size(slot_count, index_count)
-        if self.path.stat().st_size != expected:
+        if actual != expected:
             raise StoreError("IndexFile size does not match its slot and entry counts", expected=expected,
-                             seen=self.path.stat().st_size, clause=RMQ_IDX_LAYOUT.id)
+                             seen=actual, clause=RMQ_IDX_LAYOUT.id)
         with self.path.open("r+b" if writable else "rb") as handle:
             access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
             self._map = mmap.mmap(handle.fileno(), 0, access=access)
-        parsed = IndexHeader.parse(self._map[:HEADER_SIZE])
-        self.header = Header(**{k: v for k, v in parsed.items() if not k.startswith("_")})
+        self.header = Header(*INDEX_HEADER.unpack_from(self._map, 0))
         if self.header.index_count <= 0:
             self.header.index_count = FIRST_INDEX
+        self._entries_at = entry_position(0, slot_count)
 
     @classmethod
     def create(cls, path: Path | str, *, slot_count: int = DEFAULT_SLOT_COUNT,
@@ -103,16 +127,11 @@ class IndexFile:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _int(self, pos: int) -> int:
-        return int.from_bytes(self._map[pos:pos + 4], "big", signed=True)
-
     def slot(self, key_hash: int) -> int:
-        return self._int(slot_position(key_hash, self.slot_count))
+        return INDEX_SLOT.unpack_from(self._map, slot_position(key_hash, self.slot_count))[0]
 
     def entry(self, index: int) -> Entry:
-        pos = entry_position(index, self.slot_count)
-        parsed = IndexEntry.parse(self._map[pos:pos + IndexEntry.sizeof()])
-        return Entry(index, parsed.key_hash, parsed.phy_offset, parsed.time_diff, parsed.prev_index)
+        return Entry(index, *INDEX_ENTRY.unpack_from(self._map, self._entries_at + index * ENTRY_SIZE))
 
     def entries(self) -> Iterator[Entry]:
         """Every used entry, oldest first."""
@@ -124,7 +143,9 @@ class IndexFile:
         return self.header.index_count >= self.capacity
 
     def _write_header(self) -> None:
-        self._map[:HEADER_SIZE] = IndexHeader.build(vars(self.header))
+        h = self.header
+        INDEX_HEADER.pack_into(self._map, 0, h.begin_timestamp, h.end_timestamp, h.begin_phy_offset,
+                               h.end_phy_offset, h.hash_slot_count, h.index_count)
 
     def put(self, key: str, phy_offset: int, store_timestamp: int) -> bool:
         """Index ``key`` (already ``topic#key``); False when full (RMQ-IDX-FULL: start a new file)."""
@@ -135,14 +156,12 @@ class IndexFile:
         h = self.header
         key_hash = index_key_hash(key)
         slot_pos = slot_position(key_hash, self.slot_count)
-        old = self._int(slot_pos)
+        (old,) = INDEX_SLOT.unpack_from(self._map, slot_pos)
         if old <= INVALID_INDEX or old > h.index_count:
             old = INVALID_INDEX
-        pos = entry_position(h.index_count, self.slot_count)
-        self._map[pos:pos + IndexEntry.sizeof()] = IndexEntry.build({
-            "key_hash": key_hash, "phy_offset": phy_offset, "prev_index": old,
-            "time_diff": time_diff_seconds(store_timestamp, h.begin_timestamp)})
-        self._map[slot_pos:slot_pos + 4] = h.index_count.to_bytes(4, "big", signed=True)
+        INDEX_ENTRY.pack_into(self._map, self._entries_at + h.index_count * ENTRY_SIZE, key_hash, phy_offset,
+                              time_diff_seconds(store_timestamp, h.begin_timestamp), old)
+        INDEX_SLOT.pack_into(self._map, slot_pos, h.index_count)
         if h.index_count <= FIRST_INDEX:
             h.begin_phy_offset, h.begin_timestamp = phy_offset, store_timestamp
         if old == INVALID_INDEX:
@@ -181,14 +200,30 @@ class IndexFile:
         if current <= INVALID_INDEX or current > h.index_count or h.index_count <= FIRST_INDEX:
             return found
         while len(found) < max_results:
-            entry = self.entry(current)
-            if entry.time_diff < 0:
+            entry_hash, phy_offset, time_diff, prev = INDEX_ENTRY.unpack_from(
+                self._map, self._entries_at + current * ENTRY_SIZE)
+            if time_diff < 0:
                 break
-            time_read = h.begin_timestamp + entry.time_diff * 1000
-            if entry.key_hash == key_hash and begin <= time_read <= end:
-                found.append(entry.phy_offset)
-            prev = entry.prev_index
+            time_read = h.begin_timestamp + time_diff * 1000
+            if entry_hash == key_hash and begin <= time_read <= end:
+                found.append(phy_offset)
             if prev <= INVALID_INDEX or prev > h.index_count or prev == current or time_read < begin:
                 break
             current = prev
         return found
+
+
+def query_offsets(newest_first: Iterable[IndexFile], topic: str, key: str, *, begin: int = 0,
+                  end: int = MAX_TIMESTAMP, max_results: int = MAX_QUERY_RESULTS) -> list[int]:
+    """``IndexService.queryOffset`` over files given newest first: files whose time range overlaps the
+    query are searched, and the walk stops after a file that starts before ``begin`` or once
+    ``max_results`` offsets are found. ``newest_first`` is consumed lazily, so a reader can open each
+    file only when it is reached."""
+    found: list[int] = []
+    for index in newest_first:
+        if index.time_matches(begin, end):
+            found += index.lookup(index_key(topic, key), begin=begin, end=end,
+                                  max_results=max_results - len(found))
+        if index.header.begin_timestamp < begin or len(found) >= max_results:
+            break
+    return found

@@ -7,15 +7,22 @@ order and duplicates (batch records carry WAIT twice) and could not be written b
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
-import construct
-
 from codec.compression import decompress_for_sys_flag
+from codec.fast_store import (
+    RECORD_PREFIX,
+    FixedFields,
+    ip_text,
+    offset_msg_id,
+    pack_record,
+    packed_ip,
+    unpack_fixed_within,
+    unpack_record,
+)
 from spec.commitlog import (
     BLANK_MAGIC,
     MAX_PROPERTIES_BYTES,
@@ -29,14 +36,12 @@ from spec.commitlog import (
     RMQ_CL_PROPERTIES_LENGTH,
     RMQ_CL_TOPIC_LENGTH,
     RMQ_CL_TOTAL_SIZE,
-    BlankMarker,
-    CommitLogRecord,
     RecordPrefix,
     record_length,
 )
 from spec.errors import SpecViolation, StoreError
 from spec.hashing import masked_crc32
-from spec.message_id import encode_offset_msg_id
+from spec.message_id import IPV6_LEN
 from spec.properties import PropertyKey, encode_properties, parse_properties, split_keys
 from spec.sysflag import MessageSysFlag, TransactionType, transaction_type
 
@@ -52,7 +57,7 @@ class HostPort(NamedTuple):
 
     @property
     def is_v6(self) -> bool:
-        return ipaddress.ip_address(self.ip).version == 6
+        return len(packed_ip(self.ip)) == IPV6_LEN
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ class MessageRecord:
 
     @property
     def offset_msg_id(self) -> str:
-        return encode_offset_msg_id(self.store_host.ip, self.store_host.port, self.physical_offset)
+        return offset_msg_id(packed_ip(self.store_host.ip), self.store_host.port, self.physical_offset)
 
     @property
     def transaction_type(self) -> TransactionType:
@@ -112,27 +117,22 @@ class MessageRecord:
 
     def encode(self) -> bytes:
         """The record's bytes, written from its fields (TOTALSIZE and BODYCRC as carried, not recomputed)."""
-        return _build(self)
-
-
-def _host(parsed: construct.Container) -> HostPort:
-    return HostPort(str(ipaddress.ip_address(parsed.ip)), parsed.port)
+        return pack_record(
+            (self.total_size, self.magic, self.body_crc, self.queue_id, self.flag, self.queue_offset,
+             self.physical_offset, self.sys_flag, self.born_timestamp),
+            (packed_ip(self.born_host.ip), self.born_host.port), self.store_timestamp,
+            (packed_ip(self.store_host.ip), self.store_host.port), self.reconsume_times,
+            self.prepared_transaction_offset, self.body, self.topic, self.properties_text)
 
 
 def read_prefix(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
     """TOTALSIZE and MAGICCODE at ``pos``: enough to tell a record from a BLANK marker or unwritten space."""
-    prefix = RecordPrefix.parse(bytes(buf[pos:pos + PREFIX_SIZE]))
-    return prefix.total_size, prefix.magic
+    total_size, magic = RECORD_PREFIX.unpack_from(buf, pos)
+    return total_size, magic
 
 
-def decode_record(buf: bytes | memoryview, pos: int = 0, *, verify_crc: bool = True,
-                  base_offset: int = 0) -> MessageRecord:
-    """Decode the record at ``pos``; errors carry ``base_offset + pos`` as their offset.
-
-    Checks the magic, that TOTALSIZE fits the buffer and equals the length of the parsed parts, and
-    (unless ``verify_crc`` is false) BODYCRC.
-    """
-    where = base_offset + pos
+def _checked_prefix(buf: bytes | memoryview, pos: int, where: int) -> tuple[int, int]:
+    """TOTALSIZE and MAGICCODE of a message record that lies within ``buf``."""
     if len(buf) - pos < PREFIX_SIZE:
         raise StoreError("truncated record prefix", expected=PREFIX_SIZE, seen=len(buf) - pos, offset=where,
                          clause=RMQ_CL_TOTAL_SIZE.id)
@@ -143,20 +143,34 @@ def decode_record(buf: bytes | memoryview, pos: int = 0, *, verify_crc: bool = T
     if total_size < PREFIX_SIZE or total_size > len(buf) - pos:
         raise StoreError("TOTALSIZE runs past the data", expected=f"<= {len(buf) - pos}", seen=total_size,
                          offset=where, clause=RMQ_CL_TOTAL_SIZE.id)
-    try:
-        parsed = CommitLogRecord.parse(bytes(buf[pos:pos + total_size]))
-    except (construct.ConstructError, UnicodeDecodeError) as exc:
-        raise StoreError(f"record fields do not fit TOTALSIZE: {exc}", expected=total_size, seen="overrun",
-                         offset=where, clause=RMQ_CL_TOTAL_SIZE.id) from None
+    return total_size, magic
+
+
+def unpack_bounded_fixed(buf: bytes | memoryview, pos: int, where: int) -> FixedFields:
+    """The fixed fields of the message record at ``pos``, with the checks of :func:`decode_record` that
+    need no variable part: magic, TOTALSIZE within ``buf``, fixed fields within TOTALSIZE."""
+    total_size, _ = _checked_prefix(buf, pos, where)
+    return unpack_fixed_within(buf, pos, total_size, where)
+
+
+def decode_record(buf: bytes | memoryview, pos: int = 0, *, verify_crc: bool = True,
+                  base_offset: int = 0) -> MessageRecord:
+    """Decode the record at ``pos``; errors carry ``base_offset + pos`` as their offset.
+
+    Checks the magic, that TOTALSIZE fits the buffer and equals the length of the parsed parts, and
+    (unless ``verify_crc`` is false) BODYCRC.
+    """
+    where = base_offset + pos
+    total_size, magic = _checked_prefix(buf, pos, where)
+    fixed, body, topic, properties = unpack_record(buf, pos, total_size, where)
     record = MessageRecord(
-        physical_offset=parsed.physical_offset, total_size=total_size, magic=magic,
-        body_crc=parsed.body_crc, queue_id=parsed.queue_id, flag=parsed.flag,
-        queue_offset=parsed.queue_offset, sys_flag=parsed.sys_flag,
-        born_timestamp=parsed.born_timestamp, born_host=_host(parsed.born_host),
-        store_timestamp=parsed.store_timestamp, store_host=_host(parsed.store_host),
-        reconsume_times=parsed.reconsume_times,
-        prepared_transaction_offset=parsed.prepared_transaction_offset,
-        body=parsed.body, topic=parsed.topic, properties_text=parsed.properties,
+        physical_offset=fixed.physical_offset, total_size=total_size, magic=magic,
+        body_crc=fixed.body_crc, queue_id=fixed.queue_id, flag=fixed.flag,
+        queue_offset=fixed.queue_offset, sys_flag=fixed.sys_flag,
+        born_timestamp=fixed.born_timestamp, born_host=HostPort(ip_text(fixed.born_ip), fixed.born_port),
+        store_timestamp=fixed.store_timestamp, store_host=HostPort(ip_text(fixed.store_ip), fixed.store_port),
+        reconsume_times=fixed.reconsume_times, prepared_transaction_offset=fixed.prepared_transaction_offset,
+        body=body, topic=topic, properties_text=properties,
     )
     computed = record_length(sys_flag=record.sys_flag, body_len=len(record.body),
                              topic_len=len(record.topic.encode()), magic=magic,
@@ -168,23 +182,6 @@ def decode_record(buf: bytes | memoryview, pos: int = 0, *, verify_crc: bool = T
         raise StoreError("BODYCRC does not match the body", expected=masked_crc32(record.body),
                          seen=record.body_crc, offset=where, clause=RMQ_CL_BODY_CRC_CHECK.id)
     return record
-
-
-def _host_value(host: HostPort) -> dict[str, object]:
-    return {"ip": ipaddress.ip_address(host.ip).packed, "port": host.port}
-
-
-def _build(record: MessageRecord) -> bytes:
-    return CommitLogRecord.build({
-        "total_size": record.total_size, "magic": record.magic, "body_crc": record.body_crc,
-        "queue_id": record.queue_id, "flag": record.flag, "queue_offset": record.queue_offset,
-        "physical_offset": record.physical_offset, "sys_flag": record.sys_flag,
-        "born_timestamp": record.born_timestamp, "born_host": _host_value(record.born_host),
-        "store_timestamp": record.store_timestamp, "store_host": _host_value(record.store_host),
-        "reconsume_times": record.reconsume_times,
-        "prepared_transaction_offset": record.prepared_transaction_offset,
-        "body": record.body, "topic": record.topic, "properties": record.properties_text,
-    })
 
 
 def make_record(*, topic: str, body: bytes, properties: Mapping[str, str | None] | str, queue_id: int,
@@ -232,7 +229,7 @@ def encode_record(**fields: object) -> bytes:
 
 def encode_blank(remaining: int) -> bytes:
     """The end-of-file marker for a file with ``remaining`` bytes left."""
-    return BlankMarker.build({"total_size": remaining})
+    return RECORD_PREFIX.pack(remaining, BLANK_MAGIC)
 
 
 def is_blank(magic: int) -> bool:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from codec.store.indexfile import MAX_TIMESTAMP, IndexFile, index_keys
+from codec.store.indexfile import MAX_TIMESTAMP, IndexFile, index_keys, query_offsets
 from codec.store.record import MessageRecord
-from spec.indexfile import FIRST_INDEX, index_key
+from spec.indexfile import FIRST_INDEX
 from spec.store_layout import INDEX_FILE_NAME_FORMAT
 
 
@@ -86,15 +86,8 @@ class IndexService:
 
     def query(self, topic: str, key: str, max_num: int, begin: int = 0,
               end: int = MAX_TIMESTAMP) -> list[int]:
-        """``IndexService.queryOffset``: newest file first, stop after a file that starts before ``begin``."""
-        found: list[int] = []
-        for index in reversed(self.files):
-            if index.time_matches(begin, end):
-                found += index.lookup(index_key(topic, key), begin=begin, end=end,
-                                      max_results=max_num - len(found))
-            if index.header.begin_timestamp < begin or len(found) >= max_num:
-                break
-        return found
+        """``IndexService.queryOffset`` over the open files."""
+        return query_offsets(reversed(self.files), topic, key, begin=begin, end=end, max_results=max_num)
 
     @property
     def last_update(self) -> tuple[int, int]:

@@ -84,6 +84,12 @@ class Connection:
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         exchange.event(self.number, f"connected to {endpoint}")
 
+    @property
+    def local_address(self) -> tuple[str, int]:
+        """Where the connection leaves from: what the target records as this client's address."""
+        host, port = self._sock.getsockname()[:2]
+        return host, port
+
     # -- sending ---------------------------------------------------------------------------------------
 
     def send_bytes(self, data: bytes) -> None:

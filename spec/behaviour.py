@@ -32,6 +32,9 @@ HOLD_CHECK_INTERVAL_MS = 5_000
 """PullRequestHoldService's wake-up period under long polling: a parked pull whose timeout passed is
 answered at most this much after its timeout."""
 
+FAST_PORT_OFFSET = 2
+"""The fast ("VIP") remoting port is ``listenPort - 2`` (``BrokerController``: 10909 beside 10911)."""
+
 LOCK_MAX_LIVE_MS = 60_000
 """Lease of a queue lock taken with LOCK_BATCH_MQ (``rocketmq.broker.rebalance.lockMaxLiveTime``)."""
 
@@ -146,6 +149,21 @@ BRK_PULL_STATUS = clause(
     "A pull at the queue's max offset answers 19 PULL_NOT_FOUND; past it or before the min offset 21 "
     "PULL_OFFSET_MOVED with nextBeginOffset corrected; an empty queue answers 19 at offset 0.",
     source=_STORE + " (getMessage)")
+BRK_PULL_HEADER = clause(
+    "RMQ-BRK-PULL-HEADER", Level.MUST,
+    "Every pull answer from a master carries nextBeginOffset, minOffset and maxOffset of the queue and "
+    "suggestWhichBrokerId 0 (slave reading is off by default).",
+    source=_PULL)
+BRK_PULL_REMARK = clause(
+    "RMQ-BRK-PULL-REMARK", Level.SHOULD,
+    "A pull answer's remark is the name of the store's GetMessageStatus (FOUND, NO_MESSAGE_IN_QUEUE, "
+    "OFFSET_OVERFLOW_ONE, OFFSET_OVERFLOW_BADLY, OFFSET_TOO_SMALL, ...).",
+    source=_PULL)
+BRK_PULL_CHECKS = clause(
+    "RMQ-BRK-PULL-CHECKS", Level.MUST,
+    "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
+    "outside the topic's read queues 1 SYSTEM_ERROR.",
+    source=_PULL)
 BRK_LONG_POLL = clause(
     "RMQ-BRK-LONG-POLL", Level.MUST,
     "A pull with FLAG_SUSPEND that finds nothing is held: it is answered with the message when one arrives, "
@@ -179,6 +197,11 @@ BRK_HEARTBEAT = clause(
     "HEART_BEAT registers the client's consumer groups: GET_CONSUMER_LIST_BY_GROUP lists its clientID until "
     "UNREGISTER_CLIENT; a group without consumers is answered SYSTEM_ERROR.",
     source=_BRK + "processor/ClientManageProcessor.java")
+BRK_NOTIFY_IDS = clause(
+    "RMQ-BRK-NOTIFY-IDS", Level.SHOULD,
+    "When a consumer joins a group, the broker sends NOTIFY_CONSUMER_IDS_CHANGED (oneway, consumerGroup) "
+    "to the group's connected consumers so that they rebalance at once.",
+    source=_BRK + "client/DefaultConsumerIdsChangeListener.java")
 BRK_LOCK = clause(
     "RMQ-BRK-LOCK", Level.MUST,
     "LOCK_BATCH_MQ grants each queue to one client of a group at a time (lockOKMQSet lists what this "
@@ -203,6 +226,11 @@ BRK_AUTO_CREATE = clause(
     "With autoCreateTopicEnable (the 4.9.8 default) a send to an unknown topic naming TBW102 as defaultTopic "
     "creates the topic.",
     source=_SEND_CHECK)
+BRK_FAST_PORT = clause(
+    "RMQ-BRK-FAST-PORT", Level.SHOULD,
+    "A broker also listens on listenPort - 2 (the fast port), which serves the same requests except "
+    "PULL_MESSAGE, answered 3 REQUEST_CODE_NOT_SUPPORTED.",
+    source="broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java")
 BRK_ECHO_SERIALIZE_TYPE = clause(
     "RMQ-BRK-ECHO-SERIALIZE-TYPE", Level.SHOULD,
     "On the normal processing path a server answers in the request's serialization.",

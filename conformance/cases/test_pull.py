@@ -1,0 +1,219 @@
+"""Consuming: what a pull hands back, its header and status for every position in a queue, tag
+filtering, long polling, and the fast port that does not serve pulls.
+
+Pulls carry their subscription (FLAG_SUBSCRIPTION) under a fresh consumer group, as a pull consumer's
+first request does, so no heartbeat has to come first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance.case import Row, case, table
+from conformance.checks import Check
+from conformance.target import Server
+from conformance.verdict import Info
+from conformance.wire import RESPONSE_TIMEOUT, ConnectionLost, Endpoint, Wire
+from spec.behaviour import FAST_PORT_OFFSET
+from spec.clauses import Level
+from spec.codes import RequestCode, ResponseCode
+
+from .messaging import SUSPEND_HEADROOM, Client, Message, pull_header, records
+from .support import expect_code, expect_success
+
+FILLED = 3
+"""Messages in the queue the status cases pull from."""
+
+HELD_LONG_MS = 15_000
+"""suspendTimeoutMillis of a push consumer: a pull held this long can only end early by a message."""
+
+HELD_SHORT_MS = 1_000
+"""suspendTimeoutMillis of the pull left to time out: short, to keep the run fast."""
+
+STILL_HELD = 0.5
+"""Seconds a held pull must stay unanswered before the case sends the message that ends it."""
+
+USER_PROPERTIES = {"color": "blue", "ünïcode": "välue ✓", "empty-looking": " "}
+
+_JAVA_HASH = ("Java's broker compares only the tags' hashCode (ExpressionMessageFilter."
+              "isMatchedByConsumeQueue); the client then filters by the tag string.")
+_JAVA_BADLY = ("Java 4.9.8 corrects an overflowing offset to minOffset while that is 0, else to maxOffset "
+               "(DefaultMessageStore.getMessage, OFFSET_OVERFLOW_BADLY); 5.x always uses maxOffset.")
+
+
+@table("sent", [
+    Row("v2", "RMQ-BRK-PULL", "A message sent with SEND_MESSAGE_V2 is pulled back exactly as sent.",
+        (RequestCode.SEND_MESSAGE_V2, Message(bytes(range(256)), tags="TagA", keys=("k1", "k2"),
+                                               user=USER_PROPERTIES, flag=7))),
+    Row("v1", "RMQ-BRK-PULL", "A message sent with SEND_MESSAGE is pulled back exactly as sent.",
+        (RequestCode.SEND_MESSAGE, Message(b"v1 body", tags="TagB", keys=("k3",), user=USER_PROPERTIES,
+                                           flag=-1))),
+    Row("compressed", "RMQ-BRK-PULL", "A body the producer compressed (sysFlag COMPRESSED|ZLIB) is stored "
+        "and pulled back as sent, sysFlag included.",
+        (RequestCode.SEND_MESSAGE_V2, Message.compressed(b"compressible " * 500, tags="TagC"))),
+])
+def test_pull_returns_what_was_sent(sent: tuple[int, Message], client: Client, check: Check) -> None:
+    code, message = sent
+    topic = client.create_topic()
+    client.send(topic, message, queue_id=1, code=code)
+    found = client.pulled(topic, 1).records
+    check.equal("records", 1, len(found))
+    record = found[0]
+    check.equal("(topic, queueId, queueOffset)", (topic, 1, 0),
+                (record.topic, record.queue_id, record.queue_offset))
+    check.equal("body", message.body, record.body)
+    check.equal("flag", message.flag, record.flag)
+    check.equal("sysFlag", message.sys_flag, record.sys_flag)
+    check.equal("born timestamp", message.born_timestamp, record.born_timestamp)
+    check.equal("born host", client.local_host, (record.born_host.ip, record.born_host.port))
+    check.equal("tags", message.tags, record.tags)
+    check.equal("keys", list(message.keys), record.keys)
+    check.equal("properties sent (but WAIT)", message.stored_properties,
+                {k: record.properties.get(k) for k in message.stored_properties})
+
+
+@case("RMQ-BRK-PULL-HEADER", "A pull from offset 1 of a 3-message queue answers nextBeginOffset 3, minOffset "
+      "0, maxOffset 3 and suggestWhichBrokerId 0, with the messages at offsets 1 and 2.")
+def test_pull_header(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    sent = client.fill(topic, FILLED)
+    pulled = client.pulled(topic, 0, 1)
+    check.equal("header", {"nextBeginOffset": FILLED, "minOffset": 0, "maxOffset": FILLED,
+                           "suggestWhichBrokerId": 0}, pulled.header)
+    check.equal("queue offsets", [1, 2], [r.queue_offset for r in pulled.records])
+    check.equal("bodies", [m.body for m in sent[1:]], [r.body for r in pulled.records])
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a pull starts, and what Java answers there (DefaultMessageStore.getMessage)."""
+
+    queue_id: int
+    offset: int
+    code: int
+    next_begin: int
+    status: str
+
+
+_EMPTY = 1
+"""The queue of the status cases that holds nothing; queue 0 holds FILLED messages."""
+
+POSITIONS = {
+    "found": Position(0, 0, ResponseCode.SUCCESS, FILLED, "FOUND"),
+    "at-max-offset": Position(0, FILLED, ResponseCode.PULL_NOT_FOUND, FILLED, "OFFSET_OVERFLOW_ONE"),
+    "past-max-offset": Position(0, FILLED + 5, ResponseCode.PULL_OFFSET_MOVED, 0, "OFFSET_OVERFLOW_BADLY"),
+    "before-min-offset": Position(0, -1, ResponseCode.PULL_OFFSET_MOVED, 0, "OFFSET_TOO_SMALL"),
+    "empty-queue-at-0": Position(_EMPTY, 0, ResponseCode.PULL_NOT_FOUND, 0, "NO_MESSAGE_IN_QUEUE"),
+    "empty-queue-past-0": Position(_EMPTY, 2, ResponseCode.PULL_OFFSET_MOVED, 0, "NO_MESSAGE_IN_QUEUE"),
+}
+
+
+def _pull_at(client: Client, position: Position) -> tuple[int, dict[str, int], str | None]:
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    response = client.pull(topic, position.queue_id, position.offset)
+    return response.code, pull_header(response), response.remark
+
+
+@table("position", [
+    Row(name, "RMQ-BRK-PULL-STATUS", f"A pull at queue {p.queue_id} offset {p.offset} is answered {p.code} "
+        f"with nextBeginOffset {p.next_begin}.", p,
+        java_note=_JAVA_BADLY if p.status == "OFFSET_OVERFLOW_BADLY" else "") for name, p in POSITIONS.items()
+])
+def test_pull_status(position: Position, client: Client, check: Check) -> None:
+    code, header, _ = _pull_at(client, position)
+    check.equal("response code", position.code, code)
+    check.equal("nextBeginOffset", position.next_begin, header["nextBeginOffset"])
+    check.equal("(minOffset, maxOffset)", (0, 0 if position.queue_id == _EMPTY else FILLED),
+                (header["minOffset"], header["maxOffset"]))
+
+
+@table("position", [
+    Row(name, "RMQ-BRK-PULL-REMARK", f"A pull at queue {p.queue_id} offset {p.offset} has remark "
+        f"{p.status}.", p) for name, p in POSITIONS.items()
+])
+def test_pull_remark(position: Position, client: Client, check: Check) -> None:
+    check.equal("remark", position.status, _pull_at(client, position)[2])
+
+
+@table("target", [
+    Row("unknown-topic", "RMQ-BRK-PULL-CHECKS", "A pull of a topic the broker does not have is answered 17.",
+        (False, 0, ResponseCode.TOPIC_NOT_EXIST)),
+    Row("queue-out-of-range", "RMQ-BRK-PULL-CHECKS", "A pull of queue 4 of a 4-queue topic is answered 1.",
+        (True, 4, ResponseCode.SYSTEM_ERROR)),
+])
+def test_pull_refused(target: tuple[bool, int, int], client: Client, check: Check) -> None:
+    created, queue_id, code = target
+    topic = client.create_topic() if created else "conformance_absent_topic_" + client.producer_group
+    expect_code(check, "pull", client.pull(topic, queue_id, 0), code)
+
+
+@case("RMQ-BRK-LONG-POLL", "A suspended pull on an empty queue is answered with the message sent meanwhile, "
+      "well before its 15 s hold time.")
+def test_long_poll_woken_by_message(broker: Server, client: Client, wire: Wire, check: Check) -> None:
+    topic = client.create_topic()
+    request = client.pull_command(topic, 0, 0, suspend_ms=HELD_LONG_MS)
+    client.connection.send(request)
+    check.equal("answer before any message arrived", None, client.connection.response_to(request.opaque,
+                                                                                        STILL_HELD))
+    message = Message(b"wakes the pull")
+    Client(wire.connect(broker.endpoint), check).send(topic, message)
+    response = client.connection.response_to(request.opaque, SUSPEND_HEADROOM + RESPONSE_TIMEOUT)
+    check.that("answered after the message arrived", response is not None, expected="an answer",
+               actual=f"none within {SUSPEND_HEADROOM + RESPONSE_TIMEOUT} s")
+    assert response is not None
+    expect_success(check, "held pull", response)
+    check.equal("bodies", [message.body], [r.body for r in records(response.body)])
+
+
+@case("RMQ-BRK-LONG-POLL", "A suspended pull that finds nothing is answered 19 PULL_NOT_FOUND after its "
+      "suspendTimeoutMillis (1 s here).")
+def test_long_poll_times_out(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    request = client.pull_command(topic, 0, 0, suspend_ms=HELD_SHORT_MS)
+    client.connection.send(request)
+    bound = HELD_SHORT_MS / 1000 + SUSPEND_HEADROOM + RESPONSE_TIMEOUT
+    response = client.connection.response_to(request.opaque, bound)
+    check.that("answered after the hold time", response is not None, expected="an answer",
+               actual=f"none within {bound} s")
+    assert response is not None
+    expect_code(check, "held pull", response, ResponseCode.PULL_NOT_FOUND)
+
+
+FILTERED_TAGS = ("A", "B", "C", None, "Aa", "BB")
+"""Tags of the filtered queue's messages, in order; "Aa" and "BB" share a Java hashCode."""
+
+
+@table("expression", [
+    Row("single-tag", "RMQ-BRK-TAG-FILTER", "Subscription 'A' returns only the message tagged A.",
+        ("A", ["A"])),
+    Row("or", "RMQ-BRK-TAG-FILTER", "Subscription 'A || C' returns the messages tagged A and C.",
+        ("A || C", ["A", "C"])),
+    Row("all", "RMQ-BRK-TAG-FILTER", "Subscription '*' returns every message, untagged ones included.",
+        ("*", list(FILTERED_TAGS))),
+    Row("hash-match", "RMQ-BRK-TAG-FILTER", "Subscription 'Aa' also returns the message tagged BB (same "
+        "hashCode): the broker may filter by hash alone.", ("Aa", ["Aa", "BB"]), level=Level.MAY,
+        java_note=_JAVA_HASH),
+])
+def test_tag_filter(expression: tuple[str, list[str | None]], client: Client, check: Check) -> None:
+    text, expected = expression
+    topic = client.create_topic()
+    for tags in FILTERED_TAGS:
+        client.send(topic, Message(f"tagged {tags}".encode(), tags=tags))
+    pulled = client.pulled(topic, expression=text)
+    check.equal("tags of the pulled messages", expected, [r.tags for r in pulled.records])
+    check.equal("nextBeginOffset: past every entry scanned", len(FILTERED_TAGS),
+                pulled.header["nextBeginOffset"])
+
+
+@case("RMQ-BRK-FAST-PORT", "On listenPort - 2 the broker serves requests but answers PULL_MESSAGE with 3.")
+def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> None:
+    fast = Endpoint(broker.endpoint.host, broker.endpoint.port - FAST_PORT_OFFSET)
+    try:
+        connection = wire.connect(fast)
+    except ConnectionLost as exc:
+        raise Info(f"no fast port at {fast}: {exc}") from None
+    client = Client(connection, check)
+    expect_success(check, "a broker request on the fast port", broker.ping(connection))
+    expect_code(check, "PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0),
+                ResponseCode.REQUEST_CODE_NOT_SUPPORTED)

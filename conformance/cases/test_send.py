@@ -1,0 +1,156 @@
+"""Producing: the three send commands, the ids and offsets they answer, the sends a broker must refuse,
+and the topics it creates.
+
+Every case sends to a topic it created itself, so queue offsets start at 0 whatever else runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from codec.command import RemotingCommand
+from codec.fastjson import loads as fastjson_loads
+from conformance.case import Row, case, table
+from conformance.checks import Check
+from conformance.target import Server
+from conformance.wire import Wire
+from spec.codes import RequestCode, ResponseCode
+from spec.message_id import decode_offset_msg_id
+from spec.properties import PropertyKey
+from spec.sysflag import PERM_READ_WRITE
+
+from .messaging import QUEUES, Client, Message, records
+from .support import eventually, expect_code, expect_refused, expect_success, unique
+
+NO_RECORD_OFFSET = 1 << 50
+"""A commitlog offset far beyond any store a test run writes (1 PiB): it holds no record."""
+
+MAX_TOPIC_LENGTH = 127
+"""``TopicValidator.TOPIC_MAX_LENGTH``."""
+
+ROUTE_QUEUES = 3
+"""Queues of the topic whose route is checked: not the default 4, so the route cannot be a default."""
+
+
+@table("code", [
+    Row("send-v1", "RMQ-BRK-SEND", "SEND_MESSAGE (long header names) is answered SUCCESS with msgId, queueId "
+        "and queueOffset.", RequestCode.SEND_MESSAGE),
+    Row("send-v2", "RMQ-BRK-SEND", "SEND_MESSAGE_V2 (one-letter header names) is answered SUCCESS with "
+        "msgId, queueId and queueOffset.", RequestCode.SEND_MESSAGE_V2),
+])
+def test_send(code: int, client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    result = client.send(topic, Message(), queue_id=2, code=code)
+    check.equal("msgId count", 1, len(result.msg_ids))
+    decode_offset_msg_id(result.msg_ids[0])
+    check.equal("queueId", 2, result.queue_id)
+    check.equal("queueOffset of the first message of a queue", 0, result.queue_offset)
+
+
+@case("RMQ-BRK-BATCH", "A batch is stored in one queue at consecutive offsets; msgId lists each one's id.")
+def test_batch(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.send(topic, Message(b"before"), queue_id=1)
+    batch = [Message(f"batch {i}".encode(), tags="B", keys=(f"bk{i}",)) for i in range(3)]
+    result = client.send_batch(topic, batch, queue_id=1)
+    check.equal("msgIds", len(batch), len(result.msg_ids))
+    check.equal("queueOffset: the first message's", 1, result.queue_offset)
+    stored = client.pulled(topic, 1, result.queue_offset).records
+    check.equal("queue offsets", [1, 2, 3], [r.queue_offset for r in stored])
+    check.equal("bodies", [m.body for m in batch], [r.body for r in stored])
+    check.equal("UNIQ_KEYs", [m.uniq for m in batch], [r.uniq_key for r in stored])
+    check.equal("msgIds are the records' offsetMsgIds", result.msg_ids, [r.offset_msg_id for r in stored])
+
+
+@case("RMQ-BRK-QUEUE-OFFSET", "Interleaved sends to two queues get offsets 0, 1, 2, ... in each queue.")
+def test_queue_offsets_contiguous(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    offsets: dict[int, list[int]] = {0: [], 3: []}
+    for queue_id in (0, 3, 0, 0, 3, 0, 3):
+        offsets[queue_id].append(client.send(topic, queue_id=queue_id).queue_offset)
+    check.equal("offsets of queue 0", [0, 1, 2, 3], offsets[0])
+    check.equal("offsets of queue 3", [0, 1, 2], offsets[3])
+
+
+@case("RMQ-BRK-STORE-HOST", "offsetMsgId names the broker's port and a commitlog offset where "
+      "VIEW_MESSAGE_BY_ID finds the message.")
+def test_offset_msg_id_views_message(broker: Server, client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    message = Message(b"viewed", tags="V")
+    msg_id = client.send(topic, message).msg_ids[0]
+    decoded = decode_offset_msg_id(msg_id)
+    check.note("store host", f"{decoded.host}:{decoded.port}")
+    check.equal("store port", broker.endpoint.port, decoded.port)
+    response = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decoded.offset})
+    found = records(expect_success(check, "VIEW_MESSAGE_BY_ID", response).body)
+    check.equal("records returned", 1, len(found))
+    check.equal("physical offset", decoded.offset, found[0].physical_offset)
+    check.equal("(topic, body, UNIQ_KEY)", (topic, message.body, message.uniq),
+                (found[0].topic, found[0].body, found[0].uniq_key))
+    check.equal("the record's own offsetMsgId", msg_id, found[0].offset_msg_id)
+
+
+@case("RMQ-BRK-VIEW-BY-ID", "VIEW_MESSAGE_BY_ID of an offset holding no record is not answered SUCCESS.")
+def test_view_without_record(client: Client, check: Check) -> None:
+    expect_refused(check, "VIEW_MESSAGE_BY_ID far past the end",
+                   client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": NO_RECORD_OFFSET}))
+
+
+_Refused = Callable[[Client], RemotingCommand]
+
+_JAVA_CODES = ("Java answers 1 SYSTEM_ERROR for a malformed topic or queueId and 16 NO_PERMISSION for a "
+               "NOT_ALLOWED_SEND system topic (AbstractSendMessageProcessor.msgCheck).")
+
+
+@table("refused", [
+    Row("topic-illegal-characters", "RMQ-BRK-SEND-CHECKS", "A send to 'bad topic!...' is refused.",
+        lambda c: c.send_request(unique("bad topic!")), java_note=_JAVA_CODES),
+    Row("topic-too-long", "RMQ-BRK-SEND-CHECKS", "A send to a 128-character topic is refused.",
+        lambda c: c.send_request(unique("t").ljust(MAX_TOPIC_LENGTH + 1, "x")), java_note=_JAVA_CODES),
+    Row("topic-system", "RMQ-BRK-SEND-CHECKS", "A send to SELF_TEST_TOPIC (NOT_ALLOWED_SEND) is refused.",
+        lambda c: c.send_request("SELF_TEST_TOPIC"), java_note=_JAVA_CODES),
+    Row("queue-id-out-of-range", "RMQ-BRK-SEND-CHECKS", "A send to queueId 4 of a 4-queue topic is refused.",
+        lambda c: c.send_request(c.create_topic(), queue_id=QUEUES), java_note=_JAVA_CODES),
+])
+def test_send_refused(refused: _Refused, client: Client, check: Check) -> None:
+    expect_refused(check, "send", refused(client))
+
+
+@case("RMQ-BRK-SEND-EXT", "A send response carries MSG_REGION and TRACE_ON ('true' or 'false').")
+def test_send_response_ext_fields(client: Client, check: Check) -> None:
+    ext = client.send(client.create_topic()).response.ext_fields or {}
+    check.that("MSG_REGION", bool(ext.get(PropertyKey.MSG_REGION)), expected="a region name",
+               actual=ext.get(PropertyKey.MSG_REGION))
+    check.that("TRACE_ON", ext.get(PropertyKey.TRACE_SWITCH) in ("true", "false"), expected="true or false",
+               actual=ext.get(PropertyKey.TRACE_SWITCH))
+
+
+@case("RMQ-BRK-CREATE-TOPIC", "A created topic is listed by GET_ALL_TOPIC_CONFIG with its queues and perm.")
+def test_create_topic(client: Client, check: Check) -> None:
+    topic = client.create_topic(ROUTE_QUEUES)
+    response = expect_success(check, "GET_ALL_TOPIC_CONFIG",
+                              client.connection.call(RequestCode.GET_ALL_TOPIC_CONFIG))
+    config = fastjson_loads(response.body or b"{}").get("topicConfigTable", {}).get(topic, {})
+    check.equal("(readQueueNums, writeQueueNums, perm)", (ROUTE_QUEUES, ROUTE_QUEUES, int(PERM_READ_WRITE)),
+                (config.get("readQueueNums"), config.get("writeQueueNums"), config.get("perm")))
+
+
+@case("RMQ-BRK-CREATE-TOPIC", "UPDATE_AND_CREATE_TOPIC of an rmq_sys_ topic is refused with SYSTEM_ERROR.")
+def test_create_system_topic_refused(client: Client, check: Check) -> None:
+    expect_code(check, "create rmq_sys_ topic", client.create_topic_request(unique("rmq_sys_conformance")),
+                ResponseCode.SYSTEM_ERROR)
+
+
+@case("RMQ-BRK-ROUTE-PUBLISHED", "A topic created on the broker is routed by the name server to the broker.")
+def test_created_topic_routed(namesrv: Server, broker: Server, client: Client, wire: Wire,
+                              check: Check) -> None:
+    topic = client.create_topic(ROUTE_QUEUES)
+    lookup = wire.connect(namesrv.endpoint)
+    route = eventually(lambda: lookup.call(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic}),
+                       lambda r: r.code == ResponseCode.SUCCESS)
+    data = fastjson_loads(expect_success(check, "route of the created topic", route).body or b"{}")
+    queues = [(q.get("readQueueNums"), q.get("writeQueueNums"), q.get("perm")) for q in data["queueDatas"]]
+    check.equal("queue data", [(ROUTE_QUEUES, ROUTE_QUEUES, int(PERM_READ_WRITE))], queues)
+    ports = {int(str(a).rpartition(":")[2]) for b in data["brokerDatas"] for a in b["brokerAddrs"].values()}
+    check.that("the broker's port among the routed addresses", broker.endpoint.port in ports,
+               expected=broker.endpoint.port, actual=sorted(ports))

@@ -14,9 +14,9 @@ import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
-from codec.store.record import MessageRecord
+from codec.store import MessageRecord, index_keys
 from spec.errors import RocketMQSpecError
-from spec.hashing import masked_crc32
+from spec.hashing import index_key_hash, masked_crc32, tags_code
 from spec.properties import PropertyKey
 
 MESSAGE_SCHEMA = pa.schema([
@@ -41,14 +41,18 @@ MESSAGE_SCHEMA = pa.schema([
     ("properties", pa.map_(pa.string(), pa.string())),
     ("uniq_key", pa.string()),
     ("offset_msg_id", pa.string()),
+    ("tags_code", pa.int64()),
+    ("index_key_hashes", pa.list_(pa.int32())),
     ("body_size", pa.int32()),
     ("body", pa.binary()),
     ("error_clause", pa.string()),
     ("error", pa.string()),
 ])
 """One row per CommitLog record. ``body_size`` is the stored length; ``body`` is the stored bytes or the
-decompressed ones (``decompress`` option). A reader that meets a malformed record emits one row with only
-``physical_offset``, ``error_clause`` and ``error`` set, when asked to, instead of failing the job."""
+decompressed ones (``decompress`` option). ``tags_code`` and ``index_key_hashes`` are what the broker
+derives for the consume queue and the index, so either can be joined with those tables. A reader that
+meets a malformed record emits one row with only ``physical_offset``, ``error_clause`` and ``error`` set,
+when asked to, instead of failing the job."""
 
 LIVE_SCHEMA = pa.schema([pa.field("broker", pa.string()),
                          *(f for f in MESSAGE_SCHEMA if f.name not in ("error_clause", "error"))])
@@ -128,7 +132,9 @@ def message_row(record: MessageRecord, body: Callable[[MessageRecord], bytes]) -
         "prepared_transaction_offset": record.prepared_transaction_offset,
         "tags": properties.get(PropertyKey.TAGS), "keys": properties.get(PropertyKey.KEYS),
         "properties": properties, "uniq_key": properties.get(PropertyKey.UNIQ_KEY),
-        "offset_msg_id": record.offset_msg_id, "body_size": len(record.body), "body": body(record),
+        "offset_msg_id": record.offset_msg_id, "tags_code": tags_code(record.tags),
+        "index_key_hashes": [index_key_hash(key) for key in index_keys(record)],
+        "body_size": len(record.body), "body": body(record),
     }
 
 

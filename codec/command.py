@@ -165,7 +165,8 @@ def _decode_rocketmq_header(header: bytes, body: bytes | None) -> RemotingComman
 def _decode_json_header(header: bytes, body: bytes | None) -> RemotingCommand:
     try:
         obj = json.loads(header.decode("utf-8"), parse_float=decimal.Decimal)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # RecursionError: a hostile header nests arrays deeper than the parser's stack (found by fuzzing)
         raise HeaderError("JSON header is not JSON", expected="a JSON object", seen=str(exc),
                           clause=HDR_JSON_KEYS.id) from None
     if not isinstance(obj, dict):

@@ -173,8 +173,6 @@ def test_frame_decoder_never_buffers_an_announced_length(length: int, serialize_
 NESTING = 100_000
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError,
-                   reason="codec.command decodes JSON headers with json.loads, which has no depth limit")
 def test_deeply_nested_json_header_raises_a_typed_error() -> None:
     """Found by fuzzing: a 100 kB header of '[' escapes the codec as RecursionError."""
     frame = _with_valid_words(SerializeType.JSON, b"[" * NESTING, b"")

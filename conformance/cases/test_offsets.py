@@ -1,0 +1,98 @@
+"""Offsets: a queue's bounds, lookups by store time, and the consumer offsets a broker keeps for groups.
+
+Store times are read back from the pulled records rather than guessed from the local clock, so the
+cases hold whatever the clock skew between suite and target.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.case import Row, case, table
+from conformance.checks import Check
+from spec.codes import RequestCode, ResponseCode
+
+from .messaging import Client
+from .support import eventually, expect_success, unique
+
+FILLED = 3
+COMMITTED = 2
+"""The consumer offset the cases commit: inside the queue, and neither its first nor its last offset."""
+
+
+def _queue(topic: str, queue_id: int = 0) -> dict[str, Any]:
+    return {"topic": topic, "queueId": queue_id}
+
+
+@table("queue", [
+    Row("max-offset", "RMQ-BRK-OFFSETS", "GET_MAX_OFFSET of a queue holding 3 messages answers 3.",
+        (RequestCode.GET_MAX_OFFSET, True, FILLED)),
+    Row("min-offset", "RMQ-BRK-OFFSETS", "GET_MIN_OFFSET of a queue holding 3 messages answers 0.",
+        (RequestCode.GET_MIN_OFFSET, True, 0)),
+    Row("max-offset-unknown-queue", "RMQ-BRK-OFFSETS", "GET_MAX_OFFSET of an absent topic answers 0.",
+        (RequestCode.GET_MAX_OFFSET, False, 0)),
+])
+def test_queue_bounds(queue: tuple[int, bool, int], client: Client, check: Check) -> None:
+    code, filled, expected = queue
+    topic = client.create_topic() if filled else unique("absent")
+    if filled:
+        client.fill(topic, FILLED)
+    check.equal("offset", expected, client.answer("offset lookup", code, _queue(topic))["offset"])
+
+
+@case("RMQ-BRK-SEARCH-OFFSET", "SEARCH_OFFSET_BY_TIMESTAMP with a stored message's store time answers that "
+      "message's queue offset (or one stored in the same millisecond).")
+def test_search_offset_by_timestamp(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    stored = client.pulled(topic).records
+    wanted = stored[1].store_timestamp
+    same_time = [r.queue_offset for r in stored if r.store_timestamp == wanted]
+    found = client.answer("SEARCH_OFFSET_BY_TIMESTAMP", RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
+                          {**_queue(topic), "timestamp": wanted})["offset"]
+    check.that("offset found", found in same_time, expected=same_time, actual=found)
+
+
+@case("RMQ-BRK-EARLIEST-TIME", "GET_EARLIEST_MSG_STORETIME answers the store time of the first message.")
+def test_earliest_store_time(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    first = client.pulled(topic).records[0]
+    answer = client.answer("earliest store time", RequestCode.GET_EARLIEST_MSG_STORETIME, _queue(topic))
+    check.equal("timestamp", first.store_timestamp, answer["timestamp"])
+
+
+@table("oneway", [
+    Row("update-then-query", "RMQ-BRK-CONSUMER-OFFSET", "An offset stored by UPDATE_CONSUMER_OFFSET is "
+        "returned by QUERY_CONSUMER_OFFSET.", False),
+    Row("oneway-update", "RMQ-BRK-CONSUMER-OFFSET", "A oneway UPDATE_CONSUMER_OFFSET is applied (and not "
+        "answered).", True),
+])
+def test_consumer_offset(oneway: bool, client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    key = {"consumerGroup": unique("cg"), **_queue(topic)}
+    update = client.request(RequestCode.UPDATE_CONSUMER_OFFSET, {**key, "commitOffset": COMMITTED},
+                            oneway=oneway)
+    if oneway:
+        client.connection.send(update)
+    else:
+        expect_success(check, "UPDATE_CONSUMER_OFFSET", client.connection.exchange(update))
+    query = eventually(lambda: client.call(RequestCode.QUERY_CONSUMER_OFFSET, key),
+                       lambda r: (r.ext_fields or {}).get("offset") == str(COMMITTED))
+    expect_success(check, "QUERY_CONSUMER_OFFSET", query)
+    check.equal("offset", str(COMMITTED), (query.ext_fields or {}).get("offset"))
+    if oneway:
+        check.equal("answer to the oneway update", None, client.connection.response_to(update.opaque, 0.1))
+
+
+@case("RMQ-BRK-CONSUMER-OFFSET", "A group that never committed gets 22 QUERY_NOT_FOUND, or offset 0 while "
+      "the queue's first message is in memory.")
+def test_consumer_offset_absent(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    key = {"consumerGroup": unique("cg"), **_queue(topic)}
+    response = client.call(RequestCode.QUERY_CONSUMER_OFFSET, key)
+    answer = (response.code, (response.ext_fields or {}).get("offset") if response.code == 0 else None)
+    check.that("answer", answer in ((ResponseCode.QUERY_NOT_FOUND, None), (ResponseCode.SUCCESS, "0")),
+               expected="22, or SUCCESS with offset 0", actual=answer)

@@ -17,7 +17,8 @@ from typing import NamedTuple, NoReturn
 
 import numpy as np
 
-from spec.commitlog import MESSAGE_MAGIC_V2, RMQ_CL_LAYOUT, RMQ_CL_TOTAL_SIZE
+from spec import hashing as spec_hashing
+from spec.commitlog import FIXED_PART_V4, MESSAGE_MAGIC_V2, RMQ_CL_LAYOUT, RMQ_CL_TOTAL_SIZE
 from spec.consumequeue import RMQ_CQ_ENTRY
 from spec.errors import SpecViolation, StoreError
 from spec.sysflag import MessageSysFlag
@@ -28,6 +29,9 @@ _HEAD = struct.Struct(">iIiiiqqiq")
 """TOTALSIZE .. BORNTIMESTAMP: the part before the first variable-width host."""
 _HOST4 = struct.Struct(">4si")
 _HOST6 = struct.Struct(">16si")
+BORNHOST_V6 = int(MessageSysFlag.BORNHOST_V6)
+STOREHOST_V6 = int(MessageSysFlag.STOREHOST_V6)
+"""The host-width bits as plain ints: flag-enum arithmetic costs microseconds per operation."""
 _INT32_SIZE = 4
 """The port after a host's address."""
 _INT64 = struct.Struct(">q")
@@ -72,8 +76,20 @@ class FixedFields(NamedTuple):
     """Offset of the body from the record start."""
 
 
-def _host_struct(sys_flag: int, v6_bit: MessageSysFlag) -> struct.Struct:
+def _host_struct(sys_flag: int, v6_bit: int) -> struct.Struct:
     return _HOST6 if sys_flag & v6_bit else _HOST4
+
+
+_V4_RECORD_OVERHEAD = FIXED_PART_V4 + _INT32_SIZE + _PROPERTIES_LENGTH.size
+"""The fixed part with IPv4 hosts plus the body and properties length prefixes."""
+_V6_EXTRA = _HOST6.size - _HOST4.size
+
+
+def record_length(sys_flag: int, body_len: int, topic_len: int, properties_len: int, magic: int) -> int:
+    """Same value as ``spec.commitlog.record_length`` (``calMsgLength``), without flag-enum arithmetic."""
+    return (_V4_RECORD_OVERHEAD + body_len + topic_len + properties_len
+            + _TOPIC_LENGTH[magic == MESSAGE_MAGIC_V2].size
+            + (_V6_EXTRA if sys_flag & BORNHOST_V6 else 0) + (_V6_EXTRA if sys_flag & STOREHOST_V6 else 0))
 
 
 def unpack_fixed(buf: bytes | memoryview, pos: int = 0) -> FixedFields:
@@ -81,11 +97,11 @@ def unpack_fixed(buf: bytes | memoryview, pos: int = 0) -> FixedFields:
     head = _HEAD.unpack_from(buf, pos)
     sys_flag = head[7]
     at = pos + _HEAD.size
-    born_struct = _host_struct(sys_flag, MessageSysFlag.BORNHOST_V6)
+    born_struct = _host_struct(sys_flag, BORNHOST_V6)
     born = born_struct.unpack_from(buf, at)
     (store_ts,) = _INT64.unpack_from(buf, at + born_struct.size)
     at += born_struct.size + _INT64.size
-    store_struct = _host_struct(sys_flag, MessageSysFlag.STOREHOST_V6)
+    store_struct = _host_struct(sys_flag, STOREHOST_V6)
     store = store_struct.unpack_from(buf, at)
     at += store_struct.size
     reconsume, prepared, body_len = _TAIL.unpack_from(buf, at)
@@ -143,8 +159,8 @@ def pack_record(head: tuple[int, int, int, int, int, int, int, int, int], born: 
     sys_flag = head[7]
     topic_raw, props_raw = topic.encode("utf-8"), properties.encode("utf-8")
     try:
-        parts = [_HEAD.pack(*head), _checked_host(born, sys_flag, MessageSysFlag.BORNHOST_V6),
-                 _INT64.pack(store_timestamp), _checked_host(store, sys_flag, MessageSysFlag.STOREHOST_V6),
+        parts = [_HEAD.pack(*head), _checked_host(born, sys_flag, BORNHOST_V6),
+                 _INT64.pack(store_timestamp), _checked_host(store, sys_flag, STOREHOST_V6),
                  _TAIL.pack(reconsume_times, prepared_transaction_offset, len(body)), body,
                  _TOPIC_LENGTH[head[1] == MESSAGE_MAGIC_V2].pack(len(topic_raw)), topic_raw,
                  _PROPERTIES_LENGTH.pack(len(props_raw)), props_raw]
@@ -154,7 +170,7 @@ def pack_record(head: tuple[int, int, int, int, int, int, int, int, int], born: 
     return b"".join(parts)
 
 
-def _checked_host(host: tuple[bytes, int], sys_flag: int, v6_bit: MessageSysFlag) -> bytes:
+def _checked_host(host: tuple[bytes, int], sys_flag: int, v6_bit: int) -> bytes:
     """``struct`` pads or cuts a wrong-width address silently; the schema refuses it, so this does too."""
     layout = _host_struct(sys_flag, v6_bit)
     width = layout.size - _INT32_SIZE
@@ -162,6 +178,32 @@ def _checked_host(host: tuple[bytes, int], sys_flag: int, v6_bit: MessageSysFlag
         raise SpecViolation("host address width differs from the sysFlag's IPv6 bit", expected=width,
                             seen=len(host[0]), clause=RMQ_CL_LAYOUT.id)
     return layout.pack(*host)
+
+
+HASH_CHUNK = 64
+"""Characters folded into the hash before it is cut back to 32 bits: long enough to skip most masking,
+short enough that the intermediate integer stays a few machine words."""
+
+
+def java_string_hash(text: str) -> int:
+    """Same value as ``spec.hashing.java_string_hash``. ASCII text, which every index key and tag in
+    practice is, has one UTF-16 unit per byte, so its bytes are hashed directly; other text goes to the
+    spec's function."""
+    if not text.isascii():
+        return spec_hashing.java_string_hash(text)
+    raw = text.encode("ascii")
+    h = 0
+    for start in range(0, len(raw), HASH_CHUNK):
+        for unit in raw[start:start + HASH_CHUNK]:
+            h = 31 * h + unit
+        h &= 0xFFFFFFFF
+    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+def index_key_hash(key: str) -> int:
+    """Same value as ``spec.hashing.index_key_hash`` (abs of the string hash, MIN_VALUE mapped to 0)."""
+    h = java_string_hash(key)
+    return 0 if h == spec_hashing.INT32_MIN else abs(h)
 
 
 @lru_cache(maxsize=1024)

@@ -11,10 +11,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from codec.fast_store import INDEX_ENTRY, INDEX_HEADER, INDEX_SLOT
+from codec.fast_store import INDEX_ENTRY, INDEX_HEADER, INDEX_SLOT, index_key_hash
 from codec.store.record import MessageRecord
 from spec.errors import SpecViolation, StoreError
-from spec.hashing import index_key_hash
 from spec.indexfile import (
     DEFAULT_INDEX_COUNT,
     DEFAULT_SLOT_COUNT,
@@ -31,7 +30,7 @@ from spec.indexfile import (
     slot_position,
     time_diff_seconds,
 )
-from spec.sysflag import TransactionType
+from spec.sysflag import TRANSACTION_MASK, TransactionType
 
 MAX_TIMESTAMP = 2**63 - 1
 INDEX_PER_SLOT = DEFAULT_INDEX_COUNT // DEFAULT_SLOT_COUNT
@@ -60,7 +59,7 @@ class Entry:
 
 def index_keys(record: MessageRecord) -> list[str]:
     """The ``topic#key`` strings the broker indexes a record under, in its order (RMQ-IDX-KEYS)."""
-    if record.transaction_type is TransactionType.ROLLBACK:
+    if record.sys_flag & TRANSACTION_MASK == TransactionType.ROLLBACK:
         return []
     keys = [record.uniq_key] if record.uniq_key else []
     return [index_key(record.topic, k) for k in keys + record.keys]

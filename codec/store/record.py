@@ -14,12 +14,15 @@ from typing import NamedTuple
 
 from codec.compression import decompress_for_sys_flag
 from codec.fast_store import (
+    BORNHOST_V6,
     RECORD_PREFIX,
+    STOREHOST_V6,
     FixedFields,
     ip_text,
     offset_msg_id,
     pack_record,
     packed_ip,
+    record_length,
     unpack_fixed_within,
     unpack_record,
 )
@@ -37,15 +40,15 @@ from spec.commitlog import (
     RMQ_CL_TOPIC_LENGTH,
     RMQ_CL_TOTAL_SIZE,
     RecordPrefix,
-    record_length,
 )
 from spec.errors import SpecViolation, StoreError
 from spec.hashing import masked_crc32
 from spec.message_id import IPV6_LEN
 from spec.properties import PropertyKey, encode_properties, parse_properties, split_keys
-from spec.sysflag import MessageSysFlag, TransactionType, transaction_type
+from spec.sysflag import TransactionType, transaction_type
 
 PREFIX_SIZE = RecordPrefix.sizeof()
+_HOST_V6_BITS = BORNHOST_V6 | STOREHOST_V6
 
 
 class HostPort(NamedTuple):
@@ -172,9 +175,8 @@ def decode_record(buf: bytes | memoryview, pos: int = 0, *, verify_crc: bool = T
         reconsume_times=fixed.reconsume_times, prepared_transaction_offset=fixed.prepared_transaction_offset,
         body=body, topic=topic, properties_text=properties,
     )
-    computed = record_length(sys_flag=record.sys_flag, body_len=len(record.body),
-                             topic_len=len(record.topic.encode()), magic=magic,
-                             properties_len=len(record.properties_text.encode()))
+    computed = record_length(record.sys_flag, len(record.body), len(record.topic.encode()),
+                             len(record.properties_text.encode()), magic)
     if computed != total_size:
         raise StoreError("TOTALSIZE differs from the length of the record's parts", expected=computed,
                          seen=total_size, offset=where, clause=RMQ_CL_TOTAL_SIZE.id)
@@ -207,14 +209,12 @@ def make_record(*, topic: str, body: bytes, properties: Mapping[str, str | None]
     if props_len > MAX_PROPERTIES_BYTES:
         raise SpecViolation("properties too long", expected=f"<= {MAX_PROPERTIES_BYTES} bytes",
                             seen=props_len, clause=RMQ_CL_PROPERTIES_LENGTH.id)
-    sys_flag &= ~(MessageSysFlag.BORNHOST_V6 | MessageSysFlag.STOREHOST_V6)
-    sys_flag |= (MessageSysFlag.BORNHOST_V6 if born_host.is_v6 else 0)
-    sys_flag |= (MessageSysFlag.STOREHOST_V6 if store_host.is_v6 else 0)
+    sys_flag &= ~_HOST_V6_BITS
+    sys_flag |= (BORNHOST_V6 if born_host.is_v6 else 0) | (STOREHOST_V6 if store_host.is_v6 else 0)
     return MessageRecord(
         physical_offset=physical_offset, magic=magic, body_crc=masked_crc32(body), queue_id=queue_id,
         flag=flag,
-        total_size=record_length(sys_flag=sys_flag, body_len=len(body), topic_len=topic_len,
-                                 properties_len=props_len, magic=magic),
+        total_size=record_length(sys_flag, len(body), topic_len, props_len, magic),
         queue_offset=queue_offset, sys_flag=int(sys_flag), born_timestamp=born_timestamp, born_host=born_host,
         store_timestamp=store_timestamp, store_host=store_host, reconsume_times=reconsume_times,
         prepared_transaction_offset=prepared_transaction_offset, body=body, topic=topic,

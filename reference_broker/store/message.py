@@ -10,6 +10,7 @@ back; a batch keeps each producer string and appends the batch's own. Each rule 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from codec.store.record import HostPort
 from spec.properties import (
@@ -24,7 +25,14 @@ from spec.sysflag import TransactionType, transaction_type
 
 def java_map_text(properties: dict[str, str], peak_size: int | None = None) -> str:
     """``messageProperties2String`` of a HashMap holding ``properties`` (inserted in dict order)."""
-    return encode_properties({name: properties[name] for name in java_hashmap_order(properties, peak_size)})
+    order = _hashmap_order(tuple(properties), peak_size)
+    return encode_properties({name: properties[name] for name in order})
+
+
+@lru_cache(maxsize=4096)
+def _hashmap_order(names: tuple[str, ...], peak_size: int | None) -> list[str]:
+    """Producers send the same few property names over and over, so each name set is ordered once."""
+    return java_hashmap_order(names, peak_size)
 
 
 @dataclass

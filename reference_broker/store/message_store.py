@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future
+from functools import lru_cache
 from typing import NamedTuple
 
 from codec.store.checkpoint import CheckpointData, encode_checkpoint, read_checkpoint
@@ -72,6 +73,12 @@ from spec.sysflag import TRANSACTION_MASK, TransactionType
 MAX_FILTER_SCAN_BYTES = 16_000
 """A pull scans at most max(16000, maxMsgNums * 20) bytes of consume queue (``getMessage``), so a filter
 that matches nothing costs a bounded amount of work per request."""
+
+
+_QUEUED_TYPES = frozenset({int(TransactionType.NOT_TYPE), int(TransactionType.COMMIT)})
+"""Transaction types whose records get a consume-queue entry (RMQ-CQ-TRANSACTION), as plain ints."""
+_tags_code = lru_cache(maxsize=4096)(tags_code)
+"""Tags repeat across messages; hashing each distinct one once takes the Java hash off the put path."""
 
 
 def now_ms() -> int:
@@ -331,7 +338,7 @@ class MessageStore:
         records = []
         for draft in drafts:
             key = (draft.topic, draft.queue_id)
-            if draft.sys_flag & TRANSACTION_MASK in (TransactionType.PREPARED, TransactionType.ROLLBACK):
+            if draft.sys_flag & TRANSACTION_MASK not in _QUEUED_TYPES:
                 queue_offset = 0
             else:
                 queue_offset = offsets.get(key, self._next_queue_offset.get(key, 0))
@@ -389,10 +396,10 @@ class MessageStore:
             level = record.properties.get(PropertyKey.DELAY, "")
             if level.isdigit() and int(level) > 0:
                 return record.store_timestamp + delay_level_ms(int(level), self.config.message_delay_level)
-        return tags_code(record.tags)
+        return _tags_code(record.tags)
 
     def _dispatch(self, record: MessageRecord, notify: bool) -> None:
-        if record.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT):
+        if record.sys_flag & TRANSACTION_MASK in _QUEUED_TYPES:
             queue = self._queue(record.topic, record.queue_id)
             code = self.tags_code_of(record)
             if queue.put(record.queue_offset, record.physical_offset, record.total_size, code):

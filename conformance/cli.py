@@ -4,17 +4,17 @@
     rmq-conformance store DIR [--report DIR] [--strict] [-k SELECTION]
 
 Without a name server or broker the embedded reference broker is started on loopback and checked, which
-is how the suite is meant to be tried first. The cases run under pytest (in parallel with ``-n``), which
+is how the suite is meant to be tried first; once it has stopped, the store it wrote is checked too (reports
+under ``store/`` of the report directory). The cases run under pytest (in parallel with ``-n``), which
 prints progress while they run; the verdict table is printed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,9 @@ from conformance.target import Target
 from conformance.wire import Endpoint
 
 CASES_DIR = Path(__file__).with_name("cases")
+
+STORE_REPORT = "store"
+"""Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -76,13 +79,30 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     return argv
 
 
-@contextlib.contextmanager
-def _embedded() -> Iterator[Target]:
+def _embedded(args: argparse.Namespace) -> int:
+    """Run the wire cases against the embedded broker, then the store cases against the store it wrote.
+
+    The store is checked only after the broker has stopped cleanly, as a store tool would find it; its
+    reports go to ``store/`` under the report directory, beside the wire run's.
+    """
     from conformance import embedded
 
-    with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, embedded.launch(Path(work)) as t:
-        print(f"started the embedded reference broker: namesrv {t.namesrv}, broker {t.broker}", flush=True)
-        yield t
+    with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
+        with embedded.launch(Path(work)) as target:
+            print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}",
+                  flush=True)
+            wire_code = pytest.main(pytest_args(Target(target.namesrv, target.broker), args, slow=args.slow))
+        assert target.store is not None
+        print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
+        report = args.report and args.report / STORE_REPORT
+        store_args = argparse.Namespace(**{**vars(args), "report": report})
+        # The wire run already imported the suite's modules, which a second run in this process cannot
+        # assertion-rewrite; the cases report through ``check``, not bare asserts, so nothing is lost.
+        store_code = pytest.main([*pytest_args(Target(store=target.store), store_args),
+                                  "-W", "ignore::pytest.PytestAssertRewriteWarning"])
+    if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
+    return int(wire_code or store_code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,10 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _wire_parser().parse_args(argv)
     if args.namesrv or args.broker:
         return int(pytest.main(pytest_args(Target(args.namesrv, args.broker), args, slow=args.slow)))
-    with _embedded() as target:
-        # The store is the live broker's: the wire cases run against it, the store cases do not.
-        live = Target(target.namesrv, target.broker)
-        return int(pytest.main(pytest_args(live, args, slow=args.slow)))
+    return _embedded(args)
 
 
 if __name__ == "__main__":

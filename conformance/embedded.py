@@ -7,17 +7,47 @@ TCP alone, so the same cases judge any implementation.
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 from conformance.target import Target
 from conformance.wire import Endpoint
+from reference_broker.config import LOOPBACK, BrokerConfig
 from reference_broker.embedded import SyncEmbeddedRocketMQ
+from spec.behaviour import FAST_PORT_OFFSET
+
+PORT_ATTEMPTS = 20
+"""Free ports tried for a main port whose fast port (two below) is free too; loopback rarely needs two."""
+
+
+def _port_pair() -> int:
+    """A free port P with P - 2 free as well, so the broker's fast port sits where a client expects it."""
+    for _ in range(PORT_ATTEMPTS):
+        with socket.socket() as main:
+            main.bind((LOOPBACK, 0))
+            port = main.getsockname()[1]
+            if port - FAST_PORT_OFFSET <= 0:
+                continue
+            with socket.socket() as fast:
+                try:
+                    fast.bind((LOOPBACK, port - FAST_PORT_OFFSET))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError(f"no free port pair (P, P - {FAST_PORT_OFFSET}) in {PORT_ATTEMPTS} attempts")
 
 
 @contextlib.contextmanager
 def launch(workdir: Path) -> Iterator[Target]:
-    """A name server and broker on free loopback ports with their store under ``workdir``."""
-    with SyncEmbeddedRocketMQ(workdir / "store") as running:
+    """A name server and broker on loopback with their store under ``workdir``, which outlives them.
+
+    The broker listens on a port whose fast port is ``listenPort - 2`` as in Java, so the fast-port case
+    is judged rather than reported as not reachable. Leaving the context stops the broker cleanly: the
+    store it leaves behind is what the store cases then check.
+    """
+    store = workdir / "store"
+    config = BrokerConfig(listen_port=_port_pair(), store_path_root_dir=str(store))
+    with SyncEmbeddedRocketMQ(store, broker_config=config) as running:
         yield Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
                      running.store_path)

@@ -63,9 +63,21 @@ def test_corrupted_body_fails_its_clause(tmp_path: Path) -> None:
     assert verdicts["store::commitlog_scan[record-magic]"] == "INFO"
 
 
-def test_embedded_broker_conforms(tmp_path: Path) -> None:
+BROKER_AREAS = {"send", "pull", "offsets", "clients", "query"}
+
+
+def test_embedded_broker_and_its_store_conform(tmp_path: Path) -> None:
+    """The wire cases pass against the reference broker, and so do the store cases against the store it
+    wrote once stopped: both halves of the brief's definition of a conforming implementation."""
     code, index, stdout = _run([], tmp_path / "report")
     assert code == 0, stdout
     assert index["totals"]["FAIL"] == 0 and index["totals"]["CRASH"] == 0
     assert index["totals"]["PASS"] > 0
+    assert {c["area"] for c in index["cases"]} >= BROKER_AREAS
+    verdicts = {c["case"]: c["verdict"] for c in index["cases"]}
+    assert verdicts["pull::fast_port_refuses_pull"] == "PASS"  # the embedded broker's fast port is P - 2
     assert (tmp_path / "report" / "junit.xml").exists() and (tmp_path / "report" / "index.html").exists()
+    store = json.loads((tmp_path / "report" / "store" / "index.json").read_text())
+    assert store["totals"]["FAIL"] == 0 and store["totals"]["CRASH"] == 0, stdout
+    assert len(store["cases"]) >= MIN_STORE_CASES
+    assert "checking the store the embedded broker wrote" in stdout

@@ -6,6 +6,7 @@ kill -9 test starts: it appends under SYNC_FLUSH until it is killed and prints e
 
 from __future__ import annotations
 
+import dataclasses
 import select
 import shutil
 import subprocess
@@ -13,11 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-from codec.store import StoreDirectory, decode_record
+from codec.store import StoreDirectory, decode_record, index_keys, make_record
 from reference_broker.store import FlushDiskType, MessageStore, PutMessageStatus
+from reference_broker.store.index import IndexService
+from spec.properties import PropertyKey, encode_properties
 from spec.store_layout import ABORT_FILE
 from tests.golden import PROJECT_ROOT
-from tests.test_store_engine_helpers import assert_consistent, message, tiny_config
+from tests.test_store_engine_helpers import BORN_HOST, assert_consistent, message, tiny_config
 
 CRASH_COMMITLOG = 64 * 1024
 ACKS_BEFORE_KILL = 300
@@ -133,6 +136,24 @@ def test_kill_9_under_sync_flush_loses_no_acknowledged_message(tmp_path: Path) -
     assert_consistent(tmp_path)
     with StoreDirectory(tmp_path) as directory:
         assert len(list(directory.messages())) >= len(acked) + 1
+
+
+def test_a_record_cut_off_between_its_index_keys_gets_the_rest_on_replay(tmp_path: Path) -> None:
+    record = make_record(topic="TopicK", body=b"b", queue_id=0, queue_offset=0, physical_offset=4096,
+                         properties=encode_properties({PropertyKey.UNIQ_KEY: "U1", PropertyKey.KEYS: "a b"}),
+                         born_timestamp=1, born_host=BORN_HOST, store_timestamp=2_000, store_host=BORN_HOST)
+    first, *rest = index_keys(record)
+    crashed = IndexService(tmp_path, 100, 400)
+    crashed.load()
+    crashed.build(dataclasses.replace(record, properties_text=f"{PropertyKey.UNIQ_KEY}\u0001U1"))
+    crashed.close()
+    replayed = IndexService(tmp_path, 100, 400)
+    replayed.load()
+    assert replayed.last_indexed == record.physical_offset
+    replayed.build(record)
+    replayed.build(record)
+    assert [replayed.files[0].lookup(key) for key in [first, *rest]] == [[4096]] * 3
+    replayed.close()
 
 
 def _locate(root: Path, phys: int) -> tuple[Path, int]:

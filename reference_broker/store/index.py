@@ -55,10 +55,16 @@ class IndexService:
         return rebuild_from
 
     def build(self, record: MessageRecord) -> None:
-        """Index a record under its UNIQ_KEY and KEYS (RMQ-IDX-KEYS), rolling files as they fill up."""
-        if record.physical_offset <= self.last_indexed:
+        """Index a record under its UNIQ_KEY and KEYS (RMQ-IDX-KEYS), rolling files as they fill up.
+
+        The newest indexed record may have been cut off between two of its keys by a crash (the header
+        moves with every key), so when it is replayed only the keys it lacks are added.
+        """
+        if record.physical_offset < self.last_indexed:
             return
         keys = index_keys(record)
+        if record.physical_offset == self.last_indexed:
+            keys = [key for key in keys if not self._has(key, record.physical_offset)]
         if not keys:
             return
         for key in keys:
@@ -67,6 +73,9 @@ class IndexService:
                 current.flush()
                 self._roll().put(key, record.physical_offset, record.store_timestamp)
         self.last_indexed = record.physical_offset
+
+    def _has(self, key: str, phy_offset: int) -> bool:
+        return any(phy_offset in index.lookup(key) for index in reversed(self.files))
 
     def _writable(self) -> IndexFile:
         return self.files[-1] if self.files and not self.files[-1].is_full else self._roll()

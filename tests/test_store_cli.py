@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from codec.cli.store import main
+from reference_broker.store import MessageStore
 from tests.test_golden_store import golden_store
+from tests.test_store_engine_helpers import message, tiny_config
 
 __all__ = ["golden_store"]
 
@@ -98,3 +101,15 @@ def test_corrupt_commitlog_is_a_one_line_error(golden_store: Path, tmp_path: Pat
 def test_missing_directory_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", str(tmp_path / "nothing")]) == 2
     assert capsys.readouterr().err.startswith("rmq-store: not a store directory")
+
+
+def test_a_reader_that_stops_early_ends_the_dump_quietly(tmp_path: Path) -> None:
+    """More output than a pipe buffer holds, so the dump is still writing when ``head`` exits."""
+    with MessageStore(tiny_config(tmp_path, mapped_file_size_commit_log=1 << 20)) as store:
+        for n in range(40):
+            store.put_message(message("TopicA", 0, n, body=bytes(8192)))
+    dump = f"{shlex.quote(sys.executable)} -m codec.cli.store dump {tmp_path} --json"
+    command = f"set -o pipefail; {dump} | head -1"
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert len(result.stdout.splitlines()) == 1

@@ -3,7 +3,7 @@
 ``dump DIR --json`` prints one JSON object per CommitLog record (BLANK markers are not records), for
 scripts and diffs; ``inspect DIR`` prints a readable summary and lists anything inconsistent between the
 CommitLog, the consume queues and the consumer offsets. Bad input ends with a one-line error on stderr
-and exit status 2, never a traceback.
+and exit status 2, never a traceback; a reader that stops early (``| head``) ends the output quietly.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
@@ -100,6 +101,14 @@ def inspect(store: StoreDirectory, out: TextIO) -> None:
         out.write(f"  {problem}\n")
 
 
+def _discard_stdout() -> None:
+    """The reader closed the pipe (``| head``): it has what it wanted, so this is a normal end. Standard
+    output is pointed at /dev/null so the interpreter's last flush does not fail on the pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rmq-store", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -115,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 dump(store, sys.stdout, args.json)
             else:
                 inspect(store, sys.stdout)
+    except BrokenPipeError:
+        _discard_stdout()
+        return 0
     except (RocketMQSpecError, OSError, ValueError) as exc:
         print(f"rmq-store: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -10,35 +10,26 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
 
-STOP_JOIN_TIMEOUT_S = 30.0
-"""Bound on waiting for the flusher to finish its last flush at shutdown."""
+from reference_broker.store.worker import ConditionWorker
 
 
-class FlushService:
+class FlushService(ConditionWorker):
     def __init__(self, flush_commitlog: Callable[[], int], flush_logics: Callable[[], None],
                  commitlog_interval_s: float, logics_interval_s: float) -> None:
         """``flush_commitlog`` makes the log durable and returns the offset it covered; ``flush_logics``
         flushes consume queues, index and checkpoint."""
+        super().__init__("store-flush")
         self._flush_commitlog = flush_commitlog
         self._flush_logics = flush_logics
         self._commitlog_interval = commitlog_interval_s
         self._logics_interval = logics_interval_s
-        self._cond = threading.Condition()
         self._waiters: list[tuple[int, int, Future[bool]]] = []
         self._tiebreak = itertools.count()
-        self._running = False
-        self._thread: threading.Thread | None = None
         self.flushed_offset = 0
-
-    def start(self) -> None:
-        self._running = True
-        self._thread = threading.Thread(target=self._run, name="store-flush", daemon=True)
-        self._thread.start()
 
     def request(self, offset: int) -> Future[bool]:
         """A future that resolves to True once everything before ``offset`` is durable."""
@@ -75,12 +66,7 @@ class FlushService:
 
     def stop(self) -> None:
         """Flush everything one last time and end the thread; waiters still pending get False."""
-        with self._cond:
-            self._running = False
-            self._cond.notify()
-        if self._thread is not None:
-            self._thread.join(STOP_JOIN_TIMEOUT_S)
-            self._thread = None
+        self._stop_thread()
         with self._cond:
             for _, _, future in self._waiters:
                 future.set_result(False)

@@ -8,13 +8,13 @@ A put into the schedule topic wakes the thread, so a short delay is honoured wit
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codec.store.configs import delay_offsets_from_json, delay_offsets_to_json, load_config, save_config
 from reference_broker.store.topics import SCHEDULE_TOPIC
+from reference_broker.store.worker import ConditionWorker
 from spec.errors import StoreError
 
 if TYPE_CHECKING:
@@ -25,30 +25,25 @@ IDLE_WAIT_S = 1.0
 """Longest sleep with nothing due: bounds how late a message re-put by a missed wake-up can be."""
 RETRY_WAIT_S = 0.1
 """Pause after a failed re-put (Java retries a level after DELAY_FOR_A_WHILE = 100 ms)."""
-STOP_JOIN_TIMEOUT_S = 30.0
 
 
-class DelayScheduler:
+class DelayScheduler(ConditionWorker):
     def __init__(self, store: MessageStore, config_dir: Path, levels_ms: tuple[int, ...],
                  persist_interval_s: float) -> None:
+        super().__init__("store-schedule")
         self._store = store
         self._path = config_dir / DELAY_OFFSET_FILE
         self._levels = len(levels_ms)
         self._persist_interval = persist_interval_s
         self.offsets: dict[int, int] = {}
-        self._cond = threading.Condition()
-        self._running = False
         self._woken = False
-        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
         try:
             self.offsets = delay_offsets_from_json(load_config(self._path))
         except StoreError:
             self.offsets = {}
-        self._running = True
-        self._thread = threading.Thread(target=self._run, name="store-schedule", daemon=True)
-        self._thread.start()
+        super().start()
 
     def wake(self) -> None:
         with self._cond:
@@ -56,12 +51,7 @@ class DelayScheduler:
             self._cond.notify()
 
     def stop(self) -> None:
-        with self._cond:
-            self._running = False
-            self._cond.notify()
-        if self._thread is not None:
-            self._thread.join(STOP_JOIN_TIMEOUT_S)
-            self._thread = None
+        if self._stop_thread():
             self.persist()
 
     def persist(self) -> None:

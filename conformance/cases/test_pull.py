@@ -19,7 +19,7 @@ from spec.clauses import Level
 from spec.codes import RequestCode, ResponseCode
 
 from .messaging import SUSPEND_HEADROOM, Client, Message, pull_header, records
-from .support import expect_code, expect_success
+from .support import expect_code, expect_success, unique
 
 FILLED = 3
 """Messages in the queue the status cases pull from."""
@@ -144,7 +144,7 @@ def test_pull_remark(position: Position, client: Client, check: Check) -> None:
 ])
 def test_pull_refused(target: tuple[bool, int, int], client: Client, check: Check) -> None:
     created, queue_id, code = target
-    topic = client.create_topic() if created else "conformance_absent_topic_" + client.producer_group
+    topic = client.create_topic() if created else unique("absent")
     expect_code(check, "pull", client.pull(topic, queue_id, 0), code)
 
 

@@ -14,7 +14,7 @@ from tests.interop_checks import (
     assert_consumed_once,
     consume_across_restart,
     make_messages,
-    refused_twice,
+    refused_then_accepted,
     require,
 )
 from tests.interop_clients import PY_ROCKETMQ, run_consumer
@@ -54,5 +54,6 @@ def test_all_send_modes_filtered_push_and_pull_across_restart(tmp_path: Path) ->
 def test_refused_message_comes_back_through_the_retry_topic(tmp_path: Path) -> None:
     require(PY_ROCKETMQ)
     with RestartableBroker(tmp_path / "store") as broker:
-        deliveries = refused_twice(PY_ROCKETMQ, broker, "InteropPyRetry", make_messages("retry", 1, TAGS)[0])
+        message = make_messages("retry", 1, TAGS)[0]
+        deliveries = refused_then_accepted(PY_ROCKETMQ, broker, "InteropPyRetry", message, times=2)
     assert [event["reconsumeTimes"] for event in deliveries] == [0, 1, 2]

@@ -17,7 +17,9 @@ from pathlib import Path
 from benchmarks.common import Result, measure
 from codec.command import decode
 from codec.fast_store import cq_entries, unpack_fixed
+from codec.store import HostPort, IndexFile, decode_record, encode_entry, encode_record, make_record
 from codec.store.directory import StoreDirectory
+from reference_broker.store import InnerMessage, MessageStore, StoreConfig
 from spec.binary_header import RocketMQHeader
 from spec.commitlog import CommitLogRecord
 from spec.consumequeue import ConsumeQueueEntry
@@ -26,6 +28,12 @@ from tests.golden import JAVA_FRAMES, STORE_TARBALL
 
 CQ_ENTRIES = 100_000
 """Entries in the consume-queue workload: large enough that numpy's per-call cost vanishes."""
+STORE_BODY = 256
+"""Body bytes of the store-write workload: a typical small business message."""
+STORE_PROPERTIES = "KEYS\u0001order-1 customer-7\u0002TAGS\u0001TagA\u0002WAIT\u0001true"
+"""Two KEYS and a tag: with UNIQ_KEY, three index keys per message, as a keyed producer sends."""
+STORE_OPS = 200_000
+"""Capacity of the index workload's file: more puts than the timing loop makes."""
 
 
 def _frames(serialize_type: str, code_name: str = "SEND_MESSAGE_V2") -> list[bytes]:
@@ -103,10 +111,71 @@ def _commitlog_results(quick: bool) -> list[Result]:
             unpack_fixed(log, offset)
         return len(records)
 
+    def with_codec() -> int:
+        for offset, _ in records:
+            decode_record(log, offset)
+        return len(records)
+
     return [_rate("commitlog", "records, construct", with_construct, size, quick=quick),
             _rate("commitlog", "record fixed fields, fast path", with_fast_path, size, target=">= 300k/s",
-                  quick=quick)]
+                  quick=quick),
+            _rate("commitlog", "records, decode_record (CRC checked)", with_codec, size, quick=quick)]
+
+
+def _store_write_results(quick: bool) -> list[Result]:
+    """What one send costs the broker's store: the record, its consume-queue entry, its index keys, and
+    ``MessageStore.put_message`` end to end (ASYNC_FLUSH, so the flush wait is not part of it)."""
+    fields = {"topic": "BenchTopic", "body": bytes(STORE_BODY), "properties": STORE_PROPERTIES,
+              "queue_id": 1, "queue_offset": 7, "physical_offset": 4096, "born_timestamp": 1_700_000_000_000,
+              "born_host": HostPort("10.0.0.2", 50000), "store_timestamp": 1_700_000_000_001,
+              "store_host": HostPort("10.0.0.1", 10911)}
+    record_size = make_record(**fields).total_size  # type: ignore[arg-type]
+
+    def encode_records() -> int:
+        for _ in range(1000):
+            encode_record(**fields)
+        return 1000
+
+    def encode_cq() -> int:
+        for n in range(1000):
+            encode_entry(n * 200, 200, n)
+        return 1000
+
+    with tempfile.TemporaryDirectory() as tmp:
+        index = IndexFile.create(Path(tmp) / "index", slot_count=STORE_OPS, index_count=4 * STORE_OPS)
+        keys = [f"BenchTopic#key-{n}" for n in range(STORE_OPS)]
+
+        def put_keys() -> int:
+            if index.is_full:
+                return 0
+            for n, key in enumerate(keys[:1000]):
+                index.put(key, n, 1_700_000_000_000 + n)
+            return 1000
+
+        config = StoreConfig(Path(tmp) / "store", mapped_file_size_commit_log=256 * 1024 * 1024)
+        with MessageStore(config) as store:
+            messages = [InnerMessage.from_wire(
+                topic="BenchTopic", queue_id=n % 4, body=bytes(STORE_BODY),
+                properties=f"{STORE_PROPERTIES}\u0002UNIQ_KEY\u0001{n:032X}", born_timestamp=n,
+                born_host=HostPort("10.0.0.2", 50000)) for n in range(1000)]
+
+            def put_messages() -> int:
+                for message in messages:
+                    store.put_message(message)
+                return len(messages)
+
+            results = [
+                _rate("store write", "record encode (encode_record)", encode_records, record_size,
+                      quick=quick),
+                _rate("store write", "consume-queue entry encode", encode_cq, 20, quick=quick),
+                _rate("store write", "IndexFile.put", put_keys, 20, quick=quick),
+                _rate("store write", "MessageStore.put_message", put_messages, record_size, target=">= 10k/s",
+                      quick=quick),
+            ]
+        index.close()
+    return results
 
 
 def run(quick: bool = False) -> list[Result]:
-    return _frame_results(quick) + _cq_results(quick) + _commitlog_results(quick)
+    return (_frame_results(quick) + _cq_results(quick) + _commitlog_results(quick)
+            + _store_write_results(quick))

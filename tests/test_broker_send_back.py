@@ -57,7 +57,7 @@ async def send_original_offset(client: RemotingClient) -> int:
     answer = await send(client, "TopicS", b"\x00refused body\xff",
                         {"TAGS": "TagR", "KEYS": "rk1 rk2", "color": "blue", "UNIQ_KEY": "CD" * 16,
                          "WAIT": "true"}, flag=5, born=1_700_000_000_123)
-    assert answer.code == ResponseCode.SUCCESS
+    assert answer.code == ResponseCode.SUCCESS and answer.ext_fields is not None
     return decode_offset_msg_id(answer.ext_fields["msgId"]).offset
 
 
@@ -145,7 +145,7 @@ def test_refusals_in_java_order(tmp_path: Path) -> None:
                                                 f"look message by offset failed, {missing}")
         unknown = await send_back(client, offset, group="never-seen")
         assert unknown.code == ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST
-        assert unknown.remark.startswith("subscription group not exist, never-seen ")
+        assert (unknown.remark or "").startswith("subscription group not exist, never-seen ")
 
     run(with_broker(tmp_path / "store", scenario, auto_create_subscription_group=False))
 

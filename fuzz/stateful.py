@@ -46,6 +46,8 @@ DISPATCH_POLL_INTERVAL = 0.02
 asynchronously; a pull that races the dispatch is retried this many times, this far apart."""
 
 MAX_QUEUES = 4
+MAX_TOPICS = 4
+"""Topics per run: a fifth topic exercises nothing the first four did not."""
 MAX_BATCH = 4
 MAX_PULL = 8
 GROUPS = ("ModelGroupA", "ModelGroupB")
@@ -109,6 +111,7 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
         def first_topic(self, queue_count: int) -> str:
             return self._create(queue_count)
 
+        @precondition(lambda self: len(self.model.topics) < MAX_TOPICS)
         @rule(target=topics, queue_count=st.integers(1, MAX_QUEUES))
         def create_topic(self, queue_count: int) -> str:
             return self._create(queue_count)
@@ -170,7 +173,9 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
                 assert header["nextBeginOffset"] == offset
             else:
                 _expect(response, ResponseCode.PULL_OFFSET_MOVED)
-                assert header["nextBeginOffset"] == high
+                # Java corrects an offset past the end to the queue's minimum while that is 0
+                # (DefaultMessageStore.getMessage, OFFSET_OVERFLOW_BADLY), and nothing here deletes messages.
+                assert header["nextBeginOffset"] == 0
 
         def _pull(self, topic: str, queue_id: int, offset: int, max_msgs: int) -> RemotingCommand:
             values = {"consumerGroup": GROUPS[0], "topic": topic, "queueId": queue_id, "queueOffset": offset,

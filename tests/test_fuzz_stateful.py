@@ -7,6 +7,7 @@ deployment names) the same machine runs against that broker, without restarts.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -14,10 +15,17 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from fuzz.profiles import STATEFUL_STEPS, fuzz_settings, profile_name
 from fuzz.stateful import ModelTarget, machine_for
+from reference_broker.config import BrokerConfig
 from reference_broker.embedded import SyncEmbeddedRocketMQ
 
 STATEFUL_RUNS = 4
 """Sequences per default run: each starts its own broker, and shrinking re-runs failing ones anyway."""
+
+
+def _start(store: Path) -> SyncEmbeddedRocketMQ:
+    # Fast port 0 as well: derived from an ephemeral main port (port - 2) it may already be taken.
+    config = BrokerConfig(listen_port=0, fast_listen_port=0)
+    return SyncEmbeddedRocketMQ(store, broker_config=config).start()
 
 
 class EmbeddedTarget:
@@ -27,7 +35,7 @@ class EmbeddedTarget:
 
     def __init__(self) -> None:
         self.store = Path(tempfile.mkdtemp(prefix="rmq-model-"))
-        self.running = SyncEmbeddedRocketMQ(self.store).start()
+        self.running = _start(self.store)
 
     @property
     def broker_addr(self) -> str:
@@ -35,10 +43,11 @@ class EmbeddedTarget:
 
     def restart(self) -> None:
         self.running.stop()
-        self.running = SyncEmbeddedRocketMQ(self.store).start()
+        self.running = _start(self.store)
 
     def stop(self) -> None:
         self.running.stop()
+        shutil.rmtree(self.store, ignore_errors=True)
 
 
 class ExternalTarget:

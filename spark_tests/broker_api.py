@@ -35,6 +35,9 @@ MASTER_ID = "0"
 """brokerAddrs key of a master: the source and the sink only talk to masters."""
 PULL_BATCH = 32
 """Messages per PULL_MESSAGE (the Java consumer's ``pullBatchSize``)."""
+ROUTE_TIMEOUT = 40.0
+"""Seconds to wait for a new topic's route: past the 30 s period at which brokers re-register."""
+ROUTE_POLL = 0.2
 
 _UNIQ_COUNTER = itertools.count()
 _UNIQ_PREFIX = (os.getpid() & 0xFFFF, random.getrandbits(31))
@@ -53,9 +56,13 @@ class QueueRoute:
 
 
 def topic_route(namesrv: WireClient, topic: str, *, writable: bool = False) -> list[QueueRoute]:
-    """Read (or, with ``writable``, write) queues of ``topic`` on every master, in broker/queue order."""
+    """Read (or, with ``writable``, write) queues of ``topic`` on every master, in broker/queue order;
+    none when the name server does not know the topic."""
     response = namesrv.invoke(RequestCode.GET_ROUTEINFO_BY_TOPIC,
-                              encode_header(headers.GET_ROUTE_INFO_REQUEST, {"topic": topic}))
+                              encode_header(headers.GET_ROUTE_INFO_REQUEST, {"topic": topic}),
+                              accept=(ResponseCode.SUCCESS, ResponseCode.TOPIC_NOT_EXIST))
+    if response.code != ResponseCode.SUCCESS:
+        return []
     route = decode_body(TOPIC_ROUTE_DATA, response.body or b"{}")
     masters = {b["brokerName"]: b["brokerAddrs"].get(MASTER_ID) for b in route.get("brokerDatas", [])}
     queues: list[QueueRoute] = []
@@ -175,3 +182,20 @@ def send(client: WireClient, route: QueueRoute, topic: str, body: bytes, *, prod
     response = client.invoke(RequestCode.SEND_MESSAGE_V2, fields, body)
     values = decode_header(headers.SEND_MESSAGE_RESPONSE, response.ext_fields)
     return SendResult(values["msgId"], values["queueId"], values["queueOffset"], uniq)
+
+
+def create_topic(client: WireClient, topic: str, queues: int) -> None:
+    """UPDATE_AND_CREATE_TOPIC on one broker: read/write queues, read-write permission, single tag."""
+    client.invoke(RequestCode.UPDATE_AND_CREATE_TOPIC, encode_header(headers.CREATE_TOPIC_REQUEST, {
+        "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": queues, "writeQueueNums": queues,
+        "perm": int(PermName.READ | PermName.WRITE), "topicFilterType": "SINGLE_TAG", "order": False}))
+
+
+def await_route(namesrv: WireClient, topic: str, queues: int, *, timeout: float = ROUTE_TIMEOUT) -> None:
+    """Wait until the name server routes ``queues`` write queues of ``topic`` (brokers register a new
+    topic asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while len(topic_route(namesrv, topic, writable=True)) < queues:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the name server does not route {queues} queues of {topic} after {timeout} s")
+        time.sleep(ROUTE_POLL)

@@ -4,7 +4,10 @@ Source: a micro-batch is, per queue of the topic, the offsets between the previo
 queue's max offset (GET_MAX_OFFSET) at planning time; Spark checkpoints these offsets, tasks pull exactly
 that range (PULL_MESSAGE, never committing through the pull), and once Spark has committed a batch the
 offsets are committed to the broker for the consumer group (UPDATE_CONSUMER_OFFSET), so broker tooling
-sees the query's progress. Offsets are keyed ``brokerName/queueId``.
+sees the query's progress. Spark commits a batch to a source only when it plans the next batch with data,
+so a finished run leaves its last batch uncommitted at the broker: :func:`commit_offsets` with the
+query's final end offsets closes that gap. The checkpoint stays what a query resumes from. Offsets are
+keyed ``brokerName/queueId``.
 
 Options: ``namesrv`` (host:port), ``topic``, ``group``, ``startingOffsets`` (``earliest`` | ``latest`` |
 ``committed``: the group's stored offset, else earliest), ``maxMessagesPerTrigger``, ``decompress``.
@@ -31,7 +34,12 @@ from pyspark.sql.datasource import (
     InputPartition,
     WriterCommitMessage,
 )
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
+from pyspark.sql.streaming.datasource import (
+    ReadAllAvailable,
+    ReadLimit,
+    ReadMaxRows,
+    SupportsTriggerAvailableNow,
+)
 from pyspark.sql.types import StructType
 
 from spark_tests import broker_api as api
@@ -75,7 +83,7 @@ class RocketMQLiveDataSource(DataSource):
         return LiveStreamWriter(self.options)
 
 
-class LiveStreamReader(DataSourceStreamReader):
+class LiveStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, options: Mapping[str, str]) -> None:
         self.namesrv = required(options, "namesrv", FORMAT)
         self.topic = required(options, "topic", FORMAT)
@@ -84,6 +92,8 @@ class LiveStreamReader(DataSourceStreamReader):
         self.decompress = flag(options, "decompress", default=True)
         limit = options.get("maxMessagesPerTrigger")
         self.max_per_trigger = positive(options, "maxMessagesPerTrigger", 1) if limit else None
+        self.target: Offsets | None = None
+        """With Trigger.AvailableNow: the max offsets when the query started, never read past."""
 
     def _routes(self) -> dict[str, api.QueueRoute]:
         with WireClient(self.namesrv) as namesrv:
@@ -111,6 +121,12 @@ class LiveStreamReader(DataSourceStreamReader):
     def initialOffset(self) -> dict:
         return self._per_queue(self._start_of, self._routes())
 
+    def prepareForTriggerAvailableNow(self) -> None:
+        self.target = self._max_offsets(self._routes())
+
+    def _max_offsets(self, routes: Mapping[str, api.QueueRoute]) -> Offsets:
+        return self._per_queue(lambda b, r: api.max_offset(b, self.topic, r.queue_id), routes)
+
     def getDefaultReadLimit(self) -> ReadLimit:
         return ReadMaxRows(self.max_per_trigger) if self.max_per_trigger else ReadAllAvailable()
 
@@ -118,7 +134,7 @@ class LiveStreamReader(DataSourceStreamReader):
         """The queues' max offsets, trimmed queue by queue to ``limit``; a queue that appeared since the
         query started begins where ``startingOffsets`` says."""
         routes = self._routes()
-        latest = self._per_queue(lambda b, r: api.max_offset(b, self.topic, r.queue_id), routes)
+        latest = self.target if self.target is not None else self._max_offsets(routes)
         fresh = {key: route for key, route in routes.items() if key not in start}
         begin = {**self._per_queue(self._start_of, fresh), **start}
         budget = limit.max_rows if isinstance(limit, ReadMaxRows) else None
@@ -158,13 +174,18 @@ class LiveStreamReader(DataSourceStreamReader):
                 offset = max(offset, result.next_begin_offset if result.found else offset)
 
     def commit(self, end: dict) -> None:
-        routes = self._routes()
-        known = {key: route for key, route in routes.items() if key in end}
-        self._per_queue(lambda b, r: self._commit(b, r, end[r.key]), known)
+        commit_offsets(self.namesrv, self.topic, self.group, end)
 
-    def _commit(self, broker: WireClient, route: api.QueueRoute, offset: int) -> int:
-        api.commit_offset(broker, self.group, self.topic, route.queue_id, offset)
-        return offset
+
+def commit_offsets(namesrv: str, topic: str, group: str, offsets: Mapping[str, int]) -> None:
+    """UPDATE_CONSUMER_OFFSET for every queue named in ``offsets`` (``brokerName/queueId`` keys)."""
+    with WireClient(namesrv) as ns:
+        routes = [route for route in api.topic_route(ns, topic) if route.key in offsets]
+    for addr, group_routes in itertools.groupby(sorted(routes, key=lambda r: r.broker_addr),
+                                                key=lambda r: r.broker_addr):
+        with WireClient(addr) as broker:
+            for route in group_routes:
+                api.commit_offset(broker, group, topic, route.queue_id, offsets[route.key])
 
 
 @dataclass(frozen=True)

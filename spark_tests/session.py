@@ -18,7 +18,8 @@ two near it keeps one batch of message rows with 1 KiB bodies well under a worke
 
 def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
                   shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS) -> SparkSession:
-    """A ``local[cores]`` session, UI off, with the ``rocketmq-store`` and ``rocketmq`` formats registered.
+    """A ``local[cores]`` session, UI off, with this project's formats registered (``rocketmq-store``,
+    ``rocketmq`` and the fault-injecting ``rocketmq-crash-once``).
 
     ``getOrCreate`` returns an already running session unchanged apart from the runtime options set here,
     so callers that need a different core count must stop the running session first.
@@ -41,8 +42,9 @@ def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
 
 
 def register_sources(spark: SparkSession) -> None:
+    from spark_tests.chaos import CrashOnceDataSource
     from spark_tests.live_source import RocketMQLiveDataSource
     from spark_tests.store_source import RocketMQStoreDataSource
 
-    spark.dataSource.register(RocketMQStoreDataSource)
-    spark.dataSource.register(RocketMQLiveDataSource)
+    for source in (RocketMQStoreDataSource, RocketMQLiveDataSource, CrashOnceDataSource):
+        spark.dataSource.register(source)

@@ -1,0 +1,90 @@
+"""End to end: messages produced to the reference broker, copied topic to topic by a Spark streaming job
+over the wire, then drained and audited for lost, duplicated and reordered messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import SparkSession
+
+from reference_broker.embedded import SyncEmbeddedRocketMQ
+from spark_tests import broker_api as api
+from spark_tests.audit import audit
+from spark_tests.chaos import FORMAT as CRASH_FORMAT
+from spark_tests.copy_job import SOURCE_OFFSET_PROPERTY, copy_topic, transform_body
+from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
+from spark_tests.traffic import drain, prepare_topic, produce
+from spark_tests.wire import WireClient
+
+pytestmark = pytest.mark.spark
+
+QUEUES = 4
+GROUP = "copy-job"
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncEmbeddedRocketMQ]:
+    with SyncEmbeddedRocketMQ(tmp_path_factory.mktemp("copy-broker") / "store") as running:
+        yield running
+
+
+def body(n: int) -> bytes:
+    return f"message number {n}".encode()
+
+
+def topics(broker: SyncEmbeddedRocketMQ, *names: str) -> None:
+    for name in names:
+        prepare_topic(broker.namesrv_addr, broker.broker_addr, name, QUEUES)
+
+
+def committed(broker: SyncEmbeddedRocketMQ, topic: str) -> list[int | None]:
+    with WireClient(broker.broker_addr) as client:
+        return [api.committed_offset(client, GROUP, topic, q) for q in range(QUEUES)]
+
+
+def test_copy_loses_nothing_keeps_queue_order_and_resumes(spark: SparkSession,  # noqa: F811
+                                                          broker: SyncEmbeddedRocketMQ,
+                                                          tmp_path: Path) -> None:
+    topics(broker, "CopySourceA", "CopyTargetA")
+    sent = produce(broker.namesrv_addr, "CopySourceA", 120, body)
+    run = dict(namesrv=broker.namesrv_addr, source="CopySourceA", target="CopyTargetA", group=GROUP,
+               checkpoint=tmp_path / "checkpoint", max_per_trigger=50)
+    copy_topic(spark, **run)
+    sent += produce(broker.namesrv_addr, "CopySourceA", 30, body, first=120)
+    copy_topic(spark, **run)
+
+    drained = drain(broker.namesrv_addr, "CopyTargetA", "auditor")
+    report = audit(sent, [arrived for arrived, _ in drained])
+    assert report.ok, report.summary()
+    assert (report.sent, report.arrived, report.duplicates) == (150, 150, 0)
+    originals = {s.key: int(s.key.rsplit("-", 1)[1]) for s in sent}
+    for arrived, record in drained:
+        assert record.body == transform_body(body(originals[arrived.key]))
+        assert record.queue_id == int(arrived.queue.rsplit("/", 1)[1])
+    assert committed(broker, "CopySourceA") == [150 // QUEUES + (q < 150 % QUEUES) for q in range(QUEUES)]
+
+
+def test_crash_after_a_sent_batch_duplicates_exactly_that_batch(spark: SparkSession,  # noqa: F811
+                                                                broker: SyncEmbeddedRocketMQ,
+                                                                tmp_path: Path) -> None:
+    topics(broker, "CopySourceB", "CopyTargetB")
+    sent = produce(broker.namesrv_addr, "CopySourceB", 100, body)
+    marker = tmp_path / "crashed"
+    run = dict(namesrv=broker.namesrv_addr, source="CopySourceB", target="CopyTargetB", group=GROUP,
+               checkpoint=tmp_path / "checkpoint", max_per_trigger=30, sink_format=CRASH_FORMAT,
+               sink_options={"crashMarker": str(marker), "crashBatch": "1"})
+    with pytest.raises(StreamingQueryException, match="injected crash after batch 1"):
+        copy_topic(spark, **run)
+    replayed = int(marker.read_text())
+    copy_topic(spark, **run)
+
+    drained = drain(broker.namesrv_addr, "CopyTargetB", "auditor")
+    report = audit(sent, [arrived for arrived, _ in drained])
+    assert report.ok, report.summary()
+    assert replayed == 30 and report.duplicates == replayed and report.arrived == 100 + replayed
+    copies = [(arrived.key, record.properties[SOURCE_OFFSET_PROPERTY]) for arrived, record in drained
+              if arrived.key in report.duplicated]
+    assert len(copies) == 2 * replayed and len(set(copies)) == replayed, "a replay copies the same messages"

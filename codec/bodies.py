@@ -15,6 +15,7 @@ from construct import ConstructError
 from codec import fastjson
 from spec.bodies import (
     CMD_BODY_BEAN_ORDER,
+    CMD_BODY_LENIENT_SCALARS,
     CMD_BODY_REGISTER_COMPRESSED,
     DATA_VERSION,
     REGISTER_BROKER_BODY,
@@ -44,7 +45,7 @@ def decode_body(spec: BodySpec, data: bytes) -> dict[str, Any]:
     except ValueError as exc:
         raise BodyError(f"{spec.java_class} body is not JSON", expected="JSON object", seen=str(exc),
                         clause=CMD_BODY_BEAN_ORDER.id) from None
-    _check_bean(spec, value)
+    _check_bean(spec, value, reading=True)
     return value  # type: ignore[no-any-return]
 
 
@@ -102,7 +103,8 @@ def encode_register_broker_body(value: dict[str, Any], *, compressed: bool) -> b
     return zlib.compress(plain, _ZLIB_BEST_COMPRESSION)
 
 
-def _check_bean(spec: BodySpec, value: Any) -> None:
+def _check_bean(spec: BodySpec, value: Any, *, reading: bool = False) -> None:
+    """Check the known fields' JSON types; when ``reading``, first coerce what fastjson would coerce."""
     if not isinstance(value, dict):
         raise BodyError(f"{spec.java_class} is not an object", expected="object", seen=type(value).__name__,
                         clause=CMD_BODY_BEAN_ORDER.id)
@@ -110,13 +112,32 @@ def _check_bean(spec: BodySpec, value: Any) -> None:
         item = value.get(field.key)
         if item is None:
             continue
+        if reading:
+            item = value[field.key] = _coerced(spec, field, item)
         allowed = _PYTHON_TYPES[field.kind]
         if not isinstance(item, allowed) or (field.kind is Json.NUMBER and isinstance(item, bool)):
             raise BodyError(f"{spec.java_class}.{field.key} has the wrong JSON type",
                             expected=field.kind.value, seen=type(item).__name__,
                             clause=CMD_BODY_BEAN_ORDER.id)
         for element in _nested(field, item):
-            _check_bean(field.bean, element)  # type: ignore[arg-type]
+            _check_bean(field.bean, element, reading=reading)  # type: ignore[arg-type]
+
+
+def _coerced(spec: BodySpec, field: BodyField, item: Any) -> Any:
+    """An enum ordinal as its constant's name, a decimal string in a numeric property as its number."""
+    if field.constants and isinstance(item, int) and not isinstance(item, bool):
+        if not 0 <= item < len(field.constants):
+            raise BodyError(f"{spec.java_class}.{field.key} is not an ordinal of its enum",
+                            expected=f"0..{len(field.constants) - 1}", seen=item,
+                            clause=CMD_BODY_LENIENT_SCALARS.id)
+        return field.constants[item]
+    if field.kind is Json.NUMBER and isinstance(item, str):
+        try:
+            return int(item)
+        except ValueError:
+            raise BodyError(f"{spec.java_class}.{field.key} is not a number", expected="decimal digits",
+                            seen=item, clause=CMD_BODY_LENIENT_SCALARS.id) from None
+    return item
 
 
 def _nested(field: BodyField, item: Any) -> list[Any]:

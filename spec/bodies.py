@@ -36,6 +36,9 @@ class BodyField:
     """The table of a nested bean, of each element of an array, or of each value of a map."""
     is_map: bool = False
     """An object that is a map (keys kept in the order given) rather than a bean."""
+    constants: tuple[str, ...] = ()
+    """For a Java enum field, its constants in ordinal order: fastjson writes the name but also reads the
+    ordinal, which is what the C++ clients send."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,12 @@ LOCK_BATCH_REQUEST = BodySpec("LockBatchRequestBody", (
 LOCK_BATCH_RESPONSE = BodySpec("LockBatchResponseBody", (
     BodyField("lockOKMQSet", _A, "queues now locked by the client", MESSAGE_QUEUE),
 ))
+CONSUME_FROM_WHERE = ("CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST",
+                      "CONSUME_FROM_MIN_OFFSET", "CONSUME_FROM_MAX_OFFSET", "CONSUME_FROM_FIRST_OFFSET",
+                      "CONSUME_FROM_TIMESTAMP")
+CONSUME_TYPE = ("CONSUME_ACTIVELY", "CONSUME_PASSIVELY", "CONSUME_POP")
+MESSAGE_MODEL = ("BROADCASTING", "CLUSTERING")
+
 SUBSCRIPTION_DATA = BodySpec("SubscriptionData", (
     BodyField("classFilterMode", _B, "class filter (always false)"),
     BodyField("codeSet", _A, "Java hashCode of each tag"),
@@ -112,10 +121,11 @@ SUBSCRIPTION_DATA = BodySpec("SubscriptionData", (
     BodyField("topic", _S, "topic"),
 ))
 CONSUMER_DATA = BodySpec("ConsumerData", (
-    BodyField("consumeFromWhere", _S, "ConsumeFromWhere name"),
-    BodyField("consumeType", _S, "CONSUME_ACTIVELY (pull) or CONSUME_PASSIVELY (push)"),
+    BodyField("consumeFromWhere", _S, "ConsumeFromWhere name", constants=CONSUME_FROM_WHERE),
+    BodyField("consumeType", _S, "CONSUME_ACTIVELY (pull) or CONSUME_PASSIVELY (push)",
+              constants=CONSUME_TYPE),
     BodyField("groupName", _S, "consumer group"),
-    BodyField("messageModel", _S, "CLUSTERING or BROADCASTING"),
+    BodyField("messageModel", _S, "CLUSTERING or BROADCASTING", constants=MESSAGE_MODEL),
     BodyField("subscriptionDataSet", _A, "subscriptions", SUBSCRIPTION_DATA),
     BodyField("unitMode", _B, "unit mode"),
 ))
@@ -142,6 +152,12 @@ CMD_BODY_BEAN_ORDER = clause(
     "RMQ-CMD-BODY-BEAN-ORDER", Level.MUST,
     "JSON bodies are fastjson beans: properties in alphabetical order, null properties omitted.",
     source=_BODY_DIR)
+CMD_BODY_LENIENT_SCALARS = clause(
+    "RMQ-CMD-BODY-LENIENT-SCALARS", Level.MUST,
+    "A receiver reads an enum property given as its ordinal number and a numeric property given as a "
+    "decimal string, as fastjson does: the C++ clients send consumeType, messageModel and consumeFromWhere "
+    "as ordinals and subVersion as a string in HEART_BEAT.",
+    source="golden/clients/rocketmq-nodejs-1.1.2/broker-all (HEART_BEAT)")
 CMD_BODY_NUMERIC_KEYS = clause(
     "RMQ-CMD-BODY-NUMERIC-KEYS", Level.MUST,
     "A receiver accepts unquoted integer map keys ({0:\"ip:port\"}) in route and cluster data; the name "

@@ -51,7 +51,8 @@ def test_bean_properties_sorted_and_nulls_dropped() -> None:
     assert body == b'{"queueId":1,"topic":"t"}'
 
 
-@pytest.mark.parametrize("data", [b"[1]", b"{", b'{"lockOKMQSet":[{"queueId":"1"}]}'])
+@pytest.mark.parametrize("data", [b"[1]", b"{", b'{"lockOKMQSet":[{"queueId":"one"}]}',
+                                  b'{"lockOKMQSet":[{"queueId":true}]}'])
 def test_bad_bodies(data: bytes) -> None:
     with pytest.raises(BodyError):
         decode_body(bodies.LOCK_BATCH_RESPONSE, data)
@@ -69,3 +70,22 @@ def test_compressed_register_body_round_trip() -> None:
         decode_register_broker_body(data[:-3], compressed=True)
     plain = encode_register_broker_body(value, compressed=False)
     assert decode_register_broker_body(plain, compressed=False) == value
+
+
+def test_heartbeat_of_a_cpp_client_reads_ordinals_and_numeric_strings() -> None:
+    """rocketmq-nodejs (C++ 2.x) sends enum ordinals and subVersion as a string; fastjson reads both."""
+    body = (b'{"clientID":"127.0.0.1@1","consumerDataSet":[{"consumeFromWhere":0,"consumeType":1,'
+            b'"groupName":"G","messageModel":1,"subscriptionDataSet":[{"subString":"*",'
+            b'"subVersion":"1795334520211","topic":"T"}]}]}')
+    [consumer] = decode_body(bodies.HEARTBEAT_DATA, body)["consumerDataSet"]
+    assert (consumer["consumeFromWhere"], consumer["consumeType"], consumer["messageModel"]) == (
+        "CONSUME_FROM_LAST_OFFSET", "CONSUME_PASSIVELY", "CLUSTERING")
+    assert consumer["subscriptionDataSet"][0]["subVersion"] == 1795334520211
+
+
+@pytest.mark.parametrize("bad", [b'"consumeType":7', b'"subscriptionDataSet":[{"subVersion":"1x"}]'])
+def test_heartbeat_with_an_unknown_ordinal_or_a_non_numeric_string_is_a_body_error(bad: bytes) -> None:
+    body = b'{"consumerDataSet":[{' + bad + b',"groupName":"G"}]}'
+    with pytest.raises(BodyError) as info:
+        decode_body(bodies.HEARTBEAT_DATA, body)
+    assert info.value.clause == "RMQ-CMD-BODY-LENIENT-SCALARS"

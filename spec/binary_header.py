@@ -63,7 +63,7 @@ HDR_MAP_ENTRY = clause(
     source=_SOURCE)
 
 
-class _Checked(Adapter):  # type: ignore[misc]
+class _Checked(Adapter):
     """Runs a rule on a value in both directions, so schema violations surface as typed errors."""
 
     def __init__(self, subcon: Construct, rule: Callable[[int, Any], None]) -> None:
@@ -97,7 +97,7 @@ def _within_header(field: str) -> Callable[[int, Any], None]:
     return rule
 
 
-class _NullableText(Adapter):  # type: ignore[misc]
+class _NullableText(Adapter):
     """UTF-8 text where the empty encoding means null."""
 
     def _decode(self, obj: bytes, context: Any, path: str) -> str | None:
@@ -121,7 +121,7 @@ MapEntry = Struct(
 )
 
 
-class _Entries(Construct):  # type: ignore[misc]
+class _Entries(Construct):
     """Entries until the block ends; a truncated last entry is an error rather than the end of the map."""
 
     def __init__(self, entry: Construct) -> None:
@@ -140,7 +140,7 @@ class _Entries(Construct):  # type: ignore[misc]
         return obj
 
 
-class _ExtFieldsMap(Adapter):  # type: ignore[misc]
+class _ExtFieldsMap(Adapter):
     """Entry list ⇄ dict; null keys or values are dropped, as Java's encoder skips them."""
 
     def _decode(self, obj: list[Any], context: Any, path: str) -> dict[str, str] | None:

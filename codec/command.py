@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codec.fast import BinaryHeader, decode_rocketmq_header, encode_rocketmq_header
+from codec.fastjson import dumps_string_keyed
 from spec.errors import FrameError, HeaderError
 from spec.frame import (
     FRAME_HEADER_BOUNDS,
@@ -27,7 +28,6 @@ from spec.frame import (
     check_length,
     check_type_word,
 )
-from spec.hashing import java_string_hash
 from spec.json_header import (
     DEFAULT_LANGUAGE,
     HDR_JSON_DEFAULTS,
@@ -36,12 +36,10 @@ from spec.json_header import (
     JSON_HEADER_FIELDS,
 )
 from spec.language import LANGUAGE_BY_NAME, language_code, language_name
+from spec.properties import java_hashmap_order as java_hashmap_key_order
 
 _INT32_RANGE = range(-(1 << 31), 1 << 31)
 _JSON_INT_FIELDS = ("code", "flag", "opaque", "version")
-
-_HASHMAP_MIN_CAPACITY = 16
-_HASHMAP_LOAD_FACTOR = 0.75
 
 
 @dataclass
@@ -83,19 +81,10 @@ class RemotingCommand:
 def java_hashmap_order(fields: Mapping[str, str]) -> dict[str, str]:
     """The same entries in the order a Java ``HashMap`` filled in ``fields``' order iterates them.
 
-    Java senders build extFields in a fresh HashMap, so their key order on the wire is by bucket index
-    of the spread hash for the capacity the map grew to, ties kept in insertion order. (Buckets that
-    Java turns into trees past 8 colliding keys are not modelled; extFields never get near that.)
+    Java senders build extFields in a fresh HashMap, so their key order on the wire is the map's bucket
+    order (``RMQ-HDR-JSON-EXT-ORDER``), the same rule that orders a message's properties.
     """
-    capacity = _HASHMAP_MIN_CAPACITY
-    while len(fields) > capacity * _HASHMAP_LOAD_FACTOR:
-        capacity *= 2
-
-    def bucket(key: str) -> int:
-        h = java_string_hash(key) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return {key: fields[key] for key in sorted(fields, key=bucket)}
+    return {key: fields[key] for key in java_hashmap_key_order(fields)}
 
 
 def encode(cmd: RemotingCommand) -> bytes:
@@ -145,7 +134,7 @@ def _encode_header(cmd: RemotingCommand) -> bytes:
         }
         ordered = {f.key: values[f.key] for f in JSON_HEADER_FIELDS
                    if not (f.omitted_when_null and values[f.key] is None)}
-        return json.dumps(ordered, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return dumps_string_keyed(ordered).encode("utf-8")
     code = language_code(cmd.language)
     if code is None:
         raise HeaderError("language has no byte code", expected="a LanguageCode name or int",

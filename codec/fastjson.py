@@ -5,6 +5,7 @@ bodies, which strict JSON parsers reject, so reading RocketMQ's files needs this
 reproduces fastjson's two layouts byte for byte (checked against the config files of a 4.9.8 broker):
 the compact form and ``PrettyFormat``, where every string-keyed entry starts a new line indented with
 TABs while integer-keyed entries stay on the opening line, and a non-empty map closes on its own line.
+Strings are escaped as fastjson escapes them (``RMQ-HDR-JSON-ESCAPES``), which is not quite as Python does.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from json.decoder import scanstring
 from typing import Any
 
 from spec.errors import BodyError
+from spec.json_header import HEX_ESCAPED
 
 MAX_DEPTH = 256
 """Nesting limit: RocketMQ's JSON is at most a handful of levels deep; the limit keeps a hostile document
@@ -24,6 +25,12 @@ from exhausting the interpreter stack."""
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _LITERALS = {"true": True, "false": False, "null": None}
+_STRING_DECODER = json.JSONDecoder()
+
+_RAW_IN_PYTHON = "".join(chr(code) for span in HEX_ESCAPED for code in span if code >= 0x20)
+"""What Python's encoder (``ensure_ascii=False``) leaves raw but fastjson escapes (both escape below 0x20)."""
+_PYTHON_LOWER_HEX = re.compile(r"\\u00[01][a-f]")
+_PYTHON_ESCAPES = re.compile(rf"\\\\|\\u00([01][a-f])|[{re.escape(_RAW_IN_PYTHON)}]")
 
 
 class _Parser:
@@ -65,7 +72,7 @@ class _Parser:
 
     def string(self) -> str:
         try:
-            text, self.pos = scanstring(self.text, self.pos + 1)
+            text, self.pos = _STRING_DECODER.raw_decode(self.text, self.pos)
         except json.JSONDecodeError as exc:
             raise self.fail("a terminated string") from exc
         return text
@@ -131,26 +138,57 @@ def loads(text: str | bytes) -> Any:
     return result
 
 
+def _as_fastjson_escapes(text: str) -> str:
+    """Re-escape JSON text from Python's encoder the way fastjson escapes it.
+
+    The two differ only in escapes: Python writes lower-case hex digits and leaves DEL, the C1 controls
+    and U+2028/U+2029 raw. Every backslash of encoded JSON starts an escape, so matching an escaped
+    backslash as a whole keeps the text after it from being mistaken for one.
+    """
+    # the common case, checked at C speed: ASCII text without DEL or a lower-case hex escape is unchanged
+    if text.isascii() and "\x7f" not in text and _PYTHON_LOWER_HEX.search(text) is None:
+        return text
+    return _PYTHON_ESCAPES.sub(_fastjson_escape, text)
+
+
+def _fastjson_escape(match: re.Match[str]) -> str:
+    escape, lower_hex = match.group(), match.group(1)
+    if lower_hex is not None:
+        return "\\u00" + lower_hex.upper()
+    return escape if escape.startswith("\\") else f"\\u{ord(escape):04X}"
+
+
+def dumps_string_keyed(obj: Any) -> str:
+    """Compact fastjson text of ``obj`` through Python's C encoder, for the per-frame header path.
+
+    Every map key must be a ``str``: Python would quote an integer key that fastjson writes bare.
+    """
+    return _as_fastjson_escapes(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
 def _scalar(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, int | float | str):
-        return json.dumps(value, ensure_ascii=False)
+        return dumps_string_keyed(value)
     raise TypeError(f"cannot write {type(value).__name__} as fastjson")
 
 
 def _key(name: Any) -> str:
     if isinstance(name, bool) or not isinstance(name, str | int):
         raise TypeError(f"map keys must be str or int, got {type(name).__name__}")
-    return json.dumps(name, ensure_ascii=False) if isinstance(name, str) else str(name)
+    return dumps_string_keyed(name) if isinstance(name, str) else str(name)
 
 
 def _write(value: Any, out: list[str], indent: int | None) -> None:
     """``indent`` is the current TAB depth in pretty mode and None in compact mode."""
-    pretty = indent is not None
-    inner = "\n" + "\t" * (indent + 1) if pretty else ""
-    close = "\n" + "\t" * indent if pretty else ""
-    child = indent + 1 if pretty else None
+    if indent is None:
+        inner = close = ""
+        child = None
+    else:
+        inner = "\n" + "\t" * (indent + 1)
+        close = "\n" + "\t" * indent
+        child = indent + 1
     if isinstance(value, Mapping):
         out.append("{")
         for i, (name, item) in enumerate(value.items()):

@@ -37,6 +37,16 @@ JSON_HEADER_FIELDS: tuple[JsonHeaderField, ...] = (
 DEFAULT_LANGUAGE = "JAVA"
 """What fastjson leaves in ``language`` when the key is absent (the bean's field initializer)."""
 
+SHORT_ESCAPES: dict[str, str] = {
+    '"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r",
+}
+"""Characters fastjson writes as a backslash and one letter (its ``replaceChars``)."""
+
+HEX_ESCAPED: tuple[range, ...] = (range(0x00, 0x20), range(0x7F, 0xA0), range(0x2028, 0x202A))
+"""Code points fastjson writes as ``\\uXXXX`` with upper-case hex digits unless :data:`SHORT_ESCAPES` has
+them: the C0 controls, DEL and the C1 controls (``IOUtils.specicalFlags_doubleQuotes``), and the line and
+paragraph separators, which JavaScript string literals may not hold raw."""
+
 HDR_JSON_KEYS = clause(
     "RMQ-HDR-JSON-KEYS", Level.MUST,
     "A JSON header is one object with the keys code, extFields, flag, language, opaque, remark, "
@@ -63,5 +73,13 @@ HDR_JSON_EXT_ORDER = clause(
     source="golden/java-4.9.8/frames/json")
 HDR_JSON_TEXT = clause(
     "RMQ-HDR-JSON-TEXT", Level.MUST,
-    "The header is UTF-8 JSON without insignificant whitespace, non-ASCII characters unescaped.",
+    "The header is UTF-8 JSON without insignificant whitespace, non-ASCII characters unescaped except "
+    "those RMQ-HDR-JSON-ESCAPES names.",
     source=_SOURCE)
+HDR_JSON_ESCAPES = clause(
+    "RMQ-HDR-JSON-ESCAPES", Level.SHOULD,
+    "Strings (remark, extFields keys and values) are escaped as fastjson 1.2.69 writes them: quote, "
+    "backslash, backspace, tab, newline, form feed and carriage return as a backslash and one character; "
+    "every other character below U+0020, U+007F-U+009F, U+2028 and U+2029 as \\uXXXX with upper-case hex "
+    "digits; all others ('/' included) raw. Receivers accept any JSON escape.",
+    source="fastjson 1.2.69 SerializeWriter.writeStringWithDoubleQuote, IOUtils.specicalFlags_doubleQuotes")

@@ -36,6 +36,25 @@ def test_json_header_key_order_and_null_omission() -> None:
                       b'"serializeTypeCurrentRPC":"JSON","version":409}')
 
 
+def test_json_header_strings_escaped_as_fastjson_writes_them() -> None:
+    # fastjson 1.2.69: short escapes for the usual seven, upper-case \uXXXX for the other C0 controls,
+    # DEL, the C1 controls and U+2028/U+2029, everything else ('/' and other non-ASCII text) raw
+    tricky = 'a"\\/\b\t\n\f\r\x00\x0b\x1f\x7f\x85\x9f\xa0\u2028\u2029é€😀'
+    escaped = ('a\\"\\\\/\\b\\t\\n\\f\\r\\u0000\\u000B\\u001F\\u007F\\u0085\\u009F\xa0'
+               '\\u2028\\u2029é€😀')
+    frame = encode(RemotingCommand(310, remark=tricky, ext_fields={tricky: tricky}))
+    header = frame[8:].decode("utf-8")
+    assert header == (f'{{"code":310,"extFields":{{"{escaped}":"{escaped}"}},"flag":0,"language":"JAVA",'
+                      f'"opaque":0,"remark":"{escaped}","serializeTypeCurrentRPC":"JSON","version":0}}')
+    assert decode(frame).remark == tricky
+
+
+def test_json_header_escaped_backslash_before_hex_digits_stays_literal() -> None:
+    frame = encode(RemotingCommand(310, remark="\\u001f\x1f"))
+    assert b'"remark":"\\\\u001f\\u001F"' in frame
+    assert decode(frame).remark == "\\u001f\x1f"
+
+
 def test_request_and_response_helpers() -> None:
     req = RemotingCommand.request(105, {"topic": "T"}, opaque=9, serialize_type=SerializeType.ROCKETMQ)
     assert not req.is_response and not req.is_oneway

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.fastjson import MAX_DEPTH, dumps, loads
+from codec.fastjson import MAX_DEPTH, dumps, dumps_string_keyed, loads
 from spec.errors import BodyError
+from spec.json_header import HEX_ESCAPED, SHORT_ESCAPES
 
 
 def test_unquoted_integer_keys() -> None:
@@ -45,3 +46,25 @@ json_values = st.recursive(
 @given(json_values, st.booleans())
 def test_round_trip(value: object, pretty: bool) -> None:
     assert loads(dumps(value, pretty=pretty)) == value
+
+
+def _fastjson_string(text: str) -> str:
+    """fastjson's escaping rule, character by character, straight from the spec's tables."""
+    def escape(char: str) -> str:
+        if char in SHORT_ESCAPES:
+            return SHORT_ESCAPES[char]
+        return f"\\u{ord(char):04X}" if any(ord(char) in span for span in HEX_ESCAPED) else char
+    return '"' + "".join(escape(char) for char in text) + '"'
+
+
+# every escaped range, its neighbours, and characters whose escapes could be misread
+_ESCAPE_PRONE = st.text(st.characters(codec="utf-8") | st.sampled_from(
+    ["\\", "u", "0", "1", "a", "f", "/", '"', "\x1f", "\x20", "\x7e", "\x7f", "\x9f", "\xa0",
+     "\u2027", "\u2028", "\u2029", "\u202a"]))
+
+
+@given(_ESCAPE_PRONE)
+def test_strings_escaped_as_fastjson(text: str) -> None:
+    assert dumps_string_keyed(text) == _fastjson_string(text)
+    assert dumps({text: [text]}) == f"{{{_fastjson_string(text)}:[{_fastjson_string(text)}]}}"
+    assert loads(dumps_string_keyed(text)) == text

@@ -8,12 +8,12 @@ queued in ``pushed`` rather than dropped, so a caller can observe them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from collections.abc import Mapping
 
 from codec.command import RemotingCommand
 from reference_broker.stream import FramedStream
+from reference_broker.tasks import cancel_and_wait
 from spec.frame import SerializeType
 from spec.version import CURRENT_VERSION
 
@@ -65,7 +65,8 @@ class RemotingClient:
         try:
             if not await self._stream.send(command):
                 raise ConnectionError(f"connection to {self._stream.peer} is closed")
-            return await asyncio.wait_for(future, timeout)
+            async with asyncio.timeout(timeout):
+                return await future
         finally:
             self._pending.pop(command.opaque, None)
 
@@ -92,6 +93,4 @@ class RemotingClient:
 
     async def close(self) -> None:
         self._stream.close()
-        self._reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._reader
+        await cancel_and_wait([self._reader])

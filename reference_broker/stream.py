@@ -41,7 +41,8 @@ class FramedStream:
         decoder = FrameDecoder()
         try:
             while not self.closed.is_set():
-                data = await asyncio.wait_for(self._reader.read(READ_CHUNK), idle_timeout)
+                async with asyncio.timeout(idle_timeout):
+                    data = await self._reader.read(READ_CHUNK)
                 if not data:
                     return
                 for event in decoder.receive_data(data):

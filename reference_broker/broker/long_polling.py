@@ -41,7 +41,8 @@ class PullHold:
         self._parked.setdefault(key, set()).add(parked)
         try:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(parked.woken, timeout)
+                async with asyncio.timeout(timeout):
+                    await parked.woken
             return parked.woken.done() and not parked.woken.cancelled()
         finally:
             waiters = self._parked.get(key)

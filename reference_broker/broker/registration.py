@@ -17,6 +17,7 @@ from codec.bodies import encode_register_broker_body
 from codec.custom_header import encode_header
 from reference_broker.client import DEFAULT_TIMEOUT, RemotingClient
 from reference_broker.config import BrokerConfig
+from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
 from spec.headers import REGISTER_BROKER_REQUEST, UNREGISTER_BROKER_REQUEST
@@ -90,16 +91,17 @@ class BrokerRegistrar:
 
     async def _run(self) -> None:
         while True:
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the inner result when a
+            # cancel arrives just after the wake-up, and stop() then waited for ever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.period)
+                async with asyncio.timeout(self.period):
+                    await self._wake.wait()
             self._wake.clear()
             await self.register_all()
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait([self._task])
         await self.unregister_all()
         for client in self._clients.values():
             await client.close()

@@ -13,7 +13,6 @@ into a closed store.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from typing import Any
@@ -36,6 +35,7 @@ from reference_broker.client import next_opaque
 from reference_broker.config import BrokerConfig
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
+from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode
 
 log = logging.getLogger(__name__)
@@ -106,10 +106,7 @@ class Broker:
         return DispatchTable(handlers)
 
     async def stop(self) -> None:
-        for task in [*self._tasks, *self._notifications]:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait([*self._tasks, *self._notifications])
         await self.registrar.stop()
         await self.fast_server.stop()
         await self.server.stop()

@@ -7,7 +7,6 @@ KV store, and encode the answer with the codec. The periodic expiry scan is the 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 
@@ -18,6 +17,7 @@ from reference_broker.config import NamesrvConfig
 from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from reference_broker.namesrv.routes import RouteTable, route_data_json
 from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
+from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
 from spec.version import MQVersion
@@ -46,9 +46,7 @@ class NameServer:
 
     async def stop(self) -> None:
         if self._scanner is not None:
-            self._scanner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._scanner
+            await cancel_and_wait([self._scanner])
         await self.server.stop()
 
     async def _scan(self) -> None:

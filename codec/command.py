@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from codec.fast import BinaryHeader, decode_rocketmq_header, encode_rocketmq_header
+from codec.fast import BinaryHeader, decode_rocketmq_header, encode_rocketmq_header, pack_words
 from codec.fastjson import dumps_string_keyed
 from spec.errors import FrameError, HeaderError
 from spec.frame import (
@@ -96,7 +96,7 @@ def encode(cmd: RemotingCommand) -> bytes:
                          seen=len(header), clause=FRAME_HEADER_BOUNDS.id)
     length = TYPE_WORD_SIZE + len(header) + len(body)
     check_length(length)
-    return struct.pack(">iI", length, cmd.serialize_type << 24 | len(header)) + header + body
+    return pack_words(length, cmd.serialize_type, len(header)) + header + body
 
 
 def decode(frame: bytes) -> RemotingCommand:

@@ -12,11 +12,10 @@ from typing import NamedTuple
 
 from spec.binary_header import (
     FIXED_PART_SIZE,
-    HDR_CODE_WIDTH,
-    HDR_LENGTH_BOUND,
     HDR_MAP_ENTRY,
     HDR_TEXT_UTF8,
-    INT16_RANGE,
+    check_int16,
+    check_length_within,
 )
 from spec.errors import HeaderError
 from spec.frame import HEADER_LENGTH_MASK
@@ -59,7 +58,7 @@ def decode_rocketmq_header(data: bytes) -> BinaryHeader:
     if limit < position + 4:
         _truncated(position + 4, limit)
     (map_length,) = _INT32.unpack_from(data, position)
-    _check_bound("extFields", map_length, limit)
+    check_length_within("extFields", map_length, limit)
     position += 4
     end = position + map_length
     if end > limit:
@@ -78,12 +77,8 @@ def decode_rocketmq_header(data: bytes) -> BinaryHeader:
 
 def encode_rocketmq_header(header: BinaryHeader) -> bytes:
     """Same bytes as ``RocketMQHeader.build``; null or empty map entries are skipped."""
-    for name in ("code", "version"):
-        value = getattr(header, name)
-        if value not in INT16_RANGE:
-            raise HeaderError(f"{name} does not fit the 16-bit ROCKETMQ field",
-                              expected=f"{INT16_RANGE.start}..{INT16_RANGE.stop - 1}", seen=value,
-                              clause=HDR_CODE_WIDTH.id)
+    check_int16("code", header.code)
+    check_int16("version", header.version)
     remark = header.remark.encode("utf-8") if header.remark else b""
     entries = []
     for key, value in (header.ext_fields or {}).items():
@@ -99,7 +94,7 @@ def _read_text(data: bytes, position: int, prefix: struct.Struct, field: str) ->
     if len(data) < position + prefix.size:
         _truncated(position + prefix.size, len(data))
     (length,) = prefix.unpack_from(data, position)
-    _check_bound(field, length, len(data))
+    check_length_within(field, length, len(data))
     start = position + prefix.size
     if len(data) < start + length:
         _truncated(start + length, len(data))
@@ -109,12 +104,6 @@ def _read_text(data: bytes, position: int, prefix: struct.Struct, field: str) ->
     except UnicodeDecodeError as exc:
         raise HeaderError("string is not UTF-8", expected="UTF-8", seen=raw[exc.start:exc.end],
                           clause=HDR_TEXT_UTF8.id) from None
-
-
-def _check_bound(field: str, length: int, limit: int) -> None:
-    if length < 0 or length > limit:
-        raise HeaderError(f"{field} length outside the header", expected=f"0..{limit}", seen=length,
-                          clause=HDR_LENGTH_BOUND.id)
 
 
 def _truncated(needed: int, available: int) -> None:

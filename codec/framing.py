@@ -14,17 +14,15 @@ import struct
 from dataclasses import dataclass
 
 from codec.command import RemotingCommand, decode_payload
+from codec.fast import unpack_words
 from spec.errors import FrameError, RocketMQSpecError
 from spec.frame import (
     FRAME_CLOSE_ON_ERROR,
-    HEADER_LENGTH_MASK,
     LENGTH_FIELD_SIZE,
     TYPE_WORD_SIZE,
     check_length,
     check_type_word,
 )
-
-_WORDS = struct.Struct(">iI")
 
 
 @dataclass(frozen=True)
@@ -87,8 +85,7 @@ class FrameDecoder:
             (length,) = struct.unpack_from(">i", buffer, start)
             check_length(length)
             if len(buffer) - start >= LENGTH_FIELD_SIZE + TYPE_WORD_SIZE:
-                _, word = _WORDS.unpack_from(buffer, start)
-                check_type_word(length, word >> 24, word & HEADER_LENGTH_MASK)
+                check_type_word(*unpack_words(buffer, start))
             end = start + LENGTH_FIELD_SIZE + length
             if len(buffer) < end:
                 break

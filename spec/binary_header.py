@@ -3,7 +3,7 @@
 Every string is a signed length followed by UTF-8 bytes, and a zero length stands for null, so an empty
 remark or an empty map value cannot be told apart from an absent one. Lengths are judged against the
 header length before anything is read, which is what keeps a hostile peer from making a receiver allocate
-more than the frame it already buffered. Parse with ``ROCKETMQ_HEADER.parse(data, header_length=len(data))``.
+more than the frame it already buffered. Parse with ``RocketMQHeader.parse(data, header_length=len(data))``.
 """
 
 from __future__ import annotations
@@ -79,21 +79,30 @@ class _Checked(Adapter):
         return obj
 
 
+def check_int16(field: str, value: int) -> None:
+    """Refuse what the 16-bit field cannot hold, where Java's ``(short)`` cast would silently wrap it."""
+    if value not in INT16_RANGE:
+        raise HeaderError(f"{field} does not fit the 16-bit ROCKETMQ field",
+                          expected=f"{INT16_RANGE.start}..{INT16_RANGE.stop - 1}", seen=value,
+                          clause=HDR_CODE_WIDTH.id)
+
+
+def check_length_within(field: str, length: int, limit: int | None) -> None:
+    """Judge a length word against the header length before reading (or allocating) what it announces."""
+    if length < 0 or (limit is not None and length > limit):
+        raise HeaderError(f"{field} length outside the header", expected=f"0..{limit}", seen=length,
+                          clause=HDR_LENGTH_BOUND.id)
+
+
 def _fits_int16(field: str) -> Callable[[int, Any], None]:
     def rule(value: int, context: Any) -> None:
-        if value not in INT16_RANGE:
-            raise HeaderError(f"{field} does not fit the 16-bit ROCKETMQ field",
-                              expected=f"{INT16_RANGE.start}..{INT16_RANGE.stop - 1}", seen=value,
-                              clause=HDR_CODE_WIDTH.id)
+        check_int16(field, value)
     return rule
 
 
 def _within_header(field: str) -> Callable[[int, Any], None]:
     def rule(length: int, context: Any) -> None:
-        limit = getattr(context._params, "header_length", None)
-        if length < 0 or (limit is not None and length > limit):
-            raise HeaderError(f"{field} length outside the header", expected=f"0..{limit}", seen=length,
-                              clause=HDR_LENGTH_BOUND.id)
+        check_length_within(field, length, getattr(context._params, "header_length", None))
     return rule
 
 

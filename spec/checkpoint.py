@@ -24,9 +24,7 @@ Checkpoint = Struct(
 )
 
 Checkpoint5x = Struct(
-    "physic_msg_timestamp" / Int64sb * "store time of the last flushed CommitLog message, ms",
-    "logics_msg_timestamp" / Int64sb * "store time of the last flushed consume-queue entry, ms",
-    "index_msg_timestamp" / Int64sb * "store time of the last flushed index entry, ms",
+    *Checkpoint.subcons,
     "master_flushed_offset" / Int64sb * "5.x: commitlog offset flushed by the master",
     "confirm_phy_offset" / Int64sb * "5.x: commitlog offset confirmed by the replicas",
 )

@@ -61,9 +61,7 @@ FrameWords = Struct(
 """The 8 bytes that open every frame."""
 
 Frame = Struct(
-    "length" / Int32sb * "bytes that follow this word: 4 + header length + body length",
-    "serialize_type" / Int8ub * "SerializeType code of the header (0 JSON, 1 ROCKETMQ)",
-    "header_length" / Int24ub * "bytes of header data that follow the type word",
+    *FrameWords.subcons,
     "header" / Bytes(this.header_length) * "JSON text or ROCKETMQ binary header",
     "body" / Bytes(this.length - TYPE_WORD_SIZE - this.header_length) * "opaque body; empty means none",
 )

@@ -45,9 +45,9 @@ class BrokerConfig:
     broker_cluster_name: str = "DefaultCluster"
     broker_id: int = 0
     listen_port: int = DEFAULT_BROKER_PORT
-    """0 picks a free port (the fast port then gets its own free port)."""
+    """0 picks a free port P whose P - 2 is free too, so the fast port still sits at ``listenPort - 2``."""
     fast_listen_port: int | None = None
-    """None means ``listen_port - 2`` (or a free port when ``listen_port`` is 0)."""
+    """None means ``listen_port - 2``; 0 asks for a free port of its own."""
     bind_address: str = LOOPBACK
     broker_ip1: str = LOOPBACK
     """The address advertised in route data and written as store host."""

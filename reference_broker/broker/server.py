@@ -40,6 +40,9 @@ from spec.codes import RequestCode
 
 log = logging.getLogger(__name__)
 
+FREE_PORT_ATTEMPTS = 16
+"""Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""
+
 
 class Broker:
     def __init__(self, config: BrokerConfig | None = None) -> None:
@@ -75,10 +78,8 @@ class Broker:
         return f"{self.config.bind_address}:{self.fast_server.port}"
 
     async def start(self) -> None:
-        self.config.listen_port = await self.server.bind(self.config.bind_address, self.config.listen_port)
+        await self._bind_ports()
         try:
-            self.config.fast_listen_port = await self.fast_server.bind(self.config.bind_address,
-                                                                       self.config.resolved_fast_port)
             dispatch = self._open_store()
         except BaseException:
             await self.fast_server.stop()
@@ -89,6 +90,28 @@ class Broker:
         await self.registrar.start()
         self._tasks = [asyncio.ensure_future(self._scan_clients()),
                        asyncio.ensure_future(self._flush_offsets())]
+
+    async def _bind_ports(self) -> None:
+        """Bind the main port and the fast port at ``listenPort - 2``.
+
+        Asked for a free port, the kernel picks the main port alone and its neighbour two below may be
+        taken; then both are given back and another pair is tried, so the Java rule (which clients and
+        the conformance suite rely on to find the fast port) holds for free ports too.
+        """
+        host, wanted = self.config.bind_address, self.config.listen_port
+        attempts = FREE_PORT_ATTEMPTS if wanted == 0 and self.config.fast_listen_port is None else 1
+        for attempt in range(1, attempts + 1):
+            port = self.config.listen_port = await self.server.bind(host, wanted)
+            try:
+                fast = self.config.resolved_fast_port
+                self.config.fast_listen_port = await self.fast_server.bind(host, fast)
+                return
+            except OSError as exc:
+                await self.server.stop()
+                self.config.listen_port = wanted
+                if attempt == attempts:
+                    raise
+                log.info("fast port for free port %d unavailable (%s); trying another pair", port, exc)
 
     def _open_store(self) -> DispatchTable:
         """Open the store for the bound port and return the full dispatch table over it."""

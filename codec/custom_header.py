@@ -8,6 +8,7 @@ reference implementation must not guess what a malformed request meant.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +16,9 @@ from spec.errors import HeaderError
 from spec.headers import CMD_BOOLEAN, CMD_EXT_STRINGS, CMD_REQUIRED, FieldType, HeaderSpec
 
 _RANGES = {FieldType.INT: range(-(1 << 31), 1 << 31), FieldType.LONG: range(-(1 << 63), 1 << 63)}
+_JAVA_INTEGER = re.compile(r"[+-]?\d+")
+"""``Integer.parseInt``'s grammar (``Character.digit`` takes any Unicode decimal digit, as ``\\d`` does).
+Python's ``int`` also takes spaces and ``_`` separators, which Java refuses (found by fuzzing)."""
 _TRUE = {"true", "1"}
 _FALSE = {"false", "0"}
 
@@ -66,10 +70,7 @@ def _parse(spec: HeaderSpec, name: str, kind: FieldType, raw: str) -> Any:
             return lowered in _TRUE
         raise HeaderError(f"{spec.java_class}.{name} is not a boolean", expected="true/false/1/0", seen=raw,
                           clause=CMD_BOOLEAN.id)
-    try:
-        number = int(raw.strip())
-    except ValueError:
-        number = None
+    number = int(raw) if _JAVA_INTEGER.fullmatch(raw) else None
     if number is None or number not in _RANGES[kind]:
         raise HeaderError(f"{spec.java_class}.{name} is not a Java {kind.value}", expected=kind.value,
                           seen=raw, clause=CMD_EXT_STRINGS.id)

@@ -29,9 +29,9 @@ DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 _NOT_SECTIONS = {"clauses", "errors", "document"}
 """Modules that hold machinery rather than protocol content."""
 
-_READING_ORDER = ("frame", "language", "codes", "binary_header", "json_header", "headers", "bodies",
-                  "properties", "message_id", "sysflag", "hashing", "commitlog", "consumequeue", "indexfile",
-                  "checkpoint", "store_layout", "behaviour")
+_READING_ORDER = ("frame", "language", "version", "codes", "binary_header", "json_header", "headers",
+                  "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
+                  "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 
@@ -40,6 +40,9 @@ def _reading_key(name: str) -> tuple[int, str]:
 
 
 def _cell(value: object) -> str:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # a nested record (a body field's bean) is named by its first field; its rows have their own table
+        value = getattr(value, dataclasses.fields(value)[0].name)
     text = "" if value is None else str(value.name if isinstance(value, enum.Enum) else value)
     return text.replace("|", "\\|").replace("\n", " ")
 

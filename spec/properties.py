@@ -17,9 +17,6 @@ PROPERTY_SEPARATOR = "\u0002"
 KEY_SEPARATOR = " "
 """Separates the keys inside the KEYS property."""
 
-PROPERTIES_MAX_BYTES = 32767
-"""The CommitLog stores the properties length as a signed 16-bit int (Short.MAX_VALUE)."""
-
 RMQ_PROP_ENCODING = clause(
     "RMQ-PROP-ENCODING", Level.MUST,
     "Properties are encoded as name U+0001 value pairs joined by U+0002, with no trailing U+0002; pairs "

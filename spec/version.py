@@ -1,8 +1,8 @@
-"""MQVersion ordinals: the ``version`` word of every RemotingCommand names a release by its position in
-Java's ``MQVersion.Version`` enum, and servers change behaviour at a few of them.
+"""MQVersion ordinals: which release a RemotingCommand's ``version`` word names.
 
-Only the ordinals the reference implementations act on are listed; each is the enum position of the
-named release in 4.9.8's ``MQVersion``.
+The word is the release's position in Java's ``MQVersion.Version`` enum, and servers change behaviour at
+a few of them. Only the ordinals the reference implementations act on are listed; each is the enum
+position of the named release in 4.9.8's ``MQVersion``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from typing import Any
 from codec.command import RemotingCommand
 from codec.framing import FrameDecoder, FrameRejected
 from spec.codes import code_name
-from spec.errors import RocketMQSpecError
+from spec.errors import FrameError, RocketMQSpecError
+from spec.frame import FRAME_LENGTH
 
 
 def frames_in(data: bytes) -> Iterator[tuple[int, RemotingCommand]]:
@@ -31,10 +32,12 @@ def frames_in(data: bytes) -> Iterator[tuple[int, RemotingCommand]]:
         yield offset, event.command
         offset += len(event.frame)
     if decoder.buffered:
-        raise ValueError(f"truncated frame: the {decoder.buffered} bytes after offset {offset} end early")
+        raise FrameError("file ends inside a frame", expected="a complete frame",
+                         seen=f"{decoder.buffered} bytes", clause=FRAME_LENGTH.id, offset=offset)
 
 
 def describe(cmd: RemotingCommand) -> dict[str, Any]:
+    """The fields of a command as JSON-ready values, the body in base64 so any bytes survive."""
     return {
         "serialize_type": cmd.serialize_type.name,
         "code": cmd.code,
@@ -82,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in args.files:
         try:
             _decode_file(path, args.json)
-        except (OSError, ValueError, RocketMQSpecError) as exc:
+        except (OSError, RocketMQSpecError) as exc:
             print(f"rmq-frame: {path}: {exc}", file=sys.stderr)
             status = 1
     return status

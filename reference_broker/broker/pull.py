@@ -38,12 +38,23 @@ _STATUS_CODES = {
     GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
 }
 """Status -> code for every status whose code does not depend on the requested offset."""
-_EMPTY_QUEUE = (GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, GetMessageStatus.NO_MESSAGE_IN_QUEUE)
+
+
+def pull_status(store_status: GetMessageStatus) -> GetMessageStatus:
+    """The status a pull reports for a queue the checks already found in the topic's config.
+
+    Java's ``findConsumeQueue`` creates a configured queue nothing was written to on first sight, so
+    ``getMessage`` sees an empty queue (NO_MESSAGE_IN_QUEUE) where our store, which only knows written
+    queues, has none at all (NO_MATCHED_LOGIC_QUEUE). Both answer offsets 0, so only the status differs.
+    """
+    if store_status is GetMessageStatus.NO_MATCHED_LOGIC_QUEUE:
+        return GetMessageStatus.NO_MESSAGE_IN_QUEUE
+    return store_status
 
 
 def response_code(status: GetMessageStatus, requested_offset: int) -> ResponseCode:
-    """An empty or unknown queue is "not found" at offset 0 and "offset moved" anywhere else."""
-    if status in _EMPTY_QUEUE:
+    """An empty queue is "not found" at offset 0 and "offset moved" anywhere else."""
+    if status is GetMessageStatus.NO_MESSAGE_IN_QUEUE:
         return ResponseCode.PULL_OFFSET_MOVED if requested_offset != 0 else ResponseCode.PULL_NOT_FOUND
     return _STATUS_CODES[status]
 
@@ -87,9 +98,10 @@ class PullHandlers:
         offset = header["queueOffset"]
         result = self.store.get_messages(header["topic"], header["queueId"], offset, header["maxMsgNums"],
                                          codes)
-        code = response_code(result.status, offset)
+        status = pull_status(result.status)
+        code = response_code(status, offset)
         return request.reply(
-            code, result.status.name,
+            code, status.name,
             header={"suggestWhichBrokerId": MASTER_ID, "nextBeginOffset": result.next_begin_offset,
                     "minOffset": result.min_offset, "maxOffset": result.max_offset},
             body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)

@@ -13,8 +13,9 @@ from construct import ConstructError
 from spec.batch import CMD_BATCH_BODY, BatchMessageBlock
 from spec.errors import BodyError
 
-_FIXED_BYTES = 4 * 5 + 2
-"""TOTALSIZE, MAGICCODE, BODYCRC, FLAG and the body length (int32 each), the properties length (int16)."""
+_FIXED_BYTES = len(BatchMessageBlock.build(
+    {"total_size": 0, "magic": 0, "body_crc": 0, "flag": 0, "body": b"", "properties": ""}))
+"""A block with an empty body and properties: the four fixed words and the two length prefixes."""
 
 
 class BatchBlock(NamedTuple):

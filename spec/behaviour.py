@@ -25,9 +25,6 @@ BROKER_EXPIRY_MS = 120_000
 BROKER_SCAN_INTERVAL_MS = 10_000
 """How often a 4.9.8 name server scans for expired brokers: expiry is observed up to this much late."""
 
-STANDARD_JSON_VERSION = 401
-"""MQVersion ordinal of 4.9.4: from it on the name server writes route data as standard JSON."""
-
 HOLD_CHECK_INTERVAL_MS = 5_000
 """PullRequestHoldService's wake-up period under long polling: a parked pull whose timeout passed is
 answered at most this much after its timeout."""

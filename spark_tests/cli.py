@@ -6,6 +6,7 @@
 ``verify`` checks a store directory's clauses in Spark SQL and prints one verdict per case and per
 clause, as ``rmq-conformance store DIR`` does; it exits 1 when a clause fails. ``scan`` prints the
 record count, byte count and checksums of the Spark scan next to those of the single-process codec scan.
+Called in a process that already runs a SparkSession, the jobs use it (and leave it running).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from pyspark.sql import SparkSession
 
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
 from spark_tests.session import local_session
@@ -41,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.directory.is_dir():
         print(f"rmq-spark: {args.directory} is not a directory", file=sys.stderr)
         return 2
+    running = SparkSession.getActiveSession()
     spark = local_session(args.cores)
     try:
         if args.command == "scan":
@@ -51,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0 if spark_summary == codec_summary else 1
         cases = verify_store(spark, args.directory, split_bytes=args.split_bytes)
     finally:
-        spark.stop()
+        if running is None:
+            spark.stop()
     for case in cases:
         detail = f"  -- {case.detail}" if case.detail else ""
         print(f"{case.verdict:<10} {case.clause:<28} {case.case}{detail}")

@@ -105,7 +105,10 @@ def check(case: str, clause: str) -> Callable[[Check], Check]:
 
 
 @F.udf(LongType())
-def _delay_deliver_time(store_timestamp: int, properties: dict[str, str]) -> int:
+def _delay_deliver_time(store_timestamp: int | None, properties: dict[str, str] | None) -> int | None:
+    """Null for an entry without a record: Spark evaluates a UDF even where an OR is already decided."""
+    if store_timestamp is None or properties is None:
+        return None
     return store_timestamp + delay_level_ms(int(properties.get(PropertyKey.DELAY, "0")))
 
 
@@ -246,9 +249,9 @@ def _tags_codes(v: StoreVerification) -> None:
 @check("delay-tags-codes", "RMQ-CQ-DELAY-TAGS")
 def _delay_tags(v: StoreVerification) -> None:
     delayed = _entries_with_records(v).where(f"topic = '{SCHEDULE_TOPIC}'")
+    deliver_time = _delay_deliver_time("r_store_timestamp", "r_properties")
     expect_none("delayed entries whose tags code is not the deliver time", delayed.where(
-        F.col("r_physical_offset").isNull()
-        | (F.col("tags_code") != _delay_deliver_time("r_store_timestamp", "r_properties")))
+        F.col("r_physical_offset").isNull() | ~F.col("tags_code").eqNullSafe(deliver_time))
         .select("queue_id", "queue_offset", "tags_code"))
 
 

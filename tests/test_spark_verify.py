@@ -1,0 +1,104 @@
+"""``rmq-spark verify`` against ``rmq-conformance store``: the same verdict for every clause, on the
+golden Java store and on copies of it broken in different ways, plus the small form of the scan check
+(Spark counts and checksums equal the codec's)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from codec.store import StoreDirectory
+from spark_tests.cli import main
+from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from spark_tests.scan import codec_scan_summary, spark_scan_summary
+from spark_tests.verify import FAIL, INFO, PASS, clause_verdicts, verify_store
+from spec.commitlog import BODY_CRC_POSITION
+from spec.consumequeue import CQ_ENTRY_SIZE
+from spec.store_layout import CONSUMEQUEUE_DIR
+from tests.golden import STORE_TARBALL
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def golden_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return extract_store(STORE_TARBALL, tmp_path_factory.mktemp("verify-golden"))
+
+
+def conformance_verdicts(root: Path, report: Path) -> dict[str, str]:
+    subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), "--report", str(report)],
+                   check=False, capture_output=True)
+    cases = json.loads((report / "index.json").read_text())["cases"]
+    return clause_verdicts((c["clause"], c["verdict"]) for c in cases)
+
+
+def copy_store(source: Path, target: Path) -> Path:
+    subprocess.run(["cp", "-r", "--sparse=always", str(source), str(target)], check=True)
+    return target
+
+
+def corrupt_crc(root: Path) -> None:
+    """Flip the stored BODYCRC of the twentieth record: the scan ends there, so every later record is
+    unknown to the checks that follow it (entries and index entries point past the scan, and bytes
+    follow its last record)."""
+    with StoreDirectory(root) as store:
+        victim = list(store.messages())[19]
+    with (root / "commitlog" / f"{0:020d}").open("r+b") as handle:
+        handle.seek(victim.physical_offset + BODY_CRC_POSITION)
+        handle.write((victim.body_crc ^ 1).to_bytes(4, "big"))
+
+
+def corrupt_queue_entry(root: Path) -> None:
+    """Point the second entry of GoldenTopicA queue 0 one byte past its record."""
+    path = root / CONSUMEQUEUE_DIR / "GoldenTopicA" / "0" / f"{0:020d}"
+    with path.open("r+b") as handle:
+        handle.seek(CQ_ENTRY_SIZE)
+        offset = int.from_bytes(handle.read(8), "big")
+        handle.seek(CQ_ENTRY_SIZE)
+        handle.write((offset + 1).to_bytes(8, "big"))
+
+
+def test_golden_store_passes_like_the_conformance_suite(spark: SparkSession,  # noqa: F811
+                                                        golden_store: Path, tmp_path: Path) -> None:
+    cases = verify_store(spark, golden_store, split_bytes=4096)
+    ours = clause_verdicts((c.clause, c.verdict) for c in cases)
+    assert set(ours.values()) == {PASS}
+    assert ours == conformance_verdicts(golden_store, tmp_path / "report")
+
+
+@pytest.mark.parametrize(("damage", "failing"), [
+    (corrupt_crc, {"RMQ-CL-BODY-CRC-CHECK", "RMQ-CL-END-OF-DATA", "RMQ-CQ-POINTS-AT-RECORD",
+                   "RMQ-CQ-DELAY-TAGS", "RMQ-IDX-LOOKUP"}),
+    (corrupt_queue_entry, {"RMQ-CQ-POINTS-AT-RECORD", "RMQ-CQ-TRANSACTION"}),
+])
+def test_broken_stores_get_the_conformance_verdicts(spark: SparkSession, golden_store: Path,  # noqa: F811
+                                                    tmp_path: Path, damage: Callable[[Path], None],
+                                                    failing: set[str]) -> None:
+    root = copy_store(golden_store, tmp_path / "store")
+    damage(root)
+    ours = clause_verdicts((c.clause, c.verdict) for c in verify_store(spark, root))
+    assert ours == conformance_verdicts(root, tmp_path / "report")
+    assert {clause for clause, verdict in ours.items() if verdict == FAIL} == failing
+    assert (INFO in ours.values()) == (damage is corrupt_crc), "scan clauses other than CRC become INFO"
+
+
+def test_cli_verify_prints_clause_verdicts_and_fails_on_a_broken_store(
+        golden_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = copy_store(golden_store, tmp_path / "store")
+    corrupt_queue_entry(root)
+    assert main(["verify", str(root), "--json", str(tmp_path / "verdicts.json")]) == 1
+    clauses = json.loads((tmp_path / "verdicts.json").read_text())["clauses"]
+    assert clauses["RMQ-CQ-POINTS-AT-RECORD"] == FAIL and clauses["RMQ-CL-MAGIC"] == PASS
+    assert "RMQ-CQ-POINTS-AT-RECORD" in capsys.readouterr().out
+
+
+def test_spark_scan_summary_equals_the_codec_scan(spark: SparkSession, golden_store: Path) -> None:  # noqa: F811
+    expected = codec_scan_summary(golden_store)
+    assert expected.records == 50 and expected.bytes == 34615
+    assert spark_scan_summary(spark, golden_store, split_bytes=2048) == expected

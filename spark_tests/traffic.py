@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from codec.store import MessageRecord
 from spark_tests import broker_api as api
@@ -74,3 +75,32 @@ def drain(namesrv: str, topic: str, group: str) -> list[tuple[Arrived, MessageRe
                             for r in result.records]
                 offset = result.next_begin_offset
     return drained
+
+
+RECORD_OVERHEAD = 200
+"""Approximate CommitLog bytes per record beyond its body (fixed fields, topic, properties with a key and
+a UNIQ_KEY), used only to decide how many messages fill a store of a given size."""
+
+
+def filler_body(number: int, mean_size: int) -> bytes:
+    """Bodies of varying length around ``mean_size`` whose bytes depend on the message number."""
+    size = mean_size // 2 + (number * 7919) % mean_size
+    return (f"{number:012d}|".encode() * (size // 13 + 1))[:size]
+
+
+def fill_store(root: Path, min_bytes: int, *, commitlog_file_size: int, topic: str = "FillTopic",
+               queues: int = 8, mean_body: int = 4000) -> list[Sent]:
+    """Run the reference broker on ``root`` and produce until its CommitLog holds ``min_bytes``.
+
+    A small ``commitlog_file_size`` spreads the data over several files, so BLANK markers and file
+    boundaries are part of what a scan of the store has to get right.
+    """
+    from reference_broker.config import BrokerConfig
+    from reference_broker.embedded import SyncEmbeddedRocketMQ
+
+    config = BrokerConfig(listen_port=0, mapped_file_size_commit_log=commitlog_file_size,
+                          store_path_root_dir=str(root))
+    count = -(-min_bytes // (mean_body + RECORD_OVERHEAD))
+    with SyncEmbeddedRocketMQ(broker_config=config) as broker:
+        prepare_topic(broker.namesrv_addr, broker.broker_addr, topic, queues)
+        return produce(broker.namesrv_addr, topic, count, lambda n: filler_body(n, mean_body))

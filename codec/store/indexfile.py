@@ -199,6 +199,9 @@ class IndexFile:
         if current <= INVALID_INDEX or current > h.index_count or h.index_count <= FIRST_INDEX:
             return found
         while len(found) < max_results:
+            if current >= self.capacity:
+                raise StoreError("IndexFile slot chain points past the entry area",
+                                 expected=f"< {self.capacity}", seen=current, clause=RMQ_IDX_LAYOUT.id)
             entry_hash, phy_offset, time_diff, prev = INDEX_ENTRY.unpack_from(
                 self._map, self._entries_at + current * ENTRY_SIZE)
             if time_diff < 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from spec.errors import HeaderError
 from spec.headers import CMD_BOOLEAN, CMD_EXT_STRINGS, CMD_REQUIRED, FieldType, HeaderSpec
@@ -23,35 +23,59 @@ _TRUE = {"true", "1"}
 _FALSE = {"false", "0"}
 
 
+class _Slot(NamedTuple):
+    name: str
+    key: str
+    type: FieldType
+    required: bool
+
+
+_PLANS: dict[int, tuple[HeaderSpec, tuple[_Slot, ...], frozenset[str]]] = {}
+"""Per header table: its fields flattened once, and their keys. A broker decodes a header on every
+request, and reading ``Field.key`` and friends field by field was a large part of that. Keyed by
+identity (tables are module constants); the stored table guards against a reused id."""
+
+
+def _plan(spec: HeaderSpec) -> tuple[tuple[_Slot, ...], frozenset[str]]:
+    entry = _PLANS.get(id(spec))
+    if entry is None or entry[0] is not spec:
+        slots = tuple(_Slot(f.name, f.key, f.type, f.required) for f in spec.fields)
+        entry = _PLANS[id(spec)] = (spec, slots, frozenset(slot.key for slot in slots))
+    return entry[1], entry[2]
+
+
 def decode_header(spec: HeaderSpec, ext_fields: Mapping[str, str] | None) -> dict[str, Any]:
     """Typed values keyed by field name (V1 names for SEND_MESSAGE_V2's one-letter keys); absent
     optional fields are left out."""
     fields = ext_fields or {}
     values: dict[str, Any] = {}
-    for field in spec.fields:
-        raw = fields.get(field.name)
-        if raw is None or (raw == "" and field.type is not FieldType.STRING):
-            if field.required:
-                raise HeaderError(f"{spec.java_class} lacks required field {field.name}",
-                                  expected=field.name, seen=sorted(fields), clause=CMD_REQUIRED.id)
+    for name, key, kind, required in _plan(spec)[0]:
+        raw = fields.get(name)
+        if raw is None or (raw == "" and kind is not FieldType.STRING):
+            if required:
+                raise HeaderError(f"{spec.java_class} lacks required field {name}",
+                                  expected=name, seen=sorted(fields), clause=CMD_REQUIRED.id)
             continue
-        values[field.key] = _parse(spec, field.name, field.type, raw)
+        values[key] = raw if kind is FieldType.STRING else _parse(spec, name, kind, raw)
     return values
 
 
 def encode_header(spec: HeaderSpec, values: Mapping[str, Any]) -> dict[str, str]:
     """extFields strings for typed values keyed as :func:`decode_header` returns them; None is left out."""
-    by_key = {field.key: field for field in spec.fields}
-    unknown = set(values) - set(by_key)
-    if unknown:
-        raise HeaderError(f"{spec.java_class} has no such field", expected=sorted(by_key),
-                          seen=sorted(unknown), clause=CMD_EXT_STRINGS.id)
-    missing = [f.key for f in spec.fields if f.required and values.get(f.key) is None]
+    slots, keys = _plan(spec)
+    if not keys.issuperset(values):
+        raise HeaderError(f"{spec.java_class} has no such field", expected=sorted(keys),
+                          seen=sorted(set(values) - keys), clause=CMD_EXT_STRINGS.id)
+    missing = [slot.key for slot in slots if slot.required and values.get(slot.key) is None]
     if missing:
         raise HeaderError(f"{spec.java_class} lacks required field {missing[0]}", expected=missing,
                           seen=sorted(values), clause=CMD_REQUIRED.id)
-    return {field.name: _format(values[field.key]) for field in spec.fields
-            if values.get(field.key) is not None}
+    encoded = {}
+    for slot in slots:
+        value = values.get(slot.key)
+        if value is not None:
+            encoded[slot.name] = _format(value)
+    return encoded
 
 
 def _format(value: Any) -> str:
@@ -70,7 +94,10 @@ def _parse(spec: HeaderSpec, name: str, kind: FieldType, raw: str) -> Any:
             return lowered in _TRUE
         raise HeaderError(f"{spec.java_class}.{name} is not a boolean", expected="true/false/1/0", seen=raw,
                           clause=CMD_BOOLEAN.id)
-    number = int(raw) if _JAVA_INTEGER.fullmatch(raw) else None
+    if raw.isascii() and raw.isdigit():  # the common case, a subset of the grammar below
+        number: int | None = int(raw)
+    else:
+        number = int(raw) if _JAVA_INTEGER.fullmatch(raw) else None
     if number is None or number not in _RANGES[kind]:
         raise HeaderError(f"{spec.java_class}.{name} is not a Java {kind.value}", expected=kind.value,
                           seen=raw, clause=CMD_EXT_STRINGS.id)

@@ -12,9 +12,11 @@ keyed ``brokerName/queueId``.
 Options: ``namesrv`` (host:port), ``topic``, ``group``, ``startingOffsets`` (``earliest`` | ``latest`` |
 ``committed``: the group's stored offset, else earliest), ``maxMessagesPerTrigger``, ``decompress``.
 
-Sink (batch and streaming): rows with the columns of :data:`spark_tests.tables.SINK_COLUMNS` are sent
-with SEND_MESSAGE_V2; options ``namesrv``, ``topic`` and ``producerGroup``. Delivery is at-least-once: a
-replayed micro-batch is sent again.
+Sink (batch and streaming): each row is sent with SEND_MESSAGE_V2; options ``namesrv``, ``topic`` and
+``producerGroup``. Columns read: ``body`` (binary or string, required), ``topic`` (else the option),
+``tags``, ``keys`` (space-separated), ``properties`` (a map of user properties) and ``queue_id`` (position
+in the topic's write queues, broker then queue order, modulo their count; round-robin when absent); other
+columns are ignored. Delivery is at-least-once: a replayed micro-batch is sent again.
 """
 
 from __future__ import annotations

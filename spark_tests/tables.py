@@ -59,14 +59,6 @@ LIVE_SCHEMA = pa.schema([pa.field("broker", pa.string()),
 """One row per message pulled from a live broker: the stored record as the pull returned it, named by
 the broker it came from, with the body decompressed as a consumer sees it."""
 
-SINK_COLUMNS = {"body": "the message body (binary or string); required",
-                "topic": "destination topic; defaults to the sink's topic option",
-                "tags": "TAGS property", "keys": "KEYS property (space-separated keys)",
-                "queue_id": "position in the topic's write queues (broker, then queue order), modulo their "
-                "count; round-robin when absent",
-                "properties": "map of user properties"}
-"""Columns the ``rocketmq`` sink reads from each row; any other column is ignored."""
-
 CONSUME_QUEUE_SCHEMA = pa.schema([
     ("topic", pa.string()),
     ("queue_id", pa.int32()),

@@ -88,3 +88,21 @@ def test_crash_after_a_sent_batch_duplicates_exactly_that_batch(spark: SparkSess
     copies = [(arrived.key, record.properties[SOURCE_OFFSET_PROPERTY]) for arrived, record in drained
               if arrived.key in report.duplicated]
     assert len(copies) == 2 * replayed and len(set(copies)) == replayed, "a replay copies the same messages"
+
+
+def test_batch_sink_sends_rows_with_their_columns(spark: SparkSession,  # noqa: F811
+                                                  broker: SyncEmbeddedRocketMQ) -> None:
+    topics(broker, "SinkTarget")
+    rows = [(f"body {n}", f"sink-{n}", "TagS", n % 2, {"origin": "batch"}) for n in range(10)]
+    frame = spark.createDataFrame(rows, "body string, keys string, tags string, queue_id int, "
+                                        "properties map<string,string>")
+    frame.write.format("rocketmq").option("namesrv", broker.namesrv_addr).option("topic", "SinkTarget") \
+        .mode("append").save()
+    drained = {arrived.key: (arrived.queue, record) for arrived, record in
+               drain(broker.namesrv_addr, "SinkTarget", "auditor")}
+    assert sorted(drained) == sorted(f"sink-{n}" for n in range(10))
+    for n in range(10):
+        queue, record = drained[f"sink-{n}"]
+        assert (record.body, record.tags, record.queue_id) == (f"body {n}".encode(), "TagS", n % 2)
+        assert record.properties["origin"] == "batch" and record.uniq_key
+        assert queue.endswith(f"/{n % 2}")

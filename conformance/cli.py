@@ -1,7 +1,7 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
     rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
-    rmq-conformance store DIR [--report DIR] [--strict] [-k SELECTION]
+    rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
 
 Without a name server or broker the embedded reference broker is started on loopback and checked, which
 is how the suite is meant to be tried first; once it has stopped, the store it wrote is checked too (reports
@@ -54,6 +54,8 @@ def _wire_parser() -> argparse.ArgumentParser:
 def _store_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rmq-conformance store", description="check a store directory")
     parser.add_argument("directory", type=Path)
+    parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
+                        help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
     _common(parser)
     return parser
 
@@ -63,7 +65,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
-                        ("report", args.report), ("profile", args.profile)):
+                        ("report", args.report), ("profile", args.profile),
+                        ("index-sizes", getattr(args, "index_sizes", None))):
         if value is not None:
             argv.append(f"--rmq-{name}={value}")
     if args.strict:

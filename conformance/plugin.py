@@ -49,6 +49,8 @@ class RunState:
     profile: profiles.Profile
     strict: bool
     report_dir: Path | None
+    index_counts: tuple[int, int] | None = None
+    """(maxHashSlotNum, maxIndexNum) of the store's index files, when given rather than inferred."""
     results: list[CaseResult] = field(default_factory=list)
     started: float = field(default_factory=time.time)
 
@@ -61,6 +63,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
     group.addoption("--rmq-strict", action="store_true", help="NON-STRICT verdicts fail the run")
     group.addoption("--rmq-profile", metavar="FILE|NAME", help="target profile of known deviations")
+    group.addoption("--rmq-index-sizes", metavar="SLOTS,ENTRIES",
+                    help="maxHashSlotNum,maxIndexNum of the store's index files (default: from their size)")
+
+
+def parse_index_sizes(text: str) -> tuple[int, int]:
+    """``SLOTS,ENTRIES``: an index file's size fixes only 4 * slots + 20 * entries, so a store whose
+    counts are not in Java's default 1:4 ratio needs them stated to be read."""
+    try:
+        slots, entries = (int(part) for part in text.split(","))
+    except ValueError:
+        raise pytest.UsageError(f"index sizes are SLOTS,ENTRIES, not {text!r}") from None
+    if slots <= 0 or entries <= 0:
+        raise pytest.UsageError(f"index sizes are two positive numbers, not {text!r}")
+    return slots, entries
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,11 +87,13 @@ def pytest_configure(config: pytest.Config) -> None:
                  for name in ("namesrv", "broker")}
     store = option("--rmq-store")
     chosen = option("--rmq-profile")
+    index_sizes = option("--rmq-index-sizes")
     state = RunState(
         target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None),
         profile=profiles.load(Path(chosen)) if chosen else profiles.NO_PROFILE,
         strict=bool(option("--rmq-strict")),
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
+        index_counts=parse_index_sizes(index_sizes) if index_sizes else None,
     )
     config.stash[STATE] = state
     config.pluginmanager.register(Reporter(state), "rmq-conformance-reporter")
@@ -124,6 +142,12 @@ def store_dir(request: pytest.FixtureRequest) -> Path:
     path = _target(request).store
     assert path is not None, "deselected when absent"
     return path
+
+
+@pytest.fixture(scope="session")
+def index_counts(request: pytest.FixtureRequest) -> tuple[int, int] | None:
+    """The store's (slot, entry) counts when given; None means each index file's size tells them."""
+    return request.config.stash[STATE].index_counts
 
 
 @pytest.fixture

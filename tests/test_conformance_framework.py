@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, profile
+from conformance import cli, plugin, profile
 from conformance.recorder import Direction, Exchange, Record
 from conformance.report import console, json_files, junit
 from conformance.report.matrix import by_area, conforms
@@ -125,3 +125,13 @@ def test_cli_builds_pytest_arguments() -> None:
     assert argv[argv.index("-n") + 1] == cli.DEFAULT_WORKERS
     store_argv = cli.pytest_args(Target(store=Path("s")), args)
     assert "-n" not in store_argv and "--rmq-store=s" in store_argv
+    assert not any(a.startswith("--rmq-index-sizes") for a in store_argv)
+    sized = argparse.Namespace(**vars(args), index_sizes="1000,3000")
+    assert "--rmq-index-sizes=1000,3000" in cli.pytest_args(Target(store=Path("s")), sized)
+
+
+def test_index_sizes_option() -> None:
+    assert plugin.parse_index_sizes("1000,3000") == (1000, 3000)
+    for bad in ("1000", "1000,3000,1", "a,b", "0,4000", "1000,-1"):
+        with pytest.raises(pytest.UsageError, match="index sizes"):
+            plugin.parse_index_sizes(bad)

@@ -6,15 +6,26 @@ plugin loading and the reports written at the end.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from codec.store.commitlog import segment_files
 from codec.store.directory import StoreDirectory
+from reference_broker.client import RemotingClient
+from reference_broker.embedded import EmbeddedRocketMQ
+from spec.indexfile import MAX_QUERY_RESULTS
+from spec.properties import PropertyKey
+from spec.store_layout import COMMITLOG_DIR, CONSUMEQUEUE_DIR
 from tests.golden import STORE_TARBALL
+from tests.messaging_support import send, with_broker
 
 RUN_TIMEOUT = 300
 """Seconds for one suite run: far above the usual 10-40 s, only there to bound a hung target."""
@@ -81,3 +92,79 @@ def test_embedded_broker_and_its_store_conform(tmp_path: Path) -> None:
     assert store["totals"]["FAIL"] == 0 and store["totals"]["CRASH"] == 0, stdout
     assert len(store["cases"]) >= MIN_STORE_CASES
     assert "checking the store the embedded broker wrote" in stdout
+
+
+SMALL_SETTINGS = {"mapped_file_size_commit_log": 262_144, "mapped_file_size_consume_queue": 2000,
+                  "max_hash_slot_num": 1000, "max_index_num": 4000}
+"""Legal settings far from Java's defaults: 256 KiB CommitLog files, 100 entries per ConsumeQueue file,
+and index files of 1000 slots and 4000 entries."""
+KEYED_MESSAGES = 300
+SHARED_KEY = "shared"
+"""One key every message carries, so a lookup of it must reach more records than Java's query limit."""
+TOPIC = "SettingsTopic"
+BODY = b"b" * 1000
+"""Large enough that the messages fill more than one CommitLog file at the small setting."""
+
+
+def _write_keyed_store(root: Path, **settings: int) -> Path:
+    """A store the reference broker wrote with ``settings``: keyed messages over two queues."""
+    async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        for n in range(KEYED_MESSAGES):
+            answer = await send(client, TOPIC, BODY, {PropertyKey.KEYS: f"key{n} {SHARED_KEY}",
+                                                      PropertyKey.TAGS: "t", PropertyKey.WAIT: "true"},
+                                queue_id=n % 2)
+            assert answer.code == 0, answer.remark
+    asyncio.run(with_broker(root, scenario, **settings))
+    return root
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _write_keyed_store(tmp_path_factory.mktemp("small") / "store", **SMALL_SETTINGS)
+
+
+def _verdicts(index: dict[str, Any]) -> dict[str, str]:
+    return {c["case"]: c["verdict"] for c in index["cases"]}
+
+
+def test_store_with_non_default_sizes_conforms(small_store: Path, tmp_path: Path) -> None:
+    """Sizes are settings: consistent files of non-default sizes are INFO, and a key shared by more
+    records than a query returns is still found for every one of them."""
+    queue_files = [len(segment_files(d)) for d in (small_store / CONSUMEQUEUE_DIR / TOPIC).iterdir()]
+    assert len(segment_files(small_store / COMMITLOG_DIR)) > 1 and min(queue_files) > 1
+    assert KEYED_MESSAGES > MAX_QUERY_RESULTS
+    code, index, stdout = _run(["store", str(small_store)], tmp_path / "report")
+    assert code == 0, stdout
+    assert index["totals"]["FAIL"] == 0 and index["totals"]["CRASH"] == 0
+    verdicts = _verdicts(index)
+    for setting in ("commitlog_file_names", "consume_queue_files", "index_file_sizes"):
+        assert verdicts[f"store::{setting}"] == "INFO", setting
+    for content in ("index_finds_every_key", "index_entries_point_at_records", "index_headers",
+                    "queue_has_no_holes", "queue_entries_point_at_records", "records_are_dispatched"):
+        assert verdicts[f"store::{content}"] == "PASS", content
+
+
+def test_consume_queue_file_of_another_size_fails(small_store: Path, tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    shutil.copytree(small_store, root)
+    last = segment_files(root / CONSUMEQUEUE_DIR / TOPIC / "0")[-1].path
+    with last.open("r+b") as handle:
+        handle.truncate(SMALL_SETTINGS["mapped_file_size_consume_queue"] // 2)
+    _, index, _ = _run(["store", str(root)], tmp_path / "report")
+    assert _verdicts(index)["store::consume_queue_files"] == "FAIL"
+
+
+def test_index_counts_off_the_default_ratio_need_index_sizes(tmp_path: Path) -> None:
+    """1000 slots and 3000 entries: the size alone does not tell the counts, so the index content is
+    INFO until ``--index-sizes`` gives them, then judged; wrong counts fail the layout clause."""
+    root = _write_keyed_store(tmp_path / "store", **{**SMALL_SETTINGS, "max_index_num": 3000})
+    _, inferred, _ = _run(["store", str(root)], tmp_path / "inferred")
+    code, given, stdout = _run(["store", str(root), "--index-sizes", "1000,3000"], tmp_path / "given")
+    _, wrong, _ = _run(["store", str(root), "--index-sizes", "1000,4000"], tmp_path / "wrong")
+    assert inferred["totals"]["FAIL"] == 0
+    assert _verdicts(inferred)["store::index_file_sizes"] == "INFO"
+    assert _verdicts(inferred)["store::index_finds_every_key"] == "INFO"
+    assert code == 0, stdout
+    assert _verdicts(given)["store::index_file_sizes"] == "INFO"
+    assert _verdicts(given)["store::index_finds_every_key"] == "PASS"
+    assert _verdicts(wrong)["store::index_file_sizes"] == "FAIL"

@@ -52,7 +52,8 @@ RMQ_CQ_ENTRY = clause(
 RMQ_CQ_POSITION = clause(
     "RMQ-CQ-POSITION", Level.MUST,
     "The entry of queue offset n is at byte 20*n of the queue, in the file named by the 20-digit start "
-    "byte offset of its 6,000,000-byte file.",
+    "byte offset of its file; every file of a store has the same size, a multiple of 20 "
+    "(mappedFileSizeConsumeQueue, 6,000,000 by default).",
     source=_CQ,
 )
 RMQ_CQ_END = clause(

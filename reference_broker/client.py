@@ -8,17 +8,20 @@ queued in ``pushed`` rather than dropped, so a caller can observe them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import Mapping
 
 from codec.command import RemotingCommand
-from reference_broker.stream import FramedStream
-from reference_broker.tasks import cancel_and_wait
+from reference_broker.stream import FramedConnection
 from spec.frame import SerializeType
 from spec.version import CURRENT_VERSION
 
 DEFAULT_TIMEOUT = 6.0
 """Seconds to wait for a response (Java's ``registerBrokerTimeoutMills`` is 6000)."""
+
+CLOSE_TIMEOUT = 5.0
+"""Seconds ``close`` waits for the connection to end (the peer taking our last bytes)."""
 
 MAX_PUSHED = 1024
 """Server-pushed requests kept unread; older ones are dropped so a silent caller cannot grow memory."""
@@ -35,19 +38,22 @@ def next_opaque() -> int:
 
 
 class RemotingClient:
-    def __init__(self, stream: FramedStream, serialize_type: SerializeType = SerializeType.JSON) -> None:
-        self._stream = stream
+    def __init__(self, serialize_type: SerializeType = SerializeType.JSON) -> None:
+        """Unconnected; :meth:`connect` makes connected ones."""
+        self._stream = FramedConnection(self._received, self._lost)
         self.serialize_type = serialize_type
         self._pending: dict[int, asyncio.Future[RemotingCommand]] = {}
         self.pushed: asyncio.Queue[RemotingCommand] = asyncio.Queue(MAX_PUSHED)
-        self._reader = asyncio.ensure_future(self._read())
 
     @classmethod
     async def connect(cls, addr: str, serialize_type: SerializeType = SerializeType.JSON,
                       timeout: float = DEFAULT_TIMEOUT) -> RemotingClient:
         host, _, port = addr.rpartition(":")
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout)
-        return cls(FramedStream(reader, writer), serialize_type)
+        client = cls(serialize_type)
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(timeout):
+            await loop.create_connection(lambda: client._stream, host, int(port))
+        return client
 
     @property
     def closed(self) -> bool:
@@ -75,22 +81,24 @@ class RemotingClient:
         if not await self._stream.send(command):
             raise ConnectionError(f"connection to {self._stream.peer} is closed")
 
-    async def _read(self) -> None:
-        try:
-            async for command in self._stream.commands():
-                if command.is_response:
-                    future = self._pending.get(command.opaque)
-                    if future is not None and not future.done():
-                        future.set_result(command)
-                else:
-                    if self.pushed.full():
-                        self.pushed.get_nowait()
-                    self.pushed.put_nowait(command)
-        finally:
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("connection closed before the response"))
+    def _received(self, command: RemotingCommand) -> None:
+        if command.is_response:
+            future = self._pending.get(command.opaque)
+            if future is not None and not future.done():
+                future.set_result(command)
+        else:
+            if self.pushed.full():
+                self.pushed.get_nowait()
+            self.pushed.put_nowait(command)
+
+    def _lost(self) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionError("connection closed before the response"))
 
     async def close(self) -> None:
+        """Close and wait (bounded) until the connection has ended."""
         self._stream.close()
-        await cancel_and_wait([self._reader])
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await self._stream.ended.wait()

@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
-from reference_broker.stream import FramedStream
+from reference_broker.stream import FramedConnection
+from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
@@ -38,13 +39,25 @@ MAX_PENDING_REQUESTS_PER_CONNECTION = 4096
 server answers SYSTEM_BUSY like Java's full executor queue, so one peer cannot make it hold unbounded
 tasks."""
 
+CLOSE_FLUSH_TIMEOUT = 0.5
+"""Seconds a stopping server lets its connections flush their last responses before aborting them: a
+moment for answers already written, not long enough for a peer that stopped reading to delay a stop."""
+
 OVERLOAD_REMARK = "[OVERLOAD]system busy, start flow control for a while"
 FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
 """``FAQUrl.suggestTodo``: 4.9.8 points every "apply first" and "does not exist" remark at one FAQ page."""
 
 
-class Connection(FramedStream):
-    """An accepted connection; handlers use it as the identity of a client or broker channel."""
+class Connection(FramedConnection):
+    """An accepted connection; handlers use it as the identity of a client or broker channel.
+
+    ``pending`` counts its requests being processed or parked, which MAX_PENDING_REQUESTS_PER_CONNECTION
+    bounds."""
+
+    def __init__(self, server: RemotingServer) -> None:
+        super().__init__(lambda command: server.received(self, command), lambda: server.lost(self),
+                         SERVER_CHANNEL_MAX_IDLE)
+        self.pending = 0
 
     def __hash__(self) -> int:
         return id(self)
@@ -175,7 +188,8 @@ class RemotingServer:
     async def bind(self, host: str, port: int) -> int:
         """Take the port without accepting yet: the broker's store needs the port (its store host)
         before the first request may reach a handler."""
-        self._server = await asyncio.start_server(self._serve, host, port, start_serving=False)
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(self._accepted, host, port, start_serving=False)
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("%s bound to %s:%d", self.name, host, self.port)
         return self.port
@@ -189,55 +203,76 @@ class RemotingServer:
         await self._server.start_serving()
 
     async def stop(self) -> None:
+        """Stop accepting, end every connection and request; returns once each connection's close
+        has been reported, so nothing of this server runs after it."""
         if self._server is not None:
             self._server.close()
-        for connection in list(self._connections):
+        connections = list(self._connections)
+        for connection in connections:
             connection.close()
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._ended(connections)
         if self._server is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._server.wait_closed(), 5)
             self._server = None
 
+    @staticmethod
+    async def _ended(connections: list[Connection]) -> None:
+        """Wait for closed connections to end; those whose peer does not take their last bytes in time
+        are aborted, which ends them at once."""
+        for last_resort in (False, True):
+            if last_resort:
+                for connection in connections:
+                    connection.abort()
+            waits = [asyncio.ensure_future(c.ended.wait()) for c in connections if not c.ended.is_set()]
+            if not waits:
+                return
+            _, late = await asyncio.wait(waits, timeout=CLOSE_FLUSH_TIMEOUT)
+            await cancel_and_wait(late)
+
     @property
     def connections(self) -> frozenset[Connection]:
         return frozenset(self._connections)
 
-    def _spawn(self, coroutine: Awaitable[Any]) -> asyncio.Task[Any]:
+    def _accepted(self) -> Connection:
+        connection = Connection(self)
+        self._connections.add(connection)
+        return connection
+
+    def received(self, connection: Connection, command: RemotingCommand) -> None:
+        """Each decoded command of a connection: requests run as tasks of their own (a long poll must
+        not hold up the requests behind it), responses to nothing we asked are dropped."""
+        if command.is_response:
+            log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
+        elif connection.pending >= MAX_PENDING_REQUESTS_PER_CONNECTION:
+            if not command.is_oneway:
+                self._start(connection.send(early_response(command, ResponseCode.SYSTEM_BUSY, OVERLOAD_REMARK,
+                                                           self.default_serialize_type)))
+        else:
+            connection.pending += 1
+            self._start(self._process(connection, command))
+
+    def lost(self, connection: Connection) -> None:
+        self._connections.discard(connection)
+        if self._on_close is not None:
+            self._on_close(connection)
+
+    def _start(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        connection = Connection(reader, writer)
-        self._connections.add(connection)
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        pending: set[asyncio.Task[Any]] = set()
-        try:
-            async for command in connection.commands(SERVER_CHANNEL_MAX_IDLE):
-                if command.is_response:
-                    log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
-                elif len(pending) >= MAX_PENDING_REQUESTS_PER_CONNECTION:
-                    if not command.is_oneway:
-                        await connection.send(early_response(command, ResponseCode.SYSTEM_BUSY,
-                                                             OVERLOAD_REMARK, self.default_serialize_type))
-                else:
-                    work = self._spawn(self._process(connection, command))
-                    pending.add(work)
-                    work.add_done_callback(pending.discard)
-        finally:
-            self._connections.discard(connection)
-            if self._on_close is not None:
-                self._on_close(connection)
 
     async def _process(self, connection: Connection, command: RemotingCommand) -> None:
+        try:
+            await self._answer(connection, command)
+        finally:
+            connection.pending -= 1
+
+    async def _answer(self, connection: Connection, command: RemotingCommand) -> None:
         handler = self.dispatch.get(command.code)
         if handler is None:
             # Java answers even a oneway request here, in its own serialization.

@@ -1,16 +1,19 @@
 """One TCP connection carrying RemotingCommands: the I/O edge around the codec's sans-IO frame decoder.
 
-Both ends of the reference broker use it (accepted connections in ``server``, the broker's own outgoing
-connections to name servers in ``client``), so reading, writing and closing are written once. A frame or
-header that cannot be decoded ends the connection, as Java's NettyDecoder does; it never raises past
-``commands()``.
+Both ends of the reference broker use ``FramedConnection`` (accepted connections in ``server``, outgoing
+ones in ``client``): an asyncio protocol that decodes each chunk as the socket delivers it and hands
+every command to a callback, so a request costs no reader task wake-up, no per-read future and no extra
+turn of the event loop. ``FramedStream`` is the same over a caller's ``(reader, writer)`` pair, for code
+that opened the socket itself. A frame or header that cannot be decoded ends the connection, as Java's
+NettyDecoder does, after the commands decoded before it; it never raises.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol, cast
 
 from codec.command import RemotingCommand, encode
 from codec.framing import FrameDecoder, FrameRejected
@@ -27,33 +30,150 @@ def _addr(sockname: object) -> str:
     return str(sockname)
 
 
+class _Closable(Protocol):
+    peer: str
+
+    def close(self) -> None: ...
+
+
+def _decoded(decoder: FrameDecoder, data: bytes, connection: _Closable) -> tuple[list[RemotingCommand], bool]:
+    """The commands ``data`` completes, and False when the input was undecodable (the caller closes)."""
+    commands = []
+    for event in decoder.receive_data(data):
+        if isinstance(event, FrameRejected):
+            log.warning("closing %s: undecodable input: %s", connection.peer, event.error)
+            return commands, False
+        commands.append(event.command)
+    return commands, True
+
+
 class _IdleWatchdog:
-    """Closes a stream that has read nothing for ``timeout`` seconds.
+    """Closes a connection that has read nothing for ``timeout`` seconds.
 
     One timer per connection that only moves when it fires: a read merely stamps the time, so the
     per-read cost of a timeout (a timer scheduled and cancelled for every chunk) is gone.
     """
 
-    def __init__(self, stream: FramedStream, timeout: float) -> None:
-        self._stream = stream
+    def __init__(self, connection: _Closable, timeout: float) -> None:
+        self._connection = connection
         self._timeout = timeout
         self._loop = asyncio.get_running_loop()
         self.last_read = self._loop.time()
         self._handle = self._loop.call_at(self.last_read + timeout, self._check)
+
+    def stamp(self) -> None:
+        self.last_read = self._loop.time()
 
     def _check(self) -> None:
         deadline = self.last_read + self._timeout
         if self._loop.time() < deadline:
             self._handle = self._loop.call_at(deadline, self._check)
             return
-        log.info("closing %s: idle for %s s", self._stream.peer, self._timeout)
-        self._stream.close()
+        log.info("closing %s: idle for %s s", self._connection.peer, self._timeout)
+        self._connection.close()
 
     def cancel(self) -> None:
         self._handle.cancel()
 
 
+class FramedConnection(asyncio.Protocol):
+    """A connection that pushes each decoded command to ``on_command`` and reports its end to ``on_lost``.
+
+    Writes go straight to the transport, which keeps them in order; when the peer stops reading and the
+    transport's buffer passes its high-water mark, senders wait and reading pauses too, so a peer that
+    does not take its answers cannot make us hold unbounded requests or responses.
+    """
+
+    def __init__(self, on_command: Callable[[RemotingCommand], object],
+                 on_lost: Callable[[], object] | None = None, idle_timeout: float | None = None) -> None:
+        self._on_command = on_command
+        self._on_lost = on_lost
+        self._idle_timeout = idle_timeout
+        self._watchdog: _IdleWatchdog | None = None
+        self._decoder = FrameDecoder()
+        self._transport: asyncio.Transport | None = None
+        self._writable = asyncio.Event()
+        self._writable.set()
+        self.closed = asyncio.Event()
+        self.ended = asyncio.Event()
+        """Set once the transport is gone and ``on_lost`` has run (``closed`` is set as soon as we close)."""
+        self.peer = self.local = ""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)
+        self.peer = _addr(transport.get_extra_info("peername"))
+        self.local = _addr(transport.get_extra_info("sockname"))
+        if self._idle_timeout is not None:
+            self._watchdog = _IdleWatchdog(self, self._idle_timeout)
+
+    def data_received(self, data: bytes) -> None:
+        if self.closed.is_set():
+            return
+        if self._watchdog is not None:
+            self._watchdog.stamp()
+        commands, decodable = _decoded(self._decoder, data, self)
+        for command in commands:
+            self._on_command(command)
+        if not decodable:
+            self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if exc is not None:
+            log.debug("connection %s lost: %s", self.peer, exc)
+        self._mark_closed()
+        if self._on_lost is not None:
+            self._on_lost()
+        self.ended.set()
+
+    @property
+    def paused(self) -> bool:
+        """True while the peer is not taking our writes; reading from it is paused meanwhile."""
+        return not self._writable.is_set()
+
+    def pause_writing(self) -> None:
+        self._writable.clear()
+        if self._transport is not None:
+            self._transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        self._writable.set()
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.resume_reading()
+
+    async def send(self, command: RemotingCommand) -> bool:
+        """Write one command; False when the connection is already gone (the peer left, nothing to do)."""
+        transport = self._transport
+        if transport is None or self.closed.is_set() or transport.is_closing():
+            return False
+        transport.write(encode(command))
+        if not self._writable.is_set():
+            await self._writable.wait()
+        return not self.closed.is_set()
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+        else:
+            self.ended.set()  # never connected: there is nothing to wait for
+        self._mark_closed()
+
+    def abort(self) -> None:
+        """Close without flushing what the peer has not read."""
+        if self._transport is not None:
+            self._transport.abort()
+        self._mark_closed()
+
+    def _mark_closed(self) -> None:
+        if not self.closed.is_set():
+            self.closed.set()
+            self._writable.set()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+
+
 class FramedStream:
+    """The same over an already opened ``(reader, writer)`` pair, read by iterating ``commands()``."""
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader
         self._writer = writer
@@ -72,12 +192,12 @@ class FramedStream:
                 if not data:
                     return
                 if watchdog is not None:
-                    watchdog.last_read = asyncio.get_running_loop().time()
-                for event in decoder.receive_data(data):
-                    if isinstance(event, FrameRejected):
-                        log.warning("closing %s: undecodable input: %s", self.peer, event.error)
-                        return
-                    yield event.command
+                    watchdog.stamp()
+                commands, decodable = _decoded(decoder, data, self)
+                for command in commands:
+                    yield command
+                if not decodable:
+                    return
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
             log.debug("connection %s lost: %s", self.peer, exc)
         finally:

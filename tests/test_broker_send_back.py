@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from codec.store.record import MessageRecord
@@ -177,3 +179,29 @@ def test_unit_mode_marks_the_retry_topic(tmp_path: Path) -> None:
         assert retry is not None and retry.topic_sys_flag == 2 and retry.perm == 6
 
     run(with_broker(tmp_path / "store", scenario, **SHORT_LEVELS))
+
+
+STORE_KEEPS_THE_COPY_AS_BUILT = (
+    "the store writes a send-back copy through the producer path: it drops WAIT from the stored string "
+    "and writes this broker's store host; Java stores the copy's map as built and the original's host")
+
+
+@pytest.mark.xfail(strict=True, reason=STORE_KEEPS_THE_COPY_AS_BUILT)
+def test_dead_letter_copy_keeps_wait_and_the_original_store_host(tmp_path: Path) -> None:
+    """``asyncConsumerSendMsgBack`` stores ``messageProperties2String`` of the map it built (WAIT=false
+    included, no producer-path stripping) and ``setStoreHost(msgExt.getStoreHost())``: a copy made after
+    a restart on another port still names the host that stored the original."""
+    store = tmp_path / "store"
+
+    async def first_life(mq: EmbeddedRocketMQ, client: RemotingClient) -> MessageRecord:
+        return await send_original(client)
+
+    async def second_life(mq: EmbeddedRocketMQ, client: RemotingClient) -> MessageRecord:
+        answer = await send_back(client, original.physical_offset, delay_level=-1)
+        assert answer.code == ResponseCode.SUCCESS
+        return await stored(client, DLQ_TOPIC)
+
+    original = run(with_broker(store, first_life))
+    dead = run(with_broker(store, second_life))
+    assert dead.properties["WAIT"] == "false"
+    assert dead.store_host == original.store_host

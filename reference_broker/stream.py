@@ -38,7 +38,7 @@ class _Closable(Protocol):
 
 def _decoded(decoder: FrameDecoder, data: bytes, connection: _Closable) -> tuple[list[RemotingCommand], bool]:
     """The commands ``data`` completes, and False when the input was undecodable (the caller closes)."""
-    commands = []
+    commands: list[RemotingCommand] = []
     for event in decoder.receive_data(data):
         if isinstance(event, FrameRejected):
             log.warning("closing %s: undecodable input: %s", connection.peer, event.error)
@@ -140,12 +140,20 @@ class FramedConnection(asyncio.Protocol):
         if self._transport is not None and not self._transport.is_closing():
             self._transport.resume_reading()
 
-    async def send(self, command: RemotingCommand) -> bool:
-        """Write one command; False when the connection is already gone (the peer left, nothing to do)."""
+    def write(self, command: RemotingCommand) -> bool:
+        """Write one command without waiting; False when the connection is already gone. Reading pauses
+        while the peer is not taking our writes, so callers that cannot wait still add only boundedly."""
         transport = self._transport
         if transport is None or self.closed.is_set() or transport.is_closing():
             return False
         transport.write(encode(command))
+        return True
+
+    async def send(self, command: RemotingCommand) -> bool:
+        """Write one command, then wait while the peer is not taking our writes; False when the
+        connection is already gone (the peer left, nothing to do)."""
+        if not self.write(command):
+            return False
         if not self._writable.is_set():
             await self._writable.wait()
         return not self.closed.is_set()

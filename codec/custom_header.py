@@ -28,6 +28,8 @@ class _Slot(NamedTuple):
     key: str
     type: FieldType
     required: bool
+    bounds: range | None
+    """The values a number field may take; None for strings and booleans."""
 
 
 _PLANS: dict[int, tuple[HeaderSpec, tuple[_Slot, ...], frozenset[str]]] = {}
@@ -39,7 +41,7 @@ identity (tables are module constants); the stored table guards against a reused
 def _plan(spec: HeaderSpec) -> tuple[tuple[_Slot, ...], frozenset[str]]:
     entry = _PLANS.get(id(spec))
     if entry is None or entry[0] is not spec:
-        slots = tuple(_Slot(f.name, f.key, f.type, f.required) for f in spec.fields)
+        slots = tuple(_Slot(f.name, f.key, f.type, f.required, _RANGES.get(f.type)) for f in spec.fields)
         entry = _PLANS[id(spec)] = (spec, slots, frozenset(slot.key for slot in slots))
     return entry[1], entry[2]
 
@@ -49,14 +51,19 @@ def decode_header(spec: HeaderSpec, ext_fields: Mapping[str, str] | None) -> dic
     optional fields are left out."""
     fields = ext_fields or {}
     values: dict[str, Any] = {}
-    for name, key, kind, required in _plan(spec)[0]:
+    for name, key, kind, required, bounds in _plan(spec)[0]:
         raw = fields.get(name)
         if raw is None or (raw == "" and kind is not FieldType.STRING):
             if required:
                 raise HeaderError(f"{spec.java_class} lacks required field {name}",
                                   expected=name, seen=sorted(fields), clause=CMD_REQUIRED.id)
             continue
-        values[key] = raw if kind is FieldType.STRING else _parse(spec, name, kind, raw)
+        if kind is FieldType.STRING:
+            values[key] = raw
+        elif bounds is not None and raw.isdigit() and raw.isascii() and (number := int(raw)) in bounds:
+            values[key] = number  # plain decimal digits, the common case, a subset of _parse's grammar
+        else:
+            values[key] = _parse(spec, name, kind, raw)
     return values
 
 
@@ -94,10 +101,7 @@ def _parse(spec: HeaderSpec, name: str, kind: FieldType, raw: str) -> Any:
             return lowered in _TRUE
         raise HeaderError(f"{spec.java_class}.{name} is not a boolean", expected="true/false/1/0", seen=raw,
                           clause=CMD_BOOLEAN.id)
-    if raw.isascii() and raw.isdigit():  # the common case, a subset of the grammar below
-        number: int | None = int(raw)
-    else:
-        number = int(raw) if _JAVA_INTEGER.fullmatch(raw) else None
+    number = int(raw) if _JAVA_INTEGER.fullmatch(raw) else None
     if number is None or number not in _RANGES[kind]:
         raise HeaderError(f"{spec.java_class}.{name} is not a Java {kind.value}", expected=kind.value,
                           seen=raw, clause=CMD_EXT_STRINGS.id)

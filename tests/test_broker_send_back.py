@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from codec.store.record import MessageRecord
@@ -181,12 +179,6 @@ def test_unit_mode_marks_the_retry_topic(tmp_path: Path) -> None:
     run(with_broker(tmp_path / "store", scenario, **SHORT_LEVELS))
 
 
-STORE_KEEPS_THE_COPY_AS_BUILT = (
-    "the store writes a send-back copy through the producer path: it drops WAIT from the stored string "
-    "and writes this broker's store host; Java stores the copy's map as built and the original's host")
-
-
-@pytest.mark.xfail(strict=True, reason=STORE_KEEPS_THE_COPY_AS_BUILT)
 def test_dead_letter_copy_keeps_wait_and_the_original_store_host(tmp_path: Path) -> None:
     """``asyncConsumerSendMsgBack`` stores ``messageProperties2String`` of the map it built (WAIT=false
     included, no producer-path stripping) and ``setStoreHost(msgExt.getStoreHost())``: a copy made after

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from codec.command import RemotingCommand
-from codec.store.record import MessageRecord
+from codec.store.record import HostPort, MessageRecord
 from reference_broker.broker.send import DLQ_NUMS_PER_GROUP
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import DLQ_PREFIX, RETRY_PREFIX, TopicConfigManager
@@ -50,19 +50,21 @@ class SendBackHandlers:
     async def send_back(self, request: Request) -> RemotingCommand:
         header = request.header()
         try:
-            message = self._retry_copy(request, header)
+            copy = self._retry_copy(request, header)
         except Refused as refused:
             return request.reply(refused.code, refused.remark)
-        if message is None:
+        if copy is None:
             return request.reply()
-        result = await self.store.put_message_async(message)
+        message, original_store_host = copy
+        result = await self.store.put_send_back_async(message, original_store_host)
         if result.status is not PutMessageStatus.PUT_OK:
             return request.reply(ResponseCode.SYSTEM_ERROR, result.status.name)
         return request.reply()
 
-    def _retry_copy(self, request: Request, header: Mapping[str, Any]) -> InnerMessage | None:
-        """The copy to store, or None when the group keeps no retry queues (Java then answers SUCCESS
-        and drops the message)."""
+    def _retry_copy(self, request: Request,
+                    header: Mapping[str, Any]) -> tuple[InnerMessage, HostPort] | None:
+        """The copy to store with the original's store host, or None when the group keeps no retry queues
+        (Java then answers SUCCESS and drops the message)."""
         group_name: str = header["group"]
         group = self.groups.find_or_create(group_name)
         if group is None:
@@ -101,9 +103,10 @@ class SendBackHandlers:
             level = delay_level or FIRST_RETRY_DELAY_LEVEL + original.reconsume_times
             properties[PropertyKey.DELAY] = str(level)
         properties[PropertyKey.ORIGIN_MESSAGE_ID] = _origin_message_id(original)
-        return InnerMessage(topic, queue_id, original.body, properties, original.born_timestamp,
+        copy = InnerMessage(topic, queue_id, original.body, properties, original.born_timestamp,
                             original.born_host, original.flag, original.sys_flag,
                             reconsume_times=original.reconsume_times + 1)
+        return copy, original.store_host
 
 
 def _origin_message_id(original: MessageRecord) -> str:

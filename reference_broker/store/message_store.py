@@ -98,6 +98,8 @@ class _Draft(NamedTuple):
     flag: int = 0
     reconsume_times: int = 0
     prepared_transaction_offset: int = 0
+    store_host: HostPort | None = None
+    """None: this broker's address; a send-back copy keeps the host that stored its original."""
 
 
 class _Appended(NamedTuple):
@@ -240,10 +242,28 @@ class MessageStore:
     async def put_half_message_async(self, message: InnerMessage) -> PutResult:
         return await self._await_flush_async(self._put_half(message))
 
+    def put_send_back(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
+        """CONSUMER_SEND_MSG_BACK's copy: Java stores the string of the map it built (WAIT=false kept,
+        CLUSTER already inherited from the original) with the original's store host."""
+        return self._await_flush(self._put_copy(message, original_store_host))
+
+    async def put_send_back_async(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
+        return await self._await_flush_async(self._put_copy(message, original_store_host))
+
     def _put_producer(self, message: InnerMessage) -> _Appended:
         props = dict(message.properties)
         peak = add_cluster(props, self.config.cluster_name)
-        text = producer_text(props, peak)
+        return self._append([self._delayed(message, props, producer_text(props, peak))],
+                            message.wait_store_msg_ok)
+
+    def _put_copy(self, message: InnerMessage, store_host: HostPort) -> _Appended:
+        props = dict(message.properties)
+        draft = self._delayed(message, props, java_map_text(props))._replace(store_host=store_host)
+        return self._append([draft], message.wait_store_msg_ok)
+
+    def _delayed(self, message: InnerMessage, props: dict[str, str], text: str) -> _Draft:
+        """The record to write: as given, or parked in SCHEDULE_TOPIC_XXXX when DELAY asks for a level
+        (the string is then rewritten from the map with REAL_TOPIC/REAL_QID, as ``asyncPutMessage`` does)."""
         topic, queue_id = message.topic, message.queue_id
         level = message.delay_level
         if level > 0 and message.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT):
@@ -251,10 +271,9 @@ class MessageStore:
             props[PropertyKey.DELAY] = str(level)
             text = redirect_text(props, topic, queue_id)
             topic, queue_id = SCHEDULE_TOPIC, level - 1
-        draft = _Draft(topic, queue_id, message.body, text, message.born_timestamp, message.born_host,
-                       message.sys_flag, message.flag, message.reconsume_times,
-                       message.prepared_transaction_offset)
-        return self._append([draft], message.wait_store_msg_ok)
+        return _Draft(topic, queue_id, message.body, text, message.born_timestamp, message.born_host,
+                      message.sys_flag, message.flag, message.reconsume_times,
+                      message.prepared_transaction_offset)
 
     def _put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> _Appended:
         if batch.transaction_type is not TransactionType.NOT_TYPE or batch.delay_level > 0 or not items:
@@ -347,7 +366,7 @@ class MessageStore:
                 topic=draft.topic, body=draft.body, properties=draft.properties_text, queue_id=draft.queue_id,
                 queue_offset=queue_offset, physical_offset=physical_offset,
                 born_timestamp=draft.born_timestamp, born_host=draft.born_host,
-                store_timestamp=store_timestamp, store_host=self.store_host,
+                store_timestamp=store_timestamp, store_host=draft.store_host or self.store_host,
                 sys_flag=draft.sys_flag, flag=draft.flag, reconsume_times=draft.reconsume_times,
                 prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1)
             if record.total_size > self.config.max_message_size:

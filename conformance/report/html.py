@@ -26,7 +26,9 @@ body { font-family: sans-serif; margin: 1.5em; }
 table { border-collapse: collapse; margin-bottom: 1.5em; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; font-size: 90%; }
 th { background: #f0f0f0; }
-td.n { text-align: right; }
+td.n { text-align: right; white-space: nowrap; }
+#cases { width: 100%; }
+#cases td { overflow-wrap: anywhere; }
 .verdict { color: #fff; font-weight: bold; white-space: nowrap; }
 pre { margin: 0; font-size: 85%; white-space: pre-wrap; word-break: break-all; }
 """ + "\n".join(
@@ -49,22 +51,28 @@ def _matrix(results: Sequence[CaseResult]) -> str:
     return f'<table id="matrix"><tr><th>area</th>{head}</tr>{rows}</table>'
 
 
-def _details(result: CaseResult) -> str:
-    observed = "\n".join(
-        f"{o['what']}: expected {_e(o['expected'])}, actual {_e(o['actual'])}"
-        + (f" (tolerated: {_e(o['tolerated'])})" if o.get("tolerated") else "")
+def _observed(result: CaseResult) -> str:
+    """What the case expected beside what the target did: the failing pair, else every observation."""
+    if result.expected is not None or result.actual is not None:
+        return f"expected {_e(result.expected)}<br>actual {_e(result.actual)}"
+    return "".join(
+        f"<div>{_e(o['what'])}: expected {_e(o['expected'])}, actual {_e(o['actual'])}"
+        + (f" (tolerated: {_e(o['tolerated'])})" if o.get("tolerated") else "") + "</div>"
         for o in result.observations)
+
+
+def _details(result: CaseResult) -> str:
     notes = "".join(f"<p>{label}: {_e(text)}</p>" for label, text in
                     (("Java", result.java_note), ("known deviation", result.deviation)) if text)
     log = _e(result.hex_log()) if result.frames else "(no frames)"
-    return (f"<details><summary>details</summary>{notes}<pre>{_e(result.clause_text)}\n\n{observed}</pre>"
+    return (f"<details><summary>clause and frames</summary>{notes}<pre>{_e(result.clause_text)}</pre>"
             f"<pre>{log}</pre></details>")
 
 
 def _case_row(result: CaseResult) -> str:
     return (f'<tr id="{_e(result.case_id)}"><td>{_e(result.case_id)}</td><td>{_e(result.clause_id)}</td>'
             f"<td>{_e(result.level)}</td><td>{_e(result.requirement)}</td>{_verdict_cell(result.verdict)}"
-            f"<td>{_e(result.message)}<br>expected {_e(result.expected)}<br>actual {_e(result.actual)}"
+            f"<td>{_e(result.message)}{_observed(result)}"
             f'{_details(result)}</td><td class="n">{result.duration:.3f}</td></tr>')
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 
 from codec.store import StoreDirectory, decode_record
 from codec.store.configs import delay_offsets_from_json, load_config
+from codec.store.record import HostPort
 from reference_broker.store import MessageArrival, MessageStore, PutMessageStatus
 from reference_broker.store.topics import SCHEDULE_TOPIC
 from spec.properties import PropertyKey
@@ -48,3 +50,19 @@ def test_delayed_message_is_parked_then_delivered(tmp_path: Path) -> None:
     assert_consistent(tmp_path)
     with StoreDirectory(tmp_path) as directory:
         assert [r.topic for r in directory.messages()] == [SCHEDULE_TOPIC, SCHEDULE_TOPIC, "TopicD", "TopicD"]
+
+
+def test_delivered_message_keeps_the_parked_store_host(tmp_path: Path) -> None:
+    """``messageTimeup`` copies the parked record's store host (``setStoreHost(msgExt.getStoreHost())``):
+    a message parked under another address, e.g. before a restart on a new port, keeps that address."""
+    with MessageStore(tiny_config(tmp_path, message_delay_level="1h")) as store:
+        parked = store.put_message(message("TopicD", 1, 1, extra={PropertyKey.DELAY: "1"}))
+        record = store.read_record(parked.phys_offset)
+        assert record is not None and record.store_host == store.store_host
+        elsewhere = dataclasses.replace(record, store_host=HostPort("10.0.0.9", 7777))
+        delivered = store.put_delivered(elsewhere)
+        assert delivered.status is PutMessageStatus.PUT_OK
+        copy = store.read_record(delivered.phys_offset)
+    assert copy is not None and copy.topic == "TopicD"
+    assert copy.store_host == HostPort("10.0.0.9", 7777)
+    assert delivered.msg_id == copy.offset_msg_id

@@ -20,6 +20,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future
 from functools import lru_cache
 from typing import NamedTuple
@@ -444,7 +445,7 @@ class MessageStore:
     # ---------------------------------------------------------------- reading
 
     def get_messages(self, topic: str, queue_id: int, offset: int, max_nums: int,
-                     tag_codes: set[int] | None = None) -> GetResult:
+                     tag_codes: AbstractSet[int] | None = None) -> GetResult:
         """``DefaultMessageStore.getMessage`` for TAG filtering: statuses, next offsets and batch limits as
         Java's (every message counts as in memory, the broker has no disk-lag mode)."""
         queue = self.queues.get((topic, queue_id))
@@ -576,11 +577,13 @@ class MessageStore:
 
 def _to_real_topic(parked: MessageRecord, sys_flag: int, prepared_offset: int) -> _Draft:
     """A parked (delayed or half) message moved to REAL_TOPIC / REAL_QID. Java writes the string from the
-    decoded map before it clears DELAY / REAL_* / TRAN_MSG, so those keys stay in the stored string."""
+    decoded map before it clears DELAY / REAL_* / TRAN_MSG, so those keys stay in the stored string, and
+    copies the parked record's store host (``ScheduleMessageService.messageTimeup`` and
+    ``EndTransactionProcessor.endMessageTransaction`` both ``setStoreHost(msgExt.getStoreHost())``)."""
     props = parked.properties
     return _Draft(props.get(PropertyKey.REAL_TOPIC, ""), int(props.get(PropertyKey.REAL_QUEUE_ID, "0")),
                   parked.body, java_map_text(dict(props)), parked.born_timestamp, parked.born_host, sys_flag,
-                  parked.flag, parked.reconsume_times, prepared_offset)
+                  parked.flag, parked.reconsume_times, prepared_offset, parked.store_host)
 
 
 def _flush_timeout(result: PutResult) -> PutResult:

@@ -1,10 +1,11 @@
 """``rmq-spark``: the Spark jobs of this project from the command line.
 
-    rmq-spark verify DIR [--cores N] [--split-bytes B] [--json FILE]
+    rmq-spark verify DIR [--cores N] [--split-bytes B] [--index-sizes SLOTS,ENTRIES] [--json FILE]
     rmq-spark scan DIR [--cores N] [--split-bytes B]
 
 ``verify`` checks a store directory's clauses in Spark SQL and prints one verdict per case and per
-clause, as ``rmq-conformance store DIR`` does; it exits 1 when a clause fails. ``scan`` prints the
+clause, as ``rmq-conformance store DIR`` does (``--index-sizes`` as there: the index files' counts when
+they are not in Java's 1:4 ratio); it exits 1 when a clause fails. ``scan`` prints the
 record count, byte count and checksums of the Spark scan next to those of the single-process codec scan.
 Called in a process that already runs a SparkSession, the jobs use it (and leave it running).
 """
@@ -19,9 +20,20 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from spark_tests.options import index_sizes
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
 from spark_tests.session import local_session
 from spark_tests.verify import FAIL, clause_verdicts, verify_store
+
+
+def _index_sizes(text: str) -> tuple[int, int]:
+    try:
+        sizes = index_sizes({"index-sizes": text}, "index-sizes")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if sizes is None:
+        raise argparse.ArgumentTypeError("index sizes are SLOTS,ENTRIES")
+    return sizes
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--cores", type=int, default=2, help="Spark local[N] (default 2)")
         command.add_argument("--split-bytes", type=int, default=None, help="CommitLog bytes per partition")
         if name == "verify":
+            command.add_argument("--index-sizes", type=_index_sizes, metavar="SLOTS,ENTRIES",
+                                 help="maxHashSlotNum,maxIndexNum of the index files (default: from size)")
             command.add_argument("--json", type=Path, metavar="FILE", help="write the verdicts as JSON")
     return parser
 
@@ -53,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for label, summary in (("spark", spark_summary), ("codec", codec_summary)):
                 print(f"{label}: {summary}")
             return 0 if spark_summary == codec_summary else 1
-        cases = verify_store(spark, args.directory, split_bytes=args.split_bytes)
+        cases = verify_store(spark, args.directory, split_bytes=args.split_bytes,
+                             index_sizes=args.index_sizes)
     finally:
         if running is None:
             spark.stop()

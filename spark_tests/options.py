@@ -33,3 +33,15 @@ def positive(options: Mapping[str, str], name: str, default: int) -> int:
     if value <= 0:
         raise ValueError(f"option {name} must be positive, got {value}")
     return value
+
+
+def index_sizes(options: Mapping[str, str], name: str) -> tuple[int, int] | None:
+    """``SLOTS,ENTRIES`` (maxHashSlotNum, maxIndexNum), or None to infer them from each index file's size:
+    the size fixes only 4 * slots + 20 * entries, so counts off Java's 1:4 ratio must be stated."""
+    text = options.get(name, "").strip()
+    if not text:
+        return None
+    parts = text.split(",")
+    if len(parts) != 2 or not all(part.strip().isdigit() and int(part) > 0 for part in parts):
+        raise ValueError(f"option {name} must be SLOTS,ENTRIES (two positive numbers), got {text!r}")
+    return int(parts[0]), int(parts[1])

@@ -1,8 +1,9 @@
 """``spark.read.format("rocketmq-store").load(DIR)``: a broker's store directory as a DataFrame.
 
 The source is a thin Spark shell around ``codec.store``: partitions are planned on the driver from file
-sizes and consume-queue (or index) offsets, and each task decodes its byte range with the codec's own
-CommitLog iterator and yields Arrow record batches. Options:
+sizes and consume-queue (or index) offsets, and each task walks its byte range with the codec's fast scan
+and builds Arrow record batches column by column (``codec.store.columns``); from the first record the
+columns cannot vouch for, the codec's record decoder takes over and reports it. Options:
 
 ``table``        ``messages`` (default, one row per CommitLog record), ``consumequeue`` or ``index``
 ``decompress``   ``true`` to return bodies decompressed as the producer sent them (default ``false``)
@@ -10,6 +11,7 @@ CommitLog iterator and yields Arrow record batches. Options:
 ``boundaries``   where split points come from: ``consumequeue`` (default) or ``index``
 ``onError``      ``fail`` (default) or ``row``: end the partition with an error row instead of failing
 ``batchRows``    rows per Arrow batch
+``indexSizes``   ``SLOTS,ENTRIES`` of the index files (default: inferred from their size)
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from codec.store import IndexFile, StoreDirectory
-from spark_tests.options import choice, flag, positive
+from codec.store.commitlog import map_file
+from spark_tests.options import choice, flag, index_sizes, positive
 from spark_tests.planning import DEFAULT_SPLIT_BYTES, CommitLogFile, CommitLogSplit, plan_splits
 from spark_tests.session import ARROW_BATCH_ROWS
 from spark_tests.tables import (
@@ -35,6 +38,7 @@ from spark_tests.tables import (
     batches,
     body_reader,
     error_row,
+    message_batch,
     message_row,
     spark_schema,
 )
@@ -55,6 +59,7 @@ class StoreOptions:
     boundaries: str
     on_error: str
     batch_rows: int
+    index_sizes: tuple[int, int] | None
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> StoreOptions:
@@ -67,6 +72,7 @@ class StoreOptions:
             boundaries=choice(options, "boundaries", BOUNDARY_SOURCES),
             on_error=choice(options, "onError", ERROR_MODES),
             batch_rows=positive(options, "batchRows", ARROW_BATCH_ROWS),
+            index_sizes=index_sizes(options, "indexSizes"),
         )
 
 
@@ -103,27 +109,30 @@ class StoreReader(DataSourceReader):
                 return [QueuePartition(topic, queue_id) for topic, queue_id in store.queues()]
             if self.options.table == "index":
                 return [IndexPartition(str(path)) for path in store.index_files()]
-            return list(commitlog_splits(store, self.options.split_bytes, self.options.boundaries))
+            return commitlog_splits(store, self.options.split_bytes, self.options.boundaries,
+                                    index_sizes=self.options.index_sizes)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         with StoreDirectory(self.options.root) as store:
             if isinstance(partition, QueuePartition):
                 yield from queue_batches(store, partition, self.options.batch_rows)
             elif isinstance(partition, IndexPartition):
-                yield from batches(index_rows(Path(partition.path)), INDEX_SCHEMA, self.options.batch_rows)
+                rows = index_rows(Path(partition.path), self.options.index_sizes)
+                yield from batches(rows, INDEX_SCHEMA, self.options.batch_rows)
             else:
                 assert isinstance(partition, CommitLogSplit)
-                rows = message_rows(store, partition, decompress=self.options.decompress,
-                                    errors_as_rows=self.options.on_error == "row")
-                yield from batches(rows, MESSAGE_SCHEMA, self.options.batch_rows)
+                yield from message_batches(store, partition, decompress=self.options.decompress,
+                                           errors_as_rows=self.options.on_error == "row",
+                                           size=self.options.batch_rows)
 
 
-def record_boundaries(store: StoreDirectory, source: str) -> np.ndarray:
+def record_boundaries(store: StoreDirectory, source: str, index_sizes: tuple[int, int] | None) -> np.ndarray:
     """Commitlog offsets known to start a record, from every consume queue or every index file."""
     if source == "index":
+        slots, entries = index_sizes or (None, None)
         offsets: list[int] = []
         for path in store.index_files():
-            with IndexFile(path) as index:
+            with IndexFile(path, slot_count=slots, index_count=entries) as index:
                 offsets += (entry.phy_offset for entry in index.entries())
         return np.asarray(offsets, dtype=np.int64)
     parts = [store.queue(topic, queue_id).entries["commitlog_offset"] for topic, queue_id in store.queues()]
@@ -139,9 +148,10 @@ def starts_record(store: StoreDirectory, offset: int) -> bool:
         return False
 
 
-def commitlog_splits(store: StoreDirectory, split_bytes: int, source: str) -> list[CommitLogSplit]:
+def commitlog_splits(store: StoreDirectory, split_bytes: int, source: str, *,
+                     index_sizes: tuple[int, int] | None = None) -> list[CommitLogSplit]:
     files = [CommitLogFile(str(f.path), f.start, f.path.stat().st_size) for f in store.commitlog.files]
-    planned = plan_splits(files, record_boundaries(store, source), split_bytes)
+    planned = plan_splits(files, record_boundaries(store, source, index_sizes), split_bytes)
     kept: list[CommitLogSplit] = []
     for split in planned:
         if split.start != split.base and not starts_record(store, split.start):
@@ -149,6 +159,45 @@ def commitlog_splits(store: StoreDirectory, split_bytes: int, source: str) -> li
             split = CommitLogSplit(previous.path, previous.base, previous.start, split.end)
         kept.append(split)
     return kept
+
+
+def record_starts(store: StoreDirectory, split: CommitLogSplit, size: int) -> Iterator[np.ndarray]:
+    """Absolute offsets of the records that begin in ``split``, ``size`` at a time, from the codec's fast
+    scan. The walk ends quietly at the first record it refuses: the caller reads on from there with the
+    record decoder, which raises (or reports) the same error."""
+    starts: list[int] = []
+    try:
+        for fixed in store.commitlog.scan(split.start):
+            if fixed.physical_offset >= split.end:
+                break
+            starts.append(fixed.physical_offset)
+            if len(starts) == size:
+                yield np.array(starts, dtype=np.int64)
+                starts = []
+    except RocketMQSpecError:
+        pass
+    if starts:
+        yield np.array(starts, dtype=np.int64)
+
+
+def message_batches(store: StoreDirectory, split: CommitLogSplit, *, decompress: bool, errors_as_rows: bool,
+                    size: int) -> Iterator[pa.RecordBatch]:
+    """Record batches of the records that begin in ``split``: column-wise while the walk and the columns
+    accept the records, then row by row from where they stopped (the split's end, where the row reader
+    only looks at the next record, or a record that is malformed)."""
+    view = map_file(Path(split.path))
+    resume = split.start
+    for starts in record_starts(store, split, size):
+        batch, count = message_batch(view, starts - split.base, decompress=decompress)
+        if count:
+            yield batch
+        if count < len(starts):
+            resume = int(starts[count])
+            break
+        resume = int(starts[-1]) + batch.column("total_size")[-1].as_py()
+    rest = message_rows(store, CommitLogSplit(split.path, split.base, resume, split.end),
+                        decompress=decompress, errors_as_rows=errors_as_rows)
+    yield from batches(rest, MESSAGE_SCHEMA, size)
 
 
 def message_rows(store: StoreDirectory, split: CommitLogSplit, *, decompress: bool,
@@ -186,8 +235,9 @@ def queue_batches(store: StoreDirectory, partition: QueuePartition, size: int) -
         ], schema=CONSUME_QUEUE_SCHEMA)
 
 
-def index_rows(path: Path) -> Iterator[dict[str, Any]]:
-    with IndexFile(path) as index:
+def index_rows(path: Path, sizes: tuple[int, int] | None) -> Iterator[dict[str, Any]]:
+    slots, entries = sizes or (None, None)
+    with IndexFile(path, slot_count=slots, index_count=entries) as index:
         begin = index.header.begin_timestamp
         for entry in index.entries():
             yield {"index_file": path.name, "entry": entry.index, "key_hash": entry.key_hash,

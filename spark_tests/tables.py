@@ -7,17 +7,31 @@ milliseconds, as stored, so that sums and joins are exact.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
+from codec.compression import decompress_for_sys_flag
 from codec.store import MessageRecord, index_keys
+from codec.store.columns import (
+    RecordColumns,
+    host_texts,
+    index_key_hashes,
+    java_string_hashes,
+    offset_msg_ids,
+    record_columns,
+    slices,
+)
 from spec.errors import RocketMQSpecError
 from spec.hashing import index_key_hash, masked_crc32, tags_code
-from spec.properties import PropertyKey
+from spec.indexfile import index_key
+from spec.properties import PropertyKey, parse_properties, split_keys
+from spec.sysflag import TRANSACTION_MASK, MessageSysFlag, TransactionType
 
 MESSAGE_SCHEMA = pa.schema([
     ("topic", pa.string()),
@@ -133,3 +147,134 @@ def message_row(record: MessageRecord, body: Callable[[MessageRecord], bytes]) -
 def error_row(error: RocketMQSpecError, offset: int) -> dict[str, Any]:
     return {"physical_offset": error.offset if error.offset is not None else offset,
             "error_clause": error.clause, "error": error.describe()}
+
+
+def _arrow(offsets: np.ndarray, data: bytes, kind: pa.DataType) -> pa.Array:
+    """An Arrow string or binary array over ``(offsets, data)`` as :mod:`codec.store.columns` gives them
+    (64-bit offsets, narrowed to the schema's type, which holds up to 2 GiB per batch as before)."""
+    large = pa.large_binary() if kind == pa.binary() else pa.large_string()
+    return pa.Array.from_buffers(large, len(offsets) - 1,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)]).cast(kind)
+
+
+def _decodable(offsets: np.ndarray, data: bytes) -> int:
+    """How many leading values of ``(offsets, data)`` are UTF-8, as ``decode_record`` requires."""
+    view = memoryview(data)
+    for number in range(len(offsets) - 1):
+        try:
+            str(view[offsets[number]:offsets[number + 1]], "utf-8")
+        except UnicodeDecodeError:
+            return number
+    return len(offsets) - 1
+
+
+def _bodies_that_decompress(columns: RecordColumns, offsets: np.ndarray, data: bytes,
+                            count: int) -> tuple[int, dict[int, bytes]]:
+    """The application bodies of the compressed records among the first ``count``, up to the first that
+    does not decompress (whose number is returned, ``count`` when all do)."""
+    view = memoryview(data)
+    compressed = np.flatnonzero(columns.sys_flag[:count] & MessageSysFlag.COMPRESSED)
+    bodies = {}
+    for number in compressed.tolist():
+        try:
+            bodies[number] = decompress_for_sys_flag(bytes(view[offsets[number]:offsets[number + 1]]),
+                                                     int(columns.sys_flag[number]))
+        except RocketMQSpecError:
+            return number, bodies
+    return count, bodies
+
+
+def message_batch(view: object, starts: np.ndarray, *, decompress: bool) -> tuple[pa.RecordBatch, int]:
+    """Rows of the records at ``starts`` (positions the codec's walk accepted in ``view``), built column
+    by column, and how many records they cover: the batch ends before the first record whose variable
+    parts the columns cannot vouch for (TOTALSIZE off, text not UTF-8, a body that does not decompress
+    when asked to), which the caller hands to the record decoder to report exactly. Values equal
+    :func:`message_row`'s for the same records."""
+    columns = record_columns(view, starts)
+    count = columns.first_unsound()
+    topic_parts = slices(view, columns.topic_at[:count], columns.topic_length[:count])
+    count = _decodable(*topic_parts) if not _arrow_valid(topic_parts) else count
+    properties_parts = slices(view, columns.properties_at[:count], columns.properties_length[:count])
+    count = _decodable(*properties_parts) if not _arrow_valid(properties_parts) else count
+    body_offsets, body_data = slices(view, columns.body_at[:count], columns.body_length[:count])
+    decompressed: dict[int, bytes] = {}
+    if decompress:
+        count, decompressed = _bodies_that_decompress(columns, body_offsets, body_data, count)
+    topics = _arrow(topic_parts[0][:count + 1], topic_parts[1], pa.string())
+    texts = _arrow(properties_parts[0][:count + 1], properties_parts[1], pa.string()).to_pylist()
+    body_offsets = body_offsets[:count + 1]
+    stored = _arrow(body_offsets, body_data, pa.binary())
+    body_view = memoryview(body_data)
+    crc_ok = np.fromiter((zlib.crc32(body_view[a:b]) & 0x7FFFFFFF for a, b in
+                          zip(body_offsets[:-1].tolist(), body_offsets[1:].tolist(), strict=True)),
+                         dtype=np.int64, count=count) == columns.body_crc[:count]
+    if decompressed:
+        body = pa.array([decompressed.get(n, value) for n, value in enumerate(stored.to_pylist())],
+                        pa.binary())
+    else:
+        body = stored
+    fields = _property_columns(topics.to_pylist(), texts, columns.sys_flag[:count])
+    born, born_at = host_texts(columns.born_host[:count], columns.born_v6[:count])
+    store, store_at = host_texts(columns.store_host[:count], columns.store_v6[:count])
+    arrays = {
+        "topic": topics, "queue_id": columns.queue_id[:count], "queue_offset": columns.queue_offset[:count],
+        "physical_offset": columns.physical_offset[:count], "total_size": columns.total_size[:count],
+        "magic": columns.magic[:count], "sys_flag": columns.sys_flag[:count],
+        "body_crc": columns.body_crc[:count], "crc_ok": crc_ok, "flag": columns.flag[:count],
+        "born_timestamp": columns.born_timestamp[:count],
+        "born_host": pa.array(born, pa.string()).take(born_at),
+        "store_timestamp": columns.store_timestamp[:count],
+        "store_host": pa.array(store, pa.string()).take(store_at),
+        "reconsume_times": columns.reconsume_times[:count],
+        "prepared_transaction_offset": columns.prepared_transaction_offset[:count],
+        **fields,
+        "offset_msg_id": _arrow(*offset_msg_ids(columns.store_host[:count], columns.store_v6[:count],
+                                                columns.physical_offset[:count]), pa.string()),
+        "body_size": columns.body_length[:count], "body": body,
+        "error_clause": pa.nulls(count, pa.string()), "error": pa.nulls(count, pa.string()),
+    }
+    return pa.RecordBatch.from_arrays([pa.array(arrays[f.name], f.type) for f in MESSAGE_SCHEMA],
+                                      schema=MESSAGE_SCHEMA), count
+
+
+def _arrow_valid(parts: tuple[np.ndarray, bytes]) -> bool:
+    try:
+        _arrow(*parts, pa.string()).validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _property_columns(topics: list[str], texts: list[str], sys_flags: np.ndarray) -> dict[str, pa.Array]:
+    """The columns derived from the properties string: the map (parsed as Java does), TAGS, KEYS,
+    UNIQ_KEY, the tags code and the index key hashes (hashed for the whole batch at once)."""
+    names: list[str] = []
+    values: list[str] = []
+    map_offsets = [0]
+    tags: list[str | None] = []
+    keys: list[str | None] = []
+    uniq: list[str | None] = []
+    indexed: list[str] = []
+    key_offsets = [0]
+    rolled_back = ((sys_flags & TRANSACTION_MASK) == TransactionType.ROLLBACK).tolist()
+    for topic, text, rollback in zip(topics, texts, rolled_back, strict=True):
+        parsed = parse_properties(text)
+        names += parsed
+        values += parsed.values()
+        map_offsets.append(len(names))
+        tags.append(parsed.get(PropertyKey.TAGS))
+        keys.append(parsed.get(PropertyKey.KEYS))
+        uniq.append(parsed.get(PropertyKey.UNIQ_KEY))
+        if not rollback:
+            record_keys = ([uniq[-1]] if uniq[-1] else []) + split_keys(keys[-1])
+            indexed += (index_key(topic, key) for key in record_keys)
+        key_offsets.append(len(indexed))
+    properties = pa.MapArray.from_arrays(pa.array(map_offsets, pa.int32()), pa.array(names, pa.string()),
+                                         pa.array(values, pa.string()))
+    return {
+        "tags": pa.array(tags, pa.string()), "keys": pa.array(keys, pa.string()),
+        "properties": properties, "uniq_key": pa.array(uniq, pa.string()),
+        "tags_code": java_string_hashes([tag or "" for tag in tags]).astype(np.int64),
+        "index_key_hashes": pa.ListArray.from_arrays(pa.array(key_offsets, pa.int32()),
+                                                     pa.array(index_key_hashes(indexed), pa.int32())),
+    }

@@ -89,17 +89,18 @@ def filler_body(number: int, mean_size: int) -> bytes:
 
 
 def fill_store(root: Path, min_bytes: int, *, commitlog_file_size: int, topic: str = "FillTopic",
-               queues: int = 8, mean_body: int = 4000) -> list[Sent]:
+               queues: int = 8, mean_body: int = 4000, **settings: int) -> list[Sent]:
     """Run the reference broker on ``root`` and produce until its CommitLog holds ``min_bytes``.
 
     A small ``commitlog_file_size`` spreads the data over several files, so BLANK markers and file
-    boundaries are part of what a scan of the store has to get right.
+    boundaries are part of what a scan of the store has to get right; ``settings`` are further
+    ``BrokerConfig`` sizes (consume-queue file size, index slot and entry counts).
     """
     from reference_broker.config import BrokerConfig
     from reference_broker.embedded import SyncEmbeddedRocketMQ
 
     config = BrokerConfig(listen_port=0, mapped_file_size_commit_log=commitlog_file_size,
-                          store_path_root_dir=str(root))
+                          store_path_root_dir=str(root), **settings)
     count = -(-min_bytes // (mean_body + RECORD_OVERHEAD))
     with SyncEmbeddedRocketMQ(broker_config=config) as broker:
         prepare_topic(broker.namesrv_addr, broker.broker_addr, topic, queues)

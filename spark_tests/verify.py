@@ -2,7 +2,9 @@
 
 The data-sized checks are joins over the three tables of the ``rocketmq-store`` source (records, consume
 queue entries, index entries); checks of a handful of files (names, sizes, config JSON, marker files)
-run on the driver through ``codec.store``. Like the conformance suite, the CommitLog "scan" ends at the
+run on the driver through ``codec.store``. File sizes are settings, as the suite treats them: all files of
+one kind share one size, names and layout agree with it, and a size other than Java's default is INFO.
+Like the conformance suite, the CommitLog "scan" ends at the
 first malformed record or CRC mismatch in offset order: later checks see only the records before it, and
 each scan clause fails only when the scan stopped on that clause, so both tools give the same verdict per
 clause on the same store.
@@ -10,8 +12,10 @@ clause on the same store.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,12 +27,20 @@ from pyspark.sql.types import BooleanType, LongType
 from codec.compression import decompress_for_sys_flag
 from codec.store import IndexFile, StoreDirectory
 from codec.store.commitlog import map_file, segment_files
+from codec.store.indexfile import index_sizes as inferred_index_sizes
 from spark_tests.store_source import FORMAT
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import is_offset_file_name
+from spec.commitlog import COMMITLOG_FILE_SIZE, is_offset_file_name
 from spec.consumequeue import CQ_ENTRY_SIZE, CQ_FILE_SIZE, EXT_MAX_ADDRESS, PRE_BLANK_SIZE, delay_level_ms
-from spec.errors import RocketMQSpecError
-from spec.indexfile import DEFAULT_SLOT_COUNT, file_size
+from spec.errors import RocketMQSpecError, StoreError
+from spec.indexfile import (
+    DEFAULT_INDEX_COUNT,
+    DEFAULT_SLOT_COUNT,
+    ENTRY_SIZE,
+    HEADER_SIZE,
+    SLOT_SIZE,
+    file_size,
+)
 from spec.properties import PropertyKey
 from spec.store_layout import (
     ABORT_FILE,
@@ -122,13 +134,17 @@ def _decompresses(body: bytes, sys_flag: int) -> bool:
 
 
 class StoreVerification:
-    def __init__(self, spark: SparkSession, root: Path | str, *, split_bytes: int | None = None) -> None:
+    def __init__(self, spark: SparkSession, root: Path | str, *, split_bytes: int | None = None,
+                 index_sizes: tuple[int, int] | None = None) -> None:
         self.spark = spark
         self.root = Path(root)
-        self.store = StoreDirectory(self.root)
+        self.index_sizes = index_sizes
+        self.store = StoreDirectory(self.root, index_sizes=index_sizes)
         reader = spark.read.format(FORMAT)
         if split_bytes:
             reader = reader.option("splitBytes", str(split_bytes))
+        if index_sizes:
+            reader = reader.option("indexSizes", ",".join(map(str, index_sizes)))
         self.scanned = scanned = reader.option("onError", "row").load(str(self.root)).drop("body").cache()
         problems = scanned.where("error IS NOT NULL OR NOT crc_ok").select(
             "physical_offset", F.coalesce("error_clause", F.lit(CRC_CLAUSE)).alias("clause"),
@@ -137,9 +153,8 @@ class StoreVerification:
         limit = self.first_problem.physical_offset if self.first_problem else None
         self.records = scanned.where("error IS NULL" + (f" AND physical_offset < {limit}" if limit is not None
                                                         else "")).cache()
-        table = spark.read.format(FORMAT).option
-        self.queue_entries = table("table", "consumequeue").load(str(self.root)).cache()
-        self.index_entries = table("table", "index").load(str(self.root)).cache()
+        self.queue_entries = reader.option("table", "consumequeue").load(str(self.root)).cache()
+        self.index_entries = reader.option("table", "index").load(str(self.root)).cache()
         first_real = (self.queue_entries.where(f"size <> {PRE_BLANK_SIZE} OR physical_offset <> 0")
                       .groupBy("topic", "queue_id").agg(F.min("queue_offset").alias("min_offset")))
         self.entries = (self.queue_entries.join(first_real, ["topic", "queue_id"])
@@ -150,6 +165,20 @@ class StoreVerification:
             frame.unpersist()
         self.store.close()
 
+    @contextlib.contextmanager
+    def index_files(self) -> Iterator[list[IndexFile]]:
+        """The index files, oldest first, opened with the store's counts. Files that cannot be read with
+        them are judged once, by the index size case; every other index case is INFO instead."""
+        slots, entries = self.index_sizes or (None, None)
+        with contextlib.ExitStack() as stack:
+            try:
+                opened = [stack.enter_context(IndexFile(path, slot_count=slots, index_count=entries))
+                          for path in self.store.index_files()]
+            except StoreError as exc:
+                raise Verdict(INFO, f"index files not readable ({exc.message}); their sizes are judged by "
+                                    "RMQ-IDX-LAYOUT") from None
+            yield opened
+
     def run(self) -> list[CaseVerdict]:
         results = []
         for case, clause, function in CHECKS:
@@ -159,6 +188,20 @@ class StoreVerification:
             except Verdict as outcome:
                 results.append(CaseVerdict(case, clause, outcome.verdict, outcome.detail))
         return results
+
+
+def one_size(kind: str, paths: Iterable[Path]) -> int | None:
+    """The single size every file of ``kind`` has (None when there are none); FAIL on several."""
+    sizes = sorted({path.stat().st_size for path in paths})
+    if len(sizes) > 1:
+        raise Verdict(FAIL, f"{kind} files of different sizes: {sizes}")
+    return sizes[0] if sizes else None
+
+
+def report_setting(setting: str, value: object, default: object) -> None:
+    """A size the consistency rules accept, judged only against Java's default: INFO when it differs."""
+    if value != default:
+        raise Verdict(INFO, f"non-default setting: {setting}={value} (Java's default is {default})")
 
 
 def _scan_check(clause: str) -> Check:
@@ -180,9 +223,15 @@ def _file_names(v: StoreVerification) -> None:
     directory = v.root / COMMITLOG_DIR
     expect_none("files not named by a 20-digit offset",
                 [p.name for p in directory.iterdir() if p.is_file() and not is_offset_file_name(p.name)])
-    sizes = {f.path.stat().st_size for f in segment_files(directory)}
-    if len(sizes) > 1:
-        raise Verdict(FAIL, f"CommitLog files of different sizes: {sorted(sizes)}")
+    segments = segment_files(directory)
+    size = one_size("CommitLog", (s.path for s in segments))
+    if size is None:
+        raise Verdict(INFO, "the store has no CommitLog file")
+    if size <= 0:
+        raise Verdict(FAIL, f"CommitLog file size is {size}")
+    expect_none("files not starting at a multiple of the file size",
+                [s.path.name for s in segments if s.start % size])
+    report_setting("mappedFileSizeCommitLog", size, COMMITLOG_FILE_SIZE)
 
 
 @check("commitlog-zero-tail", "RMQ-CL-END-OF-DATA")
@@ -220,10 +269,21 @@ def _transactions(v: StoreVerification) -> None:
 
 @check("consume-queue-files", "RMQ-CQ-POSITION")
 def _queue_files(v: StoreVerification) -> None:
-    files = sorted((v.root / CONSUMEQUEUE_DIR).glob("*/*/*"))
-    expect_none("ConsumeQueue files misnamed or of another size", [
-        (str(p.relative_to(v.root)), p.stat().st_size) for p in files
-        if not is_offset_file_name(p.name) or int(p.name) % CQ_FILE_SIZE or p.stat().st_size != CQ_FILE_SIZE])
+    base = v.root / CONSUMEQUEUE_DIR
+    expect_none("files not named by a 20-digit offset", [
+        str(p.relative_to(v.root)) for p in sorted(base.glob("*/*/*")) if not is_offset_file_name(p.name)])
+    queues = [segment_files(directory) for directory in sorted(base.glob("*/*"))]
+    size = one_size("ConsumeQueue", (s.path for segments in queues for s in segments))
+    if size is None:
+        raise Verdict(INFO, "the store has no ConsumeQueue file")
+    if size <= 0 or size % CQ_ENTRY_SIZE:
+        raise Verdict(FAIL, f"ConsumeQueue file size {size} is not a positive multiple of {CQ_ENTRY_SIZE}")
+    expect_none("files not starting at a multiple of the file size", [
+        str(s.path.relative_to(v.root)) for segments in queues for s in segments if s.start % size])
+    expect_none("files not starting where the previous file of their queue ends", [
+        str(after.path.relative_to(v.root)) for segments in queues
+        for before, after in itertools.pairwise(segments) if after.start != before.start + size])
+    report_setting("mappedFileSizeConsumeQueue", size, CQ_FILE_SIZE)
 
 
 def _entries_with_records(v: StoreVerification) -> DataFrame:
@@ -298,14 +358,33 @@ def _index_names(v: StoreVerification) -> None:
 
 @check("index-file-sizes", "RMQ-IDX-LAYOUT")
 def _index_sizes(v: StoreVerification) -> None:
-    expect_none("index files of another size", [
-        (p.name, p.stat().st_size) for p in v.store.index_files() if p.stat().st_size != file_size()])
+    size = one_size("index", v.store.index_files())
+    if size is None:
+        raise Verdict(INFO, "the store has no index file")
+    if v.index_sizes is not None:
+        slots, entries = v.index_sizes
+        if size != file_size(slots, entries):
+            raise Verdict(FAIL, f"index files are {size} bytes, {file_size(slots, entries)} for "
+                                f"{slots} slots and {entries} entries")
+    else:
+        rest = size - HEADER_SIZE - SLOT_SIZE - ENTRY_SIZE
+        if rest < 0 or rest % SLOT_SIZE:
+            raise Verdict(FAIL, f"index file size {size} is not {HEADER_SIZE} + {SLOT_SIZE} * slots + "
+                                f"{ENTRY_SIZE} * entries")
+        try:
+            slots, entries = inferred_index_sizes(size)
+        except StoreError:
+            raise Verdict(INFO, f"index file size {size} fits slot and entry counts, but not in Java's "
+                                "default 1:4 ratio: give the counts to read the index files") from None
+    report_setting("maxHashSlotNum,maxIndexNum", f"{slots},{entries}",
+                   f"{DEFAULT_SLOT_COUNT},{DEFAULT_INDEX_COUNT}")
 
 
 @check("index-finds-every-key", "RMQ-IDX-KEYS")
 def _index_keys(v: StoreVerification) -> None:
-    if not v.store.index_files():
-        raise Verdict(INFO, "the store has no index file")
+    with v.index_files() as files:
+        if not files:
+            raise Verdict(INFO, "the store has no index file")
     wanted = v.records.select("physical_offset", F.explode("index_key_hashes").alias("key_hash"))
     expect_none("keys without an index entry for their record",
                 wanted.join(v.index_entries, ["physical_offset", "key_hash"], "left_anti"))
@@ -315,42 +394,44 @@ def _index_keys(v: StoreVerification) -> None:
 def _unreachable_entries(v: StoreVerification) -> list[tuple[str, int]]:
     """Entries a lookup cannot reach: not on the chain of their slot, walked newest to oldest."""
     lost = []
-    for path in v.store.index_files():
-        with IndexFile(path) as index:
+    with v.index_files() as files:
+        for index in files:
             entries = list(index.entries())
             reached: set[int] = set()
-            for slot in {e.key_hash % DEFAULT_SLOT_COUNT for e in entries}:
+            for slot in {e.key_hash % index.slot_count for e in entries}:
                 current = index.slot(slot)
                 while 0 < current < index.header.index_count and current not in reached:
                     reached.add(current)
                     current = index.entry(current).prev_index
-            lost += [(path.name, e.index) for e in entries if e.index not in reached]
+            lost += [(index.path.name, e.index) for e in entries if e.index not in reached]
     return lost
 
 
 @check("index-entries-point-at-records", "RMQ-IDX-LOOKUP")
 def _index_entries(v: StoreVerification) -> None:
-    records = v.records.select("physical_offset", "index_key_hashes", "store_timestamp")
-    joined = v.index_entries.join(records, "physical_offset", "left")
-    expected_diff = F.when(F.col("begin_timestamp") <= 0, F.lit(0)).otherwise(F.least(
-        F.greatest(F.col("store_timestamp") - F.col("begin_timestamp"), F.lit(0)) / 1000, F.lit(2**31 - 1))
-        .cast("long"))
-    expect_none("index entries not matching a record", joined.where(
-        F.col("store_timestamp").isNull() | ~F.array_contains("index_key_hashes", F.col("key_hash"))
-        | (F.col("time_diff") != expected_diff)).select("index_file", "entry", "physical_offset"))
+    with v.index_files():  # INFO when the files cannot be read with the store's counts
+        records = v.records.select("physical_offset", "index_key_hashes", "store_timestamp")
+        joined = v.index_entries.join(records, "physical_offset", "left")
+        elapsed = F.greatest(F.col("store_timestamp") - F.col("begin_timestamp"), F.lit(0)) / 1000
+        expected_diff = F.when(F.col("begin_timestamp") <= 0, F.lit(0)).otherwise(
+            F.least(elapsed, F.lit(2**31 - 1)).cast("long"))
+        expect_none("index entries not matching a record", joined.where(
+            F.col("store_timestamp").isNull() | ~F.array_contains("index_key_hashes", F.col("key_hash"))
+            | (F.col("time_diff") != expected_diff)).select("index_file", "entry", "physical_offset"))
 
 
 @check("index-headers", "RMQ-IDX-PUT")
 def _index_headers(v: StoreVerification) -> None:
-    for path in v.store.index_files():
-        with IndexFile(path) as index:
+    with v.index_files() as files:
+        for index in files:
             entries = list(index.entries())
             header = index.header
             wrong = [("index_count", len(entries) + 1, header.index_count)]
             if entries:
                 wrong += [("begin_phy_offset", entries[0].phy_offset, header.begin_phy_offset),
                           ("end_phy_offset", entries[-1].phy_offset, header.end_phy_offset)]
-            expect_none(f"{path.name}: header fields (expected, seen)", [w for w in wrong if w[1] != w[2]])
+            expect_none(f"{index.path.name}: header fields (expected, seen)",
+                        [w for w in wrong if w[1] != w[2]])
 
 
 @check("checkpoint-size", "RMQ-CKPT-LAYOUT")
@@ -428,9 +509,11 @@ def _abort(v: StoreVerification) -> None:
         raise Verdict(INFO, "abort file present: the store was not shut down cleanly (or is in use)")
 
 
-def verify_store(spark: SparkSession, root: Path | str, *,
-                 split_bytes: int | None = None) -> list[CaseVerdict]:
-    verification = StoreVerification(spark, root, split_bytes=split_bytes)
+def verify_store(spark: SparkSession, root: Path | str, *, split_bytes: int | None = None,
+                 index_sizes: tuple[int, int] | None = None) -> list[CaseVerdict]:
+    """Every case on the store at ``root``; ``index_sizes`` is (maxHashSlotNum, maxIndexNum) of its index
+    files, needed when their counts are not in Java's 1:4 ratio (``rmq-conformance store --index-sizes``)."""
+    verification = StoreVerification(spark, root, split_bytes=split_bytes, index_sizes=index_sizes)
     try:
         return verification.run()
     finally:

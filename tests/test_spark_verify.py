@@ -1,6 +1,7 @@
 """``rmq-spark verify`` against ``rmq-conformance store``: the same verdict for every clause, on the
-golden Java store and on copies of it broken in different ways, plus the small form of the scan check
-(Spark counts and checksums equal the codec's)."""
+golden Java store, on copies of it broken in different ways and on a reference-broker store whose file
+sizes are all non-default settings, plus the small form of the scan check (Spark counts and checksums
+equal the codec's)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from codec.store import StoreDirectory
 from spark_tests.cli import main
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
+from spark_tests.traffic import fill_store
 from spark_tests.verify import FAIL, INFO, PASS, clause_verdicts, verify_store
 from spec.commitlog import BODY_CRC_POSITION
 from spec.consumequeue import CQ_ENTRY_SIZE
@@ -30,9 +32,9 @@ def golden_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return extract_store(STORE_TARBALL, tmp_path_factory.mktemp("verify-golden"))
 
 
-def conformance_verdicts(root: Path, report: Path) -> dict[str, str]:
-    subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), "--report", str(report)],
-                   check=False, capture_output=True)
+def conformance_verdicts(root: Path, report: Path, *options: str) -> dict[str, str]:
+    subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), "--report", str(report),
+                    *options], check=False, capture_output=True)
     cases = json.loads((report / "index.json").read_text())["cases"]
     return clause_verdicts((c["clause"], c["verdict"]) for c in cases)
 
@@ -102,3 +104,37 @@ def test_spark_scan_summary_equals_the_codec_scan(spark: SparkSession, golden_st
     expected = codec_scan_summary(golden_store)
     assert expected.records == 50 and expected.bytes == 34615
     assert spark_scan_summary(spark, golden_store, split_bytes=2048) == expected
+
+
+SMALL_SETTINGS = {"mapped_file_size_consume_queue": 40 * CQ_ENTRY_SIZE, "max_hash_slot_num": 40,
+                  "max_index_num": 120}
+"""Legal sizes far from Java's defaults: 40 entries per ConsumeQueue file, and index files of 40 slots
+and 120 entries, off the 1:4 ratio a size alone is read with (so the counts must be given)."""
+SMALL_COMMITLOG_FILE = 64 << 10
+
+
+@pytest.fixture(scope="module")
+def sized_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 120 messages over two queues, two keys each: several files of every kind."""
+    root = tmp_path_factory.mktemp("verify-sized") / "store"
+    fill_store(root, 150 << 10, commitlog_file_size=SMALL_COMMITLOG_FILE, queues=2, mean_body=1000,
+               **SMALL_SETTINGS)
+    return root
+
+
+def test_non_default_sizes_get_the_conformance_verdicts(spark: SparkSession,  # noqa: F811
+                                                        sized_store: Path, tmp_path: Path) -> None:
+    with StoreDirectory(sized_store) as store:
+        assert len(store.commitlog.files) > 1 and len(store.index_files()) > 1
+        queues = (sized_store / CONSUMEQUEUE_DIR / "FillTopic").iterdir()
+        assert max(len(list(queue.iterdir())) for queue in queues) > 1
+    sizes = (SMALL_SETTINGS["max_hash_slot_num"], SMALL_SETTINGS["max_index_num"])
+    cases = verify_store(spark, sized_store, index_sizes=sizes)
+    given = clause_verdicts((c.clause, c.verdict) for c in cases)
+    assert given == conformance_verdicts(sized_store, tmp_path / "given", "--index-sizes", "40,120")
+    assert FAIL not in given.values()
+    assert given["RMQ-CQ-POSITION"] == given["RMQ-IDX-LAYOUT"] == INFO, "non-default sizes are settings"
+    assert given["RMQ-IDX-KEYS"] == given["RMQ-IDX-LOOKUP"] == PASS
+    inferred = clause_verdicts((c.clause, c.verdict) for c in verify_store(spark, sized_store))
+    assert inferred == conformance_verdicts(sized_store, tmp_path / "inferred")
+    assert inferred["RMQ-IDX-KEYS"] == inferred["RMQ-IDX-PUT"] == INFO, "counts off 1:4 cannot be inferred"

@@ -33,13 +33,19 @@ from spec.json_header import (
     HDR_JSON_DEFAULTS,
     HDR_JSON_EXT_STRINGS,
     HDR_JSON_KEYS,
-    JSON_HEADER_FIELDS,
 )
 from spec.language import LANGUAGE_BY_NAME, language_code, language_name
 from spec.properties import java_hashmap_order as java_hashmap_key_order
 
-_INT32_RANGE = range(-(1 << 31), 1 << 31)
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+_INT32_RANGE = range(_INT32_MIN, _INT32_MAX + 1)
 _JSON_INT_FIELDS = ("code", "flag", "opaque", "version")
+_INT_ONLY = {int}
+_STR_ONLY = {str}
+_JSON_TYPE_NAME = SerializeType.JSON.name
+_JSON_DECODER = json.JSONDecoder(parse_float=decimal.Decimal)
+"""One decoder for every header: ``json.loads(..., parse_float=...)`` would build a new one per frame.
+Decimal keeps a fraction in extFields as written (fastjson reads it as text, not as a double)."""
 
 
 @dataclass
@@ -118,6 +124,13 @@ def decode_payload(payload: bytes | memoryview) -> RemotingCommand:
     (word,) = struct.unpack_from(">I", payload)
     header_length = word & HEADER_LENGTH_MASK
     serialize_type = check_type_word(len(payload), word >> 24, header_length)
+    return decode_checked_payload(payload, serialize_type, header_length)
+
+
+def decode_checked_payload(payload: bytes | memoryview, serialize_type: SerializeType,
+                           header_length: int) -> RemotingCommand:
+    """``decode_payload`` for a caller that has already judged the length and type words (the frame
+    decoder does so before it buffers a frame), so they are not judged twice per frame."""
     header = bytes(payload[TYPE_WORD_SIZE:TYPE_WORD_SIZE + header_length])
     body = bytes(payload[TYPE_WORD_SIZE + header_length:]) or None
     if serialize_type is SerializeType.JSON:
@@ -127,14 +140,19 @@ def decode_payload(payload: bytes | memoryview) -> RemotingCommand:
 
 def _encode_header(cmd: RemotingCommand) -> bytes:
     if cmd.serialize_type is SerializeType.JSON:
+        # keys in JSON_HEADER_FIELDS order (RMQ-HDR-JSON-KEYS), nulls dropped by deletion, which keeps the
+        # order of the rest (RMQ-HDR-JSON-NULLS): written out because a per-frame walk over the table cost
+        # more than the encoding; tests/test_json_header_fastpath.py holds it to the table
         values = {
             "code": cmd.code, "extFields": cmd.ext_fields, "flag": cmd.flag, "language": cmd.language,
-            "opaque": cmd.opaque, "remark": cmd.remark, "serializeTypeCurrentRPC": SerializeType.JSON.name,
+            "opaque": cmd.opaque, "remark": cmd.remark, "serializeTypeCurrentRPC": _JSON_TYPE_NAME,
             "version": cmd.version,
         }
-        ordered = {f.key: values[f.key] for f in JSON_HEADER_FIELDS
-                   if not (f.omitted_when_null and values[f.key] is None)}
-        return dumps_string_keyed(ordered).encode("utf-8")
+        if cmd.ext_fields is None:
+            del values["extFields"]
+        if cmd.remark is None:
+            del values["remark"]
+        return dumps_string_keyed(values).encode("utf-8")
     code = language_code(cmd.language)
     if code is None:
         raise HeaderError("language has no byte code", expected="a LanguageCode name or int",
@@ -153,7 +171,7 @@ def _decode_rocketmq_header(header: bytes, body: bytes | None) -> RemotingComman
 
 def _decode_json_header(header: bytes, body: bytes | None) -> RemotingCommand:
     try:
-        obj = json.loads(header.decode("utf-8"), parse_float=decimal.Decimal)
+        obj = _JSON_DECODER.decode(header.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         # RecursionError: a hostile header nests arrays deeper than the parser's stack (found by fuzzing)
         raise HeaderError("JSON header is not JSON", expected="a JSON object", seen=str(exc),
@@ -161,9 +179,17 @@ def _decode_json_header(header: bytes, body: bytes | None) -> RemotingCommand:
     if not isinstance(obj, dict):
         raise HeaderError("JSON header is not an object", expected="object", seen=type(obj).__name__,
                           clause=HDR_JSON_KEYS.id)
-    ints = {key: _json_int(obj, key) for key in _JSON_INT_FIELDS}
-    language = obj.get("language", DEFAULT_LANGUAGE)
-    remark = obj.get("remark")
+    get = obj.get
+    code, flag, opaque, version = get("code", 0), get("flag", 0), get("opaque", 0), get("version", 0)
+    # the parser makes exact ints (bools and Decimals are other types), so one set of types and two
+    # comparisons per field judge every header a Java peer writes; anything else is judged field by
+    # field, in order, for the error
+    if not (set(map(type, (code, flag, opaque, version))) == _INT_ONLY
+            and min(code, flag, opaque, version) >= _INT32_MIN
+            and max(code, flag, opaque, version) <= _INT32_MAX):
+        code, flag, opaque, version = (_json_int(obj, key) for key in _JSON_INT_FIELDS)
+    language = get("language", DEFAULT_LANGUAGE)
+    remark = get("remark")
     if not isinstance(language, str | int) or isinstance(language, bool):
         raise HeaderError("language is neither a name nor a code", expected="string",
                           seen=language, clause=LANGUAGE_BY_NAME.id)
@@ -171,9 +197,9 @@ def _decode_json_header(header: bytes, body: bytes | None) -> RemotingCommand:
         raise HeaderError("remark is not a string", expected="string or null", seen=remark,
                           clause=HDR_JSON_KEYS.id)
     return RemotingCommand(
-        code=ints["code"], language=language_name(language), version=ints["version"], opaque=ints["opaque"],
-        flag=ints["flag"], remark=remark, ext_fields=_json_ext_fields(obj.get("extFields")), body=body,
-        serialize_type=SerializeType.JSON)
+        code=code, language=language_name(language),
+        version=version, opaque=opaque, flag=flag, remark=remark,
+        ext_fields=_json_ext_fields(get("extFields")), body=body, serialize_type=SerializeType.JSON)
 
 
 def _json_int(obj: dict[str, Any], key: str) -> int:
@@ -190,6 +216,8 @@ def _json_ext_fields(raw: Any) -> dict[str, str] | None:
     if not isinstance(raw, dict):
         raise HeaderError("extFields is not an object", expected="object or null", seen=type(raw).__name__,
                           clause=HDR_JSON_EXT_STRINGS.id)
+    if set(map(type, raw.values())) <= _STR_ONLY:
+        return raw  # what Java senders write: the parser's fresh dict is already the answer
     return {key: _java_string(value) for key, value in raw.items() if value is not None}
 
 
@@ -203,4 +231,3 @@ def _java_string(value: Any) -> str:
         return str(value)
     raise HeaderError("extFields value is not a scalar", expected="string, number or boolean",
                       seen=type(value).__name__, clause=HDR_JSON_EXT_STRINGS.id)
-

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from _json import encode_basestring, make_encoder
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,14 @@ _RAW_IN_PYTHON = "".join(chr(code) for span in HEX_ESCAPED for code in span if c
 """What Python's encoder (``ensure_ascii=False``) leaves raw but fastjson escapes (both escape below 0x20)."""
 _PYTHON_LOWER_HEX = re.compile(r"\\u00[01][a-f]")
 _PYTHON_ESCAPES = re.compile(rf"\\\\|\\u00([01][a-f])|[{re.escape(_RAW_IN_PYTHON)}]")
+
+_JSON_OPTIONS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_COMPACT = make_encoder(None, _JSON_OPTIONS.default, encode_basestring, None, _JSON_OPTIONS.key_separator,
+                        _JSON_OPTIONS.item_separator, _JSON_OPTIONS.sort_keys, _JSON_OPTIONS.skipkeys,
+                        _JSON_OPTIONS.allow_nan)
+"""The C encoder ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))`` builds on every call,
+built once: a header is a few flat values, and building the encoder cost more than encoding them. The
+only option left out is the circular-reference check (``markers``), which flat values never need."""
 
 
 class _Parser:
@@ -163,7 +172,7 @@ def dumps_string_keyed(obj: Any) -> str:
 
     Every map key must be a ``str``: Python would quote an integer key that fastjson writes bare.
     """
-    return _as_fastjson_escapes(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+    return _as_fastjson_escapes("".join(_COMPACT(obj, 0)))
 
 
 def _scalar(value: Any) -> str:

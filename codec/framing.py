@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from codec.command import RemotingCommand, decode_payload
+from codec.command import RemotingCommand, decode_checked_payload
 from codec.fast import unpack_words
 from spec.errors import FrameError, RocketMQSpecError
 from spec.frame import (
@@ -84,12 +84,16 @@ class FrameDecoder:
         while len(buffer) - start >= LENGTH_FIELD_SIZE:
             (length,) = struct.unpack_from(">i", buffer, start)
             check_length(length)
-            if len(buffer) - start >= LENGTH_FIELD_SIZE + TYPE_WORD_SIZE:
-                check_type_word(*unpack_words(buffer, start))
+            if len(buffer) - start < LENGTH_FIELD_SIZE + TYPE_WORD_SIZE:
+                break
+            _, type_code, header_length = unpack_words(buffer, start)
+            serialize_type = check_type_word(length, type_code, header_length)
             end = start + LENGTH_FIELD_SIZE + length
             if len(buffer) < end:
                 break
             frame = bytes(buffer[start:end])
-            events.append(FrameReceived(frame, decode_payload(frame[LENGTH_FIELD_SIZE:])))
+            command = decode_checked_payload(memoryview(frame)[LENGTH_FIELD_SIZE:], serialize_type,
+                                             header_length)
+            events.append(FrameReceived(frame, command))
             start = end
         del buffer[:start]

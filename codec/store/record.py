@@ -7,6 +7,7 @@ order and duplicates (batch records carry WAIT twice) and could not be written b
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -128,7 +129,7 @@ class MessageRecord:
             self.prepared_transaction_offset, self.body, self.topic, self.properties_text)
 
 
-def read_prefix(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
+def read_prefix(buf: bytes | memoryview | mmap.mmap, pos: int) -> tuple[int, int]:
     """TOTALSIZE and MAGICCODE at ``pos``: enough to tell a record from a BLANK marker or unwritten space."""
     total_size, magic = RECORD_PREFIX.unpack_from(buf, pos)
     return total_size, magic

@@ -59,6 +59,12 @@ class ConsumeQueue:
 
     def put(self, queue_offset: int, commitlog_offset: int, size: int, tags_code: int) -> bool:
         """Write the entry of ``queue_offset``; False when it is already there (a replayed record)."""
+        last = self.files.last
+        if last is not None and last.remaining >= CQ_ENTRY_SIZE \
+                and queue_offset * CQ_ENTRY_SIZE == last.file_from_offset + last.wrote:
+            # a send's entry: the next one, and its file has room (checked first, as it is nearly all)
+            last.append(encode_entry(commitlog_offset, size, tags_code))
+            return True
         current = self.max_offset
         if queue_offset < current:
             return False

@@ -340,8 +340,8 @@ class MessageStore:
             for record in written:
                 self._dispatch(record, notify=True)
             self._stamps[0] = store_timestamp
-            end = self.commitlog.max_offset
-        first = written[0]
+        first, last = written[0], written[-1]
+        end = last.physical_offset + last.total_size
         result = PutResult(PutMessageStatus.PUT_OK, first.physical_offset,
                            ",".join(r.offset_msg_id for r in written), first.queue_offset,
                            sum(r.total_size for r in written), len(written), store_timestamp)

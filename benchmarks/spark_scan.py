@@ -1,10 +1,12 @@
 """Scan throughput of the ``rocketmq-store`` Spark source with 1 and 2 cores against the single-process
 codec scan, on a store written by the reference broker.
 
-Every scan decodes every record (the Spark source cannot prune columns, so counting rows decodes them
-all). Spark timings are of a second run, after one warm-up that starts the Python workers; the codec
-scan is a plain loop over ``StoreDirectory.messages``. Records are ~4 KB bodies over 64 MiB CommitLog
-files. Target: local[2] at least 1.6x local[1] (the split planner keeps both cores busy).
+Every scan decodes every record (the Python Data Source API passes no required columns, so counting
+rows builds them all). Spark timings are of a second run, after one warm-up that starts the Python
+workers; the codec scan is a plain loop over ``StoreDirectory.messages``. Records are ~4 KB bodies over
+64 MiB CommitLog files. Target: local[2] at least 1.6x local[1] (the split planner keeps both cores
+busy). Measured on 2 cores with column-wise batches: codec 61,471 records/s, local[1] 23,427, local[2]
+34,849 (1.49x, short of the target); row by row they were local[1] 5,588 and local[2] 4,684.
 """
 
 from __future__ import annotations

@@ -23,6 +23,12 @@ pytestmark = pytest.mark.spark
 
 QUEUES = 4
 GROUP = "copy-job"
+FIRST, SECOND = 40, 10
+"""Messages of the first run and of the resumed one: two micro-batches of at most PER_TRIGGER, then one
+more after the restart, every queue holding several messages."""
+PER_TRIGGER = 25
+CRASH_MESSAGES, CRASH_PER_TRIGGER = 30, 12
+"""The crash run: the second batch of 12 is sent and then the query crashes, so a restart replays it."""
 
 
 @pytest.fixture(scope="module")
@@ -49,33 +55,34 @@ def test_copy_loses_nothing_keeps_queue_order_and_resumes(spark: SparkSession,  
                                                           broker: SyncEmbeddedRocketMQ,
                                                           tmp_path: Path) -> None:
     topics(broker, "CopySourceA", "CopyTargetA")
-    sent = produce(broker.namesrv_addr, "CopySourceA", 120, body)
+    sent = produce(broker.namesrv_addr, "CopySourceA", FIRST, body)
     run = dict(namesrv=broker.namesrv_addr, source="CopySourceA", target="CopyTargetA", group=GROUP,
-               checkpoint=tmp_path / "checkpoint", max_per_trigger=50)
+               checkpoint=tmp_path / "checkpoint", max_per_trigger=PER_TRIGGER)
     copy_topic(spark, **run)
-    sent += produce(broker.namesrv_addr, "CopySourceA", 30, body, first=120)
+    sent += produce(broker.namesrv_addr, "CopySourceA", SECOND, body, first=FIRST)
     copy_topic(spark, **run)
 
     drained = drain(broker.namesrv_addr, "CopyTargetA", "auditor")
     report = audit(sent, [arrived for arrived, _ in drained])
     assert report.ok, report.summary()
-    assert (report.sent, report.arrived, report.duplicates) == (150, 150, 0)
+    total = FIRST + SECOND
+    assert (report.sent, report.arrived, report.duplicates) == (total, total, 0)
     originals = {s.key: int(s.key.rsplit("-", 1)[1]) for s in sent}
     for arrived, record in drained:
         assert record.body == transform_body(body(originals[arrived.key]))
         assert record.queue_id == int(arrived.queue.rsplit("/", 1)[1])
-    assert committed(broker, "CopySourceA") == [150 // QUEUES + (q < 150 % QUEUES) for q in range(QUEUES)]
+    assert committed(broker, "CopySourceA") == [total // QUEUES + (q < total % QUEUES) for q in range(QUEUES)]
 
 
 def test_crash_after_a_sent_batch_duplicates_exactly_that_batch(spark: SparkSession,  # noqa: F811
                                                                 broker: SyncEmbeddedRocketMQ,
                                                                 tmp_path: Path) -> None:
     topics(broker, "CopySourceB", "CopyTargetB")
-    sent = produce(broker.namesrv_addr, "CopySourceB", 100, body)
+    sent = produce(broker.namesrv_addr, "CopySourceB", CRASH_MESSAGES, body)
     marker = tmp_path / "crashed"
     run = dict(namesrv=broker.namesrv_addr, source="CopySourceB", target="CopyTargetB", group=GROUP,
-               checkpoint=tmp_path / "checkpoint", max_per_trigger=30, sink_format=CRASH_FORMAT,
-               sink_options={"crashMarker": str(marker), "crashBatch": "1"})
+               checkpoint=tmp_path / "checkpoint", max_per_trigger=CRASH_PER_TRIGGER,
+               sink_format=CRASH_FORMAT, sink_options={"crashMarker": str(marker), "crashBatch": "1"})
     with pytest.raises(StreamingQueryException, match="injected crash after batch 1"):
         copy_topic(spark, **run)
     replayed = int(marker.read_text())
@@ -84,7 +91,8 @@ def test_crash_after_a_sent_batch_duplicates_exactly_that_batch(spark: SparkSess
     drained = drain(broker.namesrv_addr, "CopyTargetB", "auditor")
     report = audit(sent, [arrived for arrived, _ in drained])
     assert report.ok, report.summary()
-    assert replayed == 30 and report.duplicates == replayed and report.arrived == 100 + replayed
+    assert replayed == CRASH_PER_TRIGGER and report.duplicates == replayed
+    assert report.arrived == CRASH_MESSAGES + replayed
     copies = [(arrived.key, record.properties[SOURCE_OFFSET_PROPERTY]) for arrived, record in drained
               if arrived.key in report.duplicated]
     assert len(copies) == 2 * replayed and len(set(copies)) == replayed, "a replay copies the same messages"

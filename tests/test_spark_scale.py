@@ -1,13 +1,12 @@
 """A store written by the reference broker, scanned by Spark and by the codec: equal counts and
-checksums. The default run uses a small store spread over many small CommitLog files; the 1 GiB form is
-marked slow (``tox -e spark-scale``, size from RMQ_SPARK_SCALE_BYTES)."""
+checksums. The default run uses a small store spread over many small CommitLog files (the verify job's
+agreement with the conformance suite on a broker-written store of small files is in
+``test_spark_verify``); the 1 GiB form is marked slow (``tox -e spark-scale``, size from
+RMQ_SPARK_SCALE_BYTES)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,13 +17,12 @@ from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
 from spark_tests.store_source import FORMAT
 from spark_tests.traffic import fill_store
-from spark_tests.verify import clause_verdicts, verify_store
 
 pytestmark = pytest.mark.spark
 
-SMALL_STORE = 8 << 20
-SMALL_FILES = 1 << 20
-"""1 MiB CommitLog files: the small store spans nine files and so has BLANK markers to skip."""
+SMALL_STORE = 3 << 20
+SMALL_FILES = 384 << 10
+"""384 KiB CommitLog files: the small store spans nine files and so has BLANK markers to skip."""
 LARGE_STORE = int(os.environ.get("RMQ_SPARK_SCALE_BYTES", 1 << 30))
 LARGE_FILES = 256 << 20
 
@@ -38,18 +36,11 @@ def assert_scans_agree(spark: SparkSession, root: Path, split_bytes: int) -> Non
     assert spark_scan_summary(spark, root, split_bytes=split_bytes) == expected
 
 
-def test_small_store_scans_and_verifies_like_the_codec_and_the_suite(spark: SparkSession,  # noqa: F811
-                                                                     tmp_path: Path) -> None:
+def test_small_store_scans_like_the_codec(spark: SparkSession, tmp_path: Path) -> None:  # noqa: F811
     root = tmp_path / "store"
     sent = fill_store(root, SMALL_STORE, commitlog_file_size=SMALL_FILES)
     assert_scans_agree(spark, root, split_bytes=SMALL_FILES // 4)
     assert codec_scan_summary(root).records == len(sent)
-    ours = clause_verdicts((c.clause, c.verdict) for c in verify_store(spark, root))
-    report = tmp_path / "report"
-    subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), "--report", str(report)],
-                   check=False, capture_output=True)
-    cases = json.loads((report / "index.json").read_text())["cases"]
-    assert ours == clause_verdicts((c["clause"], c["verdict"]) for c in cases)
 
 
 @pytest.mark.slow

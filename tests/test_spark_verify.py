@@ -89,7 +89,9 @@ def test_bad_crc_gets_the_conformance_verdicts(spark: SparkSession, golden_store
 
 
 def test_cli_verify_on_a_bad_queue_entry_gets_the_conformance_verdicts(
-        golden_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        spark: SparkSession, golden_store: Path, tmp_path: Path,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Through the CLI in a process that runs a session: the job uses it and leaves it running."""
     root = copy_store(golden_store, tmp_path / "store")
     corrupt_queue_entry(root)
     assert main(["verify", str(root), "--json", str(tmp_path / "verdicts.json")]) == 1
@@ -98,6 +100,7 @@ def test_cli_verify_on_a_bad_queue_entry_gets_the_conformance_verdicts(
     assert failing(ours) == {"RMQ-CQ-POINTS-AT-RECORD", "RMQ-CQ-TRANSACTION"}
     assert ours["RMQ-CL-MAGIC"] == PASS
     assert "FAIL       RMQ-CQ-POINTS-AT-RECORD" in capsys.readouterr().out
+    assert SparkSession.getActiveSession() is spark
 
 
 def test_spark_scan_summary_equals_the_codec_scan(spark: SparkSession, golden_store: Path) -> None:  # noqa: F811

@@ -1,0 +1,53 @@
+"""Regressions: byte streams the live fuzzer (``rmq-fuzz``) found to trouble a target, replayed every run.
+
+Each case file under ``fuzz/regressions`` (format ``rmq-fuzz-regression/1``) holds the minimised frames
+of one finding, one stream per connection. What a target must do with them follows from the spec, not
+from the target they were found on: a stream the codec rejects must get its connection closed (Java's
+decoder closes the channel on any decode error; frames completed before the bad one may be answered), and
+the target must keep serving fresh connections afterwards.
+"""
+
+from __future__ import annotations
+
+from conformance.case import Row, table
+from conformance.checks import Check
+from conformance.target import Server
+from conformance.wire import Wire
+from fuzz.regression import Expect, RegressionCase, load_cases
+from spec.frame import FRAME_CLOSE_ON_ERROR
+
+from .support import expect_closed_and_serving, expect_success
+
+
+def _requirement(case: RegressionCase) -> str:
+    closing = sum(c.expect is Expect.CLOSE for c in case.connections)
+    mutations = ", ".join(case.mutations) or "unmutated"
+    return (f"Fuzz finding {case.id} ({case.finding.value}; {mutations}): {closing} of "
+            f"{len(case.connections)} connection(s) closed without an answer; the target keeps serving.")
+
+
+def _rows(listener: str) -> list[Row]:
+    return [Row(case.id, case.clauses[0] if case.clauses else FRAME_CLOSE_ON_ERROR.id, _requirement(case),
+                case)
+            for case in load_cases() if case.listener.value == listener]
+
+
+def _replay(case: RegressionCase, server: Server, wire: Wire, check: Check) -> None:
+    for stream in case.connections:
+        connection = wire.connect(server.endpoint)
+        connection.send_bytes(stream.stream)
+        if stream.expect is Expect.CLOSE:
+            expect_closed_and_serving(check, wire, server, connection, decode=False)
+    if case.expect_alive:
+        fresh = wire.connect(server.endpoint)
+        expect_success(check, "a fresh connection is still served", server.ping(fresh))
+
+
+@table("regression", _rows("namesrv"))
+def test_namesrv_regression(regression: RegressionCase, namesrv: Server, wire: Wire, check: Check) -> None:
+    _replay(regression, namesrv, wire, check)
+
+
+@table("regression", _rows("broker"))
+def test_broker_regression(regression: RegressionCase, broker: Server, wire: Wire, check: Check) -> None:
+    _replay(regression, broker, wire, check)

@@ -179,7 +179,7 @@ def slices(view: object, at: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarra
     has one more entry than there are ranges, and range ``i`` is ``data[offsets[i]:offsets[i + 1]]``."""
     buf = _bytes(view)
     ends = at + lengths
-    data = b"".join([buf[a:b] for a, b in zip(at.tolist(), ends.tolist(), strict=True)])
+    data = b"".join([buf[a:b].data for a, b in zip(at.tolist(), ends.tolist(), strict=True)])
     offsets = np.zeros(len(at) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets, data

@@ -116,7 +116,7 @@ def check(case: str, clause: str) -> Callable[[Check], Check]:
     return register
 
 
-@F.udf(LongType())
+@F.udf(LongType(), useArrow=False)  # row-at-a-time: the hints are plain values, not batches
 def _delay_deliver_time(store_timestamp: int | None, properties: dict[str, str] | None) -> int | None:
     """Null for an entry without a record: Spark evaluates a UDF even where an OR is already decided."""
     if store_timestamp is None or properties is None:
@@ -124,7 +124,7 @@ def _delay_deliver_time(store_timestamp: int | None, properties: dict[str, str] 
     return store_timestamp + delay_level_ms(int(properties.get(PropertyKey.DELAY, "0")))
 
 
-@F.udf(BooleanType())
+@F.udf(BooleanType(), useArrow=False)
 def _decompresses(body: bytes, sys_flag: int) -> bool:
     try:
         decompress_for_sys_flag(body, sys_flag)

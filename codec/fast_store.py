@@ -11,6 +11,7 @@ source of truth. Nothing here imports ``codec.store``: the store modules build o
 from __future__ import annotations
 
 import ipaddress
+import mmap
 import struct
 from functools import lru_cache
 from typing import NamedTuple, NoReturn
@@ -54,6 +55,10 @@ INDEX_ENTRY = struct.Struct(">iqii")
 INDEX_SLOT = struct.Struct(">i")
 
 
+ReadableBuffer = bytes | bytearray | memoryview | mmap.mmap
+"""What the readers decode from: whole files are read through their memory maps, without a copy."""
+
+
 class FixedFields(NamedTuple):
     total_size: int
     magic: int
@@ -92,7 +97,7 @@ def record_length(sys_flag: int, body_len: int, topic_len: int, properties_len: 
             + (_V6_EXTRA if sys_flag & BORNHOST_V6 else 0) + (_V6_EXTRA if sys_flag & STOREHOST_V6 else 0))
 
 
-def unpack_fixed(buf: bytes | memoryview, pos: int = 0) -> FixedFields:
+def unpack_fixed(buf: ReadableBuffer, pos: int = 0) -> FixedFields:
     """Every field of the record at ``pos`` up to the body length, without building the body."""
     head = _HEAD.unpack_from(buf, pos)
     sys_flag = head[7]
@@ -105,10 +110,11 @@ def unpack_fixed(buf: bytes | memoryview, pos: int = 0) -> FixedFields:
     store = store_struct.unpack_from(buf, at)
     at += store_struct.size
     reconsume, prepared, body_len = _TAIL.unpack_from(buf, at)
-    return FixedFields(*head, *born, store_ts, *store, reconsume, prepared, body_len, at + _TAIL.size - pos)
+    return FixedFields._make((*head, *born, store_ts, *store, reconsume, prepared, body_len,
+                              at + _TAIL.size - pos))
 
 
-def unpack_fixed_within(buf: bytes | memoryview, pos: int, total_size: int, where: int) -> FixedFields:
+def unpack_fixed_within(buf: ReadableBuffer, pos: int, total_size: int, where: int) -> FixedFields:
     """``unpack_fixed`` for a record that must end within ``total_size`` bytes; ``where`` is the absolute
     offset reported in errors."""
     try:
@@ -120,7 +126,7 @@ def unpack_fixed_within(buf: bytes | memoryview, pos: int, total_size: int, wher
     return fixed
 
 
-def unpack_record(buf: bytes | memoryview, pos: int, total_size: int,
+def unpack_record(buf: ReadableBuffer, pos: int, total_size: int,
                   where: int) -> tuple[FixedFields, bytes, str, str]:
     """The fixed fields, body, topic and properties of the record at ``pos``, which must all lie within
     ``total_size`` bytes: what ``CommitLogRecord.parse`` accepts on those bytes."""

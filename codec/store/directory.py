@@ -39,7 +39,7 @@ class StoreDirectory:
         """``index_sizes`` is (maxHashSlotNum, maxIndexNum) of the index files; without it they are
         inferred from each file's size (:func:`codec.store.indexfile.index_sizes`)."""
         self.root = Path(root)
-        self._index_counts = dict(zip(("slot_count", "index_count"), index_sizes or (), strict=False))
+        self._index_sizes = index_sizes
         if not (self.root / COMMITLOG_DIR).is_dir():
             raise StoreError("not a store directory", expected=f"{COMMITLOG_DIR}/ under the root",
                              seen=str(self.root), clause=RMQ_STORE_LAYOUT.id)
@@ -88,7 +88,8 @@ class StoreDirectory:
     def _index_files_newest_first(self) -> Iterator[IndexFile]:
         """Each file is open only while the query looks at it."""
         for path in reversed(self.index_files()):
-            with IndexFile(path, **self._index_counts) as index:
+            slots, entries = self._index_sizes or (None, None)
+            with IndexFile(path, slot_count=slots, index_count=entries) as index:
                 yield index
 
     def lookup_offsets(self, topic: str, key: str, *, begin: int = 0, end: int = MAX_TIMESTAMP,

@@ -7,7 +7,6 @@ order and duplicates (batch records carry WAIT twice) and could not be written b
 
 from __future__ import annotations
 
-import mmap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,6 +18,7 @@ from codec.fast_store import (
     RECORD_PREFIX,
     STOREHOST_V6,
     FixedFields,
+    ReadableBuffer,
     ip_text,
     offset_msg_id,
     pack_record,
@@ -129,13 +129,13 @@ class MessageRecord:
             self.prepared_transaction_offset, self.body, self.topic, self.properties_text)
 
 
-def read_prefix(buf: bytes | memoryview | mmap.mmap, pos: int) -> tuple[int, int]:
+def read_prefix(buf: ReadableBuffer, pos: int) -> tuple[int, int]:
     """TOTALSIZE and MAGICCODE at ``pos``: enough to tell a record from a BLANK marker or unwritten space."""
     total_size, magic = RECORD_PREFIX.unpack_from(buf, pos)
     return total_size, magic
 
 
-def _checked_prefix(buf: bytes | memoryview, pos: int, where: int) -> tuple[int, int]:
+def _checked_prefix(buf: ReadableBuffer, pos: int, where: int) -> tuple[int, int]:
     """TOTALSIZE and MAGICCODE of a message record that lies within ``buf``."""
     if len(buf) - pos < PREFIX_SIZE:
         raise StoreError("truncated record prefix", expected=PREFIX_SIZE, seen=len(buf) - pos, offset=where,
@@ -150,14 +150,14 @@ def _checked_prefix(buf: bytes | memoryview, pos: int, where: int) -> tuple[int,
     return total_size, magic
 
 
-def unpack_bounded_fixed(buf: bytes | memoryview, pos: int, where: int) -> FixedFields:
+def unpack_bounded_fixed(buf: ReadableBuffer, pos: int, where: int) -> FixedFields:
     """The fixed fields of the message record at ``pos``, with the checks of :func:`decode_record` that
     need no variable part: magic, TOTALSIZE within ``buf``, fixed fields within TOTALSIZE."""
     total_size, _ = _checked_prefix(buf, pos, where)
     return unpack_fixed_within(buf, pos, total_size, where)
 
 
-def decode_record(buf: bytes | memoryview, pos: int = 0, *, verify_crc: bool = True,
+def decode_record(buf: ReadableBuffer, pos: int = 0, *, verify_crc: bool = True,
                   base_offset: int = 0) -> MessageRecord:
     """Decode the record at ``pos``; errors carry ``base_offset + pos`` as their offset.
 

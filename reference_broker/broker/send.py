@@ -54,7 +54,10 @@ def topic_config_text(topic: TopicConfig) -> str:
             f"order={str(topic.order).lower()}]")
 
 
-class SendHandlers:
+class StoreWriters:
+    """What every handler that writes messages needs: the settings, topics, groups and the store, and a
+    random source for the queue Java picks at random (a negative queueId, a retry or DLQ queue)."""
+
     def __init__(self, config: BrokerConfig, topics: TopicConfigManager, groups: SubscriptionGroupManager,
                  store: MessageStore) -> None:
         self.config = config
@@ -62,6 +65,9 @@ class SendHandlers:
         self.groups = groups
         self.store = store
         self._random = random.Random()
+
+
+class SendHandlers(StoreWriters):
 
     def table(self) -> dict[RequestCode, Handler]:
         return {

@@ -13,18 +13,15 @@ also kept across retries).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
 from codec.command import RemotingCommand
 from codec.store.record import HostPort, MessageRecord
-from reference_broker.broker.send import DLQ_NUMS_PER_GROUP
-from reference_broker.broker.subscriptions import SubscriptionGroupManager
-from reference_broker.broker.topics import DLQ_PREFIX, RETRY_PREFIX, TopicConfigManager
-from reference_broker.config import BrokerConfig
+from reference_broker.broker.send import DLQ_NUMS_PER_GROUP, StoreWriters
+from reference_broker.broker.topics import DLQ_PREFIX, RETRY_PREFIX
 from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
-from reference_broker.store import InnerMessage, MessageStore, PutMessageStatus
+from reference_broker.store import InnerMessage, PutMessageStatus
 from spec.codes import RequestCode, ResponseCode
 from spec.properties import PropertyKey
 from spec.sysflag import PERM_READ_WRITE, PermName, TopicSysFlag
@@ -35,15 +32,7 @@ FIRST_RETRY_DELAY_LEVEL = 3
 each further retry waits one level longer."""
 
 
-class SendBackHandlers:
-    def __init__(self, config: BrokerConfig, topics: TopicConfigManager, groups: SubscriptionGroupManager,
-                 store: MessageStore) -> None:
-        self.config = config
-        self.topics = topics
-        self.groups = groups
-        self.store = store
-        self._random = random.Random()
-
+class SendBackHandlers(StoreWriters):
     def table(self) -> dict[RequestCode, Handler]:
         return {RequestCode.CONSUMER_SEND_MSG_BACK: self.send_back}
 

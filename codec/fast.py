@@ -65,14 +65,48 @@ def decode_rocketmq_header(data: bytes) -> BinaryHeader:
         _truncated(end, limit)
     ext_fields: dict[str, str] | None = None
     if map_length:
-        ext_fields = {}
-        block = data[:end]
-        while position < end:
-            key, position = _read_text(block, position, _INT16, "extFields key")
-            value, position = _read_text(block, position, _INT32, "extFields value")
-            if key is not None and value is not None:
-                ext_fields[key] = value
+        ext_fields = _well_formed_entries(data, position, end)
+        if ext_fields is None:
+            ext_fields = _checked_entries(data, position, end)
     return BinaryHeader(code, language, version, opaque, flag, remark, ext_fields)
+
+
+def _well_formed_entries(data: bytes, position: int, end: int) -> dict[str, str] | None:
+    """The extFields block as Java writes it (no null entries, every length inside the block, UTF-8),
+    or None at the first anomaly so that ``_checked_entries`` finds it and raises its typed error.
+
+    Entries are most of a SEND_MESSAGE_V2 header; judging each length once, without the per-field
+    calls of the checked loop, nearly doubles the decode rate of such a frame. A bad length may first
+    misplace a read; the judgement after both reads discards whatever that read found.
+    """
+    entries: dict[str, str] = {}
+    short, long = _INT16.unpack_from, _INT32.unpack_from
+    try:
+        while position < end:
+            (key_length,) = short(data, position)
+            key_start = position + 2
+            value_length_at = key_start + key_length
+            (value_length,) = long(data, value_length_at)
+            value_start = value_length_at + 4
+            position = value_start + value_length
+            if key_length <= 0 or value_length <= 0 or position > end:
+                return None
+            entries[data[key_start:value_length_at].decode()] = data[value_start:position].decode()
+    except (struct.error, UnicodeDecodeError):
+        return None
+    return entries
+
+
+def _checked_entries(data: bytes, position: int, end: int) -> dict[str, str]:
+    """The extFields block entry by entry, each length judged against the block before it is read."""
+    entries: dict[str, str] = {}
+    block = data[:end]
+    while position < end:
+        key, position = _read_text(block, position, _INT16, "extFields key")
+        value, position = _read_text(block, position, _INT32, "extFields value")
+        if key is not None and value is not None:
+            entries[key] = value
+    return entries
 
 
 def encode_rocketmq_header(header: BinaryHeader) -> bytes:

@@ -20,7 +20,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, preco
 from codec.batch import BatchBlock, encode_batch
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
-from codec.store.record import MessageRecord, decode_record
+from codec.store import decode_records
 from fuzz.model import BrokerModel
 from fuzz.strategies.primitives import bodies
 from fuzz.wire import WireConnection, next_opaque
@@ -162,7 +162,7 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
             assert header["maxOffset"] == high
             if offset < high:
                 _expect(response, ResponseCode.SUCCESS)
-                records = _records(response.body or b"")
+                records = decode_records(response.body)
                 wanted = self.model.messages(topic, queue_id, offset, max_msgs)
                 assert records, "a successful pull returns at least one message"
                 assert [r.body for r in records] == wanted[:len(records)]
@@ -223,14 +223,3 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
             self.client = BrokerClient(self.target.broker_addr)
 
     return BrokerMachine
-
-
-def _records(body: bytes) -> list[MessageRecord]:
-    """The records of a pull body, back to back as the broker copied them out of the commitlog."""
-    records = []
-    position = 0
-    while position < len(body):
-        record = decode_record(body, position)
-        records.append(record)
-        position += record.total_size
-    return records

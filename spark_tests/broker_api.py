@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from codec.bodies import decode_body
 from codec.custom_header import decode_header, encode_header
-from codec.store.record import MessageRecord, decode_record
+from codec.store import decode_records
+from codec.store.record import MessageRecord
 from spark_tests.wire import WireClient
 from spec import headers
 from spec.bodies import TOPIC_ROUTE_DATA
@@ -121,16 +122,6 @@ class PullResult:
     records: list[MessageRecord]
 
 
-def decode_records(body: bytes) -> list[MessageRecord]:
-    records: list[MessageRecord] = []
-    pos = 0
-    while pos < len(body):
-        record = decode_record(body, pos)
-        records.append(record)
-        pos += record.total_size
-    return records
-
-
 def pull(client: WireClient, group: str, topic: str, queue_id: int, offset: int,
          max_messages: int = PULL_BATCH) -> PullResult:
     """One non-suspending pull; the offset is never committed through the pull (commits are explicit)."""
@@ -146,7 +137,7 @@ def pull(client: WireClient, group: str, topic: str, queue_id: int, offset: int,
         raise SpecViolation(f"offset {offset} of {topic}/{queue_id} is no longer in the queue",
                             expected=f">= {values['minOffset']}", seen=offset)
     found = response.code == ResponseCode.SUCCESS
-    return PullResult(found, values["nextBeginOffset"], decode_records(response.body or b"") if found else [])
+    return PullResult(found, values["nextBeginOffset"], decode_records(response.body) if found else [])
 
 
 def new_uniq_key() -> str:

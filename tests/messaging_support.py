@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 from codec.batch import BatchBlock, encode_batch
 from codec.command import RemotingCommand
 from codec.custom_header import encode_header
-from codec.store.record import MessageRecord, decode_record
 from reference_broker.client import RemotingClient
 from reference_broker.config import BrokerConfig
 from reference_broker.embedded import EmbeddedRocketMQ
@@ -81,15 +80,3 @@ async def pull(client: RemotingClient, topic: str, queue_id: int, offset: int, *
                **options: Any) -> RemotingCommand:
     return await client.invoke(client.request(RequestCode.PULL_MESSAGE,
                                               pull_fields(topic, queue_id, offset, **options)), timeout)
-
-
-def records(body: bytes | None) -> list[MessageRecord]:
-    """Decode a pull or query body: whole commitlog records back to back."""
-    found = []
-    pos = 0
-    data = body or b""
-    while pos < len(data):
-        record = decode_record(data, pos)
-        found.append(record)
-        pos += record.total_size
-    return found

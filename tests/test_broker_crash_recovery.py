@@ -23,7 +23,7 @@ import pytest
 
 from codec.command import RemotingCommand, encode
 from codec.custom_header import encode_header
-from codec.store import MessageRecord, StoreDirectory
+from codec.store import MessageRecord, StoreDirectory, decode_records
 from codec.store.commitlog import segment_files
 from reference_broker.client import CLIENT_VERSION, RemotingClient, next_opaque
 from reference_broker.stream import FramedStream
@@ -35,7 +35,7 @@ from spec.store_layout import ABORT_FILE
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.broker_support import run
 from tests.golden import PROJECT_ROOT
-from tests.messaging_support import pull, records, send_fields
+from tests.messaging_support import pull, send_fields
 from tests.test_store_engine_helpers import assert_consistent
 
 TOPIC = "CrashTopic"
@@ -230,7 +230,7 @@ async def _pull_queue(client: RemotingClient, queue_id: int) -> list[MessageReco
     while len(got) < high:
         answer = await pull(client, TOPIC, queue_id, len(got), max_nums=PULL_BATCH)
         assert answer.code == ResponseCode.SUCCESS, f"queue {queue_id} at {len(got)}: {answer.remark}"
-        got += records(answer.body)
+        got += decode_records(answer.body)
     assert [r.queue_offset for r in got] == list(range(high)), f"queue {queue_id} has holes"
     return got
 
@@ -255,7 +255,7 @@ async def _look_up(client: RemotingClient, ack: Ack, record: MessageRecord) -> N
         "topic": TOPIC, "key": ack.attempt.key, "maxNum": "32", "beginTimestamp": "0",
         "endTimestamp": str(2**63 - 1)}))
     assert query.code == ResponseCode.SUCCESS, f"key {ack.attempt.key}: {query.remark}"
-    assert [r.encode() for r in records(query.body)] == [record.encode()], f"key {ack.attempt.key}"
+    assert [r.encode() for r in decode_records(query.body)] == [record.encode()], f"key {ack.attempt.key}"
 
 
 async def _verify_over_wire(addr: str, ledger: Ledger) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from codec.batch import BatchBlock
 from codec.command import decode
+from codec.store import decode_records
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
 from spec.codes import RequestCode, ResponseCode
@@ -17,7 +18,7 @@ from spec.message_id import decode_offset_msg_id
 from spec.sysflag import TransactionType
 from tests.broker_support import golden_command, host_port, run
 from tests.golden import CLIENT_FRAMES, JAVA_FRAMES
-from tests.messaging_support import PRODUCER_GROUP, pull, pull_fields, records, send, send_batch, with_broker
+from tests.messaging_support import PRODUCER_GROUP, pull, pull_fields, send, send_batch, with_broker
 
 SEND_EXT = {"MSG_REGION": "DefaultRegion", "TRACE_ON": "true"}
 
@@ -43,7 +44,7 @@ def test_send_v1_v2_and_batch_then_pull_back_exactly(tmp_path) -> None:
         assert (pulled.code, pulled.remark) == (ResponseCode.SUCCESS, "FOUND")
         assert pulled.ext_fields == {"suggestWhichBrokerId": "0", "nextBeginOffset": "5", "minOffset": "0",
                                      "maxOffset": "5"}
-        got = records(pulled.body)
+        got = decode_records(pulled.body)
         assert [r.queue_offset for r in got] == [0, 1, 2, 3, 4]
         assert [r.body for r in got] == [b for b, *_ in sent] + [b.body for b in blocks]
         assert [r.flag for r in got] == [11, 0, 7, 7, 7]
@@ -80,7 +81,7 @@ def test_cpp_client_batch_as_send_message_with_batch_flag(tmp_path) -> None:
         response = await client.invoke(request)
         assert response.code == ResponseCode.SUCCESS
         assert len(response.ext_fields["msgId"].split(",")) == 3
-        got = records((await pull(client, "TopicTest", 2, 0)).body)
+        got = decode_records((await pull(client, "TopicTest", 2, 0)).body)
         assert [r.body for r in got] == [b"batch-0", b"batch-1", b"batch-2"]
         assert all(r.tags == "TagBatch" and r.properties["CLUSTER"] == "DefaultCluster" for r in got)
 
@@ -166,11 +167,11 @@ def test_pull_statuses(tmp_path) -> None:
         assert await status(0, 0, expression="C || D") == (ResponseCode.PULL_RETRY_IMMEDIATELY,
                                                            "NO_MATCHED_MESSAGE", "2")
         only_b = await pull(client, "TopicP", 0, 0, expression=" B ||  ")
-        assert [r.body for r in records(only_b.body)] == [b"b"]
+        assert [r.body for r in decode_records(only_b.body)] == [b"b"]
         both = await pull(client, "TopicP", 0, 0, expression="A||B")
-        assert [r.body for r in records(both.body)] == [b"a", b"b"]
+        assert [r.body for r in decode_records(both.body)] == [b"a", b"b"]
         one = await pull(client, "TopicP", 0, 0, max_nums=1)
-        assert len(records(one.body)) == 1 and one.ext_fields["nextBeginOffset"] == "1"
+        assert len(decode_records(one.body)) == 1 and one.ext_fields["nextBeginOffset"] == "1"
 
         unknown = await pull(client, "NoSuchTopic", 0, 0)
         assert unknown.code == ResponseCode.TOPIC_NOT_EXIST and unknown.ext_fields == {}
@@ -211,7 +212,7 @@ def test_long_poll_woken_by_matching_send_and_timing_out(tmp_path) -> None:
         finally:
             await binary.close()
         assert (woken.code, woken.remark) == (ResponseCode.SUCCESS, "FOUND")
-        assert [r.body for r in records(woken.body)] == [b"wanted"]
+        assert [r.body for r in decode_records(woken.body)] == [b"wanted"]
         assert woken.serialize_type is SerializeType.JSON
         assert mq.broker.hold.parked_count == 0
 
@@ -243,10 +244,10 @@ def test_query_by_key_and_unique_key(tmp_path) -> None:
 
         by_key = await query("order-2")
         assert by_key.code == ResponseCode.SUCCESS
-        assert sorted(r.body for r in records(by_key.body)) == [b"one", b"two"]
+        assert sorted(r.body for r in decode_records(by_key.body)) == [b"one", b"two"]
         assert set(by_key.ext_fields) == {"indexLastUpdateTimestamp", "indexLastUpdatePhyoffset"}
         by_uniq = await query(uniq, unique=True)
-        assert [r.body for r in records(by_uniq.body)] == [b"one"]
+        assert [r.body for r in decode_records(by_uniq.body)] == [b"one"]
         nothing = await query("order-9")
         assert (nothing.code, nothing.remark) == (ResponseCode.QUERY_NOT_FOUND,
                                                   "can not find message, maybe time range not correct")
@@ -259,7 +260,7 @@ def test_offset_lookups_and_consumer_offsets(tmp_path) -> None:
         for i in range(3):
             await send(client, "TopicO", b"m%d" % i, {})
             await asyncio.sleep(0.005)
-        stored = records((await pull(client, "TopicO", 0, 0)).body)
+        stored = decode_records((await pull(client, "TopicO", 0, 0)).body)
 
         async def ask(code: RequestCode, **extra: str):
             return await client.invoke(client.request(code, {"topic": "TopicO", "queueId": "0", **extra}))
@@ -312,7 +313,7 @@ def test_transaction_commit_rollback_and_unknown(tmp_path) -> None:
         assert (await end(rolled_back, TransactionType.ROLLBACK)).code == ResponseCode.SUCCESS
         with pytest.raises(TimeoutError):
             await end(unknown, TransactionType.NOT_TYPE, timeout=0.3)
-        delivered = records((await pull(client, "TopicT", 0, 0)).body)
+        delivered = decode_records((await pull(client, "TopicT", 0, 0)).body)
         assert [r.body for r in delivered] == [b"commit me"]
         assert delivered[0].transaction_type is TransactionType.COMMIT
 
@@ -324,8 +325,8 @@ def test_retry_topic_past_reconsume_limit_goes_to_dlq(tmp_path) -> None:
         retried = await send(client, "%RETRY%cg", b"again", {}, reconsume_times=1)
         dead = await send(client, "%RETRY%cg", b"dead", {}, reconsume_times=16)
         assert retried.code == dead.code == ResponseCode.SUCCESS
-        assert [r.body for r in records((await pull(client, "%RETRY%cg", 0, 0)).body)] == [b"again"]
-        assert [r.body for r in records((await pull(client, "%DLQ%cg", 0, 0)).body)] == [b"dead"]
+        assert [r.body for r in decode_records((await pull(client, "%RETRY%cg", 0, 0)).body)] == [b"again"]
+        assert [r.body for r in decode_records((await pull(client, "%DLQ%cg", 0, 0)).body)] == [b"dead"]
         assert mq.broker.topics.get("%DLQ%cg").write_queue_nums == 1
 
     run(with_broker(tmp_path / "store", scenario))

@@ -7,12 +7,13 @@ import io
 import json
 
 from codec.cli.store import dump, inconsistencies
+from codec.store import decode_records
 from codec.store.directory import StoreDirectory
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
 from spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
-from tests.messaging_support import pull, records, send, with_broker
+from tests.messaging_support import pull, send, with_broker
 
 QUEUES = 4
 PER_QUEUE = 5
@@ -35,7 +36,7 @@ async def _fill(mq: EmbeddedRocketMQ, client: RemotingClient) -> dict[int, list[
 
 async def _pull_all(client: RemotingClient, queue_id: int) -> list[bytes]:
     answer = await pull(client, "TopicR", queue_id, 0)
-    return [r.body for r in records(answer.body)]
+    return [r.body for r in decode_records(answer.body)]
 
 
 def test_restart_on_the_same_store_keeps_messages_offsets_and_topics(tmp_path) -> None:
@@ -55,7 +56,7 @@ def test_restart_on_the_same_store_keeps_messages_offsets_and_topics(tmp_path) -
         query = await client.invoke(client.request(RequestCode.QUERY_MESSAGE, {
             "topic": "TopicR", "key": "key-6", "maxNum": "32", "beginTimestamp": "0",
             "endTimestamp": str(2**63 - 1)}))
-        assert [r.body for r in records(query.body)] == [b"message-6"]
+        assert [r.body for r in decode_records(query.body)] == [b"message-6"]
 
     run(with_broker(store, after_restart))
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from codec.command import RemotingCommand
 from codec.custom_header import encode_header
+from codec.store import decode_records
 from codec.store.record import MessageRecord
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
@@ -17,7 +18,7 @@ from spec.headers import CONSUMER_SEND_MSG_BACK_REQUEST
 from spec.message_id import decode_offset_msg_id
 from spec.version import MQVersion
 from tests.broker_support import run
-from tests.messaging_support import pull, records, send, with_broker
+from tests.messaging_support import pull, send, with_broker
 
 GROUP = "cg-back"
 RETRY_TOPIC = f"%RETRY%{GROUP}"
@@ -48,7 +49,7 @@ async def stored(client: RemotingClient, topic: str, queue_id: int = 0, offset: 
         answer = await pull(client, topic, queue_id, offset, group="inspector", suspend_ms=POLL_MS,
                             timeout=POLL_MS / 1000 + 4)
         if answer.code == ResponseCode.SUCCESS:
-            return records(answer.body)[0]
+            return decode_records(answer.body)[0]
     raise AssertionError(f"nothing arrived in {topic}:{queue_id} at offset {offset}")
 
 

@@ -10,6 +10,7 @@ from codec.store.record import (
     HostPort,
     MessageRecord,
     decode_record,
+    decode_records,
     encode_blank,
     encode_record,
     make_record,
@@ -18,7 +19,8 @@ from codec.store.record import (
 
 __all__ = [
     "CQ_DTYPE", "CheckpointData", "CommitLog", "ConsumeQueue", "HostPort", "IndexFile", "MessageRecord",
-    "OffsetTable", "SegmentFile", "StoreDirectory", "decode_record", "encode_blank", "encode_checkpoint",
-    "encode_entry", "encode_record", "entry_location", "index_keys", "load_config", "make_record",
-    "read_checkpoint", "read_entries", "read_prefix", "save_config", "segment_files", "write_checkpoint",
+    "OffsetTable", "SegmentFile", "StoreDirectory", "decode_record", "decode_records", "encode_blank",
+    "encode_checkpoint", "encode_entry", "encode_record", "entry_location", "index_keys", "load_config",
+    "make_record", "read_checkpoint", "read_entries", "read_prefix", "save_config", "segment_files",
+    "write_checkpoint",
 ]

@@ -187,6 +187,18 @@ def decode_record(buf: ReadableBuffer, pos: int = 0, *, verify_crc: bool = True,
     return record
 
 
+def decode_records(body: bytes | None) -> list[MessageRecord]:
+    """A PULL_MESSAGE or QUERY_MESSAGE body: whole CommitLog records back to back, as the broker copied
+    them out of its log (``MessageDecoder.decodes``); each record is checked as a store reader checks it."""
+    records: list[MessageRecord] = []
+    data = body or b""
+    position = 0
+    while position < len(data):
+        records.append(decode_record(data, position))
+        position += records[-1].total_size
+    return records
+
+
 def make_record(*, topic: str, body: bytes, properties: Mapping[str, str | None] | str, queue_id: int,
                 queue_offset: int, physical_offset: int, born_timestamp: int, born_host: HostPort,
                 store_timestamp: int, store_host: HostPort, sys_flag: int = 0, flag: int = 0,

@@ -20,7 +20,7 @@ from codec.batch import BatchBlock, encode_batch
 from codec.bodies import encode_body
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
-from codec.store.record import MessageRecord, decode_record
+from codec.store import MessageRecord, decode_records
 from conformance.checks import Check
 from conformance.wire import RESPONSE_TIMEOUT, Connection
 from spec.bodies import HEARTBEAT_DATA
@@ -108,17 +108,6 @@ class Pulled:
     response: RemotingCommand
     header: dict[str, Any]
     records: list[MessageRecord]
-
-
-def records(body: bytes | None) -> list[MessageRecord]:
-    """A pull or query body: whole CommitLog records back to back (CRCs checked as a store reader does)."""
-    found: list[MessageRecord] = []
-    data = body or b""
-    position = 0
-    while position < len(data):
-        found.append(decode_record(data, position))
-        position += found[-1].total_size
-    return found
 
 
 def pull_header(response: RemotingCommand) -> dict[str, Any]:
@@ -236,7 +225,7 @@ class Client:
         """A pull that must find messages: SUCCESS, its header and its records."""
         response = expect_success(self.check, f"pull {topic}/{queue_id}@{offset}",
                                   self.pull(topic, queue_id, offset, **options))
-        return Pulled(response, pull_header(response), records(response.body))
+        return Pulled(response, pull_header(response), decode_records(response.body))
 
     # -- clients ---------------------------------------------------------------------------------------
 

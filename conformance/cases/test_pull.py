@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codec.store import decode_records
 from conformance.case import Row, case, table
 from conformance.checks import Check
 from conformance.target import Server
@@ -18,7 +19,7 @@ from spec.behaviour import FAST_PORT_OFFSET
 from spec.clauses import Level
 from spec.codes import RequestCode, ResponseCode
 
-from .messaging import SUSPEND_HEADROOM, Client, Message, pull_header, records
+from .messaging import SUSPEND_HEADROOM, Client, Message, pull_header
 from .support import expect_code, expect_success, unique
 
 FILLED = 3
@@ -163,7 +164,7 @@ def test_long_poll_woken_by_message(broker: Server, client: Client, wire: Wire, 
                actual=f"none within {SUSPEND_HEADROOM + RESPONSE_TIMEOUT} s")
     assert response is not None
     expect_success(check, "held pull", response)
-    check.equal("bodies", [message.body], [r.body for r in records(response.body)])
+    check.equal("bodies", [message.body], [r.body for r in decode_records(response.body)])
 
 
 @case("RMQ-BRK-LONG-POLL", "A suspended pull that finds nothing is answered 19 PULL_NOT_FOUND after its "

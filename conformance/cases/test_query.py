@@ -10,12 +10,13 @@ from collections.abc import Callable
 
 from codec.command import RemotingCommand
 from codec.custom_header import encode_header
+from codec.store import decode_records
 from conformance.case import Row, case, table
 from conformance.checks import Check
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import QUERY_MESSAGE_REQUEST
 
-from .messaging import Client, Message, records
+from .messaging import Client, Message
 from .support import eventually, expect_code, expect_success, unique
 
 LATEST = (1 << 63) - 1
@@ -49,7 +50,7 @@ def test_query_message(by: str, client: Client, check: Check) -> None:
     for key in keys:
         response = eventually(_query(client, topic, key, unique_key=by == "uniq"),
                               lambda r: r.code == ResponseCode.SUCCESS)
-        found = records(expect_success(check, f"QUERY_MESSAGE {key}", response).body)
+        found = decode_records(expect_success(check, f"QUERY_MESSAGE {key}", response).body)
         check.equal(f"UNIQ_KEYs found by {key}", [message.uniq], [r.uniq_key for r in found])
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from codec.command import RemotingCommand
 from codec.fastjson import loads as fastjson_loads
+from codec.store import decode_records
 from conformance.case import Row, case, table
 from conformance.checks import Check
 from conformance.target import Server
@@ -19,7 +20,7 @@ from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.sysflag import PERM_READ_WRITE
 
-from .messaging import QUEUES, Client, Message, records
+from .messaging import QUEUES, Client, Message
 from .support import eventually, expect_code, expect_refused, expect_success, unique
 
 NO_RECORD_OFFSET = 1 << 50
@@ -82,7 +83,7 @@ def test_offset_msg_id_views_message(broker: Server, client: Client, check: Chec
     check.note("store host", f"{decoded.host}:{decoded.port}")
     check.equal("store port", broker.endpoint.port, decoded.port)
     response = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decoded.offset})
-    found = records(expect_success(check, "VIEW_MESSAGE_BY_ID", response).body)
+    found = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", response).body)
     check.equal("records returned", 1, len(found))
     check.equal("physical offset", decoded.offset, found[0].physical_offset)
     check.equal("(topic, body, UNIQ_KEY)", (topic, message.body, message.uniq),

@@ -1,0 +1,207 @@
+"""The broker's one ACL check, run at dispatch before any handler (Java's server RPC hook).
+
+``AccessGuard.check`` walks ``spec.acl.ACL_CHECK_ORDER``: it reads the resources the request code needs
+(``spec.acl.RESOURCE_NEEDS``), then the whitelists, the access key, the signature, the admin codes and the
+permissions, raising ``AclRefused`` with Java's remark at the first step that refuses. The guard also owns
+the policy's life: reloading the file when its modification time changes, as ``AclFileWatchService`` does.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from codec.acl import verify
+from codec.bodies import decode_body
+from codec.command import RemotingCommand
+from codec.custom_header import decode_header
+from reference_broker.config import ROCKETMQ_HOME_ENV, BrokerConfig
+from reference_broker.server import Refused
+from spec.acl import (
+    ACCESS_KEY,
+    ADMIN_CODES,
+    DEFAULT_ACL_FILE,
+    RESOURCE_NEEDS,
+    RETRY_GROUP_PREFIX,
+    TRACE_TOPIC,
+    AclRefusal,
+    Permission,
+    Refusal,
+    Resource,
+    ResourceNeed,
+    permits,
+    resource_label,
+)
+from spec.bodies import HEARTBEAT_DATA
+from spec.codes import RequestCode, ResponseCode
+from spec.errors import RocketMQSpecError
+from spec.headers import CMD_REQUIRED, header_for
+from spec.properties import java_hashmap_order
+
+from . import plain_file
+from .plain_file import Account, AclFileError, PlainAcl
+
+log = logging.getLogger(__name__)
+
+_NEEDS: dict[int, tuple[ResourceNeed, ...]] = {}
+for _need in RESOURCE_NEEDS:
+    _NEEDS[_need.code] = (*_NEEDS.get(_need.code, ()), _need)
+_ADMIN = frozenset(int(code) for code in ADMIN_CODES)
+_DECODED_HEADER_CODES = frozenset({RequestCode.UNREGISTER_CLIENT, RequestCode.GET_CONSUMER_LIST_BY_GROUP,
+                                   RequestCode.UPDATE_CONSUMER_OFFSET})
+"""Codes whose resources Java reads through the decoded custom header (so a missing required field of that
+header refuses the request); the others read raw extFields."""
+
+
+class AclRefused(Refused):
+    """The request is refused with Java's answer: SYSTEM_ERROR and the AclException as remark."""
+
+    def __init__(self, refusal: AclRefusal, **values: object) -> None:
+        super().__init__(ResponseCode.SYSTEM_ERROR, refusal.remark(**values))
+        self.refusal = refusal
+
+
+def client_ip(peer: str) -> str:
+    """The remote address without its ``:port``: text after the last colon removed."""
+    return peer.rpartition(":")[0] if ":" in peer else peer
+
+
+def _heartbeat_names(body: bytes | None) -> Iterator[tuple[Resource, str]]:
+    data = decode_body(HEARTBEAT_DATA, body or b"")
+    for consumer in data.get("consumerDataSet") or []:
+        yield Resource.GROUP, consumer.get("groupName")
+        for subscription in consumer.get("subscriptionDataSet") or []:
+            yield Resource.TOPIC, subscription.get("topic")
+
+
+def _fields(command: RemotingCommand) -> dict[str, Any]:
+    fields: dict[str, Any] = dict(command.ext_fields or {})
+    if command.code in _DECODED_HEADER_CODES:
+        spec = header_for(command.code, is_response=False)
+        assert spec is not None
+        try:
+            decode_header(spec, fields)
+        except RocketMQSpecError as exc:
+            missing = exc.clause == CMD_REQUIRED.id
+            detail = f"the custom field <{exc.expected}> is null" if missing else exc.message
+            raise AclRefused(Refusal.UNREADABLE_REQUEST, detail=detail) from exc
+    return fields
+
+
+def needed_resources(command: RemotingCommand) -> dict[str, Permission]:
+    """Resource name -> permission the request needs, in the order Java's HashMap iterates them."""
+    needs: dict[str, Permission] = {}
+
+    def add(resource: Resource, name: object, perm: Permission) -> None:
+        if name is not None:
+            needs[f"{RETRY_GROUP_PREFIX}{name}" if resource is Resource.GROUP else str(name)] = perm
+
+    if command.code == RequestCode.HEART_BEAT:
+        try:
+            for resource, name in _heartbeat_names(command.body):
+                add(resource, name, Permission.SUB)
+        except (RocketMQSpecError, ValueError, AttributeError, TypeError) as exc:
+            raise AclRefused(Refusal.UNREADABLE_REQUEST, detail=str(exc)) from exc
+    elif command.code in _NEEDS:
+        fields = _fields(command)
+        topic_key = next((n.field for n in _NEEDS[command.code]
+                          if n.when and n.resource is Resource.TOPIC), None)
+        retry = topic_key is not None and str(fields.get(topic_key, "")).startswith(RETRY_GROUP_PREFIX)
+        for need in _NEEDS[command.code]:
+            if not need.when or (need.resource is Resource.GROUP) == retry:
+                add(need.resource, fields.get(need.field), need.needed)
+    return {name: needs[name] for name in java_hashmap_order(needs)}
+
+
+def acl_file_path(config: BrokerConfig) -> Path:
+    """Where the broker reads its ACL file: ``aclFile``, else Java's ``$ROCKETMQ_HOME/conf/plain_acl.yml``."""
+    if config.acl_file:
+        return Path(config.acl_file)
+    home = os.environ.get(ROCKETMQ_HOME_ENV)
+    if home:
+        return Path(home) / DEFAULT_ACL_FILE
+    raise AclFileError("aclEnable=true but no ACL file: set aclFile (or ROCKETMQ_HOME for "
+                       f"$ROCKETMQ_HOME/{DEFAULT_ACL_FILE})")
+
+
+class AccessGuard:
+    """The loaded policy of one ACL file and the check every request goes through."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.resolve()
+        self._mtime = self._modified()
+        self.acl: PlainAcl = plain_file.load(self.path)
+        self.known_keys: set[str] = set(self.acl.accounts)
+        """Java's accessKeyTable: a key removed from the file by hand stays known until a restart."""
+
+    def _modified(self) -> float | None:
+        try:
+            return self.path.stat().st_mtime
+        except OSError:
+            return None
+
+    # -- the check -------------------------------------------------------------------------------------
+
+    def check(self, command: RemotingCommand, peer: str) -> None:
+        """Let the request through or raise ``AclRefused`` (``spec.acl.ACL_CHECK_ORDER``)."""
+        ip = client_ip(peer)
+        needs = needed_resources(command) if command.ext_fields is not None else {}
+        if any(white(ip) for white in self.acl.global_whites):
+            return
+        fields = command.ext_fields or {}
+        access_key = fields.get(ACCESS_KEY)
+        if access_key is None:
+            raise AclRefused(Refusal.NO_ACCESS_KEY)
+        if access_key not in self.known_keys:
+            raise AclRefused(Refusal.UNKNOWN_ACCESS_KEY, access_key=access_key)
+        account = self.acl.accounts.get(access_key)
+        if account is None:
+            raise AclRefused(Refusal.ACCOUNT_GONE, access_key=access_key)
+        if account.white_address(ip):
+            return
+        if not verify(command, account.secret_key):
+            raise AclRefused(Refusal.SIGNATURE, access_key=access_key)
+        if needs.get(TRACE_TOPIC) == Permission.PUB:
+            return
+        self._check_permissions(command.code, account, needs)
+
+    @staticmethod
+    def _check_permissions(code: int, account: Account, needs: dict[str, Permission]) -> None:
+        if code in _ADMIN and not account.admin:
+            raise AclRefused(Refusal.NOT_ADMIN, code=code, access_key=account.access_key)
+        owned = account.resource_perms
+        if not needs or (owned is None and account.admin):
+            return
+        for resource, needed in needs.items():
+            group = resource.startswith(RETRY_GROUP_PREFIX)
+            label = resource_label(resource)
+            if owned is None or resource not in owned:
+                default = account.default_group_perm if group else account.default_topic_perm
+                if not permits(needed, default):
+                    raise AclRefused(Refusal.NO_DEFAULT_PERMISSION, resource=label)
+            elif not permits(needed, owned[resource]):
+                raise AclRefused(Refusal.NO_PERMISSION, resource=label)
+
+    # -- the policy's life -----------------------------------------------------------------------------
+
+    def reload_if_changed(self) -> bool:
+        """Re-read the file when its modification time moved; a file that became unusable is logged and
+        the policy in force kept, as Java's watcher keeps it."""
+        mtime = self._modified()
+        if mtime is None or mtime == self._mtime:
+            return False
+        self._mtime = mtime
+        try:
+            self.replace(plain_file.load(self.path))
+        except AclFileError as exc:
+            log.warning("ACL file changed but cannot be used; keeping the policy in force: %s", exc)
+            return False
+        log.info("ACL file %s reloaded: %d accounts", self.path, len(self.acl.accounts))
+        return True
+
+    def replace(self, acl: PlainAcl) -> None:
+        self.acl = acl
+        self.known_keys |= set(acl.accounts)

@@ -128,7 +128,9 @@ RESOURCE_NEEDS = (
     ResourceNeed(_C.UPDATE_CONSUMER_OFFSET, "topic", Resource.TOPIC, Permission.SUB),
 )
 """Every other code (SEND_BATCH_MESSAGE and QUERY_CONSUMER_OFFSET included) needs no resource: a valid
-signature (and admin for ``ADMIN_CODES``) is enough. A missing name is no resource (nothing is checked)."""
+signature (and admin for ``ADMIN_CODES``) is enough. A missing name is no resource (nothing is checked),
+even a @CFNotNull one, and other header fields are not judged (a 4.9.8 broker lets a malformed queueId of
+UPDATE_CONSUMER_OFFSET through this check); an absent HEART_BEAT body is refused as UNREADABLE_REQUEST."""
 
 ADMIN_CODES = (_C.UPDATE_AND_CREATE_TOPIC, _C.UPDATE_BROKER_CONFIG, _C.DELETE_TOPIC_IN_BROKER,
                _C.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, _C.DELETE_SUBSCRIPTIONGROUP)

@@ -237,7 +237,8 @@ DELETE_ACCESS_CONFIG_REQUEST = HeaderSpec("DeleteAccessConfigRequestHeader", (
     Field("accessKey", S, True, "account to remove"),))
 UPDATE_GLOBAL_WHITE_ADDRS_REQUEST = HeaderSpec("UpdateGlobalWhiteAddrsConfigRequestHeader", (
     Field("globalWhiteAddrs", S, True, "comma-separated address patterns"),
-    Field("aclFileFullPath", S, True, "ACL file to rewrite; empty means the default file"),
+    Field("aclFileFullPath", S, False, "ACL file to rewrite; empty or absent means the default file "
+          "(@CFNotNull in Java, yet a 4.9.8 broker serves a request without it)"),
 ))
 GET_BROKER_ACL_CONFIG_RESPONSE = HeaderSpec("GetBrokerAclConfigResponseHeader", (
     Field("version", S, True, "DataVersion JSON of the default ACL file"),

@@ -37,14 +37,13 @@ def test_golden_frames_found() -> None:
     assert any(cmd.body for cmd in SIGNED), "some signed frames carry a body (sends, heartbeats)"
 
 
-@pytest.mark.parametrize("index", range(0, 180, 7))
-def test_cpp_client_signatures_verify(index: int) -> None:
+def test_cpp_client_signatures_verify() -> None:
     """RMQ-ACL-SIGN-CONTENT and RMQ-ACL-SIGN-HMAC: each captured Signature is the one computed here."""
-    if index >= len(SIGNED):
-        pytest.skip("fewer golden frames")
-    command = SIGNED[index]
-    assert verify(command, ""), command.ext_fields
-    assert not verify(command, "another-secret")
+    if not SIGNED:
+        pytest.skip("no golden frames")
+    for command in SIGNED:
+        assert verify(command, ""), command.ext_fields
+        assert not verify(command, "another-secret")
 
 
 def test_resigning_a_golden_frame_reproduces_it() -> None:

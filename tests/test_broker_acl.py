@@ -134,10 +134,14 @@ def test_heartbeat_resources_come_from_the_body() -> None:
     assert needs == {"%RETRY%g1": Permission.SUB, "t1": Permission.SUB}
 
 
-def test_missing_required_header_field_is_refused_like_java(guard: AccessGuard) -> None:
-    command = _signed(RequestCode.UPDATE_CONSUMER_OFFSET, {"topic": "t"})
-    assert _refusal(guard, command) == Refusal.UNREADABLE_REQUEST.remark(
-        detail="the custom field <consumerGroup> is null")
+def test_unreadable_requests_are_refused_like_java(guard: AccessGuard) -> None:
+    """Answers of the 4.9.8 peer: a missing group or a malformed number adds no resource and refuses
+    nothing; an absent heartbeat body refuses the request from inside ``PlainAccessValidator.parse``."""
+    missing = _signed(RequestCode.UPDATE_CONSUMER_OFFSET, {"topic": "t", "queueId": "x"})
+    assert _refusal(guard, missing) == Refusal.NO_DEFAULT_PERMISSION.remark(resource="topic:t")
+    no_body = _signed(RequestCode.HEART_BEAT, {})
+    assert _refusal(guard, no_body) == Refusal.UNREADABLE_REQUEST.remark(
+        detail='Cannot read the array length because "bytes" is null')
 
 
 def test_unknown_code_is_checked_too(guard: AccessGuard) -> None:

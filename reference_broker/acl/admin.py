@@ -138,7 +138,7 @@ class AclAdminHandlers:
     async def update_global_whites(self, request: Request) -> Any:
         header = request.header()
         addresses = java_split(header["globalWhiteAddrs"]) or []
-        path = header["aclFileFullPath"] or str(self.guard.path)
+        path = header.get("aclFileFullPath") or str(self.guard.path)
         remark = f"The globalWhiteAddresses[{header['globalWhiteAddrs']}] has been updated failed."
         failed = request.reply(ResponseCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED, remark)
         if path != str(self.guard.path):

@@ -12,12 +12,10 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from codec.acl import verify
 from codec.bodies import decode_body
 from codec.command import RemotingCommand
-from codec.custom_header import decode_header
 from reference_broker.config import ROCKETMQ_HOME_ENV, BrokerConfig
 from reference_broker.server import Refused
 from spec.acl import (
@@ -38,7 +36,6 @@ from spec.acl import (
 from spec.bodies import HEARTBEAT_DATA
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
-from spec.headers import CMD_REQUIRED, header_for
 from spec.properties import java_hashmap_order
 
 from . import plain_file
@@ -50,10 +47,8 @@ _NEEDS: dict[int, tuple[ResourceNeed, ...]] = {}
 for _need in RESOURCE_NEEDS:
     _NEEDS[_need.code] = (*_NEEDS.get(_need.code, ()), _need)
 _ADMIN = frozenset(int(code) for code in ADMIN_CODES)
-_DECODED_HEADER_CODES = frozenset({RequestCode.UNREGISTER_CLIENT, RequestCode.GET_CONSUMER_LIST_BY_GROUP,
-                                   RequestCode.UPDATE_CONSUMER_OFFSET})
-"""Codes whose resources Java reads through the decoded custom header (so a missing required field of that
-header refuses the request); the others read raw extFields."""
+NULL_BODY_MESSAGE = 'Cannot read the array length because "bytes" is null'
+"""Java 17's message for the NullPointerException of decoding an absent HEART_BEAT body."""
 
 
 class AclRefused(Refused):
@@ -77,20 +72,6 @@ def _heartbeat_names(body: bytes | None) -> Iterator[tuple[Resource, str]]:
             yield Resource.TOPIC, subscription.get("topic")
 
 
-def _fields(command: RemotingCommand) -> dict[str, Any]:
-    fields: dict[str, Any] = dict(command.ext_fields or {})
-    if command.code in _DECODED_HEADER_CODES:
-        spec = header_for(command.code, is_response=False)
-        assert spec is not None
-        try:
-            decode_header(spec, fields)
-        except RocketMQSpecError as exc:
-            missing = exc.clause == CMD_REQUIRED.id
-            detail = f"the custom field <{exc.expected}> is null" if missing else exc.message
-            raise AclRefused(Refusal.UNREADABLE_REQUEST, detail=detail) from exc
-    return fields
-
-
 def needed_resources(command: RemotingCommand) -> dict[str, Permission]:
     """Resource name -> permission the request needs, in the order Java's HashMap iterates them."""
     needs: dict[str, Permission] = {}
@@ -100,13 +81,15 @@ def needed_resources(command: RemotingCommand) -> dict[str, Permission]:
             needs[f"{RETRY_GROUP_PREFIX}{name}" if resource is Resource.GROUP else str(name)] = perm
 
     if command.code == RequestCode.HEART_BEAT:
+        if not command.body:
+            raise AclRefused(Refusal.UNREADABLE_REQUEST, detail=NULL_BODY_MESSAGE)
         try:
             for resource, name in _heartbeat_names(command.body):
                 add(resource, name, Permission.SUB)
         except (RocketMQSpecError, ValueError, AttributeError, TypeError) as exc:
             raise AclRefused(Refusal.UNREADABLE_REQUEST, detail=str(exc)) from exc
     elif command.code in _NEEDS:
-        fields = _fields(command)
+        fields = command.ext_fields or {}
         topic_key = next((n.field for n in _NEEDS[command.code]
                           if n.when and n.resource is Resource.TOPIC), None)
         retry = topic_key is not None and str(fields.get(topic_key, "")).startswith(RETRY_GROUP_PREFIX)

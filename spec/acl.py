@@ -364,6 +364,11 @@ NAMESRV_OPEN = clause(
     "RMQ-ACL-NAMESRV", Level.MUST,
     "The name server does not check ACL: unsigned requests are served.",
     source="namesrv/src/main/java/org/apache/rocketmq/namesrv/NamesrvController.java")
+UNIQUE_KEY_QUERY_UNSIGNED = clause(
+    "RMQ-ACL-UNIQUE-KEY-QUERY", Level.MUST,
+    "The broker leaves _UNIQUE_KEY_QUERY out of the signed content: a request signed with it included is "
+    "refused (4.9.8's own client adds it to QUERY_MESSAGE before signing, so its queries by key fail under "
+    "ACL), one that adds it after signing is accepted.", source=_VALIDATOR)
 SECURITY_TOKEN_SIGNED = clause(
     "RMQ-ACL-SECURITY-TOKEN", Level.MUST,
     "SecurityToken is not checked against anything; it is signed like any other field, so a request whose "

@@ -23,7 +23,7 @@ from conformance.case import Row, case, table
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import SILENCE_WAIT, Wire
-from spec.acl import ADMIN_CODES, RELOAD_INTERVAL_S, SIGNATURE, TRACE_TOPIC, Refusal
+from spec.acl import ADMIN_CODES, RELOAD_INTERVAL_S, SIGNATURE, TRACE_TOPIC, UNIQUE_KEY_QUERY, Refusal
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import header_for
 
@@ -128,6 +128,26 @@ def test_fields_in_another_order(acl: AclTarget, check: Check) -> None:
         cmd.ext_fields = dict(reversed(list(cmd.ext_fields.items())))
     response = acl.tampered(policy.USER, PING, {"b": "2", "a": "1", "c": "3"}, b"x", change=reverse)
     expect_allowed(check, "signed request, fields reversed", response)
+
+
+@table("unique_key_query", [
+    Row("added-after-signing", "RMQ-ACL-UNIQUE-KEY-QUERY", "A QUERY_MESSAGE whose _UNIQUE_KEY_QUERY was "
+        "added after signing is let through.", False),
+    Row("signed-with-it", "RMQ-ACL-UNIQUE-KEY-QUERY", "A QUERY_MESSAGE signed with _UNIQUE_KEY_QUERY in the "
+        "content (as 4.9.8's client signs it) is refused.", True),
+])
+def test_unique_key_query(unique_key_query: bool, acl: AclTarget, check: Check) -> None:
+    fields = {"topic": policy.TOPIC_BOTH, "key": "k", "maxNum": "1", "beginTimestamp": "0",
+              "endTimestamp": "1"}
+    if unique_key_query:
+        with_it = {**fields, UNIQUE_KEY_QUERY: "false"}
+        response = acl.tampered(policy.USER, RequestCode.QUERY_MESSAGE, with_it)
+        expect_acl_refusal(check, "signed with it", response, Refusal.SIGNATURE, access_key=USER_KEY)
+    else:
+        response = acl.tampered(policy.USER, RequestCode.QUERY_MESSAGE, fields,
+                                change=_set(UNIQUE_KEY_QUERY, "false"))
+        check.that("not refused by ACL", acl_message(response) is None, expected="no AclException",
+                   actual=response.remark)
 
 
 @case("RMQ-ACL-SECURITY-TOKEN", "A request signed with a SecurityToken is accepted (the token is signed, "

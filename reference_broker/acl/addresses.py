@@ -18,20 +18,20 @@ class AddressPatternError(ValueError):
     """A whitelist pattern of none of the forms Java reads."""
 
 
-def _is_ipv4(text: str) -> bool:
+def _ip_version(text: str) -> int | None:
+    """4 or 6 for a literal address (Java's ``InetAddressValidator``), None for anything else."""
     try:
-        ipaddress.IPv4Address(text)
+        return ipaddress.ip_address(text).version
     except ValueError:
-        return False
-    return True
+        return None
+
+
+def _is_ipv4(text: str) -> bool:
+    return _ip_version(text) == 4
 
 
 def _is_ipv6(text: str) -> bool:
-    try:
-        ipaddress.IPv6Address(text)
-    except ValueError:
-        return False
-    return True
+    return _ip_version(text) == 6
 
 
 def expand_ipv6(text: str, parts: int = 8) -> str:

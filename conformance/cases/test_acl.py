@@ -23,7 +23,15 @@ from conformance.case import Row, case, table
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import SILENCE_WAIT, Wire
-from spec.acl import ADMIN_CODES, RELOAD_INTERVAL_S, SIGNATURE, TRACE_TOPIC, UNIQUE_KEY_QUERY, Refusal
+from spec.acl import (
+    ADMIN_CODES,
+    RELOAD_INTERVAL_S,
+    SIGNATURE,
+    TRACE_TOPIC,
+    UNIQUE_KEY_QUERY,
+    AclRefusal,
+    Refusal,
+)
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import header_for
 
@@ -55,7 +63,7 @@ def acl(broker: Server, wire: Wire, check: Check, acl_file: Path) -> AclTarget:
     Row("wrong-secret", "RMQ-ACL-SIGNATURE", "A request signed with the wrong secret is refused.",
         (Credentials(policy.USER.access_key, "not-the-secret"), {}, Refusal.SIGNATURE)),
 ])
-def test_refused(refused: tuple[Credentials | None, dict[str, str] | None, Refusal], acl: AclTarget,
+def test_refused(refused: tuple[Credentials | None, dict[str, str] | None, AclRefusal], acl: AclTarget,
                  check: Check) -> None:
     credentials, fields, refusal = refused
     connection = acl.connect(credentials)

@@ -86,7 +86,10 @@ def content_changes(draw: st.DrawFn, command: RemotingCommand) -> Change:
         value = draw(texts(max_size=16).filter(lambda v: v != fields[key]))
         return Change(f"value of {key!r}", lambda cmd: _fields(cmd).__setitem__(key, value))
     key = draw(st.sampled_from([k for k in signed if fields[k] and k != ACCESS_KEY]))
-    return Change(f"remove {key!r}", lambda cmd: _fields(cmd).pop(key))
+
+    def remove(cmd: RemotingCommand) -> None:
+        del _fields(cmd)[key]
+    return Change(f"remove {key!r}", remove)
 
 
 def _fields(command: RemotingCommand) -> dict[str, str]:

@@ -377,6 +377,13 @@ ACL_FILE = clause(
     "RMQ-ACL-FILE", Level.MUST,
     "plain_acl.yml holds the keys of PLAIN_ACL_FILE; an account with an accessKey or secretKey of 6 "
     "characters or fewer, or an unreadable pattern, makes the file unusable.", source=_MANAGER)
+ACL_FILE_UNUSABLE = clause(
+    "RMQ-ACL-FILE-UNUSABLE", Level.MUST,
+    "A broker with aclEnable=true does not start on an unusable ACL file (4.9.8 dies in initialAcl with a "
+    "ClassCastException, the validator having failed to load). A missing default file is created empty by "
+    "4.9.8, which then refuses every request no global whitelist matches; a broker may refuse to start "
+    "instead, as the reference broker does.", source="broker/src/main/java/org/apache/rocketmq/broker/"
+    "BrokerController.java")
 ACL_FILE_LOCATION = clause(
     "RMQ-ACL-FILE-LOCATION", Level.MUST,
     "With aclEnable=true the broker reads <rocketmq.home.dir>/conf/plain_acl.yml (property "

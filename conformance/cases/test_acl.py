@@ -43,6 +43,7 @@ RELOAD_WAIT = RELOAD_INTERVAL_S * 2 + 5
 """Seconds given a policy change to take effect: two watcher periods and slack for a loaded machine."""
 PING = RequestCode.GET_ALL_TOPIC_CONFIG
 """A code that needs no resource and no header: only the signature decides."""
+USER_KEY = policy.USER.access_key
 
 
 @pytest.fixture
@@ -123,9 +124,6 @@ def test_tampered_signature(tampering: Tampering, acl: AclTarget, check: Check) 
     fields = {"zz": "last", "topic": policy.TOPIC_PUB, "aa": "first"}
     response = acl.tampered(credentials, PING, fields, b"body bytes", change=tampering)
     expect_acl_refusal(check, "tampered request", response, Refusal.SIGNATURE, access_key=USER_KEY)
-
-
-USER_KEY = policy.USER.access_key
 
 
 @case("RMQ-ACL-SIGN-CONTENT", "A correctly signed request is accepted whatever the order of extFields on the "

@@ -22,6 +22,8 @@ LOCAL = Credentials("rmqLocalKey", "rmqLocalSecret")
 """whiteRemoteAddress 127.0.0.1 (the suite's address): let in unsigned and unchecked; defaults DENY."""
 RELOADED = Credentials("rmqReloadKey", "rmqReloadSecret")
 """Absent from the file: the hot-reload case adds it by editing the file, then removes it."""
+IN_DIRECTORY = Credentials("rmqDirKey", "rmqDirSecret")
+"""Defined by a file the directory case puts below ``conf/acl`` beside the policy file for a while."""
 
 TOPIC_PUB, TOPIC_SUB, TOPIC_BOTH, TOPIC_DENY = "aclTopicPub", "aclTopicSub", "aclTopicBoth", "aclTopicDeny"
 GROUP_SUB, GROUP_DENY = "aclGroupSub", "aclGroupDeny"

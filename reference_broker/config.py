@@ -91,7 +91,8 @@ class BrokerConfig:
     """Check every request against plain_acl.yml (``spec.acl``); the broker will not start without one."""
     acl_file: str | None = None
     """The ACL file (Java: ``rocketmq.acl.plain.file`` under ``rocketmq.home.dir``). Unset: $ROCKETMQ_HOME/
-    conf/plain_acl.yml, else plain_acl.yml beside the broker.conf that enabled ACL."""
+    conf/plain_acl.yml, else plain_acl.yml beside the broker.conf that enabled ACL. Files below ``acl/``
+    beside it are read too, as Java reads ``conf/acl``."""
 
     @property
     def broker_addr(self) -> str:

@@ -394,7 +394,8 @@ ACL_RELOAD = clause(
     "RMQ-ACL-RELOAD", Level.MUST,
     "A change of an ACL file's last-modified time is applied within about RELOAD_INTERVAL_S seconds, "
     "without a restart; an access key removed from the file is then refused with 'No PlainAccessResource for "
-    "accessKey=<ak>'.", source=_WATCH)
+    "accessKey=<ak>'. A file added or removed reloads every file afresh: keys no file defines are unknown.",
+    source=_WATCH)
 ADMIN_UPDATE = clause(
     "RMQ-ACL-ADMIN-UPDATE", Level.MUST,
     "UPDATE_AND_CREATE_ACL_CONFIG creates or replaces an account (comma-separated topicPerms/groupPerms) in "

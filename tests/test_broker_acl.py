@@ -233,3 +233,28 @@ def test_refused_answer_is_java_s(acl_file: Path) -> None:
                 await client.close()
 
     run(scenario())
+
+
+def test_files_below_conf_acl_are_merged(acl_file: Path) -> None:
+    """RMQ-ACL-FILE-LOCATION: conf/acl/*.yml beside the default file; a key belongs to its first file."""
+    extra = acl_file.parent / "acl" / "team" / "extra.yaml"
+    extra.parent.mkdir(parents=True)
+    extra.write_text("globalWhiteRemoteAddresses: ['10.9.9.9']\naccounts:\n"
+                     f"  - accessKey: {policy.OPEN.access_key}\n    secretKey: shadowedSecret\n"
+                     "  - accessKey: rmqExtraKey\n    secretKey: rmqExtraSecret\n    admin: true\n")
+    guard = AccessGuard(acl_file)
+    assert _refusal(guard, _signed(21, {}, credentials=Credentials("rmqExtraKey", "rmqExtraSecret"))) is None
+    assert _refusal(guard, _signed(21, {}, credentials=policy.OPEN)) is not None, "the acl/ file came first"
+    assert _refusal(guard, RemotingCommand.request(21, {}), peer="10.9.9.9:1") is None
+
+
+def test_a_file_added_to_conf_acl_reloads_everything(guard: AccessGuard, acl_file: Path) -> None:
+    extra = acl_file.parent / "acl" / "late.yml"
+    extra.parent.mkdir()
+    extra.write_text("accounts:\n  - accessKey: rmqLateKey\n    secretKey: rmqLateSecret\n    admin: true\n")
+    assert guard.reload_if_changed()
+    assert _refusal(guard, _signed(21, {}, credentials=Credentials("rmqLateKey", "rmqLateSecret"))) is None
+    extra.unlink()
+    assert guard.reload_if_changed()
+    assert _refusal(guard, _signed(21, {}, credentials=Credentials("rmqLateKey", "rmqLateSecret"))) == \
+        Refusal.UNKNOWN_ACCESS_KEY.remark(access_key="rmqLateKey"), "a full reload forgets removed keys"

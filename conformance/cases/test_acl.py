@@ -409,3 +409,21 @@ def test_hot_reload(acl: AclTarget, acl_file: Path, check: Check) -> None:
     expect_acl_refusal(check, "the removed account", eventually(ping, lambda r: r.code != 0, RELOAD_WAIT),
                        Refusal.ACCOUNT_GONE, access_key=policy.RELOADED.access_key)
 
+
+@case("RMQ-ACL-FILE-LOCATION", "An ACL file put below conf/acl beside the policy file is read within the "
+      "reload interval; once it is gone again its keys are unknown.")
+def test_acl_directory(acl: AclTarget, acl_file: Path, check: Check) -> None:
+    extra = acl_file.parent / "acl" / f"rmq-conformance-{uuid.uuid4().hex[:8]}.yml"
+    extra.parent.mkdir(exist_ok=True)
+    account = {**policy.RELOADED_ACCOUNT, "accessKey": policy.IN_DIRECTORY.access_key,
+               "secretKey": policy.IN_DIRECTORY.secret_key}
+    extra.write_text(yaml.safe_dump({"accounts": [account]}, sort_keys=False), encoding="utf-8")
+
+    def ping() -> RemotingCommand:
+        return acl.connect(policy.IN_DIRECTORY).call(PING)
+    try:
+        expect_allowed(check, "the directory's account", eventually(ping, lambda r: r.code == 0, RELOAD_WAIT))
+    finally:
+        extra.unlink()
+    expect_acl_refusal(check, "once the file is gone", eventually(ping, lambda r: r.code != 0, RELOAD_WAIT),
+                       Refusal.UNKNOWN_ACCESS_KEY, access_key=policy.IN_DIRECTORY.access_key)

@@ -9,6 +9,7 @@ the processor itself in Java, so they go out in the server's own serialization w
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from reference_broker.config import BrokerConfig
@@ -71,10 +72,8 @@ def account_entry(existing: dict[str, Any] | None, wanted: dict[str, Any]) -> di
 
 class AclAdminHandlers:
     def __init__(self, guard: AccessGuard, config: BrokerConfig) -> None:
-        self.guard = guard
+        self.policy = guard.policy
         self.config = config
-        self.file_version = guard.acl.version
-        """The default file's version as the admin commands step it (``dataVersionMap``)."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -84,8 +83,8 @@ class AclAdminHandlers:
             RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: self.update_global_whites,
         }
 
-    def _write(self, data: dict[str, Any]) -> None:
-        self.file_version = plain_file.write(self.guard.path, data)
+    def _write(self, path: Path, data: dict[str, Any]) -> None:
+        self.policy.file_versions[path] = plain_file.write(path, data)
 
     async def update_account(self, request: Request) -> Any:
         header = request.header()
@@ -97,7 +96,8 @@ class AclAdminHandlers:
             check_resource_perms(wanted["topicPerms"])
             check_resource_perms(wanted["groupPerms"])
             account = plain_file.build_account(wanted)
-            data = plain_file.read_raw(self.guard.path)
+            path = self.policy.file_of(account.access_key)
+            data = plain_file.read_raw(path)
             accounts = data.get("accounts")
             if not isinstance(accounts, list):
                 accounts = []
@@ -107,21 +107,21 @@ class AclAdminHandlers:
                 accounts.remove(existing)
             accounts.append(account_entry(existing, wanted))
             data["accounts"] = accounts
-            self._write(data)
+            self._write(path, data)
         except (AclFileError, OSError) as exc:
             return request.reply(ResponseCode.UPDATE_AND_CREATE_ACL_CONFIG_FAILED, str(exc))
-        self.guard.acl.accounts[account.access_key] = account
-        self.guard.known_keys.add(account.access_key)
+        self.policy.put(account)
         return request.reply(direct=True)
 
     async def delete_account(self, request: Request) -> Any:
         access_key = request.header()["accessKey"]
         failed = request.reply(ResponseCode.DELETE_ACL_CONFIG_FAILED, f"The accesskey[{access_key}] "
                                "corresponding to accessConfig has been deleted failed.")
-        if not access_key or access_key not in self.guard.known_keys:
+        if not access_key or access_key not in self.policy.owner:
             return failed
+        path = self.policy.file_of(access_key)
         try:
-            data = plain_file.read_raw(self.guard.path)
+            data = plain_file.read_raw(path)
         except AclFileError as exc:
             return request.reply(ResponseCode.DELETE_ACL_CONFIG_FAILED, str(exc))
         if not data:
@@ -130,32 +130,32 @@ class AclAdminHandlers:
         kept = [a for a in accounts if str(a.get("accessKey")) != access_key]
         if len(kept) == len(accounts):
             return failed
-        self.guard.known_keys.discard(access_key)
+        del self.policy.owner[access_key]
         data["accounts"] = kept
-        self._write(data)
+        self._write(path, data)
         return request.reply(direct=True)
 
     async def update_global_whites(self, request: Request) -> Any:
         header = request.header()
         addresses = java_split(header["globalWhiteAddrs"]) or []
-        path = header.get("aclFileFullPath") or str(self.guard.path)
+        path = Path(header.get("aclFileFullPath") or self.policy.default)
         remark = f"The globalWhiteAddresses[{header['globalWhiteAddrs']}] has been updated failed."
         failed = request.reply(ResponseCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED, remark)
-        if path != str(self.guard.path):
-            return failed  # the only ACL file this broker reads
+        if path not in self.policy.paths():
+            return failed  # Java: the file must exist below rocketmq.home.dir
         try:
-            data = plain_file.read_raw(self.guard.path)
+            data = plain_file.read_raw(path)
         except AclFileError as exc:
             return request.reply(ResponseCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED, str(exc))
         data["globalWhiteRemoteAddresses"] = addresses
-        self._write(data)
+        self._write(path, data)
         return request.reply(direct=True)
 
     async def versions(self, request: Request) -> Any:
         return request.reply(header={
-            "version": self.guard.acl.version.to_json(),
-            "allAclFileVersion": json.dumps({str(self.guard.path): json.loads(self.file_version.to_json())},
-                                            separators=(",", ":")),
+            "version": self.policy.version.to_json(),
+            "allAclFileVersion": "{" + ",".join(f"{json.dumps(str(path))}:{version.to_json()}"
+                                                for path, version in self.policy.file_versions.items()) + "}",
             "brokerName": self.config.broker_name,
             "brokerAddr": self.config.broker_addr,
             "clusterName": self.config.broker_cluster_name,

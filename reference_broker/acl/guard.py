@@ -38,8 +38,8 @@ from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.properties import java_hashmap_order
 
-from . import plain_file
-from .plain_file import Account, AclFileError, PlainAcl
+from .plain_file import Account, AclFileError
+from .policy import AclPolicy
 
 log = logging.getLogger(__name__)
 
@@ -111,20 +111,24 @@ def acl_file_path(config: BrokerConfig) -> Path:
 
 
 class AccessGuard:
-    """The loaded policy of one ACL file and the check every request goes through."""
+    """The loaded policy (``AclPolicy``) and the check every request goes through."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path.resolve()
-        self._mtime = self._modified()
-        self.acl: PlainAcl = plain_file.load(self.path)
-        self.known_keys: set[str] = set(self.acl.accounts)
-        """Java's accessKeyTable: a key removed from the file by hand stays known until a restart."""
+        self.policy = AclPolicy(path)
+        self._mtimes = self._modified()
 
-    def _modified(self) -> float | None:
-        try:
-            return self.path.stat().st_mtime
-        except OSError:
-            return None
+    @property
+    def path(self) -> Path:
+        return self.policy.default
+
+    def _modified(self) -> dict[Path, float | None]:
+        times: dict[Path, float | None] = {}
+        for path in self.policy.paths():
+            try:
+                times[path] = path.stat().st_mtime
+            except OSError:
+                times[path] = None
+        return times
 
     # -- the check -------------------------------------------------------------------------------------
 
@@ -132,15 +136,15 @@ class AccessGuard:
         """Let the request through or raise ``AclRefused`` (``spec.acl.ACL_CHECK_ORDER``)."""
         ip = client_ip(peer)
         needs = needed_resources(command) if command.ext_fields is not None else {}
-        if any(white(ip) for white in self.acl.global_whites):
+        if any(white(ip) for white in self.policy.global_whites):
             return
         fields = command.ext_fields or {}
         access_key = fields.get(ACCESS_KEY)
         if access_key is None:
             raise AclRefused(Refusal.NO_ACCESS_KEY)
-        if access_key not in self.known_keys:
+        if access_key not in self.policy.owner:
             raise AclRefused(Refusal.UNKNOWN_ACCESS_KEY, access_key=access_key)
-        account = self.acl.accounts.get(access_key)
+        account = self.policy.account(access_key)
         if account is None:
             raise AclRefused(Refusal.ACCOUNT_GONE, access_key=access_key)
         if account.white_address(ip):
@@ -171,20 +175,21 @@ class AccessGuard:
     # -- the policy's life -----------------------------------------------------------------------------
 
     def reload_if_changed(self) -> bool:
-        """Re-read the file when its modification time moved; a file that became unusable is logged and
-        the policy in force kept, as Java's watcher keeps it."""
-        mtime = self._modified()
-        if mtime is None or mtime == self._mtime:
+        """Apply what changed on disk, as ``AclFileWatchService`` does: a file added or removed reloads
+        every file, a file whose modification time moved is read again. A file that became unusable is
+        logged and the policy in force kept."""
+        now = self._modified()
+        before, self._mtimes = self._mtimes, now
+        if now == before:
             return False
-        self._mtime = mtime
         try:
-            self.replace(plain_file.load(self.path))
+            if set(now) != set(before):
+                self.policy.load_all()
+            else:
+                for path in (p for p, t in now.items() if t is not None and t != before[p]):
+                    self.policy.reload(path)
         except AclFileError as exc:
             log.warning("ACL file changed but cannot be used; keeping the policy in force: %s", exc)
             return False
-        log.info("ACL file %s reloaded: %d accounts", self.path, len(self.acl.accounts))
+        log.info("ACL files reloaded: %d accounts", len(self.policy.owner))
         return True
-
-    def replace(self, acl: PlainAcl) -> None:
-        self.acl = acl
-        self.known_keys |= set(acl.accounts)

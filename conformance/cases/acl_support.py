@@ -9,14 +9,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from codec.acl import Credentials, sign
+from codec.acl import Credentials, sign, signature
 from codec.command import RemotingCommand, encode
 from conformance.acl_policy import ADMIN
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import RESPONSE_TIMEOUT, Connection, NoResponse, Wire
-from spec.acl import ACCESS_KEY, EXCEPTION_CLASS, AclRefusal
-from spec.codes import ResponseCode
+from spec.acl import ACCESS_KEY, EXCEPTION_CLASS, SIGNATURE, AclRefusal
+from spec.codes import RequestCode, ResponseCode
 
 from .messaging import Client
 from .support import expect_success
@@ -49,6 +49,11 @@ class AclTarget:
     def topic(self, name: str) -> str:
         """Make sure a topic named in the policy exists (created by the admin account)."""
         return self.client(ADMIN).create_topic(name=name)
+
+    def set_global_whites(self, patterns: list[str]) -> RemotingCommand:
+        """UPDATE_GLOBAL_WHITE_ADDRS_CONFIG of the default ACL file, signed by the admin account."""
+        return self.client(ADMIN).call(RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG, {
+            "globalWhiteAddrs": ",".join(patterns), "aclFileFullPath": ""})
 
     def tampered(self, credentials: Credentials, code: int, fields: dict[str, str] | None,
                  body: bytes | None = None, *,
@@ -88,3 +93,38 @@ def expect_allowed(check: Check, what: str, response: RemotingCommand) -> Remoti
     check.that(f"{what}: not refused by ACL", acl_message(response) is None, expected="no AclException",
                actual=response.remark)
     return expect_success(check, what, response)
+
+
+# -- changes made to a signed request before it is sent -----------------------------------------------
+
+
+def drop_signature(cmd: RemotingCommand) -> None:
+    assert cmd.ext_fields is not None
+    del cmd.ext_fields[SIGNATURE]
+
+
+def set_field(key: str, value: str) -> Callable[[RemotingCommand], None]:
+    def change(cmd: RemotingCommand) -> None:
+        assert cmd.ext_fields is not None
+        cmd.ext_fields[key] = value
+    return change
+
+
+def drop_field(key: str) -> Callable[[RemotingCommand], None]:
+    def change(cmd: RemotingCommand) -> None:
+        assert cmd.ext_fields is not None
+        del cmd.ext_fields[key]
+    return change
+
+
+def append_to_body(cmd: RemotingCommand) -> None:
+    cmd.body = (cmd.body or b"") + b"!"
+
+
+def unsorted_signature(secret_key: str) -> Callable[[RemotingCommand], None]:
+    """Re-sign over the values in the order they were put, not sorted by key."""
+    def change(cmd: RemotingCommand) -> None:
+        assert cmd.ext_fields is not None
+        values = "".join(v for k, v in cmd.ext_fields.items() if k != SIGNATURE)
+        cmd.ext_fields[SIGNATURE] = signature(values.encode() + (cmd.body or b""), secret_key)
+    return change

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from codec.acl import Credentials, signature
+from codec.acl import Credentials
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header
 from conformance import acl_policy as policy
@@ -25,17 +25,26 @@ from conformance.target import Server
 from conformance.wire import SILENCE_WAIT, Wire
 from spec.acl import (
     ADMIN_CODES,
-    RELOAD_INTERVAL_S,
-    SIGNATURE,
     TRACE_TOPIC,
     UNIQUE_KEY_QUERY,
     AclRefusal,
     Refusal,
 )
+from spec.acl_file import RELOAD_INTERVAL_S
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import header_for
 
-from .acl_support import AclTarget, acl_message, expect_acl_refusal, expect_allowed
+from .acl_support import (
+    AclTarget,
+    acl_message,
+    append_to_body,
+    drop_field,
+    drop_signature,
+    expect_acl_refusal,
+    expect_allowed,
+    set_field,
+    unsorted_signature,
+)
 from .messaging import Client, subscription
 from .support import eventually, expect_code, expect_success, unique
 
@@ -73,51 +82,22 @@ def test_refused(refused: tuple[Credentials | None, dict[str, str] | None, AclRe
                        access_key=credentials.access_key if credentials else None)
 
 
-def _drop_signature(cmd: RemotingCommand) -> None:
-    assert cmd.ext_fields is not None
-    del cmd.ext_fields[SIGNATURE]
-
-
-def _set(key: str, value: str) -> Callable[[RemotingCommand], None]:
-    def change(cmd: RemotingCommand) -> None:
-        assert cmd.ext_fields is not None
-        cmd.ext_fields[key] = value
-    return change
-
-
-def _drop(key: str) -> Callable[[RemotingCommand], None]:
-    def change(cmd: RemotingCommand) -> None:
-        assert cmd.ext_fields is not None
-        del cmd.ext_fields[key]
-    return change
-
-
-def _body(cmd: RemotingCommand) -> None:
-    cmd.body = (cmd.body or b"") + b"!"
-
-
-def _unsorted_signature(cmd: RemotingCommand) -> None:
-    """Signed over the values in the order they were put, not sorted by key."""
-    assert cmd.ext_fields is not None
-    values = "".join(v for k, v in cmd.ext_fields.items() if k != SIGNATURE)
-    cmd.ext_fields[SIGNATURE] = signature(values.encode() + (cmd.body or b""), policy.USER.secret_key)
-
-
 Tampering = Callable[[RemotingCommand], None]
 
 
 @table("tampering", [
     Row("no-signature", "RMQ-ACL-SIGNATURE", "A request with AccessKey but no Signature is refused.",
-        _drop_signature),
-    Row("altered-body", "RMQ-ACL-SIGNATURE", "A body changed after signing is refused.", _body),
+        drop_signature),
+    Row("altered-body", "RMQ-ACL-SIGNATURE", "A body changed after signing is refused.", append_to_body),
     Row("altered-header", "RMQ-ACL-SIGNATURE", "A header value changed after signing is refused.",
-        _set("topic", "anotherTopic")),
-    Row("added-field", "RMQ-ACL-SIGNATURE", "A field added after signing is refused.", _set("extra", "x")),
-    Row("removed-field", "RMQ-ACL-SIGNATURE", "A field removed after signing is refused.", _drop("zz")),
+        set_field("topic", "anotherTopic")),
+    Row("added-field", "RMQ-ACL-SIGNATURE", "A field added after signing is refused.",
+        set_field("extra", "x")),
+    Row("removed-field", "RMQ-ACL-SIGNATURE", "A field removed after signing is refused.", drop_field("zz")),
     Row("unsorted-content", "RMQ-ACL-SIGN-CONTENT", "A signature over the values in insertion order "
-        "rather than sorted by key is refused.", _unsorted_signature),
+        "rather than sorted by key is refused.", unsorted_signature(policy.USER.secret_key)),
     Row("changed-security-token", "RMQ-ACL-SECURITY-TOKEN", "A SecurityToken changed after signing is "
-        "refused.", _set("SecurityToken", "other-token")),
+        "refused.", set_field("SecurityToken", "other-token")),
 ])
 def test_tampered_signature(tampering: Tampering, acl: AclTarget, check: Check) -> None:
     credentials = Credentials(policy.USER.access_key, policy.USER.secret_key, "token-1")
@@ -151,7 +131,7 @@ def test_unique_key_query(unique_key_query: bool, acl: AclTarget, check: Check) 
         expect_acl_refusal(check, "signed with it", response, Refusal.SIGNATURE, access_key=USER_KEY)
     else:
         response = acl.tampered(policy.USER, RequestCode.QUERY_MESSAGE, fields,
-                                change=_set(UNIQUE_KEY_QUERY, "false"))
+                                change=set_field(UNIQUE_KEY_QUERY, "false"))
         check.that("not refused by ACL", acl_message(response) is None, expected="no AclException",
                    actual=response.remark)
 
@@ -196,22 +176,17 @@ def test_account_whitelist_skips_permissions(acl: AclTarget, check: Check) -> No
     expect_allowed(check, "send (default topic permission DENY)", client.send_request(topic))
 
 
-def _white_addrs(acl: AclTarget, patterns: list[str]) -> RemotingCommand:
-    return acl.client(policy.ADMIN).call(RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG, {
-        "globalWhiteAddrs": ",".join(patterns), "aclFileFullPath": ""})
-
-
 @case("RMQ-ACL-WHITELIST-GLOBAL", "After UPDATE_GLOBAL_WHITE_ADDRS_CONFIG adds the client's address, "
       "unsigned requests are served; after it is taken out again they are refused.")
 def test_global_whitelist(acl: AclTarget, check: Check) -> None:
     def unsigned() -> RemotingCommand:
         return acl.connect().call(PING)
-    expect_success(check, "add 127.0.0.1", _white_addrs(acl, [*policy.GLOBAL_WHITES, "127.0.0.1"]))
+    expect_success(check, "add 127.0.0.1", acl.set_global_whites([*policy.GLOBAL_WHITES, "127.0.0.1"]))
     try:
         expect_allowed(check, "unsigned, globally whitelisted",
                        eventually(unsigned, lambda r: r.code == ResponseCode.SUCCESS, RELOAD_WAIT))
     finally:
-        expect_success(check, "restore the whitelist", _white_addrs(acl, list(policy.GLOBAL_WHITES)))
+        expect_success(check, "restore the whitelist", acl.set_global_whites(list(policy.GLOBAL_WHITES)))
     expect_acl_refusal(check, "unsigned once the whitelist is restored",
                        eventually(unsigned, lambda r: acl_message(r) is not None, RELOAD_WAIT),
                        Refusal.NO_ACCESS_KEY)

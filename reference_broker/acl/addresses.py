@@ -1,4 +1,4 @@
-"""Whitelist address patterns (``spec.acl.ADDRESS_PATTERNS``, RMQ-ACL-ADDRESS-PATTERN).
+"""Whitelist address patterns (``spec.acl_file.ADDRESS_PATTERNS``, RMQ-ACL-ADDRESS-PATTERN).
 
 Each pattern becomes a predicate over the client's IP text, built once when the ACL file is read; a
 pattern Java would refuse raises ``AddressPatternError`` so an unusable file is reported, not half-applied.

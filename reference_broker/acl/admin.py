@@ -1,4 +1,4 @@
-"""The ACL admin commands (``spec.acl.ACL_ADMIN_COMMANDS``), rewriting plain_acl.yml as Java does.
+"""The ACL admin commands (``spec.acl_file.ACL_ADMIN_COMMANDS``), rewriting plain_acl.yml as Java does.
 
 Java's quirks are kept because clients and mqadmin see them: a created or updated account is in force at
 once (memory is built from the request alone), a deleted one is forgotten at once, while a new global
@@ -14,7 +14,8 @@ from typing import Any
 
 from reference_broker.config import BrokerConfig
 from reference_broker.server import Handler, Request
-from spec.acl import KEY_MIN_LENGTH, parse_permission
+from spec.acl import parse_permission
+from spec.acl_file import KEY_MIN_LENGTH
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import CREATE_ACCESS_CONFIG_REQUEST
 

@@ -21,7 +21,6 @@ from reference_broker.server import Refused
 from spec.acl import (
     ACCESS_KEY,
     ADMIN_CODES,
-    DEFAULT_ACL_FILE,
     RESOURCE_NEEDS,
     RETRY_GROUP_PREFIX,
     TRACE_TOPIC,
@@ -33,6 +32,7 @@ from spec.acl import (
     permits,
     resource_label,
 )
+from spec.acl_file import DEFAULT_ACL_FILE
 from spec.bodies import HEARTBEAT_DATA
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError

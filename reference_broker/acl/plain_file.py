@@ -1,6 +1,6 @@
 """plain_acl.yml read into accounts and whitelists, and rewritten as the ACL admin commands do.
 
-The file's keys are ``spec.acl.PLAIN_ACL_FILE``. Reading is all-or-nothing: an account Java would refuse
+The file's keys are ``spec.acl_file.PLAIN_ACL_FILE``. Reading is all-or-nothing: an account Java would refuse
 (a short key, an unreadable pattern or ``topic=PERM`` entry) makes the whole file unusable, raised as
 ``AclFileError`` with one line saying why, so a broker never runs on half a policy.
 """
@@ -15,7 +15,8 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]
 
 from reference_broker.acl.addresses import AddressMatcher, AddressPatternError, compile_pattern
-from spec.acl import KEY_MIN_LENGTH, RETRY_GROUP_PREFIX, Permission, parse_permission
+from spec.acl import RETRY_GROUP_PREFIX, Permission, parse_permission
+from spec.acl_file import KEY_MIN_LENGTH
 
 
 class AclFileError(ValueError):

@@ -43,8 +43,8 @@ from spec.codes import RequestCode
 log = logging.getLogger(__name__)
 
 ACL_WATCH_INTERVAL = 1.0
-"""Seconds between looks at the ACL file's modification time: Java looks every 5 s (``RELOAD_INTERVAL_S``);
-looking more often keeps within that bound."""
+"""Seconds between looks at the ACL files' modification times: Java looks every 5 s
+(``spec.acl_file.RELOAD_INTERVAL_S``); looking more often keeps within that bound."""
 
 FREE_PORT_ATTEMPTS = 16
 """Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""

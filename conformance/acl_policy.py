@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml  # type: ignore[import-untyped]
+
 from codec.acl import Credentials
 
 ADMIN = Credentials("rmqAdminKey", "rmqAdminSecret")
@@ -72,6 +74,17 @@ accounts:
 RELOADED_ACCOUNT = {"accessKey": RELOADED.access_key, "secretKey": RELOADED.secret_key, "admin": False,
                     "defaultTopicPerm": "PUB|SUB", "defaultGroupPerm": "PUB|SUB"}
 """Appended to the accounts list by the hot-reload case."""
+
+
+def missing_accounts(path: Path) -> list[str]:
+    """Access keys of the policy that the file at ``path`` does not define (all of them if unreadable)."""
+    wanted = [c.access_key for c in (ADMIN, USER, OPEN, LOCAL)]
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        defined = {str(a.get("accessKey")) for a in data.get("accounts") or [] if isinstance(a, dict)}
+    except (OSError, yaml.YAMLError, AttributeError):
+        return wanted
+    return [key for key in wanted if key not in defined]
 
 
 def write_acl_file(path: Path) -> Path:

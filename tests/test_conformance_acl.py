@@ -38,3 +38,10 @@ def test_acl_file_command_writes_a_usable_policy(tmp_path: Path, capsys: object)
     assert policy.accounts[acl_policy.LOCAL.access_key].white_address("127.0.0.1")
     assert not policy.accounts[acl_policy.OPEN.access_key].white_address("127.0.0.1")
     assert policy.accounts[acl_policy.OPEN.access_key].white_address("192.168.1.11")
+
+
+def test_a_foreign_policy_file_is_named(tmp_path: Path) -> None:
+    foreign = tmp_path / "plain_acl.yml"
+    foreign.write_text("accounts:\n  - accessKey: RocketMQ\n    secretKey: 12345678\n")
+    assert acl_policy.missing_accounts(foreign) == ["rmqAdminKey", "rmqUserKey", "rmqOpenKey", "rmqLocalKey"]
+    assert acl_policy.missing_accounts(acl_policy.write_acl_file(tmp_path / "ok.yml")) == []

@@ -57,6 +57,10 @@ USER_KEY = policy.USER.access_key
 
 @pytest.fixture
 def acl(broker: Server, wire: Wire, check: Check, acl_file: Path) -> AclTarget:
+    missing = policy.missing_accounts(acl_file)
+    if missing:
+        pytest.fail(f"{acl_file} is not the suite's policy (no account {', '.join(missing)}): write it with "
+                    "rmq-conformance acl-file PATH and start the broker on it")
     return AclTarget(broker, wire, check)
 
 

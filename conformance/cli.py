@@ -2,6 +2,12 @@
 
     rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
+    rmq-conformance acl-file PATH
+
+ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start the broker with
+``aclEnable=true`` on it and pass ``--acl-file PATH --broker HOST:PORT`` to run those cases (only those:
+an ACL broker refuses the others' unsigned requests). ``--acl`` alone runs them against the embedded
+broker started with ACL on that policy. ACL runs are sequential, as some cases change the policy.
 
 Without a name server or broker the embedded reference broker is started on loopback and checked, which
 is how the suite is meant to be tried first; once it has stopped, the store it wrote is checked too (reports
@@ -19,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.acl_policy import write_acl_file
 from conformance.target import Target
 from conformance.wire import Endpoint
 
@@ -47,6 +54,9 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv", type=Endpoint.parse, metavar="HOST:PORT")
     parser.add_argument("--broker", type=Endpoint.parse, metavar="HOST:PORT")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
+    parser.add_argument("--acl-file", type=Path, metavar="PATH",
+                        help="the target broker runs with aclEnable=true on this file: run the acl cases")
+    parser.add_argument("--acl", action="store_true", help="embedded broker with ACL: run the acl cases")
     _common(parser)
     return parser
 
@@ -65,6 +75,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+                        ("acl-file", target.acl),
                         ("report", args.report), ("profile", args.profile),
                         ("index-sizes", getattr(args, "index_sizes", None))):
         if value is not None:
@@ -76,6 +87,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     if not slow:
         argv += ["-m", "not slow"]
     workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
+    if target.acl is not None:
+        workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
         argv += ["-n", workers]
     argv.append("-v" if args.verbose else "-q")
@@ -91,10 +104,11 @@ def _embedded(args: argparse.Namespace) -> int:
     from conformance import embedded
 
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
-        with embedded.launch(Path(work)) as target:
-            print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}",
-                  flush=True)
-            wire_code = pytest.main(pytest_args(Target(target.namesrv, target.broker), args, slow=args.slow))
+        with embedded.launch(Path(work), acl=getattr(args, "acl", False)) as target:
+            print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
+                  + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
+            wire_target = Target(target.namesrv, target.broker, acl=target.acl)
+            wire_code = pytest.main(pytest_args(wire_target, args, slow=args.slow))
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
@@ -110,6 +124,12 @@ def _embedded(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["acl-file"]:
+        if len(argv) != 2:
+            print("usage: rmq-conformance acl-file PATH", file=sys.stderr)
+            return 2
+        print(f"wrote {write_acl_file(Path(argv[1]))}")
+        return 0
     if argv[:1] == ["store"]:
         args = _store_parser().parse_args(argv[1:])
         if not args.directory.is_dir():
@@ -118,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(pytest.main(pytest_args(Target(store=args.directory), args)))
     args = _wire_parser().parse_args(argv)
     if args.namesrv or args.broker:
-        return int(pytest.main(pytest_args(Target(args.namesrv, args.broker), args, slow=args.slow)))
+        target = Target(args.namesrv, args.broker, acl=args.acl_file)
+        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
     return _embedded(args)
 
 

@@ -11,6 +11,7 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 
+from conformance.acl_policy import write_acl_file
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.config import LOOPBACK, BrokerConfig
@@ -39,15 +40,18 @@ def _port_pair() -> int:
 
 
 @contextlib.contextmanager
-def launch(workdir: Path) -> Iterator[Target]:
+def launch(workdir: Path, *, acl: bool = False) -> Iterator[Target]:
     """A name server and broker on loopback with their store under ``workdir``, which outlives them.
 
     The broker listens on a port whose fast port is ``listenPort - 2`` as in Java, so the fast-port case
     is judged rather than reported as not reachable. Leaving the context stops the broker cleanly: the
-    store it leaves behind is what the store cases then check.
+    store it leaves behind is what the store cases then check. With ``acl`` the broker checks ACL on the
+    suite's policy, written under ``workdir/conf``.
     """
     store = workdir / "store"
-    config = BrokerConfig(listen_port=_port_pair(), store_path_root_dir=str(store))
+    acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
+    config = BrokerConfig(listen_port=_port_pair(), store_path_root_dir=str(store), acl_enable=acl,
+                          acl_file=str(acl_file) if acl_file else None)
     with SyncEmbeddedRocketMQ(store, broker_config=config) as running:
         yield Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                     running.store_path)
+                     running.store_path, acl_file)

@@ -63,6 +63,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
     group.addoption("--rmq-strict", action="store_true", help="NON-STRICT verdicts fail the run")
     group.addoption("--rmq-profile", metavar="FILE|NAME", help="target profile of known deviations")
+    group.addoption("--rmq-acl-file", metavar="PATH",
+                    help="the target broker runs with aclEnable=true on this plain_acl.yml (rmq-conformance "
+                         "acl-file): run the acl cases only")
     group.addoption("--rmq-index-sizes", metavar="SLOTS,ENTRIES",
                     help="maxHashSlotNum,maxIndexNum of the store's index files (default: from their size)")
 
@@ -88,8 +91,10 @@ def pytest_configure(config: pytest.Config) -> None:
     store = option("--rmq-store")
     chosen = option("--rmq-profile")
     index_sizes = option("--rmq-index-sizes")
+    acl = option("--rmq-acl-file")
     state = RunState(
-        target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None),
+        target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
+                      Path(acl) if acl else None),
         profile=profiles.load(Path(chosen)) if chosen else profiles.NO_PROFILE,
         strict=bool(option("--rmq-strict")),
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
@@ -108,7 +113,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         needs = [part for fixture, part in NEEDS_FIXTURE.items() if fixture in fixtures]
         if SERVER_FIXTURE in fixtures:
             needs.append(item.callspec.params[SERVER_FIXTURE])  # type: ignore[attr-defined]
-        (keep if spec_of(item) is None or all(target.has(p) for p in needs) else drop).append(item)
+        wanted = all(target.has(p) for p in needs) and ("acl" in needs) == target.has("acl")
+        (keep if spec_of(item) is None or wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -140,6 +146,13 @@ def server(request: pytest.FixtureRequest) -> Server:
 @pytest.fixture(scope="session")
 def store_dir(request: pytest.FixtureRequest) -> Path:
     path = _target(request).store
+    assert path is not None, "deselected when absent"
+    return path
+
+
+@pytest.fixture(scope="session")
+def acl_file(request: pytest.FixtureRequest) -> Path:
+    path = _target(request).acl
     assert path is not None, "deselected when absent"
     return path
 

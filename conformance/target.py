@@ -11,7 +11,7 @@ from conformance.recorder import Exchange
 from conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from spec.codes import RequestCode
 
-NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "store_dir": "store"}
+NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "store_dir": "store", "acl_file": "acl"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
@@ -48,6 +48,9 @@ class Target:
     namesrv: Endpoint | None = None
     broker: Endpoint | None = None
     store: Path | None = None
+    acl: Path | None = None
+    """The plain_acl.yml the broker was started with (``conformance.acl_policy``): an ACL target, which
+    refuses the unsigned requests of every other broker case, so only the ``acl`` area runs against it."""
 
     def has(self, part: str) -> bool:
         return getattr(self, part) is not None

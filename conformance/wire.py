@@ -11,6 +11,7 @@ import itertools
 import socket
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +76,8 @@ class Connection:
         self._ready: deque[RemotingCommand] = deque()
         self._opaques = itertools.count(1)
         self.peer_closed = False
+        self.hook: Callable[[RemotingCommand], object] | None = None
+        """Applied to every request just before it is written, like a Java client's RPCHook (signing)."""
         self.raw = bytearray()  # every byte received, decoded or not
         try:
             self._sock = socket.create_connection((endpoint.host, endpoint.port), timeout=CONNECT_TIMEOUT)
@@ -109,6 +112,8 @@ class Connection:
         return RemotingCommand.request(code, ext_fields, body, **fields)
 
     def send(self, cmd: RemotingCommand) -> None:
+        if self.hook is not None and not cmd.is_response:
+            self.hook(cmd)
         self.send_bytes(encode(cmd))
 
     def call(self, code: int, ext_fields: dict[str, str] | None = None, body: bytes | None = None,

@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from codec.acl import Credentials
 from fuzz.corpus import golden_dir, load_seeds
 from fuzz.live import FuzzConfig, LiveFuzzer, Summary
 from fuzz.regression import REGRESSIONS_DIR, load_cases, replay
@@ -34,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-frames", type=int, default=1_000_000, help="frame limit (default 1000000)")
     parser.add_argument("--batch-size", type=int, default=16, help="frames between liveness checks")
     parser.add_argument("--seed", type=int, default=0, help="random seed; a seed reproduces a run")
+    parser.add_argument("--access-key", help="sign broker frames (ACL 1.0) with this access key ...")
+    parser.add_argument("--secret-key", help="... and this secret key, before mutating them")
     parser.add_argument("--pid", type=int, help="target process id, to detect crashes and memory growth")
     parser.add_argument("--rss-growth-mb", type=int, default=256, help="VmRSS growth reported as a finding")
     parser.add_argument("--golden", type=Path, default=None, help=f"golden data (default {golden_dir()})")
@@ -74,8 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = Target(args.namesrv, args.broker, args.pid)
     if args.replay is not None:
         return _replay(target, args.replay)
+    if (args.access_key is None) != (args.secret_key is None):
+        print("--access-key and --secret-key go together", file=sys.stderr)
+        return 2
+    credentials = Credentials(args.access_key, args.secret_key) if args.access_key is not None else None
     config = FuzzConfig(target, min(args.seconds, MAX_SECONDS), args.max_frames, args.batch_size, args.seed,
-                        args.rss_growth_mb * 1024 * 1024)
+                        args.rss_growth_mb * 1024 * 1024, credentials=credentials)
     for listener in config.listeners:
         if target.health(listener) is not Health.OK:
             print(f"{listener.value} at {target.addr(listener)} does not answer", file=sys.stderr)

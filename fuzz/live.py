@@ -10,6 +10,7 @@ usable, and saved as a regression case.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections import Counter
@@ -17,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codec.acl import Credentials, sign
+from codec.command import decode, encode
 from fuzz.corpus import Listener, SeedFrame
 from fuzz.minimise import ddmin
 from fuzz.mutators import mutate
@@ -31,6 +34,8 @@ from fuzz.regression import (
 )
 from fuzz.target import Health, Target
 from fuzz.wire import WireConnection
+from spec.acl import UNIQUE_KEY_QUERY
+from spec.errors import RocketMQSpecError
 
 MAX_CONNECTIONS = 3
 """Connections per batch: two already interleave; a third catches state shared across more than a pair."""
@@ -54,6 +59,9 @@ class FuzzConfig:
     seed: int = 0
     rss_growth_bytes: int = 256 * 1024 * 1024
     listeners: tuple[Listener, ...] = (Listener.NAMESRV, Listener.BROKER)
+    credentials: Credentials | None = None
+    """Sign every broker seed before it is mutated, so intact frames pass an ACL broker's check and reach
+    its handlers while mutated ones exercise the check itself."""
 
 
 @dataclass
@@ -76,6 +84,28 @@ class Summary:
     def line(self, elapsed: float) -> str:
         found = ", ".join(f"{kind} {n}" for kind, n in sorted(self.findings.items())) or "none"
         return f"[{elapsed:6.1f}s] batches {self.batches}  frames {self.frames_sent}  findings: {found}"
+
+
+def signed_seeds(seeds: list[SeedFrame], credentials: Credentials) -> list[SeedFrame]:
+    """Broker seeds re-signed with ``credentials`` (a seed the codec cannot decode is kept as it is).
+
+    ``_UNIQUE_KEY_QUERY`` is put back after signing, where the broker expects it
+    (RMQ-ACL-UNIQUE-KEY-QUERY)."""
+    signed = []
+    for seed in seeds:
+        if seed.listener is Listener.BROKER:
+            try:
+                command = decode(seed.data)
+            except RocketMQSpecError:
+                signed.append(seed)
+                continue
+            late = (command.ext_fields or {}).pop(UNIQUE_KEY_QUERY, None)
+            sign(command, credentials)
+            if late is not None and command.ext_fields is not None:
+                command.ext_fields[UNIQUE_KEY_QUERY] = late
+            seed = dataclasses.replace(seed, data=encode(command))
+        signed.append(seed)
+    return signed
 
 
 def _by_listener(seeds: list[SeedFrame]) -> dict[Listener, dict[int, list[bytes]]]:
@@ -116,7 +146,7 @@ class LiveFuzzer:
     def __init__(self, config: FuzzConfig, seeds: list[SeedFrame], out: Path,
                  progress: Callable[[Summary], None] = lambda summary: None) -> None:
         self.config = config
-        self.seeds = _by_listener(seeds)
+        self.seeds = _by_listener(signed_seeds(seeds, config.credentials) if config.credentials else seeds)
         self.out = out
         self.progress = progress
         self.rng = random.Random(config.seed)

@@ -11,7 +11,9 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 
+from reference_broker.acl.plain_file import AclFileError
 from reference_broker.config import BrokerConfig, NamesrvConfig, load_config_file
 from reference_broker.embedded import EmbeddedRocketMQ
 
@@ -60,7 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     broker, namesrv = configure(args)
-    asyncio.run(serve(broker, namesrv))
+    try:
+        asyncio.run(serve(broker, namesrv))
+    except AclFileError as exc:
+        print(f"rmq-broker: not starting: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

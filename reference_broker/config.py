@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ DEFAULT_BROKER_PORT = 10911
 FAST_PORT_OFFSET = 2
 """Java's fast ("VIP") remoting server listens on ``listenPort - 2``."""
 LOOPBACK = "127.0.0.1"
+ROCKETMQ_HOME_ENV = "ROCKETMQ_HOME"
 
 
 @dataclass
@@ -85,6 +87,12 @@ class BrokerConfig:
     """Milliseconds between scans for silent client channels."""
     lock_max_live_time: int = 60_000
     """Lease of a LOCK_BATCH_MQ lock (``rocketmq.broker.rebalance.lockMaxLiveTime``)."""
+    acl_enable: bool = False
+    """Check every request against plain_acl.yml (``spec.acl``); the broker will not start without one."""
+    acl_file: str | None = None
+    """The ACL file (Java: ``rocketmq.acl.plain.file`` under ``rocketmq.home.dir``). Unset: $ROCKETMQ_HOME/
+    conf/plain_acl.yml, else plain_acl.yml beside the broker.conf that enabled ACL. Files below ``acl/``
+    beside it are read too, as Java reads ``conf/acl``."""
 
     @property
     def broker_addr(self) -> str:
@@ -109,7 +117,7 @@ INERT_JAVA_KEYS = frozenset({
     "brokerRole", "deleteWhen", "fileReservedTime", "brokerIP2", "haListenPort", "rocketmqHome",
     "storePathCommitLog", "storePathConsumeQueue", "storePathIndex", "sendMessageThreadPoolNums",
     "pullMessageThreadPoolNums", "useReentrantLockWhenPutMessage", "waitTimeMillsInSendQueue",
-    "diskMaxUsedSpaceRatio", "transientStorePoolEnable", "slaveReadEnable", "aclEnable",
+    "diskMaxUsedSpaceRatio", "transientStorePoolEnable", "slaveReadEnable",
 })
 """Java keys that are valid in a broker.conf but have no effect on the reference broker."""
 
@@ -202,6 +210,10 @@ def load_config_file(path: str | Path, broker: BrokerConfig, namesrv: NamesrvCon
     """
     properties = parse_properties(Path(path).read_text(encoding="utf-8"))
     broker_rest = apply_properties(broker, properties)
+    if "aclFile" in properties and broker.acl_file:
+        broker.acl_file = str(Path(path).parent / broker.acl_file)
+    elif broker.acl_enable and not os.environ.get(ROCKETMQ_HOME_ENV):
+        broker.acl_file = str(Path(path).parent / "plain_acl.yml")
     namesrv_rest = apply_properties(namesrv, {k: properties[k] for k in broker_rest})
     return warn_unapplied(namesrv_rest)
 

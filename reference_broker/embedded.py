@@ -67,8 +67,8 @@ class EmbeddedRocketMQ:
         host = advertised or self.namesrv_config.bind_address
         self.broker_config = dataclasses.replace(self.broker_config,
                                                  namesrv_addr=f"{host}:{self.namesrv.server.port}")
-        self.broker = Broker(self.broker_config)
         try:
+            self.broker = Broker(self.broker_config)
             await self.broker.start()
         except BaseException:
             await self.namesrv.stop()

@@ -126,6 +126,10 @@ def _require(spec: HeaderSpec | None) -> HeaderSpec:
 Handler = Callable[[Request], Awaitable[RemotingCommand | None]]
 """Returns the response, or None when there is none to send (oneway work, a parked long poll)."""
 
+Guard = Callable[[RemotingCommand, str], None]
+"""Java's server RPC hook: sees every request (and the peer's ``host:port``) before dispatch, even one whose
+code has no handler, and raises ``Refused`` to answer it instead of the handler (not answered if oneway)."""
+
 
 def early_response(request: RemotingCommand, code: int, remark: str,
                    serialize_type: SerializeType) -> RemotingCommand:
@@ -169,9 +173,10 @@ class DispatchTable:
 class RemotingServer:
     def __init__(self, name: str, dispatch: DispatchTable, *,
                  default_serialize_type: SerializeType = SerializeType.JSON,
-                 on_close: Callable[[Connection], Any] | None = None) -> None:
+                 on_close: Callable[[Connection], Any] | None = None, guard: Guard | None = None) -> None:
         self.name = name
         self.dispatch = dispatch
+        self.guard = guard
         self.default_serialize_type = default_serialize_type
         self._on_close = on_close
         self._server: asyncio.Server | None = None
@@ -274,6 +279,14 @@ class RemotingServer:
                 self._tasks.discard(task)
 
     async def _answer(self, connection: Connection, command: RemotingCommand) -> None:
+        if self.guard is not None:
+            try:
+                self.guard(command, connection.peer)
+            except Refused as refusal:
+                if not command.is_oneway:
+                    await connection.send(early_response(command, refusal.code, refusal.remark,
+                                                         self.default_serialize_type))
+                return
         handler = self.dispatch.get(command.code)
         if handler is None:
             # Java answers even a oneway request here, in its own serialization.

@@ -223,6 +223,31 @@ WIPE_WRITE_PERM_REQUEST = HeaderSpec("WipeWritePermOfBrokerRequestHeader", (
 WIPE_WRITE_PERM_RESPONSE = HeaderSpec("WipeWritePermOfBrokerResponseHeader", (
     Field("wipeTopicCount", INT, True, "topics whose write permission was removed"),))
 
+CREATE_ACCESS_CONFIG_REQUEST = HeaderSpec("CreateAccessConfigRequestHeader", (
+    Field("accessKey", S, True, "account to create or replace"),
+    Field("secretKey", S, False, "its secret (> 6 characters)"),
+    Field("whiteRemoteAddress", S, False, "address pattern let in unsigned"),
+    Field("admin", B, False, "admin account (primitive boolean: absent is false)"),
+    Field("defaultTopicPerm", S, False, "DENY, PUB, SUB or PUB|SUB"),
+    Field("defaultGroupPerm", S, False, "DENY, PUB, SUB or PUB|SUB"),
+    Field("topicPerms", S, False, "comma-separated topic=PERM"),
+    Field("groupPerms", S, False, "comma-separated group=PERM"),
+))
+DELETE_ACCESS_CONFIG_REQUEST = HeaderSpec("DeleteAccessConfigRequestHeader", (
+    Field("accessKey", S, True, "account to remove"),))
+UPDATE_GLOBAL_WHITE_ADDRS_REQUEST = HeaderSpec("UpdateGlobalWhiteAddrsConfigRequestHeader", (
+    Field("globalWhiteAddrs", S, True, "comma-separated address patterns"),
+    Field("aclFileFullPath", S, False, "ACL file to rewrite; empty or absent means the default file "
+          "(@CFNotNull in Java, yet a 4.9.8 broker serves a request without it)"),
+))
+GET_BROKER_ACL_CONFIG_RESPONSE = HeaderSpec("GetBrokerAclConfigResponseHeader", (
+    Field("version", S, True, "DataVersion JSON of the default ACL file"),
+    Field("allAclFileVersion", S, False, "JSON map: ACL file path -> DataVersion"),
+    Field("brokerName", S, True, "broker name"),
+    Field("brokerAddr", S, True, "ip:port"),
+    Field("clusterName", S, True, "cluster name"),
+))
+
 _C = RequestCode
 _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_MESSAGE: SEND_MESSAGE_REQUEST,
@@ -256,6 +281,9 @@ _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     _C.DELETE_TOPIC_IN_BROKER: DELETE_TOPIC_REQUEST,
     _C.DELETE_TOPIC_IN_NAMESRV: DELETE_TOPIC_IN_NAMESRV_REQUEST,
     _C.WIPE_WRITE_PERM_OF_BROKER: WIPE_WRITE_PERM_REQUEST,
+    _C.UPDATE_AND_CREATE_ACL_CONFIG: CREATE_ACCESS_CONFIG_REQUEST,
+    _C.DELETE_ACL_CONFIG: DELETE_ACCESS_CONFIG_REQUEST,
+    _C.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: UPDATE_GLOBAL_WHITE_ADDRS_REQUEST,
 }
 _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_MESSAGE: SEND_MESSAGE_RESPONSE,
@@ -279,6 +307,7 @@ _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.QUERY_DATA_VERSION: QUERY_DATA_VERSION_RESPONSE,
     _C.GET_KV_CONFIG: GET_KV_CONFIG_RESPONSE,
     _C.WIPE_WRITE_PERM_OF_BROKER: WIPE_WRITE_PERM_RESPONSE,
+    _C.GET_BROKER_CLUSTER_ACL_INFO: GET_BROKER_ACL_CONFIG_RESPONSE,
 }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from codec.acl import Credentials, sign
 from codec.custom_header import encode_header
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import SyncEmbeddedRocketMQ
@@ -112,12 +113,13 @@ class RestartableBroker:
     pair on the same store (on new free ports: clients reach it through the new name server address),
     which is what a broker restart between producing and consuming means for the clients."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, **overrides: Any) -> None:
         self.store = store
+        self.overrides = overrides
         self.running: SyncEmbeddedRocketMQ | None = None
 
     def start(self) -> RestartableBroker:
-        config = small_config(self.store, message_delay_level=SHORT_DELAY_LEVELS)
+        config = small_config(self.store, **{"message_delay_level": SHORT_DELAY_LEVELS, **self.overrides})
         self.running = SyncEmbeddedRocketMQ(self.store, broker_config=config).start()
         return self
 
@@ -136,12 +138,14 @@ class RestartableBroker:
             raise RuntimeError("broker not started")
         return self.running.namesrv_addr
 
-    def create_topic(self, topic: str, queues: int = 4) -> None:
-        """UPDATE_AND_CREATE_TOPIC as mqadmin sends it, then wait until the name server routes the topic
-        (ali-ons never falls back to the TBW102 route for an unknown topic)."""
+    def create_topic(self, topic: str, queues: int = 4, *, credentials: Credentials | None = None) -> None:
+        """UPDATE_AND_CREATE_TOPIC as mqadmin sends it (signed when ``credentials`` are given), then wait
+        until the name server routes the topic (ali-ons never falls back to the TBW102 route for an
+        unknown topic)."""
         if self.running is None:
             raise RuntimeError("broker not started")
-        self.running.call(_create_topic(self.running.broker_addr, self.running.namesrv_addr, topic, queues))
+        self.running.call(_create_topic(self.running.broker_addr, self.running.namesrv_addr, topic, queues,
+                                        credentials))
 
     def __enter__(self) -> RestartableBroker:
         return self.start()
@@ -151,14 +155,16 @@ class RestartableBroker:
         self.stop()
 
 
-async def _create_topic(broker_addr: str, namesrv_addr: str, topic: str, queues: int) -> None:
+async def _create_topic(broker_addr: str, namesrv_addr: str, topic: str, queues: int,
+                        credentials: Credentials | None) -> None:
     fields = encode_header(CREATE_TOPIC_REQUEST, {
         "topic": topic, "defaultTopic": "TBW102", "readQueueNums": queues, "writeQueueNums": queues,
         "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
     broker = await RemotingClient.connect(broker_addr)
     namesrv = await RemotingClient.connect(namesrv_addr)
     try:
-        created = await broker.invoke(broker.request(RequestCode.UPDATE_AND_CREATE_TOPIC, fields))
+        request = broker.request(RequestCode.UPDATE_AND_CREATE_TOPIC, fields)
+        created = await broker.invoke(sign(request, credentials) if credentials else request)
         assert created.code == ResponseCode.SUCCESS, created.remark
         query = {"topic": topic}
         for _ in range(ROUTE_POLLS):

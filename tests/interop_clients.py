@@ -28,6 +28,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from codec.acl import Credentials
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 INTEROP_DIR = PROJECT_ROOT / "interop"
 DRIVERS_DIR = INTEROP_DIR / "drivers"
@@ -177,8 +179,16 @@ def _diagnostics(stdout: str, stderr: str, home: Path) -> str:
     ])
 
 
+def _credentials(credentials: Credentials | None) -> list[str]:
+    """Driver flags that make the client sign its requests (ACL 1.0)."""
+    if credentials is None:
+        return []
+    return ["--access-key", credentials.access_key, "--secret-key", credentials.secret_key]
+
+
 def run_producer(client: str, namesrv: str, topic: str, messages: Sequence[dict[str, Any]], mode: str,
-                 *, group: str | None = None, timeout: float = PRODUCER_TIMEOUT_S) -> list[dict[str, Any]]:
+                 *, group: str | None = None, timeout: float = PRODUCER_TIMEOUT_S,
+                 credentials: Credentials | None = None) -> list[dict[str, Any]]:
     """Send `messages` and return the `sent` events (one per message; one per batch in batch mode)."""
     if mode not in PRODUCER_MODES.get(client, frozenset()):
         raise InteropError(client, f"one of {sorted(PRODUCER_MODES.get(client, ()))}", f"mode {mode!r}", "")
@@ -186,13 +196,14 @@ def run_producer(client: str, namesrv: str, topic: str, messages: Sequence[dict[
                  "--messages", "messages.json"]
     if group:
         arguments += ["--group", group]
+    arguments += _credentials(credentials)
     events = _run_driver(client, arguments, timeout, {"messages.json": list(messages)})
     return [event for event in events if event["event"] == "sent"]
 
 
 def run_consumer(client: str, namesrv: str, group: str, topic: str, expression: str, expect: int,
                  timeout: float, *, kind: str = "push", property_keys: Sequence[str] = (),
-                 retry_times: int = 0) -> list[dict[str, Any]]:
+                 retry_times: int = 0, credentials: Credentials | None = None) -> list[dict[str, Any]]:
     """Consume until `expect` messages were accepted or `timeout` seconds passed without a delivery;
     return the `received` events (every delivery, `accepted` telling which).  Raises when fewer than
     `expect` were accepted.
@@ -210,5 +221,6 @@ def run_consumer(client: str, namesrv: str, group: str, topic: str, expression: 
         arguments += ["--property-key", key]
     if retry_times:
         arguments += ["--retry-times", str(retry_times)]
+    arguments += _credentials(credentials)
     events = _run_driver(client, arguments, timeout + SHUTDOWN_ALLOWANCE_S, {})
     return [event for event in events if event["event"] == "received"]

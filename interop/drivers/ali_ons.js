@@ -25,8 +25,11 @@ const logger = {
   error: (...args) => console.error(...args),
 };
 
+// ACL 1.0: with accessKey and secretKey set, ali-ons signs every request (lib/channel.js).
 function clientOptions(flags) {
-  return { httpclient: noHttp, nameSrv: flags.namesrv, logger };
+  const credentials = flags['access-key'] === undefined ? {}
+    : { accessKey: flags['access-key'], secretKey: flags['secret-key'] };
+  return { httpclient: noHttp, nameSrv: flags.namesrv, logger, ...credentials };
 }
 
 // ali-ons keeps 64-bit fields as numbers, strings or Long objects depending on the decoder path.

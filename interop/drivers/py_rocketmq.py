@@ -166,11 +166,22 @@ def send_result_fields(result: Any) -> dict[str, Any]:
     return {"status": result.status.name, "msgId": result.msg_id, "queueOffset": result.offset}
 
 
+ONS_CHANNEL = "ALIYUN"
+"""The channel the C++ client signs and sends as OnsChannel (the binding's default)."""
+
+
+def sign_with(client: Producer | PushConsumer | PullConsumer, args: argparse.Namespace) -> None:
+    """ACL 1.0: the C++ client signs every request once it has session credentials."""
+    if args.access_key is not None:
+        client.set_session_credentials(args.access_key, args.secret_key or "", ONS_CHANNEL)
+
+
 def produce(args: argparse.Namespace, out: EventWriter) -> int:
     specs = load_messages(args)
     producer = Producer(args.group, timeout=args.send_timeout_ms)
     quiet_logs("Producer", producer._handle)
     producer.set_namesrv_addr(args.namesrv)
+    sign_with(producer, args)
     producer.start()
     failures = 0
     try:
@@ -334,6 +345,7 @@ def push(args: argparse.Namespace, out: EventWriter) -> int:
     consumer = PushConsumer(args.group)
     quiet_logs("PushConsumer", consumer._handle)
     consumer.set_namesrv_addr(args.namesrv)
+    sign_with(consumer, args)
     consumer.set_thread_count(1)
 
     def on_message(message: RecvMessage) -> bool:
@@ -357,6 +369,7 @@ def pull(args: argparse.Namespace, out: EventWriter) -> int:
     consumer = PullConsumer(args.group)
     quiet_logs("PullConsumer", consumer._handle)
     consumer.set_namesrv_addr(args.namesrv)
+    sign_with(consumer, args)
     consumer.start()
     received = 0
     last = time.monotonic()
@@ -383,6 +396,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--namesrv", required=True, help="name server host:port")
     common.add_argument("--topic", required=True)
+    common.add_argument("--access-key", help="ACL access key (set_session_credentials)")
+    common.add_argument("--secret-key", help="ACL secret key")
 
     producer = commands.add_parser("produce", parents=[common])
     producer.add_argument("--group", default="PID_INTEROP_PY")

@@ -18,6 +18,8 @@ import time
 from typing import Any
 
 from codec.command import RemotingCommand
+from reference_broker.acl.admin import AclAdminHandlers
+from reference_broker.acl.guard import AccessGuard, acl_file_path
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
@@ -40,6 +42,10 @@ from spec.codes import RequestCode
 
 log = logging.getLogger(__name__)
 
+ACL_WATCH_INTERVAL = 1.0
+"""Seconds between looks at the ACL files' modification times: Java looks every 5 s
+(``spec.acl_file.RELOAD_INTERVAL_S``); looking more often keeps within that bound."""
+
 FREE_PORT_ATTEMPTS = 16
 """Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""
 
@@ -59,10 +65,12 @@ class Broker:
         self.hold: PullHold | None = None
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset)
+        self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
+        guard_check = self.guard.check if self.guard is not None else None
         dispatch = DispatchTable(self.handlers.table())
-        self.server = RemotingServer("broker", dispatch, on_close=self._closed)
+        self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
-                                          on_close=self._closed)
+                                          on_close=self._closed, guard=guard_check)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
 
@@ -90,6 +98,8 @@ class Broker:
         await self.registrar.start()
         self._tasks = [asyncio.ensure_future(self._scan_clients()),
                        asyncio.ensure_future(self._flush_offsets())]
+        if self.guard is not None:
+            self._tasks.append(asyncio.ensure_future(self._watch_acl(self.guard)))
 
     async def _bind_ports(self) -> None:
         """Bind the main port and the fast port at ``listenPort - 2``.
@@ -125,6 +135,7 @@ class Broker:
             **PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                            self.hold).table(),
             **LookupHandlers(store).table(),
+            **(AclAdminHandlers(self.guard, self.config).table() if self.guard is not None else {}),
         }
         return DispatchTable(handlers)
 
@@ -163,6 +174,12 @@ class Broker:
                     channel.close()
             for group in groups:
                 await self.notify_consumer_ids_changed(group)
+
+    @staticmethod
+    async def _watch_acl(guard: AccessGuard) -> None:
+        while True:
+            await asyncio.sleep(ACL_WATCH_INTERVAL)
+            guard.reload_if_changed()
 
     async def _flush_offsets(self) -> None:
         while True:

@@ -1,0 +1,47 @@
+"""The ``acl`` area of ``rmq-conformance`` against the embedded broker started with ACL, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml  # type: ignore[import-untyped]
+
+from conformance import acl_policy
+from conformance.cli import main
+from reference_broker.acl.plain_file import parse
+
+RUN_TIMEOUT = 300
+MIN_ACL_CASES = 25
+
+
+def test_acl_area_passes_against_the_embedded_broker(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", "--acl", "-k", "acl", "--report",
+                           str(report)], capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    index = json.loads((report / "index.json").read_text())
+    cases = [c for c in index["cases"] if c["area"] == "acl"]
+    assert len(cases) >= MIN_ACL_CASES
+    assert {c["verdict"] for c in cases} == {"PASS"}
+    assert len({c["clause"] for c in cases}) >= 15
+
+
+def test_acl_file_command_writes_a_usable_policy(tmp_path: Path, capsys: object) -> None:
+    path = tmp_path / "conf" / "plain_acl.yml"
+    assert main(["acl-file", str(path)]) == 0
+    policy = parse(yaml.safe_load(path.read_text()), path)
+    assert set(policy.accounts) == {c.access_key for c in (acl_policy.ADMIN, acl_policy.USER, acl_policy.OPEN,
+                                                            acl_policy.LOCAL)}
+    assert policy.accounts[acl_policy.LOCAL.access_key].white_address("127.0.0.1")
+    assert not policy.accounts[acl_policy.OPEN.access_key].white_address("127.0.0.1")
+    assert policy.accounts[acl_policy.OPEN.access_key].white_address("192.168.1.11")
+
+
+def test_a_foreign_policy_file_is_named(tmp_path: Path) -> None:
+    foreign = tmp_path / "plain_acl.yml"
+    foreign.write_text("accounts:\n  - accessKey: RocketMQ\n    secretKey: 12345678\n")
+    assert acl_policy.missing_accounts(foreign) == ["rmqAdminKey", "rmqUserKey", "rmqOpenKey", "rmqLocalKey"]
+    assert acl_policy.missing_accounts(acl_policy.write_acl_file(tmp_path / "ok.yml")) == []

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.common import Result
+from benchmarks.common import Result, cpu_seconds
 from codec.command import RemotingCommand, encode
 from codec.fast import pack_words, unpack_words
 from reference_broker.client import RemotingClient
@@ -71,12 +70,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU the process has used so far (``/proc/<pid>/stat`` utime + stime)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:

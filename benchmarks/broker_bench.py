@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import Result
+from benchmarks.common import Result, cpu_seconds
 from codec.command import RemotingCommand, encode
 from codec.fast import pack_words, unpack_words
 from reference_broker.client import RemotingClient
@@ -42,9 +42,16 @@ START_TIMEOUT = 30.0
 PULL_BATCH = 32
 
 
+@dataclass(frozen=True)
+class BrokerProcess:
+    addr: str
+    pid: int
+    namesrv: str
+
+
 @contextlib.contextmanager
-def broker_process(store: Path) -> Iterator[tuple[str, int]]:
-    """``rmq-broker`` on free ports; yields its broker address and pid, stops it by pid afterwards."""
+def broker_process(store: Path) -> Iterator[BrokerProcess]:
+    """``rmq-broker`` on free ports; yields its addresses and pid, stops it by pid afterwards."""
     command = [sys.executable, "-m", "reference_broker.cli", "--store", str(store), "--namesrv-port", "0",
                "--broker-port", "0"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -56,7 +63,8 @@ def broker_process(store: Path) -> Iterator[tuple[str, int]]:
         if "broker " not in line:
             raise RuntimeError("rmq-broker did not start")
         addr = line.split("broker ", 1)[1].split(" ", 1)[0]
-        yield addr, process.pid
+        namesrv = line.split("name server ", 1)[1].split(",", 1)[0]
+        yield BrokerProcess(addr, process.pid, namesrv)
     finally:
         process.terminate()
         try:
@@ -71,12 +79,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU the process has used so far (``/proc/<pid>/stat`` utime + stime)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
@@ -131,23 +133,37 @@ async def _producer(addr: str, queue_id: int, until: float, latencies: list[floa
         await writer.wait_closed()
 
 
-async def _sends(addr: str, pid: int, producers: int, seconds: float) -> Result:
-    """Sends per second, with the broker's CPU per send in the note: on a shared machine the rate moves
-    with everyone else's load, the CPU a send costs the broker much less."""
+@dataclass(frozen=True)
+class SendRun:
+    rate: float
+    p50_ms: float
+    p99_ms: float
+    cpu_us: float
+    """Broker CPU per send (0 when the broker's pid is not known)."""
+
+
+async def timed_sends(addr: str, pid: int, producers: int, seconds: float) -> SendRun:
+    """Sends per second of ``producers`` lean producers, their latencies, and the broker's CPU per send
+    (``pid`` 0: not measured): on a shared machine the rate moves with everyone else's load, the CPU a
+    send costs the broker much less."""
     latencies: list[float] = []
     until = time.perf_counter() + seconds
-    start, cpu_start = time.perf_counter(), cpu_seconds(pid)
+    start, cpu_start = time.perf_counter(), cpu_seconds(pid) if pid else 0.0
     await asyncio.gather(*(_producer(addr, n % QUEUES, until, latencies) for n in range(producers)))
-    elapsed, cpu = time.perf_counter() - start, cpu_seconds(pid) - cpu_start
-    rate = len(latencies) / elapsed
+    elapsed, cpu = time.perf_counter() - start, (cpu_seconds(pid) - cpu_start) if pid else 0.0
     ordered = sorted(latencies)
-    note = (f"p50 {percentile(ordered, 0.5) * 1000:.2f} ms, p99 {percentile(ordered, 0.99) * 1000:.2f} ms, "
-            f"broker CPU {cpu / max(len(latencies), 1) * 1e6:.0f} us/send")
-    return Result("broker", f"sync send 128 B, {producers} producer(s)", rate, rate * len(MESSAGE) / 1e6,
-                  TARGETS.get(producers, ""), note)
+    return SendRun(len(latencies) / elapsed, percentile(ordered, 0.5) * 1000,
+                   percentile(ordered, 0.99) * 1000, cpu / max(len(latencies), 1) * 1e6)
 
 
-async def _pulls(addr: str) -> tuple[float, int]:
+async def _sends(addr: str, pid: int, producers: int, seconds: float) -> Result:
+    run = await timed_sends(addr, pid, producers, seconds)
+    note = f"p50 {run.p50_ms:.2f} ms, p99 {run.p99_ms:.2f} ms, broker CPU {run.cpu_us:.0f} us/send"
+    return Result("broker", f"sync send 128 B, {producers} producer(s)", run.rate,
+                  run.rate * len(MESSAGE) / 1e6, TARGETS.get(producers, ""), note)
+
+
+async def pull_all(addr: str) -> tuple[float, int]:
     """Pull every queue from offset 0 to its end in batches of 32; returns (seconds, messages)."""
     client = await RemotingClient.connect(addr)
     pulled = 0
@@ -172,11 +188,12 @@ def run(quick: bool) -> list[Result]:
     seconds = 1.0 if quick else 5.0
     results = []
     with (tempfile.TemporaryDirectory(prefix="rmq-bench-") as store,
-          broker_process(Path(store)) as (addr, pid)):
+          broker_process(Path(store)) as broker):
+        addr, pid = broker.addr, broker.pid
         asyncio.run(_sends(addr, pid, 1, 0.2))  # creates the topic and warms the broker up
         for producers in PRODUCERS:
             results.append(asyncio.run(_sends(addr, pid, producers, seconds)))
-        elapsed, pulled = asyncio.run(_pulls(addr))
+        elapsed, pulled = asyncio.run(pull_all(addr))
         results.append(Result("broker", f"pull {PULL_BATCH} x 128 B per request", pulled / elapsed,
                               pulled * len(MESSAGE) / elapsed / 1e6, "",
                               f"{pulled} messages; broker RSS {rss_mib(pid):.0f} MiB"))

@@ -5,9 +5,11 @@ Speed and memory targets are checked here, by people reading the table, never by
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -33,3 +35,37 @@ def measure(fn: Callable[[], int], *, min_seconds: float = 1.0) -> tuple[float, 
         elapsed = time.perf_counter() - start
         if elapsed >= min_seconds:
             return elapsed, ops
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (which may hold spaces)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU the process has used so far (``/proc/<pid>/stat`` utime + stime)."""
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU used so far by a process and all its descendants, living or ended: each living process's
+    utime + stime + the cutime + cstime of the children it has reaped (a JVM and the Python workers it
+    forks, say). On a loaded machine this moves far less than wall-clock time."""
+    parents: dict[int, int] = {}
+    totals: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = _stat(int(entry.name))
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            totals[int(entry.name)] = sum(int(f) for f in fields[11:15])
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [child for child, of in parents.items() if of == parent and child not in tree]
+        tree.update(children)
+        frontier += children
+    return sum(totals.get(member, 0) for member in tree) / os.sysconf("SC_CLK_TCK")

@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 
+from reference_broker import event_loop
 from reference_broker.acl.plain_file import AclFileError
 from reference_broker.config import BrokerConfig, NamesrvConfig, load_config_file
 from reference_broker.embedded import EmbeddedRocketMQ
@@ -25,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv-port", type=int, help="name server port (default 9876; 0 = free port)")
     parser.add_argument("--broker-port", type=int, help="broker listenPort (default 10911; 0 = free port)")
     parser.add_argument("--bind", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--loop", choices=event_loop.CHOICES, help="event loop (default $RMQ_EVENT_LOOP or "
+                        "auto: uvloop where installed)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     return parser
 
@@ -63,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     broker, namesrv = configure(args)
     try:
-        asyncio.run(serve(broker, namesrv))
+        event_loop.run(serve(broker, namesrv), args.loop)
     except AclFileError as exc:
         print(f"rmq-broker: not starting: {exc}", file=sys.stderr)
         return 2

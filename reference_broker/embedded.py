@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from reference_broker import event_loop
 from reference_broker.broker.server import Broker
 from reference_broker.config import LOOPBACK, BrokerConfig, NamesrvConfig
 from reference_broker.namesrv.server import NameServer
@@ -95,7 +96,7 @@ class SyncEmbeddedRocketMQ:
 
     def __init__(self, store_path: str | Path | None = None, **kwargs: Any) -> None:
         self.embedded = EmbeddedRocketMQ(store_path, **kwargs)
-        self._loop = asyncio.new_event_loop()
+        self._loop = event_loop.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="rocketmq-embedded", daemon=True)
 
     def _run(self, coroutine: Any) -> Any:

@@ -18,8 +18,9 @@ two near it keeps one batch of message rows with 1 KiB bodies well under a worke
 
 def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
                   shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS) -> SparkSession:
-    """A ``local[cores]`` session, UI off, with this project's formats registered (``rocketmq-store``,
-    ``rocketmq`` and the fault-injecting ``rocketmq-crash-once``).
+    """A ``local[cores]`` session, UI off, filters pushed to Python data sources that take them, with this
+    project's formats registered (``rocketmq-store``, ``rocketmq`` and the fault-injecting
+    ``rocketmq-crash-once``).
 
     ``getOrCreate`` returns an already running session unchanged apart from the runtime options set here,
     so callers that need a different core count must stop the running session first.
@@ -32,6 +33,7 @@ def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH_ROWS))
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.python.filterPushdown.enabled", "true")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
         .getOrCreate()

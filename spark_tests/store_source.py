@@ -12,34 +12,35 @@ columns cannot vouch for, the codec's record decoder takes over and reports it. 
 ``onError``      ``fail`` (default) or ``row``: end the partition with an error row instead of failing
 ``batchRows``    rows per Arrow batch
 ``indexSizes``   ``SLOTS,ENTRIES`` of the index files (default: inferred from their size)
+``filterPushdown`` ``true`` to take Spark's pushed filters on ``topic``, ``queue_id``, ``queue_offset``,
+                 ``physical_offset`` and the timestamps (:mod:`spark_tests.pushdown`); Spark hands them
+                 over only with ``spark.sql.python.filterPushdown.enabled`` set, and refuses a source
+                 that asks for them without it, so the option is off by default
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, Filter, InputPartition
 from pyspark.sql.types import StructType
 
 from codec.store import IndexFile, StoreDirectory
-from codec.store.commitlog import map_file
+from spark_tests.message_reads import listed_batches, message_batches
 from spark_tests.options import choice, flag, index_sizes, positive
 from spark_tests.planning import DEFAULT_SPLIT_BYTES, CommitLogFile, CommitLogSplit, plan_splits
+from spark_tests.pushdown import RecordFilter, group_records, queue_plan, record_filter
 from spark_tests.session import ARROW_BATCH_ROWS
 from spark_tests.tables import (
     CONSUME_QUEUE_SCHEMA,
     INDEX_SCHEMA,
     MESSAGE_SCHEMA,
     batches,
-    body_reader,
-    error_row,
-    message_batch,
-    message_row,
     spark_schema,
 )
 from spec.errors import RocketMQSpecError
@@ -60,6 +61,7 @@ class StoreOptions:
     on_error: str
     batch_rows: int
     index_sizes: tuple[int, int] | None
+    filter_pushdown: bool
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> StoreOptions:
@@ -73,6 +75,7 @@ class StoreOptions:
             on_error=choice(options, "onError", ERROR_MODES),
             batch_rows=positive(options, "batchRows", ARROW_BATCH_ROWS),
             index_sizes=index_sizes(options, "indexSizes"),
+            filter_pushdown=flag(options, "filterPushdown"),
         )
 
 
@@ -85,7 +88,8 @@ class RocketMQStoreDataSource(DataSource):
         return spark_schema(TABLES[StoreOptions.parse(self.options).table])
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return StoreReader(StoreOptions.parse(self.options))
+        options = StoreOptions.parse(self.options)
+        return FilteringStoreReader(options) if options.filter_pushdown else StoreReader(options)
 
 
 @dataclass(frozen=True)
@@ -99,9 +103,20 @@ class IndexPartition(InputPartition):
     path: str
 
 
+@dataclass(frozen=True)
+class RecordsPartition(InputPartition):
+    """Records of one CommitLog file at known offsets (from the consume queues), in offset order."""
+
+    path: str
+    base: int
+    offsets: bytes
+    """Absolute offsets as native int64 (compact to pickle to a worker)."""
+
+
 class StoreReader(DataSourceReader):
     def __init__(self, options: StoreOptions) -> None:
         self.options = options
+        self.filter = RecordFilter()
 
     def partitions(self) -> list[InputPartition]:
         with StoreDirectory(self.options.root) as store:
@@ -109,6 +124,8 @@ class StoreReader(DataSourceReader):
                 return [QueuePartition(topic, queue_id) for topic, queue_id in store.queues()]
             if self.options.table == "index":
                 return [IndexPartition(str(path)) for path in store.index_files()]
+            if not self.filter.empty:
+                return filtered_partitions(store, self.filter, self.options.split_bytes)
             return commitlog_splits(store, self.options.split_bytes, self.options.boundaries,
                                     index_sizes=self.options.index_sizes)
 
@@ -119,11 +136,25 @@ class StoreReader(DataSourceReader):
             elif isinstance(partition, IndexPartition):
                 rows = index_rows(Path(partition.path), self.options.index_sizes)
                 yield from batches(rows, INDEX_SCHEMA, self.options.batch_rows)
+            elif isinstance(partition, RecordsPartition):
+                yield from listed_batches(partition.path, partition.base,
+                                          np.frombuffer(partition.offsets, dtype=np.int64),
+                                          decompress=self.options.decompress, size=self.options.batch_rows,
+                                          wanted=self.filter)
             else:
                 assert isinstance(partition, CommitLogSplit)
                 yield from message_batches(store, partition, decompress=self.options.decompress,
                                            errors_as_rows=self.options.on_error == "row",
-                                           size=self.options.batch_rows)
+                                           size=self.options.batch_rows, wanted=self.filter)
+
+
+class FilteringStoreReader(StoreReader):
+    """A reader that takes Spark's pushed filters (``filterPushdown``) for the ``messages`` table."""
+
+    def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:
+        if self.options.table == "messages":
+            self.filter = record_filter(filters)
+        return filters
 
 
 def record_boundaries(store: StoreDirectory, source: str, index_sizes: tuple[int, int] | None) -> np.ndarray:
@@ -161,61 +192,36 @@ def commitlog_splits(store: StoreDirectory, split_bytes: int, source: str, *,
     return kept
 
 
-def record_starts(store: StoreDirectory, split: CommitLogSplit, size: int) -> Iterator[np.ndarray]:
-    """Absolute offsets of the records that begin in ``split``, ``size`` at a time, from the codec's fast
-    scan. The walk ends quietly at the first record it refuses: the caller reads on from there with the
-    record decoder, which raises (or reports) the same error."""
-    starts: list[int] = []
-    try:
-        for fixed in store.commitlog.scan(split.start):
-            if fixed.physical_offset >= split.end:
-                break
-            starts.append(fixed.physical_offset)
-            if len(starts) == size:
-                yield np.array(starts, dtype=np.int64)
-                starts = []
-    except RocketMQSpecError:
-        pass
-    if starts:
-        yield np.array(starts, dtype=np.int64)
-
-
-def message_batches(store: StoreDirectory, split: CommitLogSplit, *, decompress: bool, errors_as_rows: bool,
-                    size: int) -> Iterator[pa.RecordBatch]:
-    """Record batches of the records that begin in ``split``: column-wise while the walk and the columns
-    accept the records, then row by row from where they stopped (the split's end, where the row reader
-    only looks at the next record, or a record that is malformed)."""
-    view = map_file(Path(split.path))
-    resume = split.start
-    for starts in record_starts(store, split, size):
-        batch, count = message_batch(view, starts - split.base, decompress=decompress)
-        if count:
-            yield batch
-        if count < len(starts):
-            resume = int(starts[count])
-            break
-        resume = int(starts[-1]) + batch.column("total_size")[-1].as_py()
-    rest = message_rows(store, CommitLogSplit(split.path, split.base, resume, split.end),
-                        decompress=decompress, errors_as_rows=errors_as_rows)
-    yield from batches(rest, MESSAGE_SCHEMA, size)
-
-
-def message_rows(store: StoreDirectory, split: CommitLogSplit, *, decompress: bool,
-                 errors_as_rows: bool) -> Iterator[dict[str, Any]]:
-    """Rows of the records that begin in ``split``; with ``errors_as_rows`` a malformed record ends the
-    split with an error row (the rest of the file cannot be resynchronised without a boundary)."""
-    body = body_reader(decompress)
-    position = split.start
-    try:
-        for record in store.commitlog.records(split.start, verify_crc=False):
-            if record.physical_offset >= split.end:
-                return
-            position = record.physical_offset + record.total_size
-            yield message_row(record, body)
-    except RocketMQSpecError as exc:
-        if not errors_as_rows:
-            raise
-        yield error_row(exc, position)
+def filtered_partitions(store: StoreDirectory, wanted: RecordFilter,
+                        split_bytes: int) -> list[InputPartition]:
+    """The partitions a query with ``wanted`` needs: the wanted records the consume queues point at,
+    grouped by file, and the commitlog ranges no consume queue accounts for; or, when the filter does
+    not involve the queues or they are inconsistent, the full plan. Partitions wholly outside a
+    physical-offset range are left out."""
+    files = store.commitlog.files
+    if not files:
+        return []
+    low, high = wanted.bounds("physical_offset")
+    data_end = files[-1].start + files[-1].path.stat().st_size
+    plan = queue_plan(store, wanted, files[0].start, data_end) if wanted.uses_queues else None
+    if plan is None:
+        return [split for split in commitlog_splits(store, split_bytes, "consumequeue")
+                if split.end > low and split.start <= high]
+    in_range = (plan.wanted >= low) & (plan.wanted <= high)
+    starts = [f.start for f in files]
+    groups = group_records(plan.wanted[in_range], plan.sizes[in_range], starts, split_bytes)
+    parts: list[InputPartition] = [
+        RecordsPartition(str(files[number].path), files[number].start, offsets.astype(np.int64).tobytes())
+        for number, offsets in groups]
+    for begin, end in plan.gaps:
+        if end <= low or begin > high:
+            continue
+        for segment in files:
+            segment_end = segment.start + segment.path.stat().st_size
+            if segment.start < end and begin < segment_end:
+                parts.append(CommitLogSplit(str(segment.path), segment.start, max(begin, segment.start),
+                                            min(end, segment_end)))
+    return parts
 
 
 def queue_batches(store: StoreDirectory, partition: QueuePartition, size: int) -> Iterator[pa.RecordBatch]:

@@ -27,6 +27,7 @@ from codec.store.columns import (
     record_columns,
     slices,
 )
+from spark_tests.property_columns import property_columns
 from spec.errors import RocketMQSpecError
 from spec.hashing import index_key_hash, masked_crc32, tags_code
 from spec.indexfile import index_key
@@ -201,7 +202,7 @@ def message_batch(view: object, starts: np.ndarray, *, decompress: bool) -> tupl
     if decompress:
         count, decompressed = _bodies_that_decompress(columns, body_offsets, body_data, count)
     topics = _arrow(topic_parts[0][:count + 1], topic_parts[1], pa.string())
-    texts = _arrow(properties_parts[0][:count + 1], properties_parts[1], pa.string()).to_pylist()
+    texts = _arrow(properties_parts[0][:count + 1], properties_parts[1], pa.string())
     body_offsets = body_offsets[:count + 1]
     stored = _arrow(body_offsets, body_data, pa.binary())
     body_view = memoryview(body_data)
@@ -213,7 +214,8 @@ def message_batch(view: object, starts: np.ndarray, *, decompress: bool) -> tupl
                         pa.binary())
     else:
         body = stored
-    fields = _property_columns(topics.to_pylist(), texts, columns.sys_flag[:count])
+    fields = (property_columns(topics, texts, columns.sys_flag[:count])
+              or _property_columns(topics.to_pylist(), texts.to_pylist(), columns.sys_flag[:count]))
     born, born_at = host_texts(columns.born_host[:count], columns.born_v6[:count])
     store, store_at = host_texts(columns.store_host[:count], columns.store_v6[:count])
     arrays = {
@@ -246,8 +248,9 @@ def _arrow_valid(parts: tuple[np.ndarray, bytes]) -> bool:
 
 
 def _property_columns(topics: list[str], texts: list[str], sys_flags: np.ndarray) -> dict[str, pa.Array]:
-    """The columns derived from the properties string: the map (parsed as Java does), TAGS, KEYS,
-    UNIQ_KEY, the tags code and the index key hashes (hashed for the whole batch at once)."""
+    """The columns derived from the properties string, record by record: the map (parsed as Java does),
+    TAGS, KEYS, UNIQ_KEY, the tags code and the index key hashes. For the batches that
+    :func:`spark_tests.property_columns.property_columns` declines."""
     names: list[str] = []
     values: list[str] = []
     map_offsets = [0]

@@ -174,15 +174,23 @@ def record_columns(view: object, starts: np.ndarray) -> RecordColumns:
     )
 
 
+_GATHER_MAX_MEAN = 256
+"""Mean range length up to which :func:`slices` gathers with one numpy index (8 bytes of index per byte
+copied: cheap for topics and properties); longer ranges (bodies) are joined as memoryview slices."""
+
+
 def slices(view: object, at: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, bytes]:
     """The byte ranges ``[at, at + length)`` of ``view`` as Arrow-style ``(offsets, data)``: ``offsets``
     has one more entry than there are ranges, and range ``i`` is ``data[offsets[i]:offsets[i + 1]]``."""
-    buf = _bytes(view)
-    ends = at + lengths
-    data = b"".join([buf[a:b].data for a, b in zip(at.tolist(), ends.tolist(), strict=True)])
     offsets = np.zeros(len(at) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return offsets, data
+    total = int(offsets[-1])
+    if total <= _GATHER_MAX_MEAN * len(at):
+        index = np.repeat(np.asarray(at, dtype=np.int64) - offsets[:-1], lengths) + np.arange(total)
+        return offsets, _bytes(view)[index].tobytes()
+    whole = memoryview(view).cast("B")  # type: ignore[arg-type]
+    ends = at + lengths
+    return offsets, b"".join([whole[a:b] for a, b in zip(at.tolist(), ends.tolist(), strict=True)])
 
 
 def host_texts(hosts: np.ndarray, v6: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -231,30 +239,42 @@ def _powers_of_31(count: int) -> np.ndarray:
     return _powers[:count]
 
 
-def java_string_hashes(texts: Sequence[str]) -> np.ndarray:
-    """``String.hashCode`` of each text (int32), equal to ``spec.hashing.java_string_hash``.
-
-    ASCII texts, one UTF-16 unit per byte, are hashed together: ``h = sum(c[j] * 31**(n-1-j))`` modulo
-    2**32, with the powers from a table and the sums as differences of one running sum. Other texts go
-    to the spec's function one by one.
-    """
-    ascii_texts = [text if text.isascii() else "" for text in texts]
-    raw = np.frombuffer("".join(ascii_texts).encode("ascii"), dtype=np.uint8)
-    lengths = np.fromiter((len(text) for text in ascii_texts), dtype=np.int64, count=len(texts))
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+def packed_ascii_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """``String.hashCode`` (int32) of each ASCII text packed as ``(offsets, data)`` like :func:`slices`
+    gives them (one UTF-16 unit per byte): ``h = sum(c[j] * 31**(n-1-j))`` modulo 2**32, with the powers
+    from a table and each text's sum as the difference of one running sum."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    raw = np.asarray(data, dtype=np.uint8)[offsets[0]:offsets[-1]]
+    offsets = offsets - offsets[0]
+    lengths = np.diff(offsets)
     owner_end = np.repeat(offsets[1:], lengths)
     weights = _powers_of_31(int(lengths.max(initial=0)))[owner_end - 1 - np.arange(len(raw))]
     running = np.zeros(len(raw) + 1, dtype=np.uint64)
     np.cumsum(raw.astype(np.uint64) * weights.astype(np.uint64), out=running[1:])
-    hashes = ((running[offsets[1:]] - running[offsets[:-1]]) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+    return ((running[offsets[1:]] - running[offsets[:-1]]) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+
+
+def java_string_hashes(texts: Sequence[str]) -> np.ndarray:
+    """``String.hashCode`` of each text (int32), equal to ``spec.hashing.java_string_hash``: ASCII texts
+    hashed together (:func:`packed_ascii_hashes`), other texts by the spec's function one by one."""
+    ascii_texts = [text if text.isascii() else "" for text in texts]
+    raw = np.frombuffer("".join(ascii_texts).encode("ascii"), dtype=np.uint8)
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(text) for text in ascii_texts), dtype=np.int64, count=len(texts)),
+              out=offsets[1:])
+    hashes = packed_ascii_hashes(offsets, raw)
     for number, text in enumerate(texts):
         if not text.isascii():
             hashes[number] = java_string_hash(text)
     return hashes
 
 
+def index_hashes(hashes: np.ndarray) -> np.ndarray:
+    """``IndexFile.indexKeyHashMethod`` of keys whose ``String.hashCode`` values are ``hashes``: the
+    absolute value, with Integer.MIN_VALUE taken as 0."""
+    return np.where(hashes == INT32_MIN, 0, np.abs(hashes.astype(np.int64))).astype(np.int32)
+
+
 def index_key_hashes(keys: Sequence[str]) -> np.ndarray:
     """``IndexFile.indexKeyHashMethod`` of each key, equal to ``spec.hashing.index_key_hash``."""
-    hashes = java_string_hashes(keys)
-    return np.where(hashes == INT32_MIN, 0, np.abs(hashes.astype(np.int64))).astype(np.int32)
+    return index_hashes(java_string_hashes(keys))

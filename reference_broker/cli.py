@@ -1,7 +1,9 @@
 """``rmq-broker``: a name server and a broker in one process, configured like Apache RocketMQ's.
 
 Defaults match Java's (name server 9876, broker 10911 and fast port 10909) except that everything binds to
-loopback unless ``--bind`` says otherwise. ``-c broker.conf`` takes Java property names.
+loopback unless ``--bind`` says otherwise. ``-c broker.conf`` takes Java property names. A config file that
+cannot be read or a setting that cannot be honoured ends the command with one line on stderr and exit
+status 2, before any port is bound.
 """
 
 from __future__ import annotations
@@ -11,9 +13,19 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 
-from reference_broker.config import BrokerConfig, NamesrvConfig, load_config_file
+from reference_broker.config import (
+    BrokerConfig,
+    ConfigError,
+    LoadedConfig,
+    NamesrvConfig,
+    load_config_file,
+    validate,
+)
 from reference_broker.embedded import EmbeddedRocketMQ
+
+USAGE_ERROR = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,11 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig]:
-    """Defaults, then the config file, then command-line options (the most specific wins)."""
+def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, LoadedConfig]:
+    """Defaults, then the config file, then command-line options (the most specific wins).
+
+    Raises OSError for a config file that cannot be read and ConfigError for a setting that cannot be
+    honoured."""
     broker, namesrv = BrokerConfig(), NamesrvConfig()
+    loaded = LoadedConfig()
     if args.config:
-        load_config_file(args.config, broker, namesrv)
+        loaded = load_config_file(args.config, broker, namesrv)
     if args.store:
         broker.store_path_root_dir = args.store
     if args.namesrv_port is not None:
@@ -40,7 +56,8 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig]:
         broker.listen_port = args.broker_port
     if args.bind:
         broker.bind_address = namesrv.bind_address = args.bind
-    return broker, namesrv
+    validate(broker)
+    return broker, namesrv, loaded
 
 
 async def serve(broker: BrokerConfig, namesrv: NamesrvConfig) -> None:
@@ -59,8 +76,20 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    broker, namesrv = configure(args)
-    asyncio.run(serve(broker, namesrv))
+    try:
+        broker, namesrv, loaded = configure(args)
+    except OSError as exc:
+        print(f"rmq-broker: cannot read config file {args.config}: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except ConfigError as exc:
+        print(f"rmq-broker: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    loaded.warn()
+    try:
+        asyncio.run(serve(broker, namesrv))
+    except ConfigError as exc:
+        print(f"rmq-broker: {exc}", file=sys.stderr)
+        return USAGE_ERROR
     return 0
 
 

@@ -17,7 +17,7 @@ from tests.broker_support import golden_command, host_port, run
 
 async def _with_namesrv(scenario, serialize_type: SerializeType = SerializeType.JSON,
                         config: NamesrvConfig | None = None):
-    namesrv = NameServer(config or NamesrvConfig(listen_port=0))
+    namesrv = NameServer(config or NamesrvConfig(listen_port=0, kv_config_path=None))
     await namesrv.start()
     client = await RemotingClient.connect(namesrv.addr, serialize_type)
     try:

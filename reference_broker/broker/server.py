@@ -23,7 +23,7 @@ from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
 from reference_broker.broker.long_polling import PullHold
 from reference_broker.broker.lookup import LookupHandlers
-from reference_broker.broker.offsets import FLUSH_INTERVAL, ConsumerOffsetManager
+from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.broker.pull import PullHandlers
 from reference_broker.broker.registration import BrokerRegistrar
@@ -32,7 +32,7 @@ from reference_broker.broker.send_back import SendBackHandlers
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import TopicConfigManager
 from reference_broker.client import next_opaque
-from reference_broker.config import BrokerConfig
+from reference_broker.config import BrokerConfig, validate
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
@@ -78,6 +78,7 @@ class Broker:
         return f"{self.config.bind_address}:{self.fast_server.port}"
 
     async def start(self) -> None:
+        validate(self.config)
         await self._bind_ports()
         try:
             dispatch = self._open_store()
@@ -140,7 +141,10 @@ class Broker:
             self.store.close()
 
     async def notify_consumer_ids_changed(self, group: str) -> None:
-        """Tell every member of ``group`` to rebalance (oneway, as Java sends it)."""
+        """Tell every member of ``group`` to rebalance (oneway, as Java sends it), unless
+        ``notifyConsumerIdsChangedEnable`` is off."""
+        if not self.config.notify_consumer_ids_changed_enable:
+            return
         entry = self.clients.consumer_group(group)
         for channel in list(entry.channels) if entry else ():
             if isinstance(channel, Connection):
@@ -166,6 +170,6 @@ class Broker:
 
     async def _flush_offsets(self) -> None:
         while True:
-            await asyncio.sleep(FLUSH_INTERVAL)
+            await asyncio.sleep(self.config.flush_consumer_offset_interval / 1000)
             if self.offsets.dirty:
                 self.offsets.persist()

@@ -61,7 +61,6 @@ from spec.properties import PropertyKey
 from spec.store_layout import (
     ABORT_FILE,
     CHECKPOINT_FILE,
-    COMMITLOG_DIR,
     CONFIG_DIR,
     CONSUMEQUEUE_DIR,
     INDEX_DIR,
@@ -114,7 +113,7 @@ class MessageStore:
         self.config = config
         self.root = config.root_dir
         self.store_host = HostPort(*config.store_host)
-        self.commitlog = CommitLog(self.root / COMMITLOG_DIR, config.mapped_file_size_commit_log)
+        self.commitlog = CommitLog(config.commit_log_path, config.mapped_file_size_commit_log)
         self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num)
         self.queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.arrivals = ArrivalNotifier()
@@ -314,6 +313,16 @@ class MessageStore:
                     half.born_host)
         op_result = self._append([op], wait=False).result
         return result if op_result.ok else op_result
+
+    def put_record_copy(self, record: MessageRecord, topic: str, queue_id: int, properties: dict[str, str],
+                        flag: int, reconsume_times: int) -> PutResult:
+        """A stored record written again under another topic or queue with the given properties, keeping
+        its body, sysFlag, born host and time and store host: the transaction check's renewed half message
+        (``renewHalfMessageInner``, which drops flag and reconsume times) and a half message discarded to
+        TRANS_CHECK_MAX_TIME_TOPIC (``toMessageExtBrokerInner``, which keeps them)."""
+        draft = _Draft(topic, queue_id, record.body, java_map_text(properties), record.born_timestamp,
+                       record.born_host, record.sys_flag, flag, reconsume_times, 0, record.store_host)
+        return self._append([draft], wait=False).result
 
     def put_delivered(self, scheduled: MessageRecord) -> PutResult:
         """The delay scheduler's re-put of a due message to REAL_TOPIC / REAL_QID (``messageTimeup``)."""

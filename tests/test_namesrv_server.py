@@ -147,9 +147,11 @@ def test_kv_config_survives_a_restart(tmp_path) -> None:
         await client.invoke(client.request(RequestCode.DELETE_KV_CONFIG, {"namespace": "NS", "key": "gone"}))
 
     async def second(namesrv: NameServer, client: RemotingClient) -> None:
-        got = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "NS", "key": "kept"}))
+        got = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "NS",
+                                                                                 "key": "kept"}))
         assert got.ext_fields == {"value": "y"}
-        gone = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "NS", "key": "gone"}))
+        gone = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "NS",
+                                                                                  "key": "gone"}))
         assert gone.code == ResponseCode.QUERY_NOT_FOUND
         registered = await client.invoke(_replay(client, "json", 1, 99))
         assert fastjson.loads(registered.body) == {"table": {"T": "broker-a:4"}}

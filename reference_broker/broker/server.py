@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from codec.command import RemotingCommand
+from codec.custom_header import encode_header
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
@@ -31,12 +32,14 @@ from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.send_back import SendBackHandlers
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import TopicConfigManager
+from reference_broker.broker.transactions import TransactionChecker
 from reference_broker.client import next_opaque
 from reference_broker.config import BrokerConfig, validate
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode
+from spec.headers import CHECK_TRANSACTION_STATE_REQUEST
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +68,7 @@ class Broker:
                                           on_close=self._closed)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
+        self._producer_turn = 0
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0
@@ -90,7 +94,8 @@ class Broker:
         await self.fast_server.serve(dispatch.without(RequestCode.PULL_MESSAGE))
         await self.registrar.start()
         self._tasks = [asyncio.ensure_future(self._scan_clients()),
-                       asyncio.ensure_future(self._flush_offsets())]
+                       asyncio.ensure_future(self._flush_offsets()),
+                       asyncio.ensure_future(self._check_transactions())]
 
     async def _bind_ports(self) -> None:
         """Bind the main port and the fast port at ``listenPort - 2``.
@@ -167,6 +172,36 @@ class Broker:
                     channel.close()
             for group in groups:
                 await self.notify_consumer_ids_changed(group)
+
+    async def _check_transactions(self) -> None:
+        """``TransactionalMessageCheckService``: every ``transactionCheckInterval``, check back the half
+        messages nobody ended with a live producer of their group."""
+        assert self.store is not None
+        checker = TransactionChecker(self.config, self.topics, self.offsets, self.store)
+        while True:
+            await asyncio.sleep(self.config.transaction_check_interval / 1000)
+            for check in checker.check():
+                channel = self._available_producer(check.producer_group)
+                if channel is None:
+                    log.warning("no producer of group %s to check transaction %s", check.producer_group,
+                                check.header["msgId"])
+                    continue
+                header = encode_header(CHECK_TRANSACTION_STATE_REQUEST, check.header)
+                await channel.send(RemotingCommand.request(
+                    RequestCode.CHECK_TRANSACTION_STATE, header, body=check.body, opaque=next_opaque(),
+                    oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+
+    def _available_producer(self, group: str) -> Connection | None:
+        """``ProducerManager.getAvailableChannel``: producers of the group in turn, a writable one first,
+        else one that is at least open."""
+        channels = [c for c in self.clients.producer_channels(group)
+                    if isinstance(c, Connection) and not c.closed.is_set()]
+        if not channels:
+            return None
+        self._producer_turn += 1
+        turn = self._producer_turn % len(channels)
+        ordered = channels[turn:] + channels[:turn]
+        return next((c for c in ordered if not c.paused), ordered[0])
 
     async def _flush_offsets(self) -> None:
         while True:

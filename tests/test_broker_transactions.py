@@ -30,7 +30,8 @@ WAIT_CHECK = 10.0
 async def _producer(client: RemotingClient) -> None:
     body = fastjson.dumps({"clientID": "127.0.0.1@tx", "consumerDataSet": [],
                            "producerDataSet": [{"groupName": PRODUCER_GROUP}]}).encode()
-    assert (await client.invoke(client.request(RequestCode.HEART_BEAT, None, body))).code == ResponseCode.SUCCESS
+    answer = await client.invoke(client.request(RequestCode.HEART_BEAT, None, body))
+    assert answer.code == ResponseCode.SUCCESS
 
 
 async def _half(client: RemotingClient, body: bytes, topic: str = "TopicTx", queue_id: int = 1) -> None:
@@ -52,7 +53,8 @@ async def _answer(client: RemotingClient, check: RemotingCommand, decision: int)
     header = decode_header(CHECK_TRANSACTION_STATE_REQUEST, check.ext_fields)
     fields = {"producerGroup": PRODUCER_GROUP, "tranStateTableOffset": str(header["tranStateTableOffset"]),
               "commitLogOffset": str(header["commitLogOffset"]), "commitOrRollback": str(decision),
-              "fromTransactionCheck": "true", "msgId": header["msgId"], "transactionId": header["transactionId"]}
+              "fromTransactionCheck": "true", "msgId": header["msgId"],
+              "transactionId": header["transactionId"]}
     return await client.invoke(client.request(RequestCode.END_TRANSACTION, fields))
 
 
@@ -65,7 +67,8 @@ def test_unended_half_message_is_checked_back_and_committed(tmp_path) -> None:
         header = decode_header(CHECK_TRANSACTION_STATE_REQUEST, check.ext_fields)
         assert (header["msgId"], header["transactionId"]) == (UNIQ, UNIQ)
         renewed = mq.broker.store.read_record(header["commitLogOffset"])
-        assert renewed.topic == TRANS_HALF_TOPIC and renewed.queue_offset == header["tranStateTableOffset"] == 1
+        assert renewed.topic == TRANS_HALF_TOPIC
+        assert renewed.queue_offset == header["tranStateTableOffset"] == 1
         assert header["offsetMsgId"] == renewed.offset_msg_id
         shown = decode_record(check.body)
         assert (shown.topic, shown.queue_id, shown.body, shown.physical_offset) == (
@@ -99,8 +102,8 @@ def test_unanswered_checks_stop_at_the_limit_and_move_the_message(tmp_path) -> N
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         await _producer(client)
         await _half(client, b"lost")
-        counts = [decode_record((await _next_check(client)).body).properties[PropertyKey.TRANSACTION_CHECK_TIMES]
-                  for _ in range(2)]
+        checks = [decode_record((await _next_check(client)).body) for _ in range(2)]
+        counts = [check.properties[PropertyKey.TRANSACTION_CHECK_TIMES] for check in checks]
         assert counts == ["1", "2"]
         for _ in range(50):
             moved = await pull(client, TRANS_CHECK_MAX_TIME_TOPIC, 0, 0)
@@ -124,7 +127,8 @@ def test_young_half_message_waits_for_the_timeout(tmp_path) -> None:
         assert _drain(client) == []
         assert mq.broker.offsets.query(CHECK_GROUP, TRANS_HALF_TOPIC, 0) == -1
 
-    run(with_broker(tmp_path / "store", scenario, transaction_time_out=60_000, transaction_check_interval=150))
+    run(with_broker(tmp_path / "store", scenario, transaction_time_out=60_000,
+                    transaction_check_interval=150))
 
 
 def test_op_offset_advances_over_a_gap_free_run() -> None:

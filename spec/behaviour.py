@@ -172,6 +172,12 @@ BRK_PULL_CHECKS = clause(
     "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
     "outside the topic's read queues 1 SYSTEM_ERROR.",
     source=_PULL)
+BRK_OFFSET_MOVED_EVENT = clause(
+    "RMQ-BRK-OFFSET-MOVED-EVENT", Level.SHOULD,
+    "A master that answers a pull 21 PULL_OFFSET_MOVED writes a message to topic OFFSET_MOVED_EVENT queue 0 "
+    "with TAGS and KEYS = the pull's consumerGroup and an OffsetMovedEvent body (consumerGroup, "
+    "messageQueue, offsetRequest = the pull's queueOffset, offsetNew = the nextBeginOffset answered).",
+    source=_PULL + " (generateOffsetMovedEvent)")
 BRK_LONG_POLL = clause(
     "RMQ-BRK-LONG-POLL", Level.MUST,
     "A pull with FLAG_SUSPEND that finds nothing is held: it is answered with the message when one arrives, "

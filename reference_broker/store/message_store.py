@@ -250,6 +250,11 @@ class MessageStore:
     async def put_send_back_async(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
         return await self._await_flush_async(self._put_copy(message, original_store_host))
 
+    def put_broker_message(self, message: InnerMessage) -> PutResult:
+        """A message the broker writes itself (OFFSET_MOVED_EVENT): the string of its map, no CLUSTER
+        added, this broker as store host."""
+        return self._await_flush(self._put_copy(message, self.store_host))
+
     def _put_producer(self, message: InnerMessage) -> _Appended:
         props = dict(message.properties)
         peak = add_cluster(props, self.config.cluster_name)
@@ -467,9 +472,8 @@ class MessageStore:
             return GetResult(GetMessageStatus.OFFSET_TOO_SMALL, min_offset, min_offset, max_offset)
         if offset == max_offset:
             return GetResult(GetMessageStatus.OFFSET_OVERFLOW_ONE, offset, min_offset, max_offset)
-        if offset > max_offset:
-            corrected = min_offset if min_offset == 0 else max_offset
-            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, corrected, min_offset, max_offset)
+        if offset > max_offset:  # 4.9.8 corrects to the max offset (older versions to 0 when min is 0)
+            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, max_offset, min_offset, max_offset)
         scan = max(MAX_FILTER_SCAN_BYTES, max_nums * CQ_ENTRY_SIZE) // CQ_ENTRY_SIZE
         entries = queue.entries(offset, scan)
         if entries is None:

@@ -220,9 +220,11 @@ class TransactionChecker:
             if first_offset in removed:
                 done_ops.append(removed.pop(first_offset))
                 return True
-        immune = dict(properties)
-        immune[PropertyKey.TRANSACTION_PREPARED_QUEUE_OFFSET] = prepared or str(record.queue_offset)
-        return self._renew(record, immune).ok
+        # renewImmunityHalfMessageInner builds a renewed copy (WAIT=false lands in the shared map), adds
+        # the first copy's offset and writes the string again
+        properties[PropertyKey.WAIT] = "false"
+        properties[PropertyKey.TRANSACTION_PREPARED_QUEUE_OFFSET] = prepared or str(record.queue_offset)
+        return self.store.put_record_copy(record, record.topic, record.queue_id, properties, 0, 0).ok
 
     def _put_back(self, record: MessageRecord, properties: dict[str, str]) -> PutResult | None:
         """``putBackHalfMsgQueue``: the copy whose offsets the check-back names."""
@@ -233,8 +235,12 @@ class TransactionChecker:
         return result
 
     def _renew(self, record: MessageRecord, properties: dict[str, str]) -> PutResult:
-        """``renewHalfMessageInner``: same topic and queue, flag and reconsume times not carried."""
-        return self.store.put_record_copy(record, record.topic, record.queue_id, properties, 0, 0)
+        """``renewHalfMessageInner``: same topic and queue, flag and reconsume times not carried. Java's copy
+        shares the decoded message's property map and sets WAIT=false in it after writing its string, so
+        the stored copy keeps WAIT as it was while the check-back that follows says WAIT=false."""
+        result = self.store.put_record_copy(record, record.topic, record.queue_id, properties, 0, 0)
+        properties[PropertyKey.WAIT] = "false"
+        return result
 
     def _fill_removed(self, removed: dict[int, int], queue_id: int, op_offset: int, min_half_offset: int,
                       done_ops: list[int]) -> _Pulled:

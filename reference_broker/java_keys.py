@@ -156,7 +156,7 @@ KEYS: tuple[JavaKey, ...] = (
     *_honoured(_MSC, "storePathRootDir", "storePathCommitLog", "mappedFileSizeCommitLog",
                "mappedFileSizeConsumeQueue", "flushIntervalCommitLog", "flushIntervalConsumeQueue",
                "cleanResourceInterval", "deleteCommitLogFilesInterval", "deleteConsumeQueueFilesInterval",
-               "destroyMapedFileIntervalForcibly", "redeleteHangedFileInterval", "deleteWhen",
+               "deleteWhen",
                "diskMaxUsedSpaceRatio", "fileReservedTime", "maxMessageSize",
                "maxTransferBytesOnMessageInMemory", "maxTransferCountOnMessageInMemory", "messageIndexEnable",
                "maxHashSlotNum", "maxIndexNum", "maxMsgsNumBatch", "syncFlushTimeout", "messageDelayLevel",
@@ -174,6 +174,8 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_MSC, "only with transientStorePoolEnable=true", "commitIntervalCommitLog",
               "commitCommitLogLeastPages", "commitCommitLogThoroughInterval", "transientStorePoolSize",
               "fastFailIfNoBufferInStorePool"),
+    *_ignored(_MSC, "files have no reference counts here: a deleted file is unlinked at once and unmapped at "
+              "the next clean round", "destroyMapedFileIntervalForcibly", "redeleteHangedFileInterval"),
     *_ignored(_MSC, "puts are serialised by one lock of its own kind", "useReentrantLockWhenPutMessage"),
     *_ignored(_MSC, _FLUSH, "flushCommitLogTimed", "flushCommitLogLeastPages",
               "flushLeastPagesWhenWarmMapedFile", "flushConsumeQueueLeastPages",
@@ -217,8 +219,10 @@ if len(BY_NAME) != len(KEYS):
 
 
 def markdown() -> str:
-    """The table as the README shows it: one row per key, grouped by disposition."""
-    lines = ["| key | Java class | disposition | note |", "|---|---|---|---|"]
+    """The table as the README shows it: a count per disposition, then one row per key grouped by it."""
+    counts = ", ".join(f"{sum(k.disposition is d for k in KEYS)} {d.value}" for d in Disposition)
+    lines = [f"{len(KEYS)} keys: {counts}.", "", "| key | Java class | disposition | note |",
+             "|---|---|---|---|"]
     for disposition in Disposition:
         for key in sorted((k for k in KEYS if k.disposition is disposition), key=lambda k: k.name.lower()):
             note = key.reason

@@ -96,8 +96,6 @@ class StoreConfig:
     clean_resource_interval: int = 10_000
     delete_commit_log_files_interval: int = 100
     delete_consume_queue_files_interval: int = 100
-    destroy_maped_file_interval_forcibly: int = 120_000
-    redelete_hanged_file_interval: int = 120_000
     clean_file_forcibly_enable: bool = True
     disk_space_warning_level_ratio: float = 0.90
     disk_space_clean_forcibly_ratio: float = 0.85

@@ -14,6 +14,7 @@ past the end are dropped, and the records the queues or the index lack are dispa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import fcntl
 import os
@@ -43,6 +44,7 @@ from reference_broker.store.message import (
     producer_text,
     redirect_text,
 )
+from reference_broker.store.retention import RetentionService
 from reference_broker.store.schedule import DelayScheduler
 from reference_broker.store.status import (
     GetMessageStatus,
@@ -130,6 +132,8 @@ class MessageStore:
                                      config.flush_interval_consume_queue_ms / 1000)
         self.scheduler = DelayScheduler(self, self.root / CONFIG_DIR, config.delay_levels_ms,
                                         config.flush_delay_offset_interval_ms / 1000)
+        self.retention = RetentionService(config, self.commitlog, self._queue_list, self.index,
+                                          self._put_lock)
 
     # ---------------------------------------------------------------- life cycle
 
@@ -148,6 +152,7 @@ class MessageStore:
         self._running = True
         self._flusher.start()
         self.scheduler.start()
+        self.retention.start()
         return self
 
     def __enter__(self) -> MessageStore:
@@ -173,6 +178,7 @@ class MessageStore:
             return
         with self._put_lock:
             self._running = False
+        self.retention.close()
         self.scheduler.stop()
         self._flusher.stop()
         self.commitlog.close()
@@ -208,6 +214,8 @@ class MessageStore:
         for record in self.commitlog.records(max(dispatch_from, self.commitlog.min_offset)):
             self._dispatch(record, notify=False)
         self._next_queue_offset = {key: queue.max_offset for key, queue in self.queues.items()}
+        for queue in self.queues.values():
+            queue.correct_min_offset(self.commitlog.min_offset)
 
     def _dispatch_from(self) -> int:
         """Where the consume queues (Java: the one furthest ahead) and the index stop covering records."""
@@ -336,7 +344,7 @@ class MessageStore:
 
     def _append(self, drafts: list[_Draft], wait: bool) -> _Appended:
         with self._put_lock:
-            if not self._running:
+            if not self._running or self.retention.disk_full:
                 return _Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
             store_timestamp = now_ms()
             try:
@@ -422,6 +430,37 @@ class MessageStore:
                                  self.config.mapped_file_size_consume_queue)
             self.queues[key] = queue
         return queue
+
+    def _queue_list(self) -> list[ConsumeQueue]:
+        with self._put_lock:
+            return list(self.queues.values())
+
+    # ---------------------------------------------------------------- retention
+
+    def delete_expired_commitlog(self) -> None:
+        """DELETE_EXPIRED_COMMITLOG (``executeDeleteFilesManually``): the next 20 retention rounds delete
+        expired commitlog files whatever the hour."""
+        self.retention.delete_manually()
+
+    def clean_expired_consume_queues(self) -> int:
+        """CLEAN_EXPIRED_CONSUMEQUEUE (``cleanExpiredConsumerQueue``): drop every queue (but the delay
+        levels') whose last entry points below the commitlog's first offset; a later message to it starts
+        again at queue offset 0. Returns how many queues were dropped."""
+        commitlog_min = self.commitlog.min_offset
+        dropped = 0
+        with self._put_lock:
+            for key, queue in list(self.queues.items()):
+                end = queue.last_entry_end()
+                if key[0] == SCHEDULE_TOPIC or end == 0 or end >= commitlog_min:
+                    continue
+                del self.queues[key]
+                self._next_queue_offset.pop(key, None)
+                self.retention.retire(queue.files.retire_first(len(queue.files.files)))
+                with contextlib.suppress(OSError):  # the directories go too, unless something else is there
+                    queue.files.directory.rmdir()
+                    queue.files.directory.parent.rmdir()
+                dropped += 1
+        return dropped
 
     def tags_code_of(self, record: MessageRecord) -> int:
         """The consume-queue tags code: the deliver time for a parked delayed message (RMQ-CQ-DELAY-TAGS),

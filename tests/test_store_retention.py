@@ -21,12 +21,14 @@ from tests.test_store_engine_helpers import message, tiny_config
 
 NEVER = {"clean_resource_interval": 3_600_000}
 """No round runs by itself: each test runs them with ``run_round``."""
-CALM_DISK = {"disk_max_used_space_ratio": 100, "disk_space_clean_forcibly_ratio": 1.0,
-             "disk_space_warning_level_ratio": 1.0, "delete_commit_log_files_interval": 0,
+DISK_USED = 0.5
+"""What the tests' disk reports as used (the probe is replaced: this machine's disk could be anything)."""
+CALM_DISK = {"disk_max_used_space_ratio": 95, "disk_space_clean_forcibly_ratio": 0.9,
+             "disk_space_warning_level_ratio": 0.9, "delete_commit_log_files_interval": 0,
              "delete_consume_queue_files_interval": 0}
-"""Whatever this machine's disk holds, it never counts as full."""
-FULL_DISK = {**CALM_DISK, "disk_max_used_space_ratio": 0}
-"""Any disk that holds anything is fuller than allowed: deletion of expired files is due."""
+"""Half full is below every threshold."""
+FULL_DISK = {**CALM_DISK, "disk_max_used_space_ratio": 10}
+"""Half full is past diskMaxUsedSpaceRatio (10 %, the least Java allows): deletion of expired files is due."""
 OTHER_HOUR = datetime(2026, 1, 1, 3, 30)
 DELETE_HOUR = "04"
 
@@ -37,7 +39,9 @@ def _fill(store: MessageStore, count: int, topic: str = "TopicR", start: int = 0
 
 
 def _open(tmp_path: Path, **settings: object) -> MessageStore:
-    return MessageStore(tiny_config(tmp_path, **{**NEVER, **CALM_DISK, **settings}))
+    store = MessageStore(tiny_config(tmp_path, **{**NEVER, **CALM_DISK, **settings}))
+    store.retention.disk_usage = lambda path: DISK_USED
+    return store
 
 
 def test_delete_hour_removes_expired_files_and_moves_min_offsets(tmp_path) -> None:
@@ -76,9 +80,10 @@ def test_delete_hours_are_hours_of_the_day() -> None:
 @pytest.mark.parametrize("settings, deleted", [
     ({**FULL_DISK, "file_reserved_time": 72}, False),
     ({**FULL_DISK, "file_reserved_time": 0}, True),
-    ({**FULL_DISK, "file_reserved_time": 72, "disk_space_clean_forcibly_ratio": 0.0}, True),
-    ({**FULL_DISK, "file_reserved_time": 72, "disk_space_clean_forcibly_ratio": 0.0,
+    ({**FULL_DISK, "file_reserved_time": 72, "disk_space_clean_forcibly_ratio": 0.4}, True),
+    ({**FULL_DISK, "file_reserved_time": 72, "disk_space_clean_forcibly_ratio": 0.4,
       "clean_file_forcibly_enable": False}, False),
+    ({**CALM_DISK, "file_reserved_time": 0, "disk_max_used_space_ratio": 0}, True),  # read as 10 %
 ])
 def test_a_full_disk_deletes_expired_files_or_forcibly(tmp_path, settings: dict[str, object],
                                                        deleted: bool) -> None:
@@ -98,7 +103,7 @@ def test_one_round_deletes_at_most_a_batch(tmp_path) -> None:
 
 
 def test_past_the_warning_level_puts_are_refused_until_the_disk_is_below(tmp_path) -> None:
-    with _open(tmp_path, disk_space_warning_level_ratio=0.0) as store:
+    with _open(tmp_path, disk_space_warning_level_ratio=0.4) as store:
         store.retention.run_round(OTHER_HOUR)
         refused = store.put_message(message("TopicR", 0, 1))
         assert refused.status is PutMessageStatus.SERVICE_NOT_AVAILABLE
@@ -141,6 +146,7 @@ def test_broker_answers_pulls_below_the_new_minimum(tmp_path) -> None:
     """A broker left running with a full disk and no reserved time: its own rounds delete the old files,
     a pull from offset 0 is told where the queue now starts, and GET_MIN_OFFSET agrees."""
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        mq.broker.store.retention.disk_usage = lambda path: DISK_USED
         for _ in range(40):
             assert (await send(client, "TopicR", b"y" * 300, {}, queue_id=0)).code == ResponseCode.SUCCESS
         for _ in range(100):
@@ -159,6 +165,4 @@ def test_broker_answers_pulls_below_the_new_minimum(tmp_path) -> None:
         assert found[0].queue_offset == min_offset
 
     run(with_broker(tmp_path / "store", scenario, mapped_file_size_commit_log=4096, file_reserved_time=0,
-                    clean_resource_interval=50, disk_max_used_space_ratio=0,
-                    disk_space_clean_forcibly_ratio=1.0, disk_space_warning_level_ratio=1.0,
-                    delete_commit_log_files_interval=0))
+                    clean_resource_interval=50, **FULL_DISK))

@@ -66,7 +66,12 @@ class MappedFile:
         """Make everything written so far durable; returns the position now flushed."""
         target = self.wrote
         if target > self.flushed:
-            os.fdatasync(self._fd)
+            try:
+                os.fdatasync(self._fd)
+            except OSError:
+                if not self.mm.closed:
+                    raise
+                return self.flushed  # retention unmapped it meanwhile: nothing left to make durable
             self.flushed = target
         return self.flushed
 

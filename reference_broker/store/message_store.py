@@ -178,9 +178,10 @@ class MessageStore:
             return
         with self._put_lock:
             self._running = False
-        self.retention.close()
+        self.retention.stop()
         self.scheduler.stop()
         self._flusher.stop()
+        self.retention.close_retired()
         self.commitlog.close()
         for queue in self.queues.values():
             queue.close()

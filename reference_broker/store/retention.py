@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 MAX_MANUAL_DELETE_ROUNDS = 20
 """``MAX_MANUAL_DELETE_FILE_TIMES``: rounds that delete expired files after DELETE_EXPIRED_COMMITLOG."""
+MIN_USED_RATIO, MAX_USED_RATIO = 10, 95
+"""``getDiskMaxUsedSpaceRatio`` keeps diskMaxUsedSpaceRatio within these percentages."""
 DELETE_FILES_BATCH_MAX = 10
 """CommitLog files deleted per round at most (``MappedFileQueue.DELETE_FILES_BATCH_MAX``)."""
 
@@ -75,6 +77,8 @@ class RetentionService(ConditionWorker):
         self._clean_immediately = False
         self._last_commitlog_min = 0
         self._retired: list[_Closable] = []
+        self.disk_usage: Callable[[Path], float] = disk_used_ratio
+        """How full the disk holding a path is (0..1); replaceable, so a full disk can be simulated."""
         self.disk_full = False
         """Past diskSpaceWarningLevelRatio: the store refuses puts (SERVICE_NOT_AVAILABLE) until below."""
 
@@ -108,8 +112,11 @@ class RetentionService(ConditionWorker):
         self._clean_commitlog(now or datetime.now())
         self._clean_consume_queues()
 
-    def close(self) -> None:
+    def stop(self) -> None:
         self._stop_thread()
+
+    def close_retired(self) -> None:
+        """At shutdown, once no other store thread runs: unmap everything retired."""
         self._close_retired(force=True)
 
     def _clean_commitlog(self, now: datetime) -> None:
@@ -149,8 +156,8 @@ class RetentionService(ConditionWorker):
     def _space_to_delete(self) -> bool:
         """``isSpaceToDelete``: whether the disk of the commitlog or of the queues is fuller than allowed;
         sets whether files go regardless of age and whether puts are refused."""
-        limit = self._config.disk_max_used_space_ratio / 100
-        ratios = [disk_used_ratio(self._config.commit_log_path), disk_used_ratio(self._config.root_dir)]
+        limit = min(max(self._config.disk_max_used_space_ratio, MIN_USED_RATIO), MAX_USED_RATIO) / 100
+        ratios = [self.disk_usage(self._config.commit_log_path), self.disk_usage(self._config.root_dir)]
         self._clean_immediately = any(r > self._config.disk_space_clean_forcibly_ratio for r in ratios)
         full = any(r > self._config.disk_space_warning_level_ratio for r in ratios)
         if full != self.disk_full:

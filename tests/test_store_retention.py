@@ -4,6 +4,8 @@ request; minimum offsets moved; pulls below them answered as 4.9.8 answers them;
 from __future__ import annotations
 
 import asyncio
+import math
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from codec.store import decode_records
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.store import GetMessageStatus, MessageStore, PutMessageStatus
-from reference_broker.store.retention import DELETE_FILES_BATCH_MAX, is_delete_hour
+from reference_broker.store.retention import DELETE_FILES_BATCH_MAX, disk_used_ratio, is_delete_hour
 from spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
@@ -70,6 +72,14 @@ def test_delete_hour_removes_expired_files_and_moves_min_offsets(tmp_path) -> No
     with _open(tmp_path, **small_index) as reopened:  # the new minimum survives a restart
         assert reopened.min_offset("TopicR", 0) == min_offset
         assert reopened.get_messages("TopicR", 0, min_offset, 1).status is GetMessageStatus.FOUND
+
+
+def test_disk_use_is_read_as_java_reads_it(tmp_path) -> None:
+    """A whole percent of what users can fill (df's figure), rounded up; -1 for a path that is not there."""
+    stats = os.statvfs(tmp_path)
+    used = stats.f_blocks - stats.f_bfree
+    assert disk_used_ratio(tmp_path) == math.ceil(used * 100 / (used + stats.f_bavail)) / 100
+    assert disk_used_ratio(tmp_path / "missing") == -1
 
 
 def test_delete_hours_are_hours_of_the_day() -> None:

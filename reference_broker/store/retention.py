@@ -18,7 +18,8 @@ picked it up just before finishes undisturbed (Java counts references for the sa
 from __future__ import annotations
 
 import logging
-import shutil
+import math
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -46,15 +47,17 @@ class _Closable(Protocol):
 
 
 def disk_used_ratio(path: Path) -> float:
-    """``UtilAll.getDiskPartitionSpaceUsedPercent``: (total - free) / total; -1 when it cannot be read."""
-    probe = path
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    """``UtilAll.getDiskPartitionSpaceUsedPercent``: used / (used + available to users), rounded up to a
+    whole percent (as ``df`` shows it, not used / total); -1 when the path does not exist."""
     try:
-        usage = shutil.disk_usage(probe)
+        stats = os.statvfs(path)
     except OSError:
         return -1.0
-    return usage.used / usage.total if usage.total else -1.0
+    used = (stats.f_blocks - stats.f_bfree) * stats.f_frsize
+    entire = used + stats.f_bavail * stats.f_frsize
+    if stats.f_blocks <= 0 or entire <= 0:
+        return -1.0
+    return math.ceil(used * 100 / entire) / 100
 
 
 def is_delete_hour(delete_when: str, now: datetime) -> bool:

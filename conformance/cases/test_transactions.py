@@ -44,6 +44,14 @@ def _register_producer(client: Client) -> None:
                                                                                        body=body))
 
 
+def _unended(client: Client, body: bytes) -> tuple[str, Message]:
+    """A fresh topic, this connection registered as its group's producer, and a half message sent to the
+    topic that is never ended."""
+    topic = client.create_topic()
+    _register_producer(client)
+    return topic, _send_half(client, topic, body)
+
+
 def _send_half(client: Client, topic: str, body: bytes) -> Message:
     message = Message(body, tags="tx", sys_flag=int(TransactionType.PREPARED),
                       user={PropertyKey.TRANSACTION_PREPARED: "true", PropertyKey.PRODUCER_GROUP:
@@ -84,9 +92,7 @@ def _end(client: Client, check: RemotingCommand, decision: TransactionType) -> R
 @case("RMQ-BRK-TXN-CHECK", "A half message left unended is checked back with its producer: header and "
       "body name a new copy in the half queue and the message under its real topic, checked once.")
 def test_check_back(client: Client, check: Check) -> None:
-    topic = client.create_topic()
-    _register_producer(client)
-    message = _send_half(client, topic, b"check me")
+    topic, message = _unended(client, b"check me")
     pushed = _checked(client, message)
     header = decode_header(CHECK_TRANSACTION_STATE_REQUEST, pushed.ext_fields)
     check.equal("transactionId", message.uniq, header["transactionId"])
@@ -116,9 +122,7 @@ def _view(client: Client, offset: int) -> MessageRecord | None:
         TransactionType.ROLLBACK),
 ])
 def test_check_back_answer(decision: TransactionType, client: Client, check: Check) -> None:
-    topic = client.create_topic()
-    _register_producer(client)
-    message = _send_half(client, topic, b"decide me")
+    topic, message = _unended(client, b"decide me")
     answer = _end(client, _checked(client, message), decision)
     expect_success(check, "END_TRANSACTION answering the check", answer)
     if decision is TransactionType.COMMIT:
@@ -135,9 +139,7 @@ def test_check_back_answer(decision: TransactionType, client: Client, check: Che
 @case("RMQ-BRK-TXN-CHECK-MAX", "A half message never answered is checked until the limit, then moved to "
       "TRANS_CHECK_MAX_TIME_TOPIC and not checked again.")
 def test_check_limit(client: Client, check: Check) -> None:
-    topic = client.create_topic()
-    _register_producer(client)
-    message = _send_half(client, topic, b"abandoned")
+    topic, message = _unended(client, b"abandoned")
     counts = []
     while len(counts) <= TRANSACTION_CHECK_MAX and (pushed := _next_check(client)) is not None:
         counts.append(decode_record(pushed.body or b"").properties.get(PropertyKey.TRANSACTION_CHECK_TIMES))

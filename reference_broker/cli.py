@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"rmq-broker: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    except OSError as exc:  # a port already taken, a store directory that cannot be created, ...
+        print(f"rmq-broker: cannot start: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -193,3 +193,14 @@ def test_cli_options_override_file(tmp_path) -> None:
     broker, namesrv, _ = configure(args)
     assert (broker.listen_port, broker.store_path_root_dir, namesrv.listen_port) == (20911, str(tmp_path), 0)
     assert broker.bind_address == namesrv.bind_address == "127.0.0.1"
+
+
+def test_cli_port_in_use_is_one_line(tmp_path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _cli("--store", str(tmp_path / "store"), "--namesrv-port", str(port), cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("rmq-broker: cannot start: ") and result.stderr.count("\n") == 1
+

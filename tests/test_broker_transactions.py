@@ -16,6 +16,7 @@ from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.store.topics import TRANS_CHECK_MAX_TIME_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import CHECK_TRANSACTION_STATE_REQUEST
+from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.sysflag import TransactionType
 from tests.broker_support import run
@@ -129,6 +130,37 @@ def test_young_half_message_waits_for_the_timeout(tmp_path) -> None:
 
     run(with_broker(tmp_path / "store", scenario, transaction_time_out=60_000,
                     transaction_check_interval=150))
+
+
+def test_immune_half_message_is_set_aside_and_its_end_honoured(tmp_path) -> None:
+    """CHECK_IMMUNITY_TIME_IN_SECONDS: a young message is written again with the offset of its first copy
+    (and not checked); ending the first copy ends a set-aside one too. (Copies set aside in earlier runs
+    go on being set aside until their immunity is over, as in Java.)"""
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        await _producer(client)
+        props = {"TRAN_MSG": "true", "PGROUP": PRODUCER_GROUP, "UNIQ_KEY": UNIQ,
+                 PropertyKey.CHECK_IMMUNITY_TIME_IN_SECONDS: "60"}
+        sent = await send(client, "TopicTx", b"later", props, queue_id=1,
+                          sys_flag=TransactionType.PREPARED, born=int(time.time() * 1000))
+        store = mq.broker.store
+        for _ in range(50):
+            if store.max_offset(TRANS_HALF_TOPIC, 0) > 1:
+                break
+            await asyncio.sleep(0.05)
+        aside = decode_records(store.get_messages(TRANS_HALF_TOPIC, 0, 1, 1).body)[0]
+        assert aside.properties[PropertyKey.TRANSACTION_PREPARED_QUEUE_OFFSET] == "0"
+        assert aside.properties[PropertyKey.WAIT] == "false"
+        first = store.read_record(decode_offset_msg_id(sent.ext_fields["msgId"]).offset)
+        fields = {"producerGroup": PRODUCER_GROUP, "tranStateTableOffset": "0",
+                  "commitLogOffset": str(first.physical_offset),
+                  "commitOrRollback": str(TransactionType.COMMIT), "msgId": UNIQ}
+        assert (await client.invoke(client.request(RequestCode.END_TRANSACTION, fields))).code == 0
+        await asyncio.sleep(0.6)
+        assert all(c.code != RequestCode.CHECK_TRANSACTION_STATE for c in _drain(client))
+        # a copy naming offset 0 met the op message that ended offset 0: that op message is done
+        assert mq.broker.offsets.query(CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
+
+    run(with_broker(tmp_path / "store", scenario, **FAST_CHECKS))
 
 
 def test_op_offset_advances_over_a_gap_free_run() -> None:

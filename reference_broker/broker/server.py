@@ -180,7 +180,12 @@ class Broker:
         checker = TransactionChecker(self.config, self.topics, self.offsets, self.store)
         while True:
             await asyncio.sleep(self.config.transaction_check_interval / 1000)
-            for check in checker.check():
+            try:
+                checks = checker.check()
+            except Exception:  # as Java's check() logs and waits for the next interval
+                log.exception("transaction check failed")
+                continue
+            for check in checks:
                 channel = self._available_producer(check.producer_group)
                 if channel is None:
                     log.warning("no producer of group %s to check transaction %s", check.producer_group,

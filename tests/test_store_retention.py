@@ -177,3 +177,19 @@ def test_broker_answers_pulls_below_the_new_minimum(tmp_path) -> None:
 
     run(with_broker(tmp_path / "store", scenario, mapped_file_size_commit_log=4096, file_reserved_time=0,
                     clean_resource_interval=50, **FULL_DISK))
+
+
+def test_broker_refuses_sends_while_the_disk_is_past_the_warning_level(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        mq.broker.store.retention.disk_usage = lambda path: DISK_USED
+        for _ in range(100):
+            if mq.broker.store.retention.disk_full:
+                break
+            await asyncio.sleep(0.05)
+        refused = await send(client, "TopicR", b"z", {})
+        assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE
+        assert "the broker's disk is full [CL: " in refused.remark
+
+    run(with_broker(tmp_path / "store", scenario, clean_resource_interval=50,
+                    **{**CALM_DISK, "disk_space_warning_level_ratio": 0.4}))
+

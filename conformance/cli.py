@@ -84,8 +84,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv.append("--rmq-strict")
     if args.selection:
         argv += ["-k", args.selection]
-    if not slow:
-        argv += ["-m", "not slow"]
+    # the project's pytest settings deselect slow cases; a later -m replaces that selection
+    argv += ["-m", "slow or not slow" if slow else "not slow"]
     workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others

@@ -1,7 +1,9 @@
 """``rmq-broker``: a name server and a broker in one process, configured like Apache RocketMQ's.
 
 Defaults match Java's (name server 9876, broker 10911 and fast port 10909) except that everything binds to
-loopback unless ``--bind`` says otherwise. ``-c broker.conf`` takes Java property names.
+loopback unless ``--bind`` says otherwise. ``-c broker.conf`` takes Java property names. A config file that
+cannot be read or a setting that cannot be honoured ends the command with one line on stderr and exit
+status 2, before any port is bound.
 """
 
 from __future__ import annotations
@@ -15,8 +17,17 @@ import sys
 
 from reference_broker import event_loop
 from reference_broker.acl.plain_file import AclFileError
-from reference_broker.config import BrokerConfig, NamesrvConfig, load_config_file
+from reference_broker.config import (
+    BrokerConfig,
+    ConfigError,
+    LoadedConfig,
+    NamesrvConfig,
+    load_config_file,
+    validate,
+)
 from reference_broker.embedded import EmbeddedRocketMQ
+
+USAGE_ERROR = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,11 +43,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig]:
-    """Defaults, then the config file, then command-line options (the most specific wins)."""
+def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, LoadedConfig]:
+    """Defaults, then the config file, then command-line options (the most specific wins).
+
+    Raises OSError for a config file that cannot be read and ConfigError for a setting that cannot be
+    honoured."""
     broker, namesrv = BrokerConfig(), NamesrvConfig()
+    loaded = LoadedConfig()
     if args.config:
-        load_config_file(args.config, broker, namesrv)
+        loaded = load_config_file(args.config, broker, namesrv)
     if args.store:
         broker.store_path_root_dir = args.store
     if args.namesrv_port is not None:
@@ -45,7 +60,8 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig]:
         broker.listen_port = args.broker_port
     if args.bind:
         broker.bind_address = namesrv.bind_address = args.bind
-    return broker, namesrv
+    validate(broker)
+    return broker, namesrv, loaded
 
 
 async def serve(broker: BrokerConfig, namesrv: NamesrvConfig) -> None:
@@ -64,12 +80,26 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    broker, namesrv = configure(args)
+    try:
+        broker, namesrv, loaded = configure(args)
+    except OSError as exc:
+        print(f"rmq-broker: cannot read config file {args.config}: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except ConfigError as exc:
+        print(f"rmq-broker: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    loaded.warn()
     try:
         event_loop.run(serve(broker, namesrv), args.loop)
     except AclFileError as exc:
         print(f"rmq-broker: not starting: {exc}", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
+    except ConfigError as exc:
+        print(f"rmq-broker: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except OSError as exc:  # a port already taken, a store directory that cannot be created, ...
+        print(f"rmq-broker: cannot start: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

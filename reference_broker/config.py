@@ -2,8 +2,10 @@
 
 Operators already have ``broker.conf`` files written for Apache RocketMQ, so the reference broker reads
 the same keys (``brokerName``, ``listenPort``, ``storePathRootDir`` ...) and maps each onto a snake_case
-field. Keys Java knows but that change nothing here are accepted quietly enough to be noticed (a
-warning), and keys nobody knows are warned about too: a typo in a config file must never pass unseen.
+field. What happens to each Java key is decided by one table (:mod:`reference_broker.java_keys`):
+honoured, refused at start with its reason, or ignored with a warning that names it. A value that cannot
+be read stops start-up with the key, the value and what was expected, before any port is bound; keys
+nobody knows are warned about, so a typo in a config file never passes unseen.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
+from reference_broker.store.config import parse_delay_levels
 from spec.consumequeue import DELAY_LEVELS
+from spec.errors import SpecViolation
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +44,9 @@ class NamesrvConfig:
     """Seconds without REGISTER_BROKER after which a broker is dropped (``BROKER_CHANNEL_EXPIRED_TIME``)."""
     order_message_enable: bool = False
     """Adds ``orderTopicConf`` from the ORDER_TOPIC_CONFIG KV namespace to route data, as Java does."""
+    kv_config_path: str | None = str(Path.home() / "namesrv" / "kvConfig.json")
+    """Where the KV configuration is persisted on every change and read at start (``kvConfigPath``);
+    None keeps it in memory only, as an embedded name server does unless given a config."""
 
 
 @dataclass
@@ -56,6 +64,8 @@ class BrokerConfig:
     namesrv_addr: str | None = f"{LOOPBACK}:{DEFAULT_NAMESRV_PORT}"
     """Semicolon-separated ``host:port`` list; None registers nowhere."""
     store_path_root_dir: str = str(Path.home() / "store")
+    store_path_commit_log: str | None = None
+    """None means ``<storePathRootDir>/commitlog``."""
     flush_disk_type: str = "ASYNC_FLUSH"
     mapped_file_size_commit_log: int = 1024 * 1024 * 1024
     mapped_file_size_consume_queue: int = 300_000 * 20
@@ -93,6 +103,42 @@ class BrokerConfig:
     """The ACL file (Java: ``rocketmq.acl.plain.file`` under ``rocketmq.home.dir``). Unset: $ROCKETMQ_HOME/
     conf/plain_acl.yml, else plain_acl.yml beside the broker.conf that enabled ACL. Files below ``acl/``
     beside it are read too, as Java reads ``conf/acl``."""
+    flush_consumer_offset_interval: int = 5000
+    """Milliseconds between writes of a changed consumerOffset.json."""
+    notify_consumer_ids_changed_enable: bool = True
+    transaction_time_out: int = 6000
+    """Milliseconds a half message waits for END_TRANSACTION before the broker checks it back."""
+    transaction_check_max: int = 15
+    """Check-backs of one half message before it is discarded to TRANS_CHECK_MAX_TIME_TOPIC."""
+    transaction_check_interval: int = 60_000
+    """Milliseconds between runs of the transaction check service."""
+    # -- the store (MessageStoreConfig) --------------------------------------------------------------
+    flush_interval_commit_log: int = 500
+    flush_interval_consume_queue: int = 1000
+    flush_delay_offset_interval: int = 10_000
+    sync_flush_timeout: int = 5000
+    max_message_size: int = 4 * 1024 * 1024
+    check_crc_on_recover: bool = True
+    max_transfer_bytes_on_message_in_memory: int = 256 * 1024
+    max_transfer_count_on_message_in_memory: int = 32
+    message_index_enable: bool = True
+    max_msgs_num_batch: int = 64
+    default_query_max_num: int = 32
+    delete_when: str = "04"
+    """Hours of the day (``;``-separated, two digits) at which expired files are deleted."""
+    file_reserved_time: int = 72
+    """Hours a commitlog file is kept after its last write."""
+    disk_max_used_space_ratio: int = 75
+    """Percent of the disk the commitlog may fill before files are deleted whatever the hour."""
+    clean_resource_interval: int = 10_000
+    delete_commit_log_files_interval: int = 100
+    delete_consume_queue_files_interval: int = 100
+    clean_file_forcibly_enable: bool = True
+    disk_space_warning_level_ratio: float = 0.90
+    """Java's ``-Drocketmq.broker.diskSpaceWarningLevelRatio``: above it puts are refused and files are
+    deleted at once."""
+    disk_space_clean_forcibly_ratio: float = 0.85
+    """Java's ``-Drocketmq.broker.diskSpaceCleanForciblyRatio``: above it files are deleted at once."""
 
     @property
     def broker_addr(self) -> str:
@@ -112,14 +158,6 @@ class BrokerConfig:
     def config_dir(self) -> Path:
         return Path(self.store_path_root_dir) / "config"
 
-
-INERT_JAVA_KEYS = frozenset({
-    "brokerRole", "deleteWhen", "fileReservedTime", "brokerIP2", "haListenPort", "rocketmqHome",
-    "storePathCommitLog", "storePathConsumeQueue", "storePathIndex", "sendMessageThreadPoolNums",
-    "pullMessageThreadPoolNums", "useReentrantLockWhenPutMessage", "waitTimeMillsInSendQueue",
-    "diskMaxUsedSpaceRatio", "transientStorePoolEnable", "slaveReadEnable",
-})
-"""Java keys that are valid in a broker.conf but have no effect on the reference broker."""
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -153,79 +191,153 @@ def parse_properties(text: str) -> dict[str, str]:
     return result
 
 
+
+class ConfigError(ValueError):
+    """A setting that stops start-up: which key, the value given and what was expected instead."""
+
+    def __init__(self, key: str, value: str, expected: str, source: str = "config") -> None:
+        super().__init__(f"{source}: {key}={value!r}: expected {expected}")
+        self.key = key
+        self.value = value
+        self.expected = expected
+
+
 def _read_bool(text: str) -> bool:
-    """Java's ``Boolean.parseBoolean``: anything but a case-insensitive "true" is false."""
-    return text.lower() == "true"
+    """``true`` or ``false`` in any case; Java's ``Boolean.parseBoolean`` would read any other word as
+    false, which hides a typo, so anything else is refused."""
+    lowered = text.lower()
+    if lowered not in ("true", "false"):
+        raise ValueError(text)
+    return lowered == "true"
 
 
-_CONVERTERS: dict[str, Any] = {
-    "bool": _read_bool,
-    "int": int,
-    "int | None": int,
-    "float": float,
-    "str": str,
-    "str | None": lambda text: text or None,
+def _read_hours(text: str) -> str:
+    """``deleteWhen``: hours of the day separated by ``;`` (``04``, ``03;15``)."""
+    if not all(part.strip().isdigit() and int(part) < 24 for part in text.split(";")):
+        raise ValueError(text)
+    return text
+
+
+def _read_single_path(text: str) -> str | None:
+    """``storePathCommitLog``: 4.9.8 splits it on ``;`` into several disks, which is not supported here."""
+    if ";" in text:
+        raise ValueError(text)
+    return text or None
+
+
+_CONVERTERS: dict[str, tuple[Any, str]] = {
+    "bool": (_read_bool, "true or false"),
+    "int": (int, "an integer"),
+    "int | None": (int, "an integer"),
+    "float": (float, "a number"),
+    "str": (str, "text"),
+    "str | None": (lambda text: text or None, "text"),
 }
-"""Field annotations are strings under ``from __future__ import annotations``; keyed by that text."""
+"""Field annotation (a string under ``from __future__ import annotations``) -> reader, what it expects."""
+
+_FIELD_READERS: dict[str, tuple[Any, str]] = {
+    "message_delay_level": (lambda text: parse_delay_levels(text) and text, "levels like '1s 5s 10s 1m 2h'"),
+    "delete_when": (_read_hours, "hours 00-23 separated by ';' (e.g. 04 or 03;15)"),
+    "store_path_commit_log": (_read_single_path, "one directory (several ';'-separated paths are not "
+                                                 "supported)"),
+}
 
 
-def apply_properties(config: NamesrvConfig | BrokerConfig, properties: dict[str, str]) -> list[str]:
-    """Set each property that names a field of ``config``; return the keys that were not applied.
+def _field_name(key: JavaKey) -> str:
+    return key.field or snake_case(key.name)
 
-    The caller decides what to do with the leftovers because ``rmq-broker -c`` reads one file for both
-    the name server and the broker, and a key is only unknown if neither of them takes it.
+
+def _apply(config: NamesrvConfig | BrokerConfig, key: JavaKey, value: str, source: str) -> None:
+    name = _field_name(key)
+    kind = str({f.name: f.type for f in dataclasses.fields(config)}[name])
+    reader, expected = _FIELD_READERS.get(name) or _CONVERTERS[kind]
+    if key.choices:
+        if value not in key.choices:
+            raise ConfigError(key.name, value, "one of " + ", ".join(key.choices), source)
+        reader = str
+    try:
+        setattr(config, name, reader(value))
+    except (ValueError, SpecViolation):
+        raise ConfigError(key.name, value, expected, source) from None
+
+
+@dataclass
+class LoadedConfig:
+    """What reading a config file found besides the settings it applied."""
+
+    ignored: list[JavaKey] = dataclasses.field(default_factory=list)
+    unknown: list[str] = dataclasses.field(default_factory=list)
+
+    def warn(self) -> None:
+        """One warning per ignored or unknown key, once, at start."""
+        for key in self.ignored:
+            log.warning("config key %s (%s) is ignored by the reference broker: %s", key.name, key.java_class,
+                        key.reason)
+        for name in self.unknown:
+            log.warning("unknown config key %s ignored (neither Apache RocketMQ 4.9.8 nor the reference "
+                        "broker reads it)", name)
+
+
+def apply_properties(properties: dict[str, str], broker: BrokerConfig, namesrv: NamesrvConfig,
+                     source: str = "config") -> LoadedConfig:
+    """Apply Java-named properties to both configs through the key table.
+
+    Raises ConfigError on the first value that cannot be read or on a refused key; returns the ignored
+    and unknown keys for :meth:`LoadedConfig.warn`. ``listenPort`` belongs to the broker (as in Java,
+    where the name server has its own file).
     """
-    kinds = {f.name: f.type for f in dataclasses.fields(config)}
-    leftovers = []
-    for key, value in properties.items():
-        name = snake_case(key)
-        if name not in kinds:
-            leftovers.append(key)
-            continue
-        try:
-            setattr(config, name, _CONVERTERS[str(kinds[name])](value.strip()))
-        except ValueError:
-            log.warning("config key %s: cannot read %r as %s; keeping %r", key, value, kinds[name],
-                        getattr(config, name))
-    return leftovers
-
-
-def warn_unapplied(keys: list[str]) -> list[str]:
-    """Log every key that changed nothing; returns the keys nobody knows (inert Java keys excluded)."""
-    unknown = []
-    for key in keys:
-        if key in INERT_JAVA_KEYS:
-            log.warning("config key %s is valid for Apache RocketMQ but has no effect here", key)
+    loaded = LoadedConfig()
+    for name, raw in properties.items():
+        value = raw.strip()
+        key = BY_NAME.get(name)
+        if key is None:
+            loaded.unknown.append(name)
+        elif key.disposition is Disposition.IGNORED:
+            loaded.ignored.append(key)
+        elif key.disposition is Disposition.REFUSED:
+            if not key.accepts(value):
+                allowed = " or ".join(key.accepted) or "an empty value"
+                raise ConfigError(name, value, f"{allowed} ({key.reason})" if key.accepted else
+                                  f"the key to be absent ({key.reason})", source)
         else:
-            log.warning("unknown config key %s ignored", key)
-            unknown.append(key)
-    return unknown
+            if key.owner in (Owner.BROKER, Owner.BOTH):
+                _apply(broker, key, value, source)
+            if key.owner in (Owner.NAMESRV, Owner.BOTH):
+                _apply(namesrv, key, value, source)
+    return loaded
 
 
-def load_config_file(path: str | Path, broker: BrokerConfig, namesrv: NamesrvConfig) -> list[str]:
-    """Apply a broker.conf to both configs; returns the unknown keys (already warned about).
-
-    ``listenPort`` belongs to the broker (as in Java, where the name server has its own file), so the
-    name server only takes the keys the broker does not.
-    """
-    properties = parse_properties(Path(path).read_text(encoding="utf-8"))
-    broker_rest = apply_properties(broker, properties)
+def load_config_file(path: str | Path, broker: BrokerConfig, namesrv: NamesrvConfig) -> LoadedConfig:
+    """Apply a broker.conf to both configs. Raises OSError when the file cannot be read and ConfigError
+    when a setting cannot be honoured."""
+    text = Path(path).read_text(encoding="utf-8")
+    properties = parse_properties(text)
+    loaded = apply_properties(properties, broker, namesrv, source=str(path))
     if "aclFile" in properties and broker.acl_file:
         broker.acl_file = str(Path(path).parent / broker.acl_file)
     elif broker.acl_enable and not os.environ.get(ROCKETMQ_HOME_ENV):
         broker.acl_file = str(Path(path).parent / "plain_acl.yml")
-    namesrv_rest = apply_properties(namesrv, {k: properties[k] for k in broker_rest})
-    return warn_unapplied(namesrv_rest)
+    return loaded
+
+
+def validate(broker: BrokerConfig) -> None:
+    """Checks of settings made in code rather than read from a file, run before any port is bound."""
+    for key in ("flushDiskType", "messageDelayLevel", "deleteWhen", "storePathCommitLog"):
+        value = getattr(broker, _field_name(BY_NAME[key]))
+        if value is not None:
+            _apply(dataclasses.replace(broker), BY_NAME[key], str(value), "settings")
 
 
 __all__ = [
     "DEFAULT_BROKER_PORT",
     "DEFAULT_NAMESRV_PORT",
     "BrokerConfig",
+    "ConfigError",
+    "LoadedConfig",
     "NamesrvConfig",
     "apply_properties",
     "load_config_file",
     "parse_properties",
     "snake_case",
+    "validate",
 ]
-

@@ -19,7 +19,7 @@ from typing import Any
 
 from reference_broker import event_loop
 from reference_broker.broker.server import Broker
-from reference_broker.config import LOOPBACK, BrokerConfig, NamesrvConfig
+from reference_broker.config import LOOPBACK, BrokerConfig, NamesrvConfig, validate
 from reference_broker.namesrv.server import NameServer
 
 START_TIMEOUT = 10.0
@@ -30,7 +30,7 @@ class EmbeddedRocketMQ:
     def __init__(self, store_path: str | Path | None = None, *, broker_config: BrokerConfig | None = None,
                  namesrv_config: NamesrvConfig | None = None) -> None:
         self._own_store = store_path is None and broker_config is None
-        self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0)
+        self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0, kv_config_path=None)
         self.broker_config = broker_config or BrokerConfig(listen_port=0)
         if store_path is not None:
             self.broker_config.store_path_root_dir = str(store_path)
@@ -62,6 +62,7 @@ class EmbeddedRocketMQ:
         return part
 
     async def start(self) -> EmbeddedRocketMQ:
+        validate(self.broker_config)
         self.namesrv = NameServer(self.namesrv_config)
         await self.namesrv.start()
         advertised = LOOPBACK if self.namesrv_config.bind_address in ("0.0.0.0", "") else None

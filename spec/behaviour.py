@@ -18,6 +18,7 @@ _SEND_CHECK = _BRK + "processor/AbstractSendMessageProcessor.java"
 _PULL = _BRK + "processor/PullMessageProcessor.java"
 _ADMIN = _BRK + "processor/AdminBrokerProcessor.java"
 _STORE = "store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java"
+_TXN_CHECK = _BRK + "transaction/queue/TransactionalMessageServiceImpl.java"
 
 BROKER_EXPIRY_MS = 120_000
 """A broker that has not re-registered for this long is dropped (``BROKER_CHANNEL_EXPIRED_TIME``)."""
@@ -31,6 +32,16 @@ answered at most this much after its timeout."""
 
 FAST_PORT_OFFSET = 2
 """The fast ("VIP") remoting port is ``listenPort - 2`` (``BrokerController``: 10909 beside 10911)."""
+
+TRANSACTION_TIMEOUT_MS = 6_000
+"""A half message younger than this is not checked back (``transactionTimeOut``)."""
+
+TRANSACTION_CHECK_INTERVAL_MS = 60_000
+"""How often a 4.9.8 broker walks its half messages (``transactionCheckInterval``): a check-back arrives
+up to this long after a half message became due."""
+
+TRANSACTION_CHECK_MAX = 15
+"""Check-backs of one half message before it is given up (``transactionCheckMax``)."""
 
 LOCK_MAX_LIVE_MS = 60_000
 """Lease of a queue lock taken with LOCK_BATCH_MQ (``rocketmq.broker.rebalance.lockMaxLiveTime``)."""
@@ -161,6 +172,12 @@ BRK_PULL_CHECKS = clause(
     "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
     "outside the topic's read queues 1 SYSTEM_ERROR.",
     source=_PULL)
+BRK_OFFSET_MOVED_EVENT = clause(
+    "RMQ-BRK-OFFSET-MOVED-EVENT", Level.SHOULD,
+    "A master that answers a pull 21 PULL_OFFSET_MOVED writes a message to topic OFFSET_MOVED_EVENT queue 0 "
+    "with TAGS and KEYS = the pull's consumerGroup and an OffsetMovedEvent body (consumerGroup, "
+    "messageQueue, offsetRequest = the pull's queueOffset, offsetNew = the nextBeginOffset answered).",
+    source=_PULL + " (generateOffsetMovedEvent)")
 BRK_LONG_POLL = clause(
     "RMQ-BRK-LONG-POLL", Level.MUST,
     "A pull with FLAG_SUSPEND that finds nothing is held: it is answered with the message when one arrives, "
@@ -232,6 +249,25 @@ BRK_ECHO_SERIALIZE_TYPE = clause(
     "RMQ-BRK-ECHO-SERIALIZE-TYPE", Level.SHOULD,
     "On the normal processing path a server answers in the request's serialization.",
     source="remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java")
+BRK_TXN_CHECK = clause(
+    "RMQ-BRK-TXN-CHECK", Level.MUST,
+    "A half message not ended within transactionTimeOut is checked back: the broker sends a oneway "
+    "CHECK_TRANSACTION_STATE to a connected producer of its PGROUP, with msgId and transactionId = its "
+    "UNIQ_KEY, commitLogOffset and tranStateTableOffset naming a copy of it written again to "
+    "RMQ_SYS_TRANS_HALF_TOPIC (offsetMsgId = that copy's), and as body the message under its real topic "
+    "and queue with TRANSACTION_CHECK_TIMES counting the checks.",
+    source=_TXN_CHECK + " (check), " + _BRK + "transaction/AbstractTransactionalMessageCheckListener.java")
+BRK_TXN_CHECK_ANSWER = clause(
+    "RMQ-BRK-TXN-CHECK-ANSWER", Level.MUST,
+    "END_TRANSACTION naming the checked copy (fromTransactionCheck=true) is answered SUCCESS; COMMIT then "
+    "delivers the message to its real topic and queue, ROLLBACK delivers nothing, and an ended "
+    "transaction is not checked again.",
+    source=_BRK + "processor/EndTransactionProcessor.java")
+BRK_TXN_CHECK_MAX = clause(
+    "RMQ-BRK-TXN-CHECK-MAX", Level.SHOULD,
+    "A half message checked transactionCheckMax times without an answer is not checked again: it is moved "
+    "to TRANS_CHECK_MAX_TIME_TOPIC with its properties (REAL_TOPIC, TRANSACTION_CHECK_TIMES) kept.",
+    source=_BRK + "transaction/queue/DefaultTransactionalMessageCheckListener.java")
 BRK_CHECKPOINT = clause(
     "RMQ-BRK-CHECKPOINT", Level.MUST,
     "After a clean shutdown the checkpoint's physic and logics timestamps are not behind the store time of "

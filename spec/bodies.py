@@ -139,6 +139,12 @@ CONSUMER_LIST = BodySpec("GetConsumerListByGroupResponseBody", (
     BodyField("consumerIdList", _A, "client ids of the group's online consumers"),
 ))
 KV_TABLE = BodySpec("KVTable", (BodyField("table", _O, "key → value", is_map=True),))
+OFFSET_MOVED_EVENT = BodySpec("OffsetMovedEvent", (
+    BodyField("consumerGroup", _S, "group whose pull asked for an offset the queue does not have"),
+    BodyField("messageQueue", _O, "the queue pulled", MESSAGE_QUEUE),
+    BodyField("offsetNew", _N, "nextBeginOffset the broker answered"),
+    BodyField("offsetRequest", _N, "queueOffset the pull asked for"),
+))
 
 CompressedRegisterBrokerBody = Struct(
     "data_version" / PascalString(Int32sb, "utf8") * "DataVersion JSON",

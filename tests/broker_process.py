@@ -7,6 +7,7 @@ abort file, and it can be stopped between any two bytes it writes, which is what
 
 from __future__ import annotations
 
+import os
 import re
 import select
 import signal
@@ -58,7 +59,8 @@ class BrokerProcess:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "reference_broker.cli", "-c", str(self.conf), "--namesrv-port", "0",
              "--broker-port", "0"],
-            cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=self._log_file, text=True)
+            cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=self._log_file, text=True,
+            env={**os.environ, "HOME": str(self.log.parent)})  # Java's default kvConfigPath is under $HOME
         try:
             self._read_banner()
         except BaseException:

@@ -17,7 +17,7 @@ from tests.broker_support import golden_command, host_port, run
 
 async def _with_namesrv(scenario, serialize_type: SerializeType = SerializeType.JSON,
                         config: NamesrvConfig | None = None):
-    namesrv = NameServer(config or NamesrvConfig(listen_port=0))
+    namesrv = NameServer(config or NamesrvConfig(listen_port=0, kv_config_path=None))
     await namesrv.start()
     client = await RemotingClient.connect(namesrv.addr, serialize_type)
     try:
@@ -130,6 +130,43 @@ def test_kv_config_round_trip() -> None:
         assert again.code == ResponseCode.QUERY_NOT_FOUND
 
     run(_with_namesrv(scenario))
+
+
+def test_kv_config_survives_a_restart(tmp_path) -> None:
+    """PUT_KV_CONFIG and DELETE_KV_CONFIG are written to kvConfigPath at once, in the one-line
+    ``{"configTable":...}`` layout of KVConfigManager, and a name server started on the file answers them."""
+    path = tmp_path / "namesrv" / "kvConfig.json"
+    config = NamesrvConfig(listen_port=0, kv_config_path=str(path))
+
+    async def first(namesrv: NameServer, client: RemotingClient) -> None:
+        for namespace, key, value in (("ORDER_TOPIC_CONFIG", "T", "broker-a:4"), ("NS", "gone", "x"),
+                                      ("NS", "kept", "y")):
+            request = client.request(RequestCode.PUT_KV_CONFIG, {"namespace": namespace, "key": key,
+                                                                 "value": value})
+            assert (await client.invoke(request)).code == ResponseCode.SUCCESS
+        await client.invoke(client.request(RequestCode.DELETE_KV_CONFIG, {"namespace": "NS", "key": "gone"}))
+
+    async def second(namesrv: NameServer, client: RemotingClient) -> None:
+        got = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "NS",
+                                                                                 "key": "kept"}))
+        assert got.ext_fields == {"value": "y"}
+        gone = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "NS",
+                                                                                  "key": "gone"}))
+        assert gone.code == ResponseCode.QUERY_NOT_FOUND
+        registered = await client.invoke(_replay(client, "json", 1, 99))
+        assert fastjson.loads(registered.body) == {"table": {"T": "broker-a:4"}}
+
+    run(_with_namesrv(first, config=config))
+    assert "\n" not in path.read_text()
+    assert fastjson.loads(path.read_bytes()) == {"configTable": {"ORDER_TOPIC_CONFIG": {"T": "broker-a:4"},
+                                                                 "NS": {"kept": "y"}}}
+    run(_with_namesrv(second, config=config))
+
+
+def test_unreadable_kv_config_file_starts_empty(tmp_path) -> None:
+    path = tmp_path / "kvConfig.json"
+    path.write_text("not json")
+    assert NameServer(NamesrvConfig(listen_port=0, kv_config_path=str(path))).kv.table == {}
 
 
 def test_topic_list_delete_and_wipe_write_perm() -> None:

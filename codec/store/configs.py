@@ -44,11 +44,15 @@ def load_config(path: Path | str) -> Any:
                      seen="missing, empty or unparsable", clause=RMQ_STORE_CONFIG_BAK.id)
 
 
-def save_config(path: Path | str, content: Any) -> None:
-    """Write ``content`` as Java's ConfigManager does: tmp file, old content to .bak, then rename."""
+def save_config(path: Path | str, content: Any, *, pretty: bool = True) -> None:
+    """Write ``content`` as Java's ConfigManager does: tmp file, old content to .bak, then rename.
+
+    ``pretty=False`` is the one-line layout of ``RemotingSerializable.toJson()``, which the name server's
+    kvConfig.json is written in."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + TMP_SUFFIX)
-    tmp.write_text(dumps(content, pretty=True), encoding="utf-8")
+    tmp.write_text(dumps(content, pretty=pretty), encoding="utf-8")
     if path.exists():
         path.with_name(path.name + BACKUP_SUFFIX).write_bytes(path.read_bytes())
     os.replace(tmp, path)

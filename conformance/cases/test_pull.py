@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codec.store import decode_records
+from codec import fastjson
+from codec.store import MessageRecord, decode_records
 from conformance.case import Row, case, table
 from conformance.checks import Check
 from conformance.target import Server
@@ -38,8 +39,6 @@ USER_PROPERTIES = {"color": "blue", "ünïcode": "välue ✓", "empty-looking": 
 
 _JAVA_HASH = ("Java's broker compares only the tags' hashCode (ExpressionMessageFilter."
               "isMatchedByConsumeQueue); the client then filters by the tag string.")
-_JAVA_BADLY = ("Java 4.9.8 corrects an overflowing offset to minOffset while that is 0, else to maxOffset "
-               "(DefaultMessageStore.getMessage, OFFSET_OVERFLOW_BADLY); 5.x always uses maxOffset.")
 
 
 @table("sent", [
@@ -102,7 +101,8 @@ _EMPTY = 1
 POSITIONS = {
     "found": Position(0, 0, ResponseCode.SUCCESS, FILLED, "FOUND"),
     "at-max-offset": Position(0, FILLED, ResponseCode.PULL_NOT_FOUND, FILLED, "OFFSET_OVERFLOW_ONE"),
-    "past-max-offset": Position(0, FILLED + 5, ResponseCode.PULL_OFFSET_MOVED, 0, "OFFSET_OVERFLOW_BADLY"),
+    "past-max-offset": Position(0, FILLED + 5, ResponseCode.PULL_OFFSET_MOVED, FILLED,
+                                "OFFSET_OVERFLOW_BADLY"),
     "before-min-offset": Position(0, -1, ResponseCode.PULL_OFFSET_MOVED, 0, "OFFSET_TOO_SMALL"),
     "empty-queue-at-0": Position(_EMPTY, 0, ResponseCode.PULL_NOT_FOUND, 0, "NO_MESSAGE_IN_QUEUE"),
     "empty-queue-past-0": Position(_EMPTY, 2, ResponseCode.PULL_OFFSET_MOVED, 0, "NO_MESSAGE_IN_QUEUE"),
@@ -118,8 +118,7 @@ def _pull_at(client: Client, position: Position) -> tuple[int, dict[str, int], s
 
 @table("position", [
     Row(name, "RMQ-BRK-PULL-STATUS", f"A pull at queue {p.queue_id} offset {p.offset} is answered {p.code} "
-        f"with nextBeginOffset {p.next_begin}.", p,
-        java_note=_JAVA_BADLY if p.status == "OFFSET_OVERFLOW_BADLY" else "") for name, p in POSITIONS.items()
+        f"with nextBeginOffset {p.next_begin}.", p) for name, p in POSITIONS.items()
 ])
 def test_pull_status(position: Position, client: Client, check: Check) -> None:
     code, header, _ = _pull_at(client, position)
@@ -218,3 +217,42 @@ def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> Non
     expect_success(check, "a broker request on the fast port", broker.ping(connection))
     expect_code(check, "PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0),
                 ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+
+
+OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"
+
+
+@table("requested", [
+    Row("past-the-end", "RMQ-BRK-OFFSET-MOVED-EVENT", "A pull past a 3-message queue's end (offset 9) leaves "
+        "an OFFSET_MOVED_EVENT message naming the group, the queue, offsetRequest 9 and the offsetNew "
+        "answered.", 9),
+    Row("empty-queue", "RMQ-BRK-OFFSET-MOVED-EVENT", "A pull at offset 4 of a queue nothing was written to "
+        "leaves an OFFSET_MOVED_EVENT message with offsetRequest 4.", 4),
+])
+def test_offset_moved_event(requested: int, client: Client, check: Check) -> None:
+    topic, group = client.create_topic(), unique("cg")
+    queue_id = 0 if requested == 9 else 1
+    if requested == 9:
+        client.fill(topic, 3)
+    start = client.answer("GET_MAX_OFFSET", RequestCode.GET_MAX_OFFSET,
+                          {"topic": OFFSET_MOVED_EVENT_TOPIC, "queueId": 0})["offset"]
+    moved = expect_code(check, "pull", client.pull(topic, queue_id, requested, group=group),
+                        ResponseCode.PULL_OFFSET_MOVED)
+    answered = pull_header(moved)["nextBeginOffset"]
+    events = [r for r in _records_from(client, OFFSET_MOVED_EVENT_TOPIC, start) if r.tags == group]
+    check.equal("(TAGS, KEYS) of the events of this group", [(group, [group])],
+                [(r.tags, r.keys) for r in events])
+    bodies = [fastjson.loads(r.body) for r in events]
+    queues = [body.pop("messageQueue", {}) for body in bodies]
+    check.equal("event body", [{"consumerGroup": group, "offsetRequest": requested, "offsetNew": answered}],
+                bodies)
+    check.equal("event queue (topic, queueId, has brokerName)", [(topic, queue_id, True)],
+                [(q.get("topic"), q.get("queueId"), bool(q.get("brokerName"))) for q in queues])
+
+
+def _records_from(client: Client, topic: str, offset: int) -> list[MessageRecord]:
+    records: list[MessageRecord] = []
+    while (response := client.pull(topic, 0, offset)).code == ResponseCode.SUCCESS:
+        records.extend(decode_records(response.body))
+        offset = pull_header(response)["nextBeginOffset"]
+    return records

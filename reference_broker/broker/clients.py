@@ -99,5 +99,8 @@ class ClientManager:
             changed.update(self.channel_gone(channel))
         return list(stale), sorted(changed)
 
+    def producer_channels(self, group: str) -> list[Hashable]:
+        return list(self.producers.get(group, {}))
+
     def consumer_group(self, group: str) -> ConsumerGroup | None:
         return self.consumers.get(group)

@@ -15,8 +15,6 @@ from spec.codes import RequestCode, ResponseCode
 
 UNIQUE_KEY_QUERY_FLAG = "_UNIQUE_KEY_QUERY"
 """extFields key (``MixAll.UNIQUE_MSG_QUERY_FLAG``) marking a query by UNIQ_KEY rather than by KEYS."""
-DEFAULT_QUERY_MAX_NUM = 32
-"""``defaultQueryMaxNum``: what a UNIQ_KEY query's maxNum is replaced with."""
 QUERY_NOT_FOUND_REMARK = "can not find message, maybe time range not correct"
 
 
@@ -57,7 +55,7 @@ class LookupHandlers:
         header = request.header()
         max_num = header["maxNum"]
         if (request.command.ext_fields or {}).get(UNIQUE_KEY_QUERY_FLAG) == "true":
-            max_num = DEFAULT_QUERY_MAX_NUM
+            max_num = self.store.config.default_query_max_num
         result = self.store.query_by_key(header["topic"], header["key"], max_num, header["beginTimestamp"],
                                          header["endTimestamp"])
         index = {"indexLastUpdateTimestamp": result.index_last_update_timestamp,

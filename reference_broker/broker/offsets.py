@@ -1,7 +1,8 @@
 """Committed consumer offsets per ``topic@group`` and queue, persisted in consumerOffset.json.
 
 Java flushes the table every 5 s (``flushConsumerOffsetInterval``) rather than on every commit, because
-consumers commit constantly, often oneway; the broker calls ``persist`` on the same schedule and at stop.
+consumers commit constantly, often oneway; the broker calls ``persist`` on the same schedule (its
+``flush_consumer_offset_interval`` setting) and at stop.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from codec.store.configs import OffsetTable, consumer_offsets_from_json, consume
 from reference_broker.broker.persistence import ConfigFiles
 
 CONSUMER_OFFSET_FILE = "consumerOffset.json"
-FLUSH_INTERVAL = 5.0
-"""Seconds between persists of a changed table (``flushConsumerOffsetInterval`` = 5000 ms)."""
 
 
 class ConsumerOffsetManager:

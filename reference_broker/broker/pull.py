@@ -9,9 +9,12 @@ serialization.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
+from codec.bodies import encode_body
 from codec.command import RemotingCommand
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.filter import TagCodes, codes_of_subscription, is_tag_type, parse_tag_expression
@@ -21,9 +24,13 @@ from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import TopicConfigManager
 from reference_broker.config import BrokerConfig
 from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
-from reference_broker.store import GetMessageStatus, MessageStore
+from reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
+from spec.bodies import OFFSET_MOVED_EVENT
 from spec.codes import RequestCode, ResponseCode
+from spec.properties import PropertyKey
 from spec.sysflag import PermName, PullSysFlag
+
+log = logging.getLogger(__name__)
 
 MASTER_ID = 0
 """``suggestWhichBrokerId`` of a master that does not let consumers read from slaves."""
@@ -38,6 +45,8 @@ _STATUS_CODES = {
     GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
 }
 """Status -> code for every status whose code does not depend on the requested offset."""
+OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"
+"""``TopicValidator.RMQ_SYS_OFFSET_MOVED_EVENT``."""
 
 
 def pull_status(store_status: GetMessageStatus) -> GetMessageStatus:
@@ -100,11 +109,28 @@ class PullHandlers:
                                          codes)
         status = pull_status(result.status)
         code = response_code(status, offset)
+        if code == ResponseCode.PULL_OFFSET_MOVED:
+            self._offset_moved(header, result.next_begin_offset)
         return request.reply(
             code, status.name,
             header={"suggestWhichBrokerId": MASTER_ID, "nextBeginOffset": result.next_begin_offset,
                     "minOffset": result.min_offset, "maxOffset": result.max_offset},
             body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)
+
+    def _offset_moved(self, header: Mapping[str, Any], new_offset: int) -> None:
+        """``generateOffsetMovedEvent``: tell whoever watches OFFSET_MOVED_EVENT that a group's offset was
+        corrected (Java writes TAGS, DELAY=0 and KEYS into the map, in that order)."""
+        group = header["consumerGroup"]
+        event = {"consumerGroup": group, "offsetNew": new_offset, "offsetRequest": header["queueOffset"],
+                 "messageQueue": {"brokerName": self.config.broker_name, "queueId": header["queueId"],
+                                  "topic": header["topic"]}}
+        properties = {PropertyKey.TAGS: group, PropertyKey.DELAY: "0", PropertyKey.KEYS: group}
+        body = encode_body(OFFSET_MOVED_EVENT, event)
+        message = InnerMessage(OFFSET_MOVED_EVENT_TOPIC, 0, body, properties, int(time.time() * 1000),
+                               self.store.store_host)
+        result = self.store.put_broker_message(message)
+        if not result.ok:
+            log.warning("OFFSET_MOVED_EVENT of %s not written: %s", group, result.status.name)
 
     def _check(self, request: Request, header: Mapping[str, Any]) -> TagCodes:
         """``PullMessageProcessor.processRequest``'s checks, in its order; returns the tag filter."""

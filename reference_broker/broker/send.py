@@ -9,7 +9,6 @@ MSG_REGION and TRACE_ON, because Java adds them before the first check.
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,8 +28,10 @@ from reference_broker.broker.topics import (
 from reference_broker.config import BrokerConfig
 from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from reference_broker.store import BatchItem, InnerMessage, MessageStore, PutMessageStatus, PutResult
+from reference_broker.store.retention import disk_used_ratio
 from spec.codes import RequestCode, ResponseCode
 from spec.properties import PropertyKey
+from spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
 from spec.sysflag import PERM_READ_WRITE, MessageSysFlag, TransactionType, perm_to_string
 from spec.version import MQVersion
 
@@ -210,11 +211,12 @@ class SendHandlers(StoreWriters):
         return ResponseCode.SYSTEM_ERROR, remarks.get(status, "UNKNOWN_ERROR DEFAULT")
 
     def _disk_use(self) -> str:
-        """``diskUtil()``: the used fraction of the disks holding commitlog, queues and index (one disk
-        here, as the store keeps them under one root)."""
-        usage = shutil.disk_usage(self.store.root)
-        ratio = usage.used / usage.total if usage.total else 0.0
-        return f"CL: {ratio:5.2f} CQ: {ratio:5.2f} INDEX: {ratio:5.2f}"
+        """``diskUtil()``: how full the disks holding the commitlog, the consume queues and the index are,
+        measured as retention measures them."""
+        config = self.store.config
+        paths = (config.commit_log_path, config.root_dir / CONSUMEQUEUE_DIR, config.root_dir / INDEX_DIR)
+        ratios = [disk_used_ratio(path) for path in paths]
+        return "CL: {:5.2f} CQ: {:5.2f} INDEX: {:5.2f}".format(*ratios)
 
     async def end_transaction(self, request: Request) -> RemotingCommand | None:
         """COMMIT writes the half message to its real topic, ROLLBACK only marks it done; anything else

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from codec.command import RemotingCommand
+from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
 from reference_broker.acl.guard import AccessGuard, acl_file_path
 from reference_broker.broker.clients import ClientManager
@@ -25,7 +26,7 @@ from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
 from reference_broker.broker.long_polling import PullHold
 from reference_broker.broker.lookup import LookupHandlers
-from reference_broker.broker.offsets import FLUSH_INTERVAL, ConsumerOffsetManager
+from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.broker.pull import PullHandlers
 from reference_broker.broker.registration import BrokerRegistrar
@@ -33,12 +34,14 @@ from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.send_back import SendBackHandlers
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import TopicConfigManager
+from reference_broker.broker.transactions import TransactionChecker
 from reference_broker.client import next_opaque
-from reference_broker.config import BrokerConfig
+from reference_broker.config import BrokerConfig, validate
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode
+from spec.headers import CHECK_TRANSACTION_STATE_REQUEST
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +76,7 @@ class Broker:
                                           on_close=self._closed, guard=guard_check)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
+        self._producer_turn = 0
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0
@@ -86,6 +90,7 @@ class Broker:
         return f"{self.config.bind_address}:{self.fast_server.port}"
 
     async def start(self) -> None:
+        validate(self.config)
         await self._bind_ports()
         try:
             dispatch = self._open_store()
@@ -97,7 +102,8 @@ class Broker:
         await self.fast_server.serve(dispatch.without(RequestCode.PULL_MESSAGE))
         await self.registrar.start()
         self._tasks = [asyncio.ensure_future(self._scan_clients()),
-                       asyncio.ensure_future(self._flush_offsets())]
+                       asyncio.ensure_future(self._flush_offsets()),
+                       asyncio.ensure_future(self._check_transactions())]
         if self.guard is not None:
             self._tasks.append(asyncio.ensure_future(self._watch_acl(self.guard)))
 
@@ -151,7 +157,10 @@ class Broker:
             self.store.close()
 
     async def notify_consumer_ids_changed(self, group: str) -> None:
-        """Tell every member of ``group`` to rebalance (oneway, as Java sends it)."""
+        """Tell every member of ``group`` to rebalance (oneway, as Java sends it), unless
+        ``notifyConsumerIdsChangedEnable`` is off."""
+        if not self.config.notify_consumer_ids_changed_enable:
+            return
         entry = self.clients.consumer_group(group)
         for channel in list(entry.channels) if entry else ():
             if isinstance(channel, Connection):
@@ -181,8 +190,43 @@ class Broker:
             await asyncio.sleep(ACL_WATCH_INTERVAL)
             guard.reload_if_changed()
 
+    async def _check_transactions(self) -> None:
+        """``TransactionalMessageCheckService``: every ``transactionCheckInterval``, check back the half
+        messages nobody ended with a live producer of their group."""
+        assert self.store is not None
+        checker = TransactionChecker(self.config, self.topics, self.offsets, self.store)
+        while True:
+            await asyncio.sleep(self.config.transaction_check_interval / 1000)
+            try:
+                checks = checker.check()
+            except Exception:  # as Java's check() logs and waits for the next interval
+                log.exception("transaction check failed")
+                continue
+            for check in checks:
+                channel = self._available_producer(check.producer_group)
+                if channel is None:
+                    log.warning("no producer of group %s to check transaction %s", check.producer_group,
+                                check.header["msgId"])
+                    continue
+                header = encode_header(CHECK_TRANSACTION_STATE_REQUEST, check.header)
+                await channel.send(RemotingCommand.request(
+                    RequestCode.CHECK_TRANSACTION_STATE, header, body=check.body, opaque=next_opaque(),
+                    oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+
+    def _available_producer(self, group: str) -> Connection | None:
+        """``ProducerManager.getAvailableChannel``: producers of the group in turn, a writable one first,
+        else one that is at least open."""
+        channels = [c for c in self.clients.producer_channels(group)
+                    if isinstance(c, Connection) and not c.closed.is_set()]
+        if not channels:
+            return None
+        self._producer_turn += 1
+        turn = self._producer_turn % len(channels)
+        ordered = channels[turn:] + channels[:turn]
+        return next((c for c in ordered if not c.paused), ordered[0])
+
     async def _flush_offsets(self) -> None:
         while True:
-            await asyncio.sleep(FLUSH_INTERVAL)
+            await asyncio.sleep(self.config.flush_consumer_offset_interval / 1000)
             if self.offsets.dirty:
                 self.offsets.persist()

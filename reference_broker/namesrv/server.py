@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from pathlib import Path
 
 from codec import fastjson
 from codec.bodies import decode_register_broker_body
@@ -32,7 +33,8 @@ class NameServer:
     def __init__(self, config: NamesrvConfig | None = None) -> None:
         self.config = config or NamesrvConfig()
         self.routes = RouteTable()
-        self.kv = KVConfig()
+        path = self.config.kv_config_path
+        self.kv = KVConfig.load(Path(path)) if path else KVConfig()
         self.server = RemotingServer("namesrv", DispatchTable(self._handlers()), on_close=self._closed)
         self._scanner: asyncio.Task[None] | None = None
 

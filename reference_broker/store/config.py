@@ -8,12 +8,13 @@ and :meth:`StoreConfig.from_broker` maps the broker.conf-driven settings onto it
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol
 
 from spec.consumequeue import DELAY_LEVELS, delay_level_ms
 from spec.errors import SpecViolation
+from spec.store_layout import COMMITLOG_DIR
 
 
 class FlushDiskType(enum.Enum):
@@ -35,18 +36,26 @@ def parse_delay_levels(text: str) -> tuple[int, ...]:
 
 
 class BrokerSettings(Protocol):
-    """The part of the broker's settings the store reads (``reference_broker.config.BrokerConfig``)."""
+    """The part of the broker's settings the store reads (``reference_broker.config.BrokerConfig``);
+    every StoreConfig field of the same name is copied from it as well."""
 
     store_path_root_dir: str
+    store_path_commit_log: str | None
     flush_disk_type: str
-    mapped_file_size_commit_log: int
-    mapped_file_size_consume_queue: int
-    max_hash_slot_num: int
-    max_index_num: int
-    message_delay_level: str
     broker_ip1: str
     listen_port: int
     broker_cluster_name: str
+    sync_flush_timeout: int
+    flush_interval_commit_log: int
+    flush_interval_consume_queue: int
+    flush_delay_offset_interval: int
+
+
+_MAPPED = frozenset({"root_dir", "commit_log_dir", "store_host", "cluster_name", "flush_disk_type",
+                     "sync_flush_timeout_ms", "flush_interval_commit_log_ms",
+                     "flush_interval_consume_queue_ms",
+                     "flush_delay_offset_interval_ms"})
+"""StoreConfig fields set from differently named (or shaped) broker settings."""
 
 
 @dataclass
@@ -75,26 +84,51 @@ class StoreConfig:
     max_transfer_count_on_message_in_memory: int = 32
     max_msgs_num_batch: int = 64
     """``maxMsgsNumBatch``: the cap on one key query's result."""
+    default_query_max_num: int = 32
+    """``defaultQueryMaxNum``: the maxNum a UNIQ_KEY query is given, whatever it asked for."""
+    commit_log_dir: Path | None = None
+    """``storePathCommitLog``; None means ``<root_dir>/commitlog``."""
+    # -- retention (CleanCommitLogService / CleanConsumeQueueService) -------------------------------
+    delete_when: str = "04"
+    file_reserved_time: int = 72
+    """Hours; a commitlog file last written longer ago than this is expired."""
+    disk_max_used_space_ratio: int = 75
+    clean_resource_interval: int = 10_000
+    delete_commit_log_files_interval: int = 100
+    delete_consume_queue_files_interval: int = 100
+    clean_file_forcibly_enable: bool = True
+    disk_space_warning_level_ratio: float = 0.90
+    disk_space_clean_forcibly_ratio: float = 0.85
     delay_levels_ms: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         self.root_dir = Path(self.root_dir)
+        if self.commit_log_dir is not None:
+            self.commit_log_dir = Path(self.commit_log_dir)
         self.flush_disk_type = FlushDiskType(self.flush_disk_type)
         self.delay_levels_ms = parse_delay_levels(self.message_delay_level)
 
     @classmethod
     def from_broker(cls, broker: BrokerSettings) -> StoreConfig:
+        """The store's view of the broker's settings: fields named alike are copied, the rest mapped."""
+        same = {f.name: getattr(broker, f.name) for f in fields(cls)
+                if f.init and f.name not in _MAPPED and hasattr(broker, f.name)}
         return cls(
+            **same,
             root_dir=Path(broker.store_path_root_dir),
+            commit_log_dir=Path(broker.store_path_commit_log) if broker.store_path_commit_log else None,
             store_host=(broker.broker_ip1, broker.listen_port),
             cluster_name=broker.broker_cluster_name,
             flush_disk_type=FlushDiskType(broker.flush_disk_type),
-            mapped_file_size_commit_log=broker.mapped_file_size_commit_log,
-            mapped_file_size_consume_queue=broker.mapped_file_size_consume_queue,
-            max_hash_slot_num=broker.max_hash_slot_num,
-            max_index_num=broker.max_index_num,
-            message_delay_level=broker.message_delay_level,
+            sync_flush_timeout_ms=broker.sync_flush_timeout,
+            flush_interval_commit_log_ms=broker.flush_interval_commit_log,
+            flush_interval_consume_queue_ms=broker.flush_interval_consume_queue,
+            flush_delay_offset_interval_ms=broker.flush_delay_offset_interval,
         )
+
+    @property
+    def commit_log_path(self) -> Path:
+        return self.commit_log_dir if self.commit_log_dir is not None else self.root_dir / COMMITLOG_DIR
 
     @property
     def max_delay_level(self) -> int:

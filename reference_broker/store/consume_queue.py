@@ -27,6 +27,8 @@ class ConsumeQueue:
         self.files = MappedFileQueue(directory, file_size)
         self.entries_per_file = file_size // CQ_ENTRY_SIZE
         self.last_store_timestamp = 0
+        self._min_logic = 0
+        """Queue offset of the first entry whose record is still in the commitlog (``minLogicOffset``)."""
 
     def recover(self) -> None:
         """Map the files and find the written end: the first entry without offset >= 0 and size > 0."""
@@ -49,13 +51,38 @@ class ConsumeQueue:
 
     @property
     def min_offset(self) -> int:
-        """The first entry that is not a pre-blank filler."""
+        """The first entry that is not a pre-blank filler and whose record retention has not deleted."""
         first = self.files.files[0] if self.files.files else None
         if first is None:
             return 0
         blank = self._rows(first, 0, first.wrote // CQ_ENTRY_SIZE)["size"] == PRE_BLANK_SIZE
         fillers = len(blank) if blank.all() else int(np.argmin(blank))
-        return first.file_from_offset // CQ_ENTRY_SIZE + fillers
+        return max(first.file_from_offset // CQ_ENTRY_SIZE + fillers, self._min_logic)
+
+    def delete_expired(self, commitlog_min: int) -> list[MappedFile]:
+        """``deleteExpiredFile``: retire leading full files whose last entry points below the commitlog's
+        first offset (never the last file), then move the minimum to the first entry still pointing into
+        the commitlog. Returns the retired files for the caller to unmap."""
+        count = 0
+        for mapped in self.files.files[:-1]:
+            if mapped.wrote < mapped.size or self._last_pointer(mapped) >= commitlog_min:
+                break
+            count += 1
+        retired = self.files.retire_first(count)
+        self.correct_min_offset(commitlog_min)
+        return retired
+
+    def _last_pointer(self, mapped: MappedFile) -> int:
+        return int(self._rows(mapped, self.entries_per_file - 1, 1)["commitlog_offset"][0])
+
+    def correct_min_offset(self, commitlog_min: int) -> None:
+        """``correctMinOffset``: the first entry of the first file pointing at or past ``commitlog_min``."""
+        first = self.files.files[0] if self.files.files else None
+        if first is None:
+            return
+        live = self._rows(first, 0, first.wrote // CQ_ENTRY_SIZE)["commitlog_offset"] >= commitlog_min
+        if live.any():
+            self._min_logic = first.file_from_offset // CQ_ENTRY_SIZE + int(np.argmax(live))
 
     def put(self, queue_offset: int, commitlog_offset: int, size: int, tags_code: int) -> bool:
         """Write the entry of ``queue_offset``; False when it is already there (a replayed record)."""

@@ -106,6 +106,19 @@ class IndexService:
         header = self.files[-1].header
         return header.end_timestamp, header.end_phy_offset
 
+    def delete_expired(self, commitlog_min: int) -> list[IndexFile]:
+        """``IndexService.deleteExpiredFile``: take out the leading files (never the last) whose records all
+        lie below the commitlog's first offset and unlink them; the caller closes them later."""
+        count = 0
+        for index in self.files[:-1]:
+            if index.header.end_phy_offset >= commitlog_min:
+                break
+            count += 1
+        retired, self.files = self.files[:count], self.files[count:]
+        for index in retired:
+            index.path.unlink(missing_ok=True)
+        return retired
+
     def flush(self) -> None:
         for index in list(self.files):
             index.flush()

@@ -66,7 +66,12 @@ class MappedFile:
         """Make everything written so far durable; returns the position now flushed."""
         target = self.wrote
         if target > self.flushed:
-            os.fdatasync(self._fd)
+            try:
+                os.fdatasync(self._fd)
+            except OSError:
+                if not self.mm.closed:
+                    raise
+                return self.flushed  # retention unmapped it meanwhile: nothing left to make durable
             self.flushed = target
         return self.flushed
 
@@ -105,6 +110,11 @@ class MappedFile:
     def destroy(self) -> None:
         self.close()
         self.path.unlink(missing_ok=True)
+
+    @property
+    def last_modified_ms(self) -> int:
+        """When the file was last written (``File.lastModified``): the clock of time-based retention."""
+        return int(os.fstat(self._fd).st_mtime * 1000) if not self.mm.closed else 0
 
 
 class MappedFileQueue:
@@ -164,6 +174,15 @@ class MappedFileQueue:
         if pos + size > mapped.wrote:
             return None
         return mapped.read(pos, size)
+
+    def retire_first(self, count: int) -> list[MappedFile]:
+        """Take the first ``count`` files out of the sequence and unlink them; they stay mapped until the
+        caller unmaps them, so a reader that found one just before still reads it. The list is replaced,
+        not changed in place, so a thread iterating the old one (the flusher) is not disturbed."""
+        retired, self.files = self.files[:count], self.files[count:]
+        for mapped in retired:
+            mapped.path.unlink(missing_ok=True)
+        return retired
 
     def truncate(self, offset: int) -> None:
         """Make ``offset`` the end of the data: later files go, the tail of the file holding it is cut."""

@@ -14,6 +14,7 @@ past the end are dropped, and the records the queues or the index lack are dispa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import fcntl
 import os
@@ -43,6 +44,7 @@ from reference_broker.store.message import (
     producer_text,
     redirect_text,
 )
+from reference_broker.store.retention import RetentionService
 from reference_broker.store.schedule import DelayScheduler
 from reference_broker.store.status import (
     GetMessageStatus,
@@ -61,7 +63,6 @@ from spec.properties import PropertyKey
 from spec.store_layout import (
     ABORT_FILE,
     CHECKPOINT_FILE,
-    COMMITLOG_DIR,
     CONFIG_DIR,
     CONSUMEQUEUE_DIR,
     INDEX_DIR,
@@ -114,7 +115,7 @@ class MessageStore:
         self.config = config
         self.root = config.root_dir
         self.store_host = HostPort(*config.store_host)
-        self.commitlog = CommitLog(self.root / COMMITLOG_DIR, config.mapped_file_size_commit_log)
+        self.commitlog = CommitLog(config.commit_log_path, config.mapped_file_size_commit_log)
         self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num)
         self.queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.arrivals = ArrivalNotifier()
@@ -131,6 +132,8 @@ class MessageStore:
                                      config.flush_interval_consume_queue_ms / 1000)
         self.scheduler = DelayScheduler(self, self.root / CONFIG_DIR, config.delay_levels_ms,
                                         config.flush_delay_offset_interval_ms / 1000)
+        self.retention = RetentionService(config, self.commitlog, self._queue_list, self.index,
+                                          self._put_lock)
 
     # ---------------------------------------------------------------- life cycle
 
@@ -149,6 +152,7 @@ class MessageStore:
         self._running = True
         self._flusher.start()
         self.scheduler.start()
+        self.retention.start()
         return self
 
     def __enter__(self) -> MessageStore:
@@ -174,8 +178,10 @@ class MessageStore:
             return
         with self._put_lock:
             self._running = False
+        self.retention.stop()
         self.scheduler.stop()
         self._flusher.stop()
+        self.retention.close_retired()
         self.commitlog.close()
         for queue in self.queues.values():
             queue.close()
@@ -209,6 +215,8 @@ class MessageStore:
         for record in self.commitlog.records(max(dispatch_from, self.commitlog.min_offset)):
             self._dispatch(record, notify=False)
         self._next_queue_offset = {key: queue.max_offset for key, queue in self.queues.items()}
+        for queue in self.queues.values():
+            queue.correct_min_offset(self.commitlog.min_offset)
 
     def _dispatch_from(self) -> int:
         """Where the consume queues (Java: the one furthest ahead) and the index stop covering records."""
@@ -250,6 +258,11 @@ class MessageStore:
 
     async def put_send_back_async(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
         return await self._await_flush_async(self._put_copy(message, original_store_host))
+
+    def put_broker_message(self, message: InnerMessage) -> PutResult:
+        """A message the broker writes itself (OFFSET_MOVED_EVENT): the string of its map, no CLUSTER
+        added, this broker as store host."""
+        return self._await_flush(self._put_copy(message, self.store_host))
 
     def _put_producer(self, message: InnerMessage) -> _Appended:
         props = dict(message.properties)
@@ -315,6 +328,16 @@ class MessageStore:
         op_result = self._append([op], wait=False).result
         return result if op_result.ok else op_result
 
+    def put_record_copy(self, record: MessageRecord, topic: str, queue_id: int, properties: dict[str, str],
+                        flag: int, reconsume_times: int) -> PutResult:
+        """A stored record written again under another topic or queue with the given properties, keeping
+        its body, sysFlag, born host and time and store host: the transaction check's renewed half message
+        (``renewHalfMessageInner``, which drops flag and reconsume times) and a half message discarded to
+        TRANS_CHECK_MAX_TIME_TOPIC (``toMessageExtBrokerInner``, which keeps them)."""
+        draft = _Draft(topic, queue_id, record.body, java_map_text(properties), record.born_timestamp,
+                       record.born_host, record.sys_flag, flag, reconsume_times, 0, record.store_host)
+        return self._append([draft], wait=False).result
+
     def put_delivered(self, scheduled: MessageRecord) -> PutResult:
         """The delay scheduler's re-put of a due message to REAL_TOPIC / REAL_QID (``messageTimeup``)."""
         draft = _to_real_topic(scheduled, scheduled.sys_flag, scheduled.prepared_transaction_offset)
@@ -322,7 +345,7 @@ class MessageStore:
 
     def _append(self, drafts: list[_Draft], wait: bool) -> _Appended:
         with self._put_lock:
-            if not self._running:
+            if not self._running or self.retention.disk_full:
                 return _Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
             store_timestamp = now_ms()
             try:
@@ -409,6 +432,37 @@ class MessageStore:
             self.queues[key] = queue
         return queue
 
+    def _queue_list(self) -> list[ConsumeQueue]:
+        with self._put_lock:
+            return list(self.queues.values())
+
+    # ---------------------------------------------------------------- retention
+
+    def delete_expired_commitlog(self) -> None:
+        """DELETE_EXPIRED_COMMITLOG (``executeDeleteFilesManually``): the next 20 retention rounds delete
+        expired commitlog files whatever the hour."""
+        self.retention.delete_manually()
+
+    def clean_expired_consume_queues(self) -> int:
+        """CLEAN_EXPIRED_CONSUMEQUEUE (``cleanExpiredConsumerQueue``): drop every queue (but the delay
+        levels') whose last entry points below the commitlog's first offset; a later message to it starts
+        again at queue offset 0. Returns how many queues were dropped."""
+        commitlog_min = self.commitlog.min_offset
+        dropped = 0
+        with self._put_lock:
+            for key, queue in list(self.queues.items()):
+                end = queue.last_entry_end()
+                if key[0] == SCHEDULE_TOPIC or end == 0 or end >= commitlog_min:
+                    continue
+                del self.queues[key]
+                self._next_queue_offset.pop(key, None)
+                self.retention.retire(queue.files.retire_first(len(queue.files.files)))
+                with contextlib.suppress(OSError):  # the directories go too, unless something else is there
+                    queue.files.directory.rmdir()
+                    queue.files.directory.parent.rmdir()
+                dropped += 1
+        return dropped
+
     def tags_code_of(self, record: MessageRecord) -> int:
         """The consume-queue tags code: the deliver time for a parked delayed message (RMQ-CQ-DELAY-TAGS),
         else the tags hash (RMQ-CQ-TAGS-CODE)."""
@@ -458,9 +512,8 @@ class MessageStore:
             return GetResult(GetMessageStatus.OFFSET_TOO_SMALL, min_offset, min_offset, max_offset)
         if offset == max_offset:
             return GetResult(GetMessageStatus.OFFSET_OVERFLOW_ONE, offset, min_offset, max_offset)
-        if offset > max_offset:
-            corrected = min_offset if min_offset == 0 else max_offset
-            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, corrected, min_offset, max_offset)
+        if offset > max_offset:  # 4.9.8 corrects to the max offset (older versions to 0 when min is 0)
+            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, max_offset, min_offset, max_offset)
         scan = max(MAX_FILTER_SCAN_BYTES, max_nums * CQ_ENTRY_SIZE) // CQ_ENTRY_SIZE
         entries = queue.entries(offset, scan)
         if entries is None:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from codec.store.configs import delay_offsets_from_json, delay_offsets_to_json, load_config, save_config
+from codec.store.record import MessageRecord
+from reference_broker.store.consume_queue import ConsumeQueue
+from reference_broker.store.status import PutResult
 from reference_broker.store.topics import SCHEDULE_TOPIC
 from reference_broker.store.worker import ConditionWorker
 from spec.errors import StoreError
-
-if TYPE_CHECKING:
-    from reference_broker.store.message_store import MessageStore
 
 DELAY_OFFSET_FILE = "delayOffset.json"
 IDLE_WAIT_S = 1.0
@@ -27,8 +27,18 @@ RETRY_WAIT_S = 0.1
 """Pause after a failed re-put (Java retries a level after DELAY_FOR_A_WHILE = 100 ms)."""
 
 
+class DelayedStore(Protocol):
+    """What the scheduler needs of the message store (which owns the scheduler, so it is not imported)."""
+
+    def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None: ...
+
+    def read_record(self, phys_offset: int) -> MessageRecord | None: ...
+
+    def put_delivered(self, scheduled: MessageRecord) -> PutResult: ...
+
+
 class DelayScheduler(ConditionWorker):
-    def __init__(self, store: MessageStore, config_dir: Path, levels_ms: tuple[int, ...],
+    def __init__(self, store: DelayedStore, config_dir: Path, levels_ms: tuple[int, ...],
                  persist_interval_s: float) -> None:
         super().__init__("store-schedule")
         self._store = store

@@ -22,7 +22,7 @@ from reference_broker.acl.guard import AccessGuard, AclRefused, needed_resources
 from reference_broker.acl.plain_file import AclFileError
 from reference_broker.cli import main as broker_main
 from reference_broker.client import RemotingClient
-from reference_broker.config import BrokerConfig, NamesrvConfig, load_config_file
+from reference_broker.config import BrokerConfig, LoadedConfig, NamesrvConfig, load_config_file
 from reference_broker.embedded import EmbeddedRocketMQ
 from spec.acl import Permission, Refusal
 from spec.bodies import HEARTBEAT_DATA
@@ -60,7 +60,7 @@ def test_broker_conf_enables_acl_with_the_file_beside_it(tmp_path: Path, monkeyp
     conf = tmp_path / "broker.conf"
     conf.write_text("aclEnable=true\n")
     broker = BrokerConfig()
-    assert load_config_file(conf, broker, NamesrvConfig()) == []
+    assert load_config_file(conf, broker, NamesrvConfig()) == LoadedConfig()
     assert broker.acl_enable and broker.acl_file == str(tmp_path / "plain_acl.yml")
     assert "aclEnable" not in caplog.text, "honoured, not reported as having no effect"
     conf.write_text("aclEnable=true\naclFile=conf/my_acl.yml\n")

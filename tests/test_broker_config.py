@@ -78,8 +78,8 @@ def test_refused_key_names_its_reason(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("line, accepted", [
-    ("brokerRole=ASYNC_MASTER", True), ("brokerRole=SLAVE", False), ("aclEnable=false", True),
-    ("aclEnable=true", False), ("transientStorePoolEnable=true", False), ("useTLS=FALSE", True),
+    ("brokerRole=ASYNC_MASTER", True), ("brokerRole=SLAVE", False),
+    ("transientStorePoolEnable=true", False), ("useTLS=FALSE", True),
     ("enablePropertyFilter=true", False), ("clusterTest=true", False),
 ])
 def test_refused_keys_accept_what_the_broker_behaves_as(tmp_path, line: str, accepted: bool) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from spec.consumequeue import DELAY_LEVELS
+from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 
 log = logging.getLogger(__name__)
 
@@ -85,10 +86,39 @@ class BrokerConfig:
     """Milliseconds between scans for silent client channels."""
     lock_max_live_time: int = 60_000
     """Lease of a LOCK_BATCH_MQ lock (``rocketmq.broker.rebalance.lockMaxLiveTime``)."""
+    broker_role: str = BrokerRole.ASYNC_MASTER.value
+    """ASYNC_MASTER, SYNC_MASTER or SLAVE (``spec.ha``); a master registers as brokerId 0."""
+    ha_listen_port: int | None = None
+    """None: ``listenPort + 1``, which Java's BrokerStartup imposes whatever broker.conf says (so does
+    ``load_config_file``); embedded callers may ask for 0, a free port."""
+    ha_master_address: str | None = None
+    """A slave's fixed master HA address; None follows the name server's REGISTER_BROKER answer."""
+    ha_send_heartbeat_interval: int = HA_DEFAULTS["haSendHeartbeatInterval"]
+    ha_housekeeping_interval: int = HA_DEFAULTS["haHousekeepingInterval"]
+    ha_transfer_batch_size: int = HA_DEFAULTS["haTransferBatchSize"]
+    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
+    slave_timeout: int = HA_DEFAULTS["slaveTimeout"]
+    sync_flush_timeout: int = HA_DEFAULTS["syncFlushTimeout"]
+    slave_read_enable: bool = False
+    """Whether pull answers suggest the subscription group's brokerId instead of the master (0)."""
+    slave_sync_interval: int = 10_000
+    """Milliseconds between a slave's metadata syncs from its master (``SlaveSynchronize``: 10 s)."""
+    ha_reconnect_interval: int = 5_000
+    """Milliseconds a slave waits before connecting again to its master (``HAClient``: 5 s)."""
 
     @property
     def broker_addr(self) -> str:
         return f"{self.broker_ip1}:{self.listen_port}"
+
+    @property
+    def role(self) -> BrokerRole:
+        return BrokerRole(self.broker_role)
+
+    @property
+    def resolved_ha_port(self) -> int:
+        if self.ha_listen_port is not None:
+            return self.ha_listen_port
+        return 0 if self.listen_port == 0 else self.listen_port + HA_PORT_OFFSET
 
     @property
     def namesrv_addrs(self) -> list[str]:
@@ -106,10 +136,10 @@ class BrokerConfig:
 
 
 INERT_JAVA_KEYS = frozenset({
-    "brokerRole", "deleteWhen", "fileReservedTime", "brokerIP2", "haListenPort", "rocketmqHome",
+    "deleteWhen", "fileReservedTime", "brokerIP2", "rocketmqHome",
     "storePathCommitLog", "storePathConsumeQueue", "storePathIndex", "sendMessageThreadPoolNums",
     "pullMessageThreadPoolNums", "useReentrantLockWhenPutMessage", "waitTimeMillsInSendQueue",
-    "diskMaxUsedSpaceRatio", "transientStorePoolEnable", "slaveReadEnable", "aclEnable",
+    "diskMaxUsedSpaceRatio", "transientStorePoolEnable", "aclEnable",
 })
 """Java keys that are valid in a broker.conf but have no effect on the reference broker."""
 
@@ -202,6 +232,10 @@ def load_config_file(path: str | Path, broker: BrokerConfig, namesrv: NamesrvCon
     """
     properties = parse_properties(Path(path).read_text(encoding="utf-8"))
     broker_rest = apply_properties(broker, properties)
+    if broker.ha_listen_port is not None:
+        log.warning("haListenPort %s is replaced by listenPort + 1, as Java's BrokerStartup does",
+                    broker.ha_listen_port)
+        broker.ha_listen_port = None
     namesrv_rest = apply_properties(namesrv, {k: properties[k] for k in broker_rest})
     return warn_unapplied(namesrv_rest)
 

@@ -35,7 +35,9 @@ def test_golden_broker_conf_applies_and_reports_unknown(tmp_path, caplog) -> Non
     with caplog.at_level(logging.WARNING):
         unknown = load_config_file(conf, broker, namesrv)
     assert unknown == ["noSuchKey"]
-    assert "noSuchKey" in caplog.text and "brokerRole" in caplog.text
+    assert "noSuchKey" in caplog.text and "deleteWhen" in caplog.text
+    assert broker.broker_role == "ASYNC_MASTER" and "haListenPort 10912 is replaced" in caplog.text
+    assert broker.resolved_ha_port == 10912
     assert (broker.broker_name, broker.default_topic_queue_nums, broker.listen_port) == ("broker-a", 4, 10911)
     assert (broker.auto_create_topic_enable, broker.max_hash_slot_num) == (False, 100)
     assert broker.namesrv_addrs == ["127.0.0.1:9876"] and broker.resolved_fast_port == 10909

@@ -63,7 +63,21 @@ class SubscriptionGroupManager:
             self.persist()
         return group
 
+    def wrapper_json(self) -> dict[str, Any]:
+        """SubscriptionGroupWrapper: what subscriptionGroup.json holds and a slave syncs."""
+        return {"dataVersion": self.data_version.as_json(),
+                "subscriptionGroupTable": {name: g.as_json() for name, g in self.groups.items()}}
+
+    def replace_all(self, wrapper: dict[str, Any]) -> bool:
+        """A slave takes its master's groups when the master's data version differs; True if it did."""
+        version = DataVersion.from_json(wrapper.get("dataVersion") or {})
+        if version == self.data_version:
+            return False
+        self.data_version = version
+        self.groups = {g.group_name: g for g in map(SubscriptionGroup.from_json,
+                                                     (wrapper.get("subscriptionGroupTable") or {}).values())}
+        self.persist()
+        return True
+
     def persist(self) -> None:
-        self._files.save(SUBSCRIPTION_GROUP_FILE, {
-            "dataVersion": self.data_version.as_json(),
-            "subscriptionGroupTable": {name: g.as_json() for name, g in self.groups.items()}})
+        self._files.save(SUBSCRIPTION_GROUP_FILE, self.wrapper_json())

@@ -86,6 +86,10 @@ class DataVersion:
     def as_json(self) -> dict[str, int]:
         return {"counter": self.counter, "timestamp": self.timestamp}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DataVersion:
+        return cls(int(data.get("counter", 0)), int(data.get("timestamp", 0)))
+
 
 class TopicConfigManager:
     def __init__(self, config: BrokerConfig, files: ConfigFiles,
@@ -102,8 +106,7 @@ class TopicConfigManager:
             for data in stored.get("topicConfigTable", {}).values():
                 topic = TopicConfig.from_json(data)
                 self.topics[topic.topic_name] = topic
-            version = stored.get("dataVersion", {})
-            self.data_version = DataVersion(int(version.get("counter", 0)), int(version.get("timestamp", 0)))
+            self.data_version = DataVersion.from_json(stored.get("dataVersion", {}))
 
     def _system_topics(self) -> list[TopicConfig]:
         """What Java's TopicConfigManager constructor creates, in its order."""
@@ -177,6 +180,17 @@ class TopicConfigManager:
         """TopicConfigSerializeWrapper: what topics.json holds and REGISTER_BROKER carries."""
         return {"dataVersion": self.data_version.as_json(),
                 "topicConfigTable": {name: t.as_json() for name, t in self.topics.items()}}
+
+    def replace_all(self, wrapper: dict[str, Any]) -> bool:
+        """A slave takes its master's topics when the master's data version differs; True if it did."""
+        version = DataVersion.from_json(wrapper.get("dataVersion") or {})
+        if version == self.data_version:
+            return False
+        self.data_version = version
+        self.topics = {t.topic_name: t for t in map(TopicConfig.from_json,
+                                                     (wrapper.get("topicConfigTable") or {}).values())}
+        self.persist()
+        return True
 
     def persist(self) -> None:
         self._files.save(TOPICS_FILE, self.wrapper_json())

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from spec.consumequeue import DELAY_LEVELS, delay_level_ms
 from spec.errors import SpecViolation
+from spec.ha import HA_DEFAULTS, BrokerRole
 
 
 class FlushDiskType(enum.Enum):
@@ -47,6 +48,10 @@ class BrokerSettings(Protocol):
     broker_ip1: str
     listen_port: int
     broker_cluster_name: str
+    broker_role: str
+    sync_flush_timeout: int
+    slave_timeout: int
+    ha_slave_fallbehind_max: int
 
 
 @dataclass
@@ -75,11 +80,16 @@ class StoreConfig:
     max_transfer_count_on_message_in_memory: int = 32
     max_msgs_num_batch: int = 64
     """``maxMsgsNumBatch``: the cap on one key query's result."""
+    broker_role: BrokerRole = BrokerRole.ASYNC_MASTER
+    """A SLAVE store takes records only from its master; a SYNC_MASTER put waits for a slave's ack."""
+    slave_timeout_ms: int = HA_DEFAULTS["slaveTimeout"]
+    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
     delay_levels_ms: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         self.root_dir = Path(self.root_dir)
         self.flush_disk_type = FlushDiskType(self.flush_disk_type)
+        self.broker_role = BrokerRole(self.broker_role)
         self.delay_levels_ms = parse_delay_levels(self.message_delay_level)
 
     @classmethod
@@ -94,6 +104,10 @@ class StoreConfig:
             max_hash_slot_num=broker.max_hash_slot_num,
             max_index_num=broker.max_index_num,
             message_delay_level=broker.message_delay_level,
+            broker_role=BrokerRole(broker.broker_role),
+            sync_flush_timeout_ms=broker.sync_flush_timeout,
+            slave_timeout_ms=broker.slave_timeout,
+            ha_slave_fallbehind_max=broker.ha_slave_fallbehind_max,
         )
 
     @property

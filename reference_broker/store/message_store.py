@@ -19,7 +19,7 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future
 from functools import lru_cache
@@ -43,6 +43,7 @@ from reference_broker.store.message import (
     producer_text,
     redirect_text,
 )
+from reference_broker.store.replication import ReplicaAcks
 from reference_broker.store.schedule import DelayScheduler
 from reference_broker.store.status import (
     GetMessageStatus,
@@ -56,6 +57,7 @@ from spec.checkpoint import CHECKPOINT_FILE_SIZE
 from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_PROPERTIES_LENGTH
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
+from spec.ha import BrokerRole
 from spec.hashing import tags_code, to_int32
 from spec.properties import PropertyKey
 from spec.store_layout import (
@@ -107,6 +109,8 @@ class _Appended(NamedTuple):
     result: PutResult
     flush_to: int | None
     """Commitlog offset the put must see flushed before it answers (SYNC_FLUSH with WAIT=true)."""
+    replica_to: int | None = None
+    """Commitlog offset a slave must acknowledge before the put answers (SYNC_MASTER with WAIT=true)."""
 
 
 class MessageStore:
@@ -118,6 +122,11 @@ class MessageStore:
         self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num)
         self.queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.arrivals = ArrivalNotifier()
+        self.replicas = ReplicaAcks(config.ha_slave_fallbehind_max)
+        self.on_append: Callable[[], None] | None = None
+        """Called after every append (from whichever thread put): the HA server's wake-up."""
+        self._replica_dispatched = 0
+        """A slave's CommitLog offset up to which records have been dispatched (the rest is partial)."""
         self.recovered_abnormally = False
         self._put_lock = threading.RLock()
         self._next_queue_offset: dict[tuple[str, int], int] = {}
@@ -146,9 +155,11 @@ class MessageStore:
             self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp, saved.index_msg_timestamp]
         self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
         self._recover()
+        self._replica_dispatched = self.commitlog.max_offset
         self._running = True
         self._flusher.start()
-        self.scheduler.start()
+        if self.config.broker_role is not BrokerRole.SLAVE:
+            self.scheduler.start()
         return self
 
     def __enter__(self) -> MessageStore:
@@ -322,7 +333,8 @@ class MessageStore:
 
     def _append(self, drafts: list[_Draft], wait: bool) -> _Appended:
         with self._put_lock:
-            if not self._running:
+            if not self._running or self.config.broker_role is BrokerRole.SLAVE:
+                # RMQ-HA-SLAVE-REFUSES-SEND: a slave's log holds only its master's bytes
                 return _Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
             store_timestamp = now_ms()
             try:
@@ -347,8 +359,11 @@ class MessageStore:
                            sum(r.total_size for r in written), len(written), store_timestamp)
         if first.topic == SCHEDULE_TOPIC:
             self.scheduler.wake()
+        if self.on_append is not None:
+            self.on_append()
         sync = wait and self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
-        return _Appended(result, end if sync else None)
+        replicated = wait and self.config.broker_role is BrokerRole.SYNC_MASTER
+        return _Appended(result, end if sync else None, end if replicated else None)
 
     def _build(self, drafts: list[_Draft],
                store_timestamp: int) -> tuple[list[MessageRecord], dict[tuple[str, int], int]]:
@@ -377,26 +392,67 @@ class MessageStore:
             physical_offset += record.total_size
         return records, offsets
 
+    def _waits(self, appended: _Appended) -> list[tuple[Future[bool] | None, float, PutMessageStatus]]:
+        """What the put waits for before it answers, in Java's order (flush, then replica, whose failure
+        wins): a future, its timeout, the status if it does not come true. A SYNC_MASTER with no slave
+        close enough answers SLAVE_NOT_AVAILABLE at once (a None future)."""
+        waits: list[tuple[Future[bool] | None, float, PutMessageStatus]] = []
+        if appended.flush_to is not None:
+            waits.append((self._flusher.request(appended.flush_to), self.config.sync_flush_timeout_ms / 1000,
+                          PutMessageStatus.FLUSH_DISK_TIMEOUT))
+        if appended.replica_to is not None:
+            if self.replicas.slave_ok(appended.replica_to):
+                waits.append((self.replicas.request(appended.replica_to), self.config.slave_timeout_ms / 1000,
+                              PutMessageStatus.FLUSH_SLAVE_TIMEOUT))
+            else:
+                waits.append((None, 0.0, PutMessageStatus.SLAVE_NOT_AVAILABLE))
+        return waits
+
     def _await_flush(self, appended: _Appended) -> PutResult:
-        if appended.flush_to is None:
-            return appended.result
-        timeout = self.config.sync_flush_timeout_ms / 1000
-        try:
-            durable = self._flusher.request(appended.flush_to).result(timeout)
-        except TimeoutError:
-            durable = False
-        return appended.result if durable else _flush_timeout(appended.result)
+        result = appended.result
+        for future, timeout, failure in self._waits(appended):
+            try:
+                done = future is not None and future.result(timeout)
+            except TimeoutError:
+                done = False
+            result = result if done else self._failed(result, future, failure)
+        return result
 
     async def _await_flush_async(self, appended: _Appended) -> PutResult:
-        if appended.flush_to is None:
-            return appended.result
-        future: Future[bool] = self._flusher.request(appended.flush_to)
-        timeout = self.config.sync_flush_timeout_ms / 1000
-        try:
-            durable = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
-        except TimeoutError:
-            durable = False
-        return appended.result if durable else _flush_timeout(appended.result)
+        result = appended.result
+        for future, timeout, failure in self._waits(appended):
+            try:
+                done = future is not None and await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+            except TimeoutError:
+                done = False
+            result = result if done else self._failed(result, future, failure)
+        return result
+
+    def _failed(self, result: PutResult, future: Future[bool] | None, status: PutMessageStatus) -> PutResult:
+        """The message is stored, but what the put waited for did not come in time."""
+        if future is not None:
+            self.replicas.forget(future)
+        return dataclasses.replace(result, status=status)
+
+    # ---------------------------------------------------------------- replica (a slave's log)
+
+    def append_replica(self, offset: int, data: bytes) -> None:
+        """Master bytes for a slave's CommitLog end (RMQ-HA-REPLICA); the records they complete are
+        dispatched to consume queues and index as a master dispatches its own puts."""
+        with self._put_lock:
+            self.commitlog.append_raw(offset, data)
+            position = self._replica_dispatched
+            while (step := self.commitlog.next_record_end(position)) is not None:
+                end, is_record = step
+                if is_record:
+                    record = self.commitlog.read_record(position)
+                    if record is None:
+                        raise StoreError("replica record does not decode", offset=position)
+                    self._dispatch(record, notify=True)
+                    self._next_queue_offset[(record.topic, record.queue_id)] = record.queue_offset + 1
+                    self._stamps[0] = record.store_timestamp
+                position = end
+            self._replica_dispatched = position
 
     # ---------------------------------------------------------------- dispatching
 
@@ -584,8 +640,3 @@ def _to_real_topic(parked: MessageRecord, sys_flag: int, prepared_offset: int) -
     return _Draft(props.get(PropertyKey.REAL_TOPIC, ""), int(props.get(PropertyKey.REAL_QUEUE_ID, "0")),
                   parked.body, java_map_text(dict(props)), parked.born_timestamp, parked.born_host, sys_flag,
                   parked.flag, parked.reconsume_times, prepared_offset, parked.store_host)
-
-
-def _flush_timeout(result: PutResult) -> PutResult:
-    """The message is stored, but the flush it waited for did not finish in ``syncFlushTimeout``."""
-    return dataclasses.replace(result, status=PutMessageStatus.FLUSH_DISK_TIMEOUT)

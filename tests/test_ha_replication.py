@@ -124,3 +124,18 @@ def test_sync_master_answers_with_and_without_a_slave(tmp_path: Path) -> None:
             finally:
                 await client.close()
     run(scenario())
+
+
+def test_pytest_fixture_gives_a_replicating_pair(rocketmq_master_slave: Any) -> None:
+    async def put() -> int:
+        client = await RemotingClient.connect(rocketmq_master_slave.master_addr)
+        try:
+            await _send_many(client, 3)
+        finally:
+            await client.close()
+        return 0
+    rocketmq_master_slave.call(put())
+    end = rocketmq_master_slave.wait_replicated()
+    assert end > 0
+    assert commitlog_files(rocketmq_master_slave.slave_store_path) == \
+        commitlog_files(rocketmq_master_slave.master_store_path)

@@ -12,6 +12,7 @@ prints progress while they run; the verdict table is printed at the end.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -47,6 +48,17 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv", type=Endpoint.parse, metavar="HOST:PORT")
     parser.add_argument("--broker", type=Endpoint.parse, metavar="HOST:PORT")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
+    ha = parser.add_argument_group("HA replication targets")
+    ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="a master's HA port (default: the broker's port + 1)")
+    ha.add_argument("--commitlog-file-size", type=int, metavar="BYTES",
+                    help="mappedFileSizeCommitLog of that master (default 1 GiB)")
+    ha.add_argument("--sync-master", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="a SYNC_MASTER broker without a slave of its own")
+    ha.add_argument("--ha-slave", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="a slave broker whose haMasterAddress is --ha-feed")
+    ha.add_argument("--ha-feed", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="where the suite listens as the slave's master")
     _common(parser)
     return parser
 
@@ -65,10 +77,14 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+                        ("ha-master", target.ha_master), ("sync-master", target.sync_master),
+                        ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
                         ("report", args.report), ("profile", args.profile),
                         ("index-sizes", getattr(args, "index_sizes", None))):
         if value is not None:
             argv.append(f"--rmq-{name}={value}")
+    if target.commitlog_file_size != Target.commitlog_file_size:
+        argv.append(f"--rmq-commitlog-file-size={target.commitlog_file_size}")
     if args.strict:
         argv.append("--rmq-strict")
     if args.selection:
@@ -77,7 +93,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv += ["-m", "not slow"]
     workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
     if workers and workers != "0":
-        argv += ["-n", workers]
+        argv += ["-n", workers, "--dist", "loadgroup"]  # the HA cases sharing one target run on one worker
     argv.append("-v" if args.verbose else "-q")
     return argv
 
@@ -94,7 +110,8 @@ def _embedded(args: argparse.Namespace) -> int:
         with embedded.launch(Path(work)) as target:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}",
                   flush=True)
-            wire_code = pytest.main(pytest_args(Target(target.namesrv, target.broker), args, slow=args.slow))
+            wire_target = dataclasses.replace(target, store=None)
+            wire_code = pytest.main(pytest_args(wire_target, args, slow=args.slow))
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
@@ -117,8 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return int(pytest.main(pytest_args(Target(store=args.directory), args)))
     args = _wire_parser().parse_args(argv)
-    if args.namesrv or args.broker:
-        return int(pytest.main(pytest_args(Target(args.namesrv, args.broker), args, slow=args.slow)))
+    if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
+        target = Target(args.namesrv, args.broker, ha_master=args.ha_master, sync_master=args.sync_master,
+                        ha_slave=args.ha_slave, ha_feed=args.ha_feed,
+                        commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
+        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
     return _embedded(args)
 
 

@@ -68,6 +68,8 @@ def _store_parser() -> argparse.ArgumentParser:
     parser.add_argument("directory", type=Path)
     parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
                         help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
+    parser.add_argument("--replica", type=Path, metavar="DIR",
+                        help="a slave's store: its CommitLog and queues must agree with DIR's (its master's)")
     _common(parser)
     return parser
 
@@ -79,7 +81,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
                         ("ha-master", target.ha_master), ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
-                        ("report", args.report), ("profile", args.profile),
+                        ("replica", target.replica), ("report", args.report), ("profile", args.profile),
                         ("index-sizes", getattr(args, "index_sizes", None))):
         if value is not None:
             argv.append(f"--rmq-{name}={value}")
@@ -132,7 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.directory.is_dir():
             print(f"rmq-conformance: {args.directory} is not a directory", file=sys.stderr)
             return 2
-        return int(pytest.main(pytest_args(Target(store=args.directory), args)))
+        if args.replica is not None and not args.replica.is_dir():
+            print(f"rmq-conformance: {args.replica} is not a directory", file=sys.stderr)
+            return 2
+        return int(pytest.main(pytest_args(Target(store=args.directory, replica=args.replica), args)))
     args = _wire_parser().parse_args(argv)
     if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
         target = Target(args.namesrv, args.broker, ha_master=args.ha_master, sync_master=args.sync_master,

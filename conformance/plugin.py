@@ -62,6 +62,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-namesrv", metavar="HOST:PORT", help="name server to check")
     group.addoption("--rmq-broker", metavar="HOST:PORT", help="broker to check")
     group.addoption("--rmq-store", metavar="DIR", help="store directory to check offline")
+    group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
     group.addoption("--rmq-strict", action="store_true", help="NON-STRICT verdicts fail the run")
     group.addoption("--rmq-profile", metavar="FILE|NAME", help="target profile of known deviations")
@@ -118,7 +119,9 @@ def _ha_parts(config: pytest.Config, broker: Endpoint | None) -> dict[str, Any]:
     ha_master = endpoints["ha-master"] or derived
     if (endpoints["ha-slave"] is None) != (endpoints["ha-feed"] is None):
         raise pytest.UsageError("--rmq-ha-slave and --rmq-ha-feed go together")
+    replica = option("--rmq-replica")
     return {"ha_master": ha_master, "sync_master": endpoints["sync-master"],
+            "replica": Path(replica) if replica else None,
             "ha_slave": endpoints["ha-slave"], "ha_feed": endpoints["ha-feed"],
             "commitlog_file_size": option("--rmq-commitlog-file-size")}
 
@@ -183,6 +186,13 @@ def fed_slave(request: pytest.FixtureRequest) -> FedSlave:
 @pytest.fixture(scope="session")
 def commitlog_file_size(request: pytest.FixtureRequest) -> int:
     return _target(request).commitlog_file_size
+
+
+@pytest.fixture(scope="session")
+def replica_dir(request: pytest.FixtureRequest) -> Path:
+    path = _target(request).replica
+    assert path is not None, "deselected when absent"
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from spec.codes import RequestCode
 
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "store_dir": "store", "ha_master": "ha_master",
-                 "sync_master": "sync_master", "fed_slave": "ha_slave"}
+                 "sync_master": "sync_master", "fed_slave": "ha_slave", "replica_dir": "replica"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
@@ -63,6 +63,8 @@ class Target:
     """A SYNC_MASTER broker with no slave of its own, for the SYNC_MASTER answers."""
     ha_slave: Endpoint | None = None
     ha_feed: Endpoint | None = None
+    replica: Path | None = None
+    """A slave's store directory, compared offline with ``store`` (its master's)."""
     commitlog_file_size: int = 1024 * 1024 * 1024
     """``mappedFileSizeCommitLog`` of the HA master, which fixes where an empty slave's transfer starts."""
 

@@ -16,7 +16,8 @@ from reference_broker.embedded import SyncEmbeddedMasterSlave, SyncEmbeddedRocke
 
 FAST_REPLICATION = {"mapped_file_size_commit_log": 1024 * 1024, "mapped_file_size_consume_queue": 20 * 1000,
                     "max_hash_slot_num": 1000, "max_index_num": 4000, "ha_send_heartbeat_interval": 200,
-                    "ha_housekeeping_interval": 3000, "ha_reconnect_interval": 200, "slave_sync_interval": 500}
+                    "ha_housekeeping_interval": 3000, "ha_reconnect_interval": 200,
+                    "slave_sync_interval": 500}
 """Small store files and short HA intervals, so a test's slave is connected and in sync within a second."""
 
 

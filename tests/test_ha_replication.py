@@ -139,3 +139,29 @@ def test_pytest_fixture_gives_a_replicating_pair(rocketmq_master_slave: Any) -> 
     assert end > 0
     assert commitlog_files(rocketmq_master_slave.slave_store_path) == \
         commitlog_files(rocketmq_master_slave.master_store_path)
+
+
+def test_store_comparison_of_master_and_slave(tmp_path: Path) -> None:
+    """``rmq-conformance store MASTER --replica SLAVE`` passes on a replicated pair and fails when a byte
+    of the slave's log differs."""
+    from conformance import cli
+
+    async def replicate() -> None:
+        async with pair(tmp_path) as ha:
+            client = await RemotingClient.connect(ha.master_addr)
+            try:
+                await _send_many(client, 80)
+            finally:
+                await client.close()
+            await ha.wait_replicated()
+    run(replicate())
+    master, slave = tmp_path / "master", tmp_path / "slave"
+    args = ["store", str(master), "--replica", str(slave), "-k", "replica", "-n", "0"]
+    assert cli.main(args) == 0
+    first = sorted((slave / COMMITLOG_DIR).iterdir())[0]
+    with first.open("r+b") as handle:
+        handle.seek(200)
+        byte = handle.read(1)
+        handle.seek(200)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    assert cli.main(args) != 0

@@ -148,6 +148,9 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
 def test_lying_report_closes(client: Client, slave_peer: SlavePeer, check: Check) -> None:
     stored = _store(client, check, client.create_topic())
     slave_peer.report(stored.end)
+    # a block shows the first report was read on its own: reports read together count as their last one
+    check.that("a block after the first report", slave_peer.block(HEARTBEAT_WAIT) is not None,
+               expected="data or a heartbeat", actual=None)
     slave_peer.report(stored.end + (1 << 40))
     check.that("connection closed", slave_peer.wait_closed(HEARTBEAT_WAIT), expected="closed",
                actual="still open")

@@ -41,17 +41,21 @@ class SlaveSession:
     def received(self, data: bytes, now: float) -> HAStreamError | None:
         """Take the slave's bytes; returns why the connection must close, if it must."""
         self.last_read = now
-        for event in self.decoder.receive_data(data):
-            if isinstance(event, StreamRejected):
-                return event.error
-            assert isinstance(event, OffsetReported)
-            if self.request_offset is None:
-                self.request_offset = event.offset
-            elif event.offset > self.store.max_phy_offset:
-                return HAStreamError("slave reported an offset beyond the master's CommitLog",
-                                     expected=f"<= {self.store.max_phy_offset}", seen=event.offset,
-                                     clause=RMQ_HA_REPORT_AHEAD.id)
-            self.store.replicas.ack(event.offset)
+        events = self.decoder.receive_data(data)
+        if not events:
+            return None
+        last = events[-1]
+        if isinstance(last, StreamRejected):
+            return last.error
+        assert isinstance(last, OffsetReported)
+        # Java reads whole 8-byte units and keeps only the last one of what arrived (RMQ-HA-REPORT)
+        if self.request_offset is None:
+            self.request_offset = last.offset
+        elif last.offset > self.store.max_phy_offset:
+            return HAStreamError("slave reported an offset beyond the master's CommitLog",
+                                 expected=f"<= {self.store.max_phy_offset}", seen=last.offset,
+                                 clause=RMQ_HA_REPORT_AHEAD.id)
+        self.store.replicas.ack(last.offset)
         return None
 
     def expired(self, now: float) -> bool:

@@ -52,6 +52,10 @@ class EmbeddedRocketMQ:
         return self._running(self.broker).fast_addr
 
     @property
+    def broker_ha_addr(self) -> str:
+        return self._running(self.broker).ha_addr
+
+    @property
     def store_path(self) -> Path:
         return Path(self.broker_config.store_path_root_dir)
 
@@ -286,6 +290,10 @@ class SyncEmbeddedRocketMQ(_BackgroundLoop):
     @property
     def broker_fast_addr(self) -> str:
         return self.embedded.broker_fast_addr
+
+    @property
+    def broker_ha_addr(self) -> str:
+        return self.embedded.broker_ha_addr
 
     @property
     def store_path(self) -> Path:

@@ -3,8 +3,6 @@ and the rules a Java side closes the connection for are refused."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,6 +16,7 @@ from codec.ha import (
     encode_block,
     encode_report,
 )
+from fuzz.strategies.ha import chunked
 from spec.errors import HAStreamError
 from spec.ha import (
     RMQ_HA_BLOCK,
@@ -28,11 +27,6 @@ from spec.ha import (
 )
 
 bodies = st.lists(st.binary(max_size=64), max_size=8)
-
-
-def _chunks(data: bytes, cuts: list[int]) -> list[bytes]:
-    points = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
-    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 @given(st.integers(0, 2**63 - 1), st.binary(max_size=100))
@@ -50,7 +44,7 @@ def test_blocks_come_out_whatever_the_chunking(start: int, parts: list[bytes], c
         expected.append(BlockReceived(offset, body))
         offset += len(body)
     decoder = BlockDecoder(None)
-    events = [event for chunk in _chunks(stream, cuts) for event in decoder.receive_data(chunk)]
+    events = [event for chunk in chunked(stream, cuts) for event in decoder.receive_data(chunk)]
     assert events == expected
     assert decoder.buffered == 0
 
@@ -59,7 +53,7 @@ def test_blocks_come_out_whatever_the_chunking(start: int, parts: list[bytes], c
 def test_reports_come_out_whatever_the_chunking(offsets: list[int], cuts: list[int]) -> None:
     decoder = ReportDecoder()
     stream = b"".join(map(encode_report, offsets))
-    events = [event for chunk in _chunks(stream, cuts) for event in decoder.receive_data(chunk)]
+    events = [event for chunk in chunked(stream, cuts) for event in decoder.receive_data(chunk)]
     assert events == [OffsetReported(o) for o in offsets]
 
 

@@ -62,6 +62,9 @@ def test_slave_log_is_byte_identical_and_serves_pulls(tmp_path: Path) -> None:
                     response = await pull(slave, TOPIC, queue_id, 70)
                     assert response.code == ResponseCode.SUCCESS
                     assert (response.ext_fields or {})["suggestWhichBrokerId"] == "0"
+                moved = await pull(slave, TOPIC, 0, 1000, commit_offset=5)
+                assert moved.code == ResponseCode.PULL_RETRY_IMMEDIATELY  # a master answers 21 here
+                assert ha.slave.offsets.query("cg", TOPIC, 0) == -1  # nor does a slave commit the offset
                 refused = await send(slave, TOPIC, b"x", {"WAIT": "true"})
                 assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE
                 assert "messages are put to the slave" in (refused.remark or "")

@@ -299,3 +299,14 @@ def test_fed_slave_refuses_a_gap(feed: Feed, check: Check) -> None:
     feed.peer = None
     feed.connection(check)
     check.equal("slave's end after reconnecting", end, feed.end)
+
+
+@case("RMQ-HA-SLAVE-REFUSES-SEND", "A slave answers a send 14 SERVICE_NOT_AVAILABLE and stores nothing.")
+def test_slave_refuses_sends(fed_slave: FedSlave, wire: Wire, check: Check) -> None:
+    client = Client(wire.connect(fed_slave.broker.endpoint), check)
+    topic = unique("to_slave")
+    answer = expect_code(check, "send to a slave", client.send_request(topic),
+                         ResponseCode.SERVICE_NOT_AVAILABLE)
+    check.note("remark", answer.remark)
+    stored = client.answer("GET_MAX_OFFSET", RequestCode.GET_MAX_OFFSET, {"topic": topic, "queueId": 0})
+    check.equal("messages in the queue", 0, stored["offset"])

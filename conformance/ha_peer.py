@@ -33,8 +33,24 @@ class PeerClosed(Exception):
 @dataclass
 class _Socket:
     sock: socket.socket
+    decoder: ReportDecoder | BlockDecoder
     closed: bool = False
     log: list[str] = field(default_factory=list)
+    pending: list[OffsetReported | BlockReceived] = field(default_factory=list)
+
+    def _next_event(self, timeout: float) -> OffsetReported | BlockReceived | None:
+        """The next unit the target sent, decoded by the codec; None if none comes in time."""
+        deadline = time.monotonic() + timeout
+        while not self.pending:
+            data = self._recv(deadline)
+            if data is None:
+                return None
+            for event in self.decoder.receive_data(data):
+                if isinstance(event, StreamRejected):
+                    raise event.error
+                self.log.append(repr(event)[:80])
+                self.pending.append(event)
+        return self.pending.pop(0)
 
     def _recv(self, deadline: float) -> bytes | None:
         """Bytes before the deadline; None on timeout; raises PeerClosed at end of stream."""
@@ -73,9 +89,7 @@ class SlavePeer(_Socket):
     """The suite as a slave: it reports offsets and decodes the master's blocks."""
 
     def __init__(self, master: Endpoint, timeout: float = 5.0) -> None:
-        super().__init__(socket.create_connection((master.host, master.port), timeout))
-        self.decoder = BlockDecoder(None)
-        self._pending: list[BlockReceived] = []
+        super().__init__(socket.create_connection((master.host, master.port), timeout), BlockDecoder(None))
 
     def report(self, offset: int) -> None:
         self.log.append(f"report {offset}")
@@ -83,41 +97,27 @@ class SlavePeer(_Socket):
 
     def block(self, timeout: float) -> BlockReceived | None:
         """The next transfer block (heartbeats included), None if none comes in time."""
-        deadline = time.monotonic() + timeout
-        while not self._pending:
-            data = self._recv(deadline)
-            if data is None:
-                return None
-            for event in self.decoder.receive_data(data):
-                if isinstance(event, StreamRejected):
-                    raise event.error
-                assert isinstance(event, BlockReceived)
-                self.log.append(f"block {event.offset} +{len(event.data)}")
-                self._pending.append(event)
-        return self._pending.pop(0)
+        event = self._next_event(timeout)
+        assert event is None or isinstance(event, BlockReceived)
+        return event
+
+    @property
+    def expected_offset(self) -> int | None:
+        """Where the master's next block must start."""
+        assert isinstance(self.decoder, BlockDecoder)
+        return self.decoder.expected_offset
 
 
 class MasterPeer(_Socket):
     """The suite as a master: it reads the slave's reports and sends blocks of its choosing."""
 
     def __init__(self, sock: socket.socket) -> None:
-        super().__init__(sock)
-        self.decoder = ReportDecoder()
-        self._reports: list[int] = []
+        super().__init__(sock, ReportDecoder())
 
     def next_report(self, timeout: float) -> int | None:
-        deadline = time.monotonic() + timeout
-        while not self._reports:
-            data = self._recv(deadline)
-            if data is None:
-                return None
-            for event in self.decoder.receive_data(data):
-                if isinstance(event, StreamRejected):
-                    raise event.error
-                assert isinstance(event, OffsetReported)
-                self.log.append(f"report {event.offset}")
-                self._reports.append(event.offset)
-        return self._reports.pop(0)
+        event = self._next_event(timeout)
+        assert event is None or isinstance(event, OffsetReported)
+        return None if event is None else event.offset
 
     def report_reaching(self, offset: int, timeout: float) -> int | None:
         """The first report at or past ``offset``, None if none comes in time."""

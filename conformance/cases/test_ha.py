@@ -140,7 +140,7 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
         heartbeat = block if block.is_heartbeat else None  # others' messages may come first
     check.that("an empty block", heartbeat is not None, expected="body size 0", actual=slave_peer.log[-5:])
     if heartbeat is not None:
-        check.equal("heartbeat offset", slave_peer.decoder.expected_offset, heartbeat.offset)
+        check.equal("heartbeat offset", slave_peer.expected_offset, heartbeat.offset)
 
 
 @case("RMQ-HA-REPORT-AHEAD", "A report past the master's CommitLog end, after the first one, makes the "

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_broker.broker.persistence import ConfigFiles
-from reference_broker.broker.topics import DataVersion
+from reference_broker.broker.topics import DataVersion, newer_table
 from reference_broker.config import snake_case
 from spec.store_layout import SUBSCRIPTION_GROUP_FIELDS
 
@@ -70,12 +70,11 @@ class SubscriptionGroupManager:
 
     def replace_all(self, wrapper: dict[str, Any]) -> bool:
         """A slave takes its master's groups when the master's data version differs; True if it did."""
-        version = DataVersion.from_json(wrapper.get("dataVersion") or {})
-        if version == self.data_version:
+        newer = newer_table(wrapper, "subscriptionGroupTable", self.data_version)
+        if newer is None:
             return False
-        self.data_version = version
-        self.groups = {g.group_name: g for g in map(SubscriptionGroup.from_json,
-                                                     (wrapper.get("subscriptionGroupTable") or {}).values())}
+        self.data_version, table = newer
+        self.groups = {g.group_name: g for g in map(SubscriptionGroup.from_json, table)}
         self.persist()
         return True
 

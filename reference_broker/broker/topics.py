@@ -91,6 +91,16 @@ class DataVersion:
         return cls(int(data.get("counter", 0)), int(data.get("timestamp", 0)))
 
 
+def newer_table(wrapper: dict[str, Any], table_key: str,
+                current: DataVersion) -> tuple[DataVersion, list[dict[str, Any]]] | None:
+    """A master's data-versioned table (topics, subscription groups) when its version differs from
+    ``current`` (``SlaveSynchronize`` compares versions, never contents), else None."""
+    version = DataVersion.from_json(wrapper.get("dataVersion") or {})
+    if version == current:
+        return None
+    return version, list((wrapper.get(table_key) or {}).values())
+
+
 class TopicConfigManager:
     def __init__(self, config: BrokerConfig, files: ConfigFiles,
                  on_change: Callable[[], None] = lambda: None) -> None:
@@ -183,12 +193,11 @@ class TopicConfigManager:
 
     def replace_all(self, wrapper: dict[str, Any]) -> bool:
         """A slave takes its master's topics when the master's data version differs; True if it did."""
-        version = DataVersion.from_json(wrapper.get("dataVersion") or {})
-        if version == self.data_version:
+        newer = newer_table(wrapper, "topicConfigTable", self.data_version)
+        if newer is None:
             return False
-        self.data_version = version
-        self.topics = {t.topic_name: t for t in map(TopicConfig.from_json,
-                                                     (wrapper.get("topicConfigTable") or {}).values())}
+        self.data_version, table = newer
+        self.topics = {t.topic_name: t for t in map(TopicConfig.from_json, table)}
         self.persist()
         return True
 

@@ -9,10 +9,12 @@ import socket
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from codec.ha import encode_report
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedMasterSlave
-from spec.codes import ResponseCode
+from spec.codes import RequestCode, ResponseCode
 from spec.ha import BrokerRole
 from spec.store_layout import COMMITLOG_DIR
 from tests.broker_support import run
@@ -168,3 +170,72 @@ def test_store_comparison_of_master_and_slave(tmp_path: Path) -> None:
         handle.seek(200)
         handle.write(bytes([byte[0] ^ 0xFF]))
     assert cli.main(args) != 0
+
+
+def test_roles_fix_broker_ids(tmp_path: Path) -> None:
+    """RMQ-HA-ROLE-ID: a master is brokerId 0 whatever it was given; a slave without an id > 0 is refused."""
+    from reference_broker.broker.server import Broker
+    from reference_broker.config import BrokerConfig
+
+    master = Broker(BrokerConfig(broker_role="SYNC_MASTER", broker_id=3, store_path_root_dir=str(tmp_path)))
+    assert master.config.broker_id == 0
+    with pytest.raises(ValueError, match="brokerId must be > 0"):
+        Broker(BrokerConfig(broker_role="SLAVE", broker_id=0, store_path_root_dir=str(tmp_path)))
+
+
+def test_slave_read_enable_suggests_the_group_broker(tmp_path: Path) -> None:
+    """RMQ-HA-SLAVE-READ: with slaveReadEnable a pull answer suggests the group's brokerId, else 0."""
+    async def scenario() -> list[str]:
+        async with EmbeddedMasterSlave(tmp_path, master_config=FAST_HA,
+                                       slave_config={"slave_read_enable": True}) as ha:
+            client = await RemotingClient.connect(ha.master_addr)
+            slave = await RemotingClient.connect(ha.slave_addr)
+            try:
+                await _send_many(client, 2)
+                await ha.wait_replicated()
+                await _wait_for(lambda: ha.slave.topics.get(TOPIC) is not None)
+                suggestions = []
+                group = ha.master.groups.find_or_create("cg")  # the slave copies it from its master
+                assert group is not None
+                group.broker_id = 1
+                ha.master.groups.data_version.bump()
+                await _wait_for(lambda: getattr(ha.slave.groups.groups.get("cg"), "broker_id", 0) == 1)
+                for connection in (client, slave):
+                    answer = await pull(connection, TOPIC, 0, 0)
+                    suggestions.append((answer.ext_fields or {})["suggestWhichBrokerId"])
+                return suggestions
+            finally:
+                await client.close()
+                await slave.close()
+    assert run(scenario()) == ["0", "1"]
+
+
+def test_routes_list_master_and_slave_under_one_name(rocketmq_master_slave: Any) -> None:
+    """RMQ-HA-ROLE-ID: the name server's route for a topic lists the master as 0 and the slave as 1."""
+    from codec.bodies import decode_body
+    from codec.custom_header import encode_header
+    from spec.bodies import TOPIC_ROUTE_DATA
+    from spec.headers import GET_ROUTE_INFO_REQUEST
+
+    async def route() -> dict[str, Any]:
+        client = await RemotingClient.connect(rocketmq_master_slave.master_addr)
+        try:
+            await _send_many(client, 1)
+        finally:
+            await client.close()
+        namesrv = await RemotingClient.connect(rocketmq_master_slave.namesrv_addr)
+        try:
+            for _ in range(100):
+                answer = await namesrv.invoke(namesrv.request(
+                    RequestCode.GET_ROUTEINFO_BY_TOPIC,
+                    encode_header(GET_ROUTE_INFO_REQUEST, {"topic": TOPIC})))
+                if answer.code == ResponseCode.SUCCESS:
+                    return decode_body(TOPIC_ROUTE_DATA, answer.body or b"{}")
+                await asyncio.sleep(0.05)
+            raise AssertionError("no route")
+        finally:
+            await namesrv.close()
+    data = rocketmq_master_slave.call(route())
+    (broker,) = data["brokerDatas"]
+    addrs = {int(k): v for k, v in broker["brokerAddrs"].items()}
+    assert addrs == {0: rocketmq_master_slave.master_addr, 1: rocketmq_master_slave.slave_addr}

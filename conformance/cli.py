@@ -91,8 +91,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv.append("--rmq-strict")
     if args.selection:
         argv += ["-k", args.selection]
-    if not slow:
-        argv += ["-m", "not slow"]
+    # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
+    argv += ["-m", "slow or not slow" if slow else "not slow"]
     workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
     if workers and workers != "0":
         argv += ["-n", workers, "--dist", "loadgroup"]  # the HA cases sharing one target run on one worker

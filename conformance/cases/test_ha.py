@@ -156,6 +156,16 @@ def test_lying_report_closes(client: Client, slave_peer: SlavePeer, check: Check
                actual="still open")
 
 
+@pytest.mark.slow
+@case("RMQ-HA-HOUSEKEEPING", "A master closes the connection of a slave that sends nothing for "
+      "haHousekeepingInterval (20 s).")
+def test_silent_slave_is_dropped(slave_peer: SlavePeer, check: Check) -> None:
+    started = time.monotonic()
+    closed = slave_peer.wait_closed(HA_DEFAULTS["haHousekeepingInterval"] / 1000 + HEARTBEAT_WAIT)
+    check.that("connection closed", closed, expected="closed", actual="open")
+    check.note("seconds until closed", round(time.monotonic() - started, 1))
+
+
 # -- a SYNC_MASTER ---------------------------------------------------------------------------------------
 
 

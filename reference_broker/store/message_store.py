@@ -394,25 +394,29 @@ class MessageStore:
 
     def _waits(self, appended: _Appended) -> list[tuple[Future[bool] | None, float, PutMessageStatus]]:
         """What the put waits for before it answers, in Java's order (flush, then replica, whose failure
-        wins): a future, its timeout, the status if it does not come true. A SYNC_MASTER with no slave
-        close enough answers SLAVE_NOT_AVAILABLE at once (a None future)."""
+        wins): a future, its deadline (``time.monotonic``; both clocks start now, as Java's requests do),
+        the status if it does not come true in time. A SYNC_MASTER with no slave close enough answers
+        SLAVE_NOT_AVAILABLE at once (a None future)."""
+        now = time.monotonic()
+        config = self.config
         waits: list[tuple[Future[bool] | None, float, PutMessageStatus]] = []
         if appended.flush_to is not None:
-            waits.append((self._flusher.request(appended.flush_to), self.config.sync_flush_timeout_ms / 1000,
+            waits.append((self._flusher.request(appended.flush_to), now + config.sync_flush_timeout_ms / 1000,
                           PutMessageStatus.FLUSH_DISK_TIMEOUT))
         if appended.replica_to is not None:
             if self.replicas.slave_ok(appended.replica_to):
-                waits.append((self.replicas.request(appended.replica_to), self.config.slave_timeout_ms / 1000,
-                              PutMessageStatus.FLUSH_SLAVE_TIMEOUT))
+                replicated = self.replicas.request(appended.replica_to)
+                deadline = now + config.slave_timeout_ms / 1000
+                waits.append((replicated, deadline, PutMessageStatus.FLUSH_SLAVE_TIMEOUT))
             else:
-                waits.append((None, 0.0, PutMessageStatus.SLAVE_NOT_AVAILABLE))
+                waits.append((None, now, PutMessageStatus.SLAVE_NOT_AVAILABLE))
         return waits
 
     def _await_flush(self, appended: _Appended) -> PutResult:
         result = appended.result
-        for future, timeout, failure in self._waits(appended):
+        for future, deadline, failure in self._waits(appended):
             try:
-                done = future is not None and future.result(timeout)
+                done = future is not None and future.result(max(0.0, deadline - time.monotonic()))
             except TimeoutError:
                 done = False
             result = result if done else self._failed(result, future, failure)
@@ -420,9 +424,11 @@ class MessageStore:
 
     async def _await_flush_async(self, appended: _Appended) -> PutResult:
         result = appended.result
-        for future, timeout, failure in self._waits(appended):
+        for future, deadline, failure in self._waits(appended):
             try:
-                done = future is not None and await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+                remaining = deadline - time.monotonic()
+                async with asyncio.timeout(max(0.0, remaining)):
+                    done = future is not None and await asyncio.wrap_future(future)
             except TimeoutError:
                 done = False
             result = result if done else self._failed(result, future, failure)

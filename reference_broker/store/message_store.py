@@ -13,15 +13,12 @@ past the end are dropped, and the records the queues or the index lack are dispa
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import fcntl
 import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
-from concurrent.futures import Future
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -43,6 +40,7 @@ from reference_broker.store.message import (
     producer_text,
     redirect_text,
 )
+from reference_broker.store.put_wait import Appended, PutWaiter
 from reference_broker.store.replication import ReplicaAcks
 from reference_broker.store.schedule import DelayScheduler
 from reference_broker.store.status import (
@@ -105,14 +103,6 @@ class _Draft(NamedTuple):
     """None: this broker's address; a send-back copy keeps the host that stored its original."""
 
 
-class _Appended(NamedTuple):
-    result: PutResult
-    flush_to: int | None
-    """Commitlog offset the put must see flushed before it answers (SYNC_FLUSH with WAIT=true)."""
-    replica_to: int | None = None
-    """Commitlog offset a slave must acknowledge before the put answers (SYNC_MASTER with WAIT=true)."""
-
-
 class MessageStore:
     def __init__(self, config: StoreConfig) -> None:
         self.config = config
@@ -140,6 +130,7 @@ class MessageStore:
                                      config.flush_interval_consume_queue_ms / 1000)
         self.scheduler = DelayScheduler(self, self.root / CONFIG_DIR, config.delay_levels_ms,
                                         config.flush_delay_offset_interval_ms / 1000)
+        self._waiter = PutWaiter(config, self._flusher, self.replicas)
 
     # ---------------------------------------------------------------- life cycle
 
@@ -233,42 +224,42 @@ class MessageStore:
     def put_message(self, message: InnerMessage) -> PutResult:
         """Store a producer's message; blocks for the flush under SYNC_FLUSH when it asks to wait."""
         appended = self._put_producer(message)
-        return self._await_flush(appended)
+        return self._waiter.wait(appended)
 
     async def put_message_async(self, message: InnerMessage) -> PutResult:
         """``put_message`` for the event loop: the append is immediate, the flush wait is awaited."""
-        return await self._await_flush_async(self._put_producer(message))
+        return await self._waiter.wait_async(self._put_producer(message))
 
     def put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> PutResult:
         """SEND_BATCH_MESSAGE: ``batch`` carries topic, queue, hosts, sysFlag and the batch's properties,
         ``items`` the decoded messages of its body."""
-        return self._await_flush(self._put_batch(batch, items))
+        return self._waiter.wait(self._put_batch(batch, items))
 
     async def put_batch_async(self, batch: InnerMessage, items: Sequence[BatchItem]) -> PutResult:
-        return await self._await_flush_async(self._put_batch(batch, items))
+        return await self._waiter.wait_async(self._put_batch(batch, items))
 
     def put_half_message(self, message: InnerMessage) -> PutResult:
         """A transactional producer's prepared message, parked in RMQ_SYS_TRANS_HALF_TOPIC queue 0."""
-        return self._await_flush(self._put_half(message))
+        return self._waiter.wait(self._put_half(message))
 
     async def put_half_message_async(self, message: InnerMessage) -> PutResult:
-        return await self._await_flush_async(self._put_half(message))
+        return await self._waiter.wait_async(self._put_half(message))
 
     def put_send_back(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
         """CONSUMER_SEND_MSG_BACK's copy: Java stores the string of the map it built (WAIT=false kept,
         CLUSTER already inherited from the original) with the original's store host."""
-        return self._await_flush(self._put_copy(message, original_store_host))
+        return self._waiter.wait(self._put_copy(message, original_store_host))
 
     async def put_send_back_async(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
-        return await self._await_flush_async(self._put_copy(message, original_store_host))
+        return await self._waiter.wait_async(self._put_copy(message, original_store_host))
 
-    def _put_producer(self, message: InnerMessage) -> _Appended:
+    def _put_producer(self, message: InnerMessage) -> Appended:
         props = dict(message.properties)
         peak = add_cluster(props, self.config.cluster_name)
         return self._append([self._delayed(message, props, producer_text(props, peak))],
                             message.wait_store_msg_ok)
 
-    def _put_copy(self, message: InnerMessage, store_host: HostPort) -> _Appended:
+    def _put_copy(self, message: InnerMessage, store_host: HostPort) -> Appended:
         props = dict(message.properties)
         draft = self._delayed(message, props, java_map_text(props))._replace(store_host=store_host)
         return self._append([draft], message.wait_store_msg_ok)
@@ -287,9 +278,9 @@ class MessageStore:
                       message.sys_flag, message.flag, message.reconsume_times,
                       message.prepared_transaction_offset)
 
-    def _put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> _Appended:
+    def _put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> Appended:
         if batch.transaction_type is not TransactionType.NOT_TYPE or batch.delay_level > 0 or not items:
-            return _Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
+            return Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
         props = dict(batch.properties)
         add_cluster(props, self.config.cluster_name)
         batch_text = java_map_text(props)
@@ -299,7 +290,7 @@ class MessageStore:
                   for item in items]
         return self._append(drafts, batch.wait_store_msg_ok)
 
-    def _put_half(self, message: InnerMessage) -> _Appended:
+    def _put_half(self, message: InnerMessage) -> Appended:
         props = dict(message.properties)
         add_cluster(props, self.config.cluster_name)
         text = redirect_text(props, message.topic, message.queue_id)
@@ -331,11 +322,11 @@ class MessageStore:
         draft = _to_real_topic(scheduled, scheduled.sys_flag, scheduled.prepared_transaction_offset)
         return self._append([draft], wait=False).result
 
-    def _append(self, drafts: list[_Draft], wait: bool) -> _Appended:
+    def _append(self, drafts: list[_Draft], wait: bool) -> Appended:
         with self._put_lock:
             if not self._running or self.config.broker_role is BrokerRole.SLAVE:
                 # RMQ-HA-SLAVE-REFUSES-SEND: a slave's log holds only its master's bytes
-                return _Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
+                return Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
             store_timestamp = now_ms()
             try:
                 records, next_offsets = self._build(drafts, store_timestamp)
@@ -343,11 +334,11 @@ class MessageStore:
                 status = PutMessageStatus.MESSAGE_ILLEGAL
                 if exc.clause == RMQ_CL_PROPERTIES_LENGTH.id:
                     status = PutMessageStatus.PROPERTIES_SIZE_EXCEEDED
-                return _Appended(PutResult(status), None)
+                return Appended(PutResult(status), None)
             try:
                 written = self.commitlog.append(records)
             except StoreError:
-                return _Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
+                return Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
             self._next_queue_offset.update(next_offsets)
             for record in written:
                 self._dispatch(record, notify=True)
@@ -363,7 +354,7 @@ class MessageStore:
             self.on_append()
         sync = wait and self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
         replicated = wait and self.config.broker_role is BrokerRole.SYNC_MASTER
-        return _Appended(result, end if sync else None, end if replicated else None)
+        return Appended(result, end if sync else None, end if replicated else None)
 
     def _build(self, drafts: list[_Draft],
                store_timestamp: int) -> tuple[list[MessageRecord], dict[tuple[str, int], int]]:
@@ -391,54 +382,6 @@ class MessageStore:
             records.append(record)
             physical_offset += record.total_size
         return records, offsets
-
-    def _waits(self, appended: _Appended) -> list[tuple[Future[bool] | None, float, PutMessageStatus]]:
-        """What the put waits for before it answers, in Java's order (flush, then replica, whose failure
-        wins): a future, its deadline (``time.monotonic``; both clocks start now, as Java's requests do),
-        the status if it does not come true in time. A SYNC_MASTER with no slave close enough answers
-        SLAVE_NOT_AVAILABLE at once (a None future)."""
-        now = time.monotonic()
-        config = self.config
-        waits: list[tuple[Future[bool] | None, float, PutMessageStatus]] = []
-        if appended.flush_to is not None:
-            waits.append((self._flusher.request(appended.flush_to), now + config.sync_flush_timeout_ms / 1000,
-                          PutMessageStatus.FLUSH_DISK_TIMEOUT))
-        if appended.replica_to is not None:
-            if self.replicas.slave_ok(appended.replica_to):
-                replicated = self.replicas.request(appended.replica_to)
-                deadline = now + config.slave_timeout_ms / 1000
-                waits.append((replicated, deadline, PutMessageStatus.FLUSH_SLAVE_TIMEOUT))
-            else:
-                waits.append((None, now, PutMessageStatus.SLAVE_NOT_AVAILABLE))
-        return waits
-
-    def _await_flush(self, appended: _Appended) -> PutResult:
-        result = appended.result
-        for future, deadline, failure in self._waits(appended):
-            try:
-                done = future is not None and future.result(max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
-                done = False
-            result = result if done else self._failed(result, future, failure)
-        return result
-
-    async def _await_flush_async(self, appended: _Appended) -> PutResult:
-        result = appended.result
-        for future, deadline, failure in self._waits(appended):
-            try:
-                remaining = deadline - time.monotonic()
-                async with asyncio.timeout(max(0.0, remaining)):
-                    done = future is not None and await asyncio.wrap_future(future)
-            except TimeoutError:
-                done = False
-            result = result if done else self._failed(result, future, failure)
-        return result
-
-    def _failed(self, result: PutResult, future: Future[bool] | None, status: PutMessageStatus) -> PutResult:
-        """The message is stored, but what the put waited for did not come in time."""
-        if future is not None:
-            self.replicas.forget(future)
-        return dataclasses.replace(result, status=status)
 
     # ---------------------------------------------------------------- replica (a slave's log)
 

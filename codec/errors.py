@@ -3,10 +3,12 @@
 from spec.errors import (
     BodyError,
     FrameError,
+    HAStreamError,
     HeaderError,
     RocketMQSpecError,
     SpecViolation,
     StoreError,
 )
 
-__all__ = ["BodyError", "FrameError", "HeaderError", "RocketMQSpecError", "SpecViolation", "StoreError"]
+__all__ = ["BodyError", "FrameError", "HAStreamError", "HeaderError", "RocketMQSpecError", "SpecViolation",
+           "StoreError"]

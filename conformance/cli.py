@@ -18,6 +18,7 @@ prints progress while they run; the verdict table is printed at the end.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -57,6 +58,17 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
     parser.add_argument("--acl", action="store_true", help="embedded broker with ACL: run the acl cases")
+    ha = parser.add_argument_group("HA replication targets")
+    ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="a master's HA port (default: the broker's port + 1)")
+    ha.add_argument("--commitlog-file-size", type=int, metavar="BYTES",
+                    help="mappedFileSizeCommitLog of that master (default 1 GiB)")
+    ha.add_argument("--sync-master", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="a SYNC_MASTER broker without a slave of its own")
+    ha.add_argument("--ha-slave", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="a slave broker whose haMasterAddress is --ha-feed")
+    ha.add_argument("--ha-feed", type=Endpoint.parse, metavar="HOST:PORT",
+                    help="where the suite listens as the slave's master")
     _common(parser)
     return parser
 
@@ -66,6 +78,8 @@ def _store_parser() -> argparse.ArgumentParser:
     parser.add_argument("directory", type=Path)
     parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
                         help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
+    parser.add_argument("--replica", type=Path, metavar="DIR",
+                        help="a slave's store: its CommitLog and queues must agree with DIR's (its master's)")
     _common(parser)
     return parser
 
@@ -75,22 +89,26 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
-                        ("acl-file", target.acl),
-                        ("report", args.report), ("profile", args.profile),
+                        ("acl-file", target.acl), ("ha-master", target.ha_master),
+                        ("sync-master", target.sync_master),
+                        ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
+                        ("replica", target.replica), ("report", args.report), ("profile", args.profile),
                         ("index-sizes", getattr(args, "index_sizes", None))):
         if value is not None:
             argv.append(f"--rmq-{name}={value}")
+    if target.commitlog_file_size != Target.commitlog_file_size:
+        argv.append(f"--rmq-commitlog-file-size={target.commitlog_file_size}")
     if args.strict:
         argv.append("--rmq-strict")
     if args.selection:
         argv += ["-k", args.selection]
-    # the project's pytest settings deselect slow cases; a later -m replaces that selection
+    # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
     argv += ["-m", "slow or not slow" if slow else "not slow"]
     workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
-        argv += ["-n", workers]
+        argv += ["-n", workers, "--dist", "loadgroup"]  # the HA cases sharing one target run on one worker
     argv.append("-v" if args.verbose else "-q")
     return argv
 
@@ -107,7 +125,7 @@ def _embedded(args: argparse.Namespace) -> int:
         with embedded.launch(Path(work), acl=getattr(args, "acl", False)) as target:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
-            wire_target = Target(target.namesrv, target.broker, acl=target.acl)
+            wire_target = dataclasses.replace(target, store=None)
             wire_code = pytest.main(pytest_args(wire_target, args, slow=args.slow))
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
@@ -135,10 +153,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.directory.is_dir():
             print(f"rmq-conformance: {args.directory} is not a directory", file=sys.stderr)
             return 2
-        return int(pytest.main(pytest_args(Target(store=args.directory), args)))
+        if args.replica is not None and not args.replica.is_dir():
+            print(f"rmq-conformance: {args.replica} is not a directory", file=sys.stderr)
+            return 2
+        return int(pytest.main(pytest_args(Target(store=args.directory, replica=args.replica), args)))
     args = _wire_parser().parse_args(argv)
-    if args.namesrv or args.broker:
-        target = Target(args.namesrv, args.broker, acl=args.acl_file)
+    if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
+        target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
+                        sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
+                        commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
         return int(pytest.main(pytest_args(target, args, slow=args.slow)))
     return _embedded(args)
 

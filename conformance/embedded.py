@@ -1,7 +1,9 @@
 """Launching the embedded reference broker when ``rmq-conformance`` is given no target.
 
 This is the only module of the suite that imports ``reference_broker``: the cases reach the target over
-TCP alone, so the same cases judge any implementation.
+TCP alone, so the same cases judge any implementation. Beside the name server and broker it starts the
+HA targets: a SYNC_MASTER without a slave, and a slave whose master is an address where the suite
+listens (its HA cases feed it).
 """
 
 from __future__ import annotations
@@ -17,34 +19,52 @@ from conformance.wire import Endpoint
 from reference_broker.config import LOOPBACK, BrokerConfig
 from reference_broker.embedded import SyncEmbeddedRocketMQ
 from spec.behaviour import FAST_PORT_OFFSET
+from spec.ha import HA_PORT_OFFSET
 
 QUICK_CHECKS = {"transaction_time_out": 1000, "transaction_check_interval": 500, "transaction_check_max": 3}
 """Transactions are checked back within seconds (4.9.8: 6 s timeout, every 60 s, 15 times), so the cases
 that wait for a check-back finish quickly against the reference broker."""
 PORT_ATTEMPTS = 20
-"""Free ports tried for a main port whose fast port (two below) is free too; loopback rarely needs two."""
+"""Free ports tried for a main port whose fast port (two below) and HA port (one above) are free too."""
+
+SHORT_HA = {"ha_send_heartbeat_interval": 1000, "ha_reconnect_interval": 500, "slave_timeout": 1000}
+"""HA intervals shorter than Java's defaults, so the HA cases wait seconds less; the cases' bounds are
+Java's defaults, which these are within."""
 
 
-def _port_pair() -> int:
-    """A free port P with P - 2 free as well, so the broker's fast port sits where a client expects it."""
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind((LOOPBACK, port))
+        except OSError:
+            return False
+    return True
+
+
+def _port_set() -> int:
+    """A free port P with P - 2 and P + 1 free as well, where a client and a slave expect the broker's
+    fast port and HA port."""
     for _ in range(PORT_ATTEMPTS):
         with socket.socket() as main:
             main.bind((LOOPBACK, 0))
             port = main.getsockname()[1]
-            if port - FAST_PORT_OFFSET <= 0:
-                continue
-            with socket.socket() as fast:
-                try:
-                    fast.bind((LOOPBACK, port - FAST_PORT_OFFSET))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError(f"no free port pair (P, P - {FAST_PORT_OFFSET}) in {PORT_ATTEMPTS} attempts")
+            fast, ha = port - FAST_PORT_OFFSET, port + HA_PORT_OFFSET
+            if fast > 0 and _free(fast) and _free(ha):
+                return port
+    raise RuntimeError(f"no free ports (P - {FAST_PORT_OFFSET}, P, P + {HA_PORT_OFFSET}) in {PORT_ATTEMPTS} "
+                       "attempts")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        return int(probe.getsockname()[1])
 
 
 @contextlib.contextmanager
 def launch(workdir: Path, *, acl: bool = False) -> Iterator[Target]:
-    """A name server and broker on loopback with their store under ``workdir``, which outlives them.
+    """A name server and broker on loopback with their store under ``workdir``, which outlives them, and
+    the HA targets.
 
     The broker listens on a port whose fast port is ``listenPort - 2`` as in Java, so the fast-port case
     is judged rather than reported as not reachable. Leaving the context stops the broker cleanly: the
@@ -53,8 +73,18 @@ def launch(workdir: Path, *, acl: bool = False) -> Iterator[Target]:
     """
     store = workdir / "store"
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
-    config = BrokerConfig(listen_port=_port_pair(), store_path_root_dir=str(store), acl_enable=acl,
-                          acl_file=str(acl_file) if acl_file else None, **QUICK_CHECKS)
-    with SyncEmbeddedRocketMQ(store, broker_config=config) as running:
+    config = BrokerConfig(listen_port=_port_set(), store_path_root_dir=str(store), acl_enable=acl,
+                          acl_file=str(acl_file) if acl_file else None, **QUICK_CHECKS, **SHORT_HA)
+    feed = Endpoint(LOOPBACK, _free_port())
+    sync_master = BrokerConfig(listen_port=0, broker_name="broker-sync", broker_role="SYNC_MASTER",
+                               store_path_root_dir=str(workdir / "sync-master"), **SHORT_HA)
+    fed_slave = BrokerConfig(listen_port=0, broker_name="broker-fed", broker_role="SLAVE", broker_id=1,
+                             ha_master_address=str(feed), store_path_root_dir=str(workdir / "fed-slave"),
+                             **SHORT_HA)
+    with SyncEmbeddedRocketMQ(store, broker_config=config) as running, \
+            SyncEmbeddedRocketMQ(broker_config=sync_master) as sync, \
+            SyncEmbeddedRocketMQ(broker_config=fed_slave) as slave:
         yield Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                     running.store_path, acl_file)
+                     running.store_path, sync_master=Endpoint.parse(sync.broker_addr),
+                     ha_slave=Endpoint.parse(slave.broker_addr), ha_feed=feed,
+                     commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file)

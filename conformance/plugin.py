@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,11 +27,12 @@ from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
 from conformance.result import USER_PROPERTY, CaseResult, render
-from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, Server, Target
+from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
 from conformance.verdict import Outcome, Verdict
 from conformance.wire import Endpoint, Wire, WireError
 from spec.clauses import Level
 from spec.errors import RocketMQSpecError
+from spec.ha import HA_PORT_OFFSET
 
 
 @dataclass
@@ -60,6 +62,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-namesrv", metavar="HOST:PORT", help="name server to check")
     group.addoption("--rmq-broker", metavar="HOST:PORT", help="broker to check")
     group.addoption("--rmq-store", metavar="DIR", help="store directory to check offline")
+    group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
     group.addoption("--rmq-strict", action="store_true", help="NON-STRICT verdicts fail the run")
     group.addoption("--rmq-profile", metavar="FILE|NAME", help="target profile of known deviations")
@@ -68,6 +71,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "acl-file): run the acl cases only")
     group.addoption("--rmq-index-sizes", metavar="SLOTS,ENTRIES",
                     help="maxHashSlotNum,maxIndexNum of the store's index files (default: from their size)")
+    group.addoption("--rmq-ha-master", metavar="HOST:PORT", help="a master's HA port (default: broker + 1)")
+    group.addoption("--rmq-commitlog-file-size", type=int, default=Target.commitlog_file_size,
+                    metavar="BYTES", help="mappedFileSizeCommitLog of the HA master")
+    group.addoption("--rmq-sync-master", metavar="HOST:PORT", help="a SYNC_MASTER broker without a slave")
+    group.addoption("--rmq-ha-slave", metavar="HOST:PORT", help="a slave whose master is --rmq-ha-feed")
+    group.addoption("--rmq-ha-feed", metavar="HOST:PORT", help="where the suite listens as its master")
 
 
 def parse_index_sizes(text: str) -> tuple[int, int]:
@@ -94,7 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
     acl = option("--rmq-acl-file")
     state = RunState(
         target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
-                      Path(acl) if acl else None),
+                      acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"])),
         profile=profiles.load(Path(chosen)) if chosen else profiles.NO_PROFILE,
         strict=bool(option("--rmq-strict")),
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
@@ -102,6 +111,23 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[STATE] = state
     config.pluginmanager.register(Reporter(state), "rmq-conformance-reporter")
+
+
+def _ha_parts(config: pytest.Config, broker: Endpoint | None) -> dict[str, Any]:
+    """The HA parts of the target: a master's HA port (derived from the broker's), a SYNC_MASTER, and a
+    slave the suite feeds (it needs both its broker port and the feed address it follows)."""
+    option = config.getoption
+    endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
+                 for name in ("ha-master", "sync-master", "ha-slave", "ha-feed")}
+    derived = Endpoint(broker.host, broker.port + HA_PORT_OFFSET) if broker else None
+    ha_master = endpoints["ha-master"] or derived
+    if (endpoints["ha-slave"] is None) != (endpoints["ha-feed"] is None):
+        raise pytest.UsageError("--rmq-ha-slave and --rmq-ha-feed go together")
+    replica = option("--rmq-replica")
+    return {"ha_master": ha_master, "sync_master": endpoints["sync-master"],
+            "replica": Path(replica) if replica else None,
+            "ha_slave": endpoints["ha-slave"], "ha_feed": endpoints["ha-feed"],
+            "commitlog_file_size": option("--rmq-commitlog-file-size")}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -141,6 +167,37 @@ def broker(request: pytest.FixtureRequest) -> Server:
 def server(request: pytest.FixtureRequest) -> Server:
     """Either role: for framing and header rules that every remoting server follows."""
     return _target(request).server(request.param)
+
+
+@pytest.fixture(scope="session")
+def ha_master(request: pytest.FixtureRequest) -> Endpoint:
+    endpoint = _target(request).ha_master
+    assert endpoint is not None, "deselected when absent"
+    return endpoint
+
+
+@pytest.fixture(scope="session")
+def sync_master(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("sync_master")
+
+
+@pytest.fixture(scope="session")
+def fed_slave(request: pytest.FixtureRequest) -> FedSlave:
+    target = _target(request)
+    assert target.ha_feed is not None, "deselected when absent"
+    return FedSlave(target.server("ha_slave"), target.ha_feed)
+
+
+@pytest.fixture(scope="session")
+def commitlog_file_size(request: pytest.FixtureRequest) -> int:
+    return _target(request).commitlog_file_size
+
+
+@pytest.fixture(scope="session")
+def replica_dir(request: pytest.FixtureRequest) -> Path:
+    path = _target(request).replica
+    assert path is not None, "deselected when absent"
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,9 @@ from conformance.recorder import Exchange
 from conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from spec.codes import RequestCode
 
-NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "store_dir": "store", "acl_file": "acl"}
+NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "store_dir": "store", "acl_file": "acl",
+                 "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
+                 "replica_dir": "replica"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
@@ -44,6 +46,14 @@ class Server:
 
 
 @dataclass(frozen=True)
+class FedSlave:
+    """A slave broker whose haMasterAddress is ``feed``, where the suite listens as its master."""
+
+    broker: Server
+    feed: Endpoint
+
+
+@dataclass(frozen=True)
 class Target:
     namesrv: Endpoint | None = None
     broker: Endpoint | None = None
@@ -51,6 +61,16 @@ class Target:
     acl: Path | None = None
     """The plain_acl.yml the broker was started with (``conformance.acl_policy``): an ACL target, which
     refuses the unsigned requests of every other broker case, so only the ``acl`` area runs against it."""
+    ha_master: Endpoint | None = None
+    """A master's HA port (the broker's listenPort + 1 unless given), for the cases acting as its slave."""
+    sync_master: Endpoint | None = None
+    """A SYNC_MASTER broker with no slave of its own, for the SYNC_MASTER answers."""
+    ha_slave: Endpoint | None = None
+    ha_feed: Endpoint | None = None
+    replica: Path | None = None
+    """A slave's store directory, compared offline with ``store`` (its master's)."""
+    commitlog_file_size: int = 1024 * 1024 * 1024
+    """``mappedFileSizeCommitLog`` of the HA master, which fixes where an empty slave's transfer starts."""
 
     def has(self, part: str) -> bool:
         return getattr(self, part) is not None
@@ -58,7 +78,7 @@ class Target:
     def server(self, role: str) -> Server:
         endpoint = getattr(self, role)
         assert endpoint is not None, f"cases needing the {role} are deselected when it is absent"
-        return Server(role, endpoint)
+        return Server("namesrv" if role == "namesrv" else "broker", endpoint)
 
     def alive(self, endpoint: Endpoint) -> bool:
         """Whether a fresh connection still gets an answer to the role's ping."""

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from codec.acl import Credentials
 from fuzz.corpus import golden_dir, load_seeds
+from fuzz.ha_live import HAFuzzer
 from fuzz.live import FuzzConfig, LiveFuzzer, Summary
 from fuzz.regression import REGRESSIONS_DIR, load_cases, replay
 from fuzz.target import Health, Target
@@ -40,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pid", type=int, help="target process id, to detect crashes and memory growth")
     parser.add_argument("--rss-growth-mb", type=int, default=256, help="VmRSS growth reported as a finding")
     parser.add_argument("--golden", type=Path, default=None, help=f"golden data (default {golden_dir()})")
+    parser.add_argument("--ha", metavar="HOST:PORT",
+                        help="fuzz this master HA port with hostile slave streams instead of remoting frames")
     parser.add_argument("--replay", nargs="*", type=Path, metavar="CASE",
                         help=f"replay regression cases (files or directories; none given: {REGRESSIONS_DIR})")
     return parser
@@ -70,6 +73,20 @@ def _report(summary: Summary, out: Path, elapsed: float) -> None:
         print(f"  case {path}")
 
 
+def _fuzz_ha(args: argparse.Namespace, target: Target) -> int:
+    """``--ha``: the HA port gets the run's time; the broker's health is checked after every round."""
+    started = time.monotonic()
+    summary = HAFuzzer(args.ha, target, min(args.seconds, MAX_SECONDS), args.seed).run()
+    args.out.mkdir(parents=True, exist_ok=True)
+    data = {"rounds": summary.rounds, "kinds": dict(summary.kinds), "findings": summary.findings,
+            "stopped": summary.stopped, "seconds": round(time.monotonic() - started, 1)}
+    (args.out / "summary.json").write_text(json.dumps(data, indent=1) + "\n")
+    print(f"stopped: {summary.stopped}; {summary.rounds} HA rounds, {len(summary.findings)} findings")
+    for finding in summary.findings:
+        print(f"  {finding['kind']}: {finding['finding']}")
+    return 1 if summary.findings else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     for addr in (args.namesrv, args.broker):
@@ -77,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = Target(args.namesrv, args.broker, args.pid)
     if args.replay is not None:
         return _replay(target, args.replay)
+    if args.ha:
+        return _fuzz_ha(args, target)
     if (args.access_key is None) != (args.secret_key is None):
         print("--access-key and --secret-key go together", file=sys.stderr)
         return 2

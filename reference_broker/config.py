@@ -22,6 +22,7 @@ from reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from reference_broker.store.config import parse_delay_levels
 from spec.consumequeue import DELAY_LEVELS
 from spec.errors import SpecViolation
+from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 
 log = logging.getLogger(__name__)
 
@@ -139,10 +140,38 @@ class BrokerConfig:
     deleted at once."""
     disk_space_clean_forcibly_ratio: float = 0.85
     """Java's ``-Drocketmq.broker.diskSpaceCleanForciblyRatio``: above it files are deleted at once."""
+    broker_role: str = BrokerRole.ASYNC_MASTER.value
+    """ASYNC_MASTER, SYNC_MASTER or SLAVE (``spec.ha``); a master registers as brokerId 0."""
+    ha_listen_port: int | None = None
+    """None: ``listenPort + 1``, which Java's BrokerStartup imposes whatever broker.conf says (so does
+    ``load_config_file``); embedded callers may ask for 0, a free port."""
+    ha_master_address: str | None = None
+    """A slave's fixed master HA address; None follows the name server's REGISTER_BROKER answer."""
+    ha_send_heartbeat_interval: int = HA_DEFAULTS["haSendHeartbeatInterval"]
+    ha_housekeeping_interval: int = HA_DEFAULTS["haHousekeepingInterval"]
+    ha_transfer_batch_size: int = HA_DEFAULTS["haTransferBatchSize"]
+    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
+    slave_timeout: int = HA_DEFAULTS["slaveTimeout"]
+    slave_read_enable: bool = False
+    """Whether pull answers suggest the subscription group's brokerId instead of the master (0)."""
+    slave_sync_interval: int = 10_000
+    """Milliseconds between a slave's metadata syncs from its master (``SlaveSynchronize``: 10 s)."""
+    ha_reconnect_interval: int = 5_000
+    """Milliseconds a slave waits before connecting again to its master (``HAClient``: 5 s)."""
 
     @property
     def broker_addr(self) -> str:
         return f"{self.broker_ip1}:{self.listen_port}"
+
+    @property
+    def role(self) -> BrokerRole:
+        return BrokerRole(self.broker_role)
+
+    @property
+    def resolved_ha_port(self) -> int:
+        if self.ha_listen_port is not None:
+            return self.ha_listen_port
+        return 0 if self.listen_port == 0 else self.listen_port + HA_PORT_OFFSET
 
     @property
     def namesrv_addrs(self) -> list[str]:

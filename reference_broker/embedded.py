@@ -1,4 +1,4 @@
-"""Running a name server and a broker inside a Python process, on free loopback ports.
+"""Running a name server and a broker (or a master and its slave) inside a Python process, on free ports.
 
 ``EmbeddedRocketMQ`` is the asyncio form; ``SyncEmbeddedRocketMQ`` runs the same thing on an event loop
 in a background thread for synchronous callers (tests, notebooks). Both own a temporary store directory
@@ -21,6 +21,7 @@ from reference_broker import event_loop
 from reference_broker.broker.server import Broker
 from reference_broker.config import LOOPBACK, BrokerConfig, NamesrvConfig, validate
 from reference_broker.namesrv.server import NameServer
+from spec.ha import BrokerRole
 
 START_TIMEOUT = 10.0
 """Seconds a synchronous caller waits for start or stop before giving up."""
@@ -50,6 +51,10 @@ class EmbeddedRocketMQ:
     @property
     def broker_fast_addr(self) -> str:
         return self._running(self.broker).fast_addr
+
+    @property
+    def broker_ha_addr(self) -> str:
+        return self._running(self.broker).ha_addr
 
     @property
     def store_path(self) -> Path:
@@ -92,17 +97,178 @@ class EmbeddedRocketMQ:
         await self.stop()
 
 
-class SyncEmbeddedRocketMQ:
-    """The same, driven from synchronous code: the event loop runs in a daemon thread."""
+class EmbeddedMasterSlave:
+    """A name server, a master and its slave (same brokerName, brokerId 1) on free loopback ports.
 
-    def __init__(self, store_path: str | Path | None = None, **kwargs: Any) -> None:
-        self.embedded = EmbeddedRocketMQ(store_path, **kwargs)
+    The slave finds its master through the name server, as a deployed one does (RMQ-HA-MASTER-ADDR).
+    ``master_config`` / ``slave_config`` override settings of either broker (file sizes, HA intervals);
+    the pair owns a temporary directory holding both stores unless ``root`` is given.
+    """
+
+    def __init__(self, root: str | Path | None = None, *, role: BrokerRole = BrokerRole.ASYNC_MASTER,
+                 master_config: dict[str, Any] | None = None, slave_config: dict[str, Any] | None = None,
+                 namesrv_config: NamesrvConfig | None = None) -> None:
+        self._own_root = root is None
+        self.root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="rmq-pair-"))
+        self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0)
+        common = {"listen_port": 0, **(master_config or {})}
+        self.master_config = BrokerConfig(**{**common, "broker_role": role.value,
+                                             "store_path_root_dir": str(self.root / "master")})
+        self.slave_config = BrokerConfig(**{**common, **(slave_config or {}), "broker_role": "SLAVE",
+                                            "broker_id": 1, "store_path_root_dir": str(self.root / "slave")})
+        self.namesrv: NameServer | None = None
+        self.master: Broker | None = None
+        self.slave: Broker | None = None
+
+    @property
+    def namesrv_addr(self) -> str:
+        return EmbeddedRocketMQ._running(self.namesrv).addr
+
+    @property
+    def master_addr(self) -> str:
+        return EmbeddedRocketMQ._running(self.master).addr
+
+    @property
+    def slave_addr(self) -> str:
+        return EmbeddedRocketMQ._running(self.slave).addr
+
+    @property
+    def master_ha_addr(self) -> str:
+        return EmbeddedRocketMQ._running(self.master).ha_addr
+
+    @property
+    def master_store_path(self) -> Path:
+        return Path(self.master_config.store_path_root_dir)
+
+    @property
+    def slave_store_path(self) -> Path:
+        return Path(self.slave_config.store_path_root_dir)
+
+    async def start(self) -> EmbeddedMasterSlave:
+        self.namesrv = NameServer(self.namesrv_config)
+        await self.namesrv.start()
+        namesrv = f"{LOOPBACK}:{self.namesrv.server.port}"
+        try:
+            self.master = Broker(dataclasses.replace(self.master_config, namesrv_addr=namesrv))
+            await self.master.start()
+            self.slave = Broker(dataclasses.replace(self.slave_config, namesrv_addr=namesrv))
+            await self.slave.start()
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def wait_replicated(self, timeout: float = START_TIMEOUT) -> int:
+        """Wait until the slave's CommitLog ends where the master's does; returns that offset."""
+        master, slave = EmbeddedRocketMQ._running(self.master), EmbeddedRocketMQ._running(self.slave)
+        async with asyncio.timeout(timeout):
+            while slave.store.max_phy_offset != master.store.max_phy_offset:
+                await asyncio.sleep(0.01)
+        return int(slave.store.max_phy_offset)
+
+    async def stop_master(self) -> None:
+        """Stop the master only (a consumer then falls back to the slave)."""
+        if self.master is not None:
+            await self.master.stop()
+            self.master = None
+
+    async def stop_slave(self) -> None:
+        if self.slave is not None:
+            await self.slave.stop()
+            self.slave = None
+
+    async def start_slave(self) -> None:
+        """Start the slave again on its store (after :meth:`stop_slave`): it catches up from its end."""
+        if self.slave is None:
+            self.slave = Broker(dataclasses.replace(self.slave_config, namesrv_addr=self.namesrv_addr))
+            await self.slave.start()
+
+    async def stop(self) -> None:
+        for part in (self.slave, self.master, self.namesrv):
+            if part is not None:
+                await part.stop()
+        self.slave = self.master = self.namesrv = None
+        if self._own_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    async def __aenter__(self) -> EmbeddedMasterSlave:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+class _BackgroundLoop:
+    """An event loop in a daemon thread, for synchronous callers of the asyncio forms."""
+
+    def __init__(self) -> None:
         self._loop = event_loop.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="rocketmq-embedded", daemon=True)
 
     def _run(self, coroutine: Any) -> Any:
         future: Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         return future.result(START_TIMEOUT)
+
+    def _close_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(START_TIMEOUT)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+    def call(self, coroutine: Any) -> Any:
+        """Run a coroutine on the brokers' loop (to inspect or change their state safely)."""
+        return self._run(coroutine)
+
+
+class SyncEmbeddedMasterSlave(_BackgroundLoop):
+    """:class:`EmbeddedMasterSlave` driven from synchronous code."""
+
+    def __init__(self, root: str | Path | None = None, **kwargs: Any) -> None:
+        super().__init__()
+        self.embedded = EmbeddedMasterSlave(root, **kwargs)
+
+    def start(self) -> SyncEmbeddedMasterSlave:
+        self._thread.start()
+        self._run(self.embedded.start())
+        return self
+
+    def stop(self) -> None:
+        try:
+            self._run(self.embedded.stop())
+        finally:
+            self._close_loop()
+
+    def wait_replicated(self, timeout: float = START_TIMEOUT) -> int:
+        return int(self._run(self.embedded.wait_replicated(timeout)))
+
+    def stop_master(self) -> None:
+        self._run(self.embedded.stop_master())
+
+    def stop_slave(self) -> None:
+        self._run(self.embedded.stop_slave())
+
+    def start_slave(self) -> None:
+        self._run(self.embedded.start_slave())
+
+    def __getattr__(self, name: str) -> Any:
+        """Addresses and store paths of the pair (``namesrv_addr``, ``master_addr``, ``slave_addr`` ...)."""
+        if name == "embedded":
+            raise AttributeError(name)
+        return getattr(self.embedded, name)
+
+    def __enter__(self) -> SyncEmbeddedMasterSlave:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class SyncEmbeddedRocketMQ(_BackgroundLoop):
+    """The same, driven from synchronous code: the event loop runs in a daemon thread."""
+
+    def __init__(self, store_path: str | Path | None = None, **kwargs: Any) -> None:
+        super().__init__()
+        self.embedded = EmbeddedRocketMQ(store_path, **kwargs)
 
     def start(self) -> SyncEmbeddedRocketMQ:
         self._thread.start()
@@ -113,14 +279,7 @@ class SyncEmbeddedRocketMQ:
         try:
             self._run(self.embedded.stop())
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(START_TIMEOUT)
-            if not self._thread.is_alive():
-                self._loop.close()
-
-    def call(self, coroutine: Any) -> Any:
-        """Run a coroutine on the broker's loop (to inspect or change its state safely)."""
-        return self._run(coroutine)
+            self._close_loop()
 
     @property
     def namesrv_addr(self) -> str:
@@ -133,6 +292,10 @@ class SyncEmbeddedRocketMQ:
     @property
     def broker_fast_addr(self) -> str:
         return self.embedded.broker_fast_addr
+
+    @property
+    def broker_ha_addr(self) -> str:
+        return self.embedded.broker_ha_addr
 
     @property
     def store_path(self) -> Path:

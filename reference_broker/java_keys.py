@@ -86,7 +86,6 @@ _STATS = "statistics the reference broker does not keep"
 _UNREAD = "4.9.8 itself never reads it"
 _FLUSH = "flush batching: each flush interval writes back everything dirty"
 _DISK_READ = "every message is read as if in memory (no disk-read limits)"
-_HA = "master-slave replication is not supported"
 _DLEDGER = "DLedger commitlog is not supported"
 _NS_CLIENT = "the broker's name-server client: connects and retries with fixed settings"
 
@@ -101,7 +100,8 @@ KEYS: tuple[JavaKey, ...] = (
                "registerNameServerPeriod", "traceOn", "transactionTimeOut", "transactionCheckMax",
                "transactionCheckInterval"),
     JavaKey("brokerIP1", Disposition.HONOURED, _BC, field="broker_ip1"),
-    JavaKey("brokerIP2", Disposition.IGNORED, _BC, reason="only advertised as the HA address; " + _HA),
+    JavaKey("brokerIP2", Disposition.IGNORED, _BC,
+            reason="Java advertises it as the HA address; the reference broker advertises brokerIP1"),
     _fixed(_BC, "messageStorePlugIn", "", "store plug-ins are Java classes"),
     *_ignored(_BC, _THREADS, "sendMessageThreadPoolNums", "putMessageFutureThreadPoolNums",
               "pullMessageThreadPoolNums", "processReplyMessageThreadPoolNums", "queryMessageThreadPoolNums",
@@ -122,7 +122,7 @@ KEYS: tuple[JavaKey, ...] = (
            "the HTTP name-server address service is not used"),
     *_ignored(_BC, "bodies are always copied into the response", "transferMsgByHeap"),
     *_ignored(_BC, _NS_CLIENT, "registerBrokerTimeoutMills", "compressedRegister", "forceRegister"),
-    *_refused(_BC, _HA, "slaveReadEnable", accepted=("false",)),
+    *_honoured(_BC, "slaveReadEnable"),
     _fixed(_BC, "disableConsumeIfConsumerReadSlowly", "false",
            "consumers are never cut off for reading slowly"),
     *_ignored(_BC, "only with disableConsumeIfConsumerReadSlowly=true", "consumerFallbehindThreshold"),
@@ -184,10 +184,13 @@ KEYS: tuple[JavaKey, ...] = (
               "accessMessageInMemoryMaxRatio"),
     *_ignored(_MSC, _UNREAD, "putMsgIndexHightWater", "isEnableBatchPush"),
     *_ignored(_MSC, "the index is always rebuilt past the last flushed entry", "messageIndexSafe"),
-    *_refused(_MSC, _HA, "haListenPort", "haSendHeartbeatInterval", "haHousekeepingInterval",
-              "haTransferBatchSize", "haMasterAddress", "haSlaveFallbehindMax"),
-    *_refused(_MSC, _HA, "brokerRole", accepted=("ASYNC_MASTER",)),
-    *_ignored(_MSC, "only with a SYNC_MASTER or a slave; " + _HA, "slaveTimeout", "offsetCheckInSlave"),
+    *_honoured(_MSC, "haSendHeartbeatInterval", "haHousekeepingInterval", "haTransferBatchSize",
+               "haMasterAddress", "haSlaveFallbehindMax", "slaveTimeout"),
+    JavaKey("haListenPort", Disposition.IGNORED, _MSC,
+            reason="Java's BrokerStartup sets it to listenPort + 1 whatever the file says, and so does "
+                   "the reference broker"),
+    JavaKey("brokerRole", Disposition.HONOURED, _MSC, choices=("ASYNC_MASTER", "SYNC_MASTER", "SLAVE")),
+    _fixed(_MSC, "offsetCheckInSlave", "false", "a slave leaves offset corrections to its master"),
     *_ignored(_MSC, "store files are created sparse and mapped, never pre-touched", "warmMapedFileEnable"),
     *_ignored(_MSC, "lock diagnostics", "debugLockEnable"),
     _fixed(_MSC, "duplicationEnable", "false", "re-dispatch from the confirm offset is not supported"),

@@ -31,7 +31,7 @@ _NOT_SECTIONS = {"clauses", "errors", "document"}
 
 _READING_ORDER = ("frame", "language", "version", "codes", "binary_header", "json_header", "headers",
                   "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
-                  "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour")
+                  "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "ha")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 

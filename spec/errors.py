@@ -50,3 +50,7 @@ class StoreError(RocketMQSpecError):
 
 class BodyError(RocketMQSpecError):
     """A message body or a JSON command body cannot be decoded (compression, JSON shape)."""
+
+
+class HAStreamError(RocketMQSpecError):
+    """The HA replication stream broke a rule: a partial or lying offset report, a non-contiguous block."""

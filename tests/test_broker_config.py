@@ -41,11 +41,7 @@ def test_java_names_map_to_fields() -> None:
     assert snake_case("autoCreateTopicEnable") == "auto_create_topic_enable"
 
 
-HA_KEYS = ("haListenPort",)
-"""Keys of the golden conf the reference broker refuses (replication is not supported)."""
-
-
-def _golden_conf(tmp_path: Path, extra: str = "", drop: tuple[str, ...] = HA_KEYS) -> Path:
+def _golden_conf(tmp_path: Path, extra: str = "", drop: tuple[str, ...] = ()) -> Path:
     lines = (GOLDEN / "java-4.9.8" / "store-4x.broker.conf").read_text().splitlines()
     kept = [line for line in lines if line.split("=", 1)[0] not in drop]
     conf = tmp_path / "broker.conf"
@@ -58,11 +54,12 @@ def test_golden_broker_conf_applies_and_reports_unknown(tmp_path, caplog) -> Non
     broker, namesrv = BrokerConfig(), NamesrvConfig()
     loaded = load_config_file(conf, broker, namesrv)
     assert loaded.unknown == ["noSuchKey"]
-    assert {key.name for key in loaded.ignored} == {"brokerIP2", "rocketmqHome"}
+    assert {key.name for key in loaded.ignored} == {"brokerIP2", "rocketmqHome", "haListenPort"}
     with caplog.at_level(logging.WARNING):
         loaded.warn()
     assert "noSuchKey" in caplog.text and "brokerIP2" in caplog.text and "HA address" in caplog.text
     assert caplog.text.count("brokerIP2") == 1
+    assert broker.broker_role == "ASYNC_MASTER" and broker.resolved_ha_port == 10912
     assert (broker.broker_name, broker.default_topic_queue_nums, broker.listen_port) == ("broker-a", 4, 10911)
     assert (broker.auto_create_topic_enable, broker.max_hash_slot_num) == (False, 100)
     assert (broker.delete_when, broker.file_reserved_time) == ("04", 48)
@@ -71,14 +68,14 @@ def test_golden_broker_conf_applies_and_reports_unknown(tmp_path, caplog) -> Non
 
 
 def test_refused_key_names_its_reason(tmp_path) -> None:
-    conf = _golden_conf(tmp_path, drop=())
-    with pytest.raises(ConfigError, match=r"haListenPort='10912': expected the key to be absent "
-                                          r"\(master-slave replication is not supported\)"):
+    conf = _golden_conf(tmp_path, "enableDLegerCommitLog=true\n")
+    with pytest.raises(ConfigError, match=r"enableDLegerCommitLog='true': expected false "
+                                          r"\(DLedger commitlog is not supported\)"):
         load_config_file(conf, BrokerConfig(), NamesrvConfig())
 
 
 @pytest.mark.parametrize("line, accepted", [
-    ("brokerRole=ASYNC_MASTER", True), ("brokerRole=SLAVE", False),
+    ("offsetCheckInSlave=false", True), ("enableDLegerCommitLog=true", False),
     ("transientStorePoolEnable=true", False), ("useTLS=FALSE", True),
     ("enablePropertyFilter=true", False), ("clusterTest=true", False),
 ])

@@ -122,7 +122,11 @@ def test_cli_builds_pytest_arguments() -> None:
     assert "--rmq-namesrv=h:1" in argv and "--rmq-broker=h:2" in argv and "--rmq-strict" in argv
     assert argv[argv.index("-k") + 1] == "framing"
     assert argv[argv.index("-m") + 1] == "not slow"
-    assert "slow or not slow" in cli.pytest_args(Target(Endpoint("h", 1)), args, slow=True)
+    slow_argv = cli.pytest_args(Target(Endpoint("h", 1), Endpoint("h", 2)), args, slow=True)
+    assert slow_argv[slow_argv.index("-m") + 1] == "slow or not slow"  # overrides the addopts' "not slow"
+    ha_argv = cli.pytest_args(Target(broker=Endpoint("h", 2), sync_master=Endpoint("h", 5),
+                                     commitlog_file_size=4096), args)
+    assert "--rmq-sync-master=h:5" in ha_argv and "--rmq-commitlog-file-size=4096" in ha_argv
     assert argv[argv.index("-n") + 1] == cli.DEFAULT_WORKERS
     store_argv = cli.pytest_args(Target(store=Path("s")), args)
     assert "-n" not in store_argv and "--rmq-store=s" in store_argv

@@ -87,6 +87,9 @@ def test_embedded_broker_and_its_store_conform(tmp_path: Path) -> None:
     assert {c["area"] for c in index["cases"]} >= BROKER_AREAS
     verdicts = {c["case"]: c["verdict"] for c in index["cases"]}
     assert verdicts["pull::fast_port_refuses_pull"] == "PASS"  # the embedded broker's fast port is P - 2
+    # the embedded run starts the HA targets too: a SYNC_MASTER and a slave the suite feeds
+    assert {verdicts["ha::sync_master_answers"], verdicts["ha::fed_slave_serves_records"],
+            verdicts["ha::blocks_are_the_commitlog"]} == {"PASS"}
     assert (tmp_path / "report" / "junit.xml").exists() and (tmp_path / "report" / "index.html").exists()
     store = json.loads((tmp_path / "report" / "store" / "index.json").read_text())
     assert store["totals"]["FAIL"] == 0 and store["totals"]["CRASH"] == 0, stdout

@@ -27,13 +27,11 @@ from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
 from spec.bodies import OFFSET_MOVED_EVENT
 from spec.codes import RequestCode, ResponseCode
+from spec.ha import MASTER_ID, BrokerRole
 from spec.properties import PropertyKey
 from spec.sysflag import PermName, PullSysFlag
 
 log = logging.getLogger(__name__)
-
-MASTER_ID = 0
-"""``suggestWhichBrokerId`` of a master that does not let consumers read from slaves."""
 
 _STATUS_CODES = {
     GetMessageStatus.FOUND: ResponseCode.SUCCESS,
@@ -91,7 +89,7 @@ class PullHandlers:
             return request.reply(refused.code, refused.remark, header={})
         flags = PullSysFlag(header["sysFlag"])
         response = self._execute(request, header, codes, direct=False)
-        if PullSysFlag.COMMIT_OFFSET in flags:
+        if PullSysFlag.COMMIT_OFFSET in flags and self.config.role is not BrokerRole.SLAVE:
             self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
                                 header["commitOffset"])
         if response.code != ResponseCode.PULL_NOT_FOUND or PullSysFlag.SUSPEND not in flags:
@@ -109,11 +107,12 @@ class PullHandlers:
                                          codes)
         status = pull_status(result.status)
         code = response_code(status, offset)
+        suggest, code = self._suggestion(header["consumerGroup"], code)
         if code == ResponseCode.PULL_OFFSET_MOVED:
             self._offset_moved(header, result.next_begin_offset)
         return request.reply(
             code, status.name,
-            header={"suggestWhichBrokerId": MASTER_ID, "nextBeginOffset": result.next_begin_offset,
+            header={"suggestWhichBrokerId": suggest, "nextBeginOffset": result.next_begin_offset,
                     "minOffset": result.min_offset, "maxOffset": result.max_offset},
             body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)
 
@@ -131,6 +130,17 @@ class PullHandlers:
         result = self.store.put_broker_message(message)
         if not result.ok:
             log.warning("OFFSET_MOVED_EVENT of %s not written: %s", group, result.status.name)
+
+    def _suggestion(self, group_name: str, code: ResponseCode) -> tuple[int, ResponseCode]:
+        """RMQ-HA-SLAVE-READ / RMQ-HA-SLAVE-PULL-OFFSETS: which broker the consumer should pull from next,
+        and a slave's "retry" where a master corrects the offset. The store never suggests the slave for a
+        lagging consumer: it has no memory-ratio reckoning (``isSuggestPullingFromSlave`` stays false)."""
+        group = self.groups.find_or_create(group_name)
+        group_broker = group.broker_id if group is not None else MASTER_ID
+        suggest = group_broker if self.config.slave_read_enable else MASTER_ID
+        if code == ResponseCode.PULL_OFFSET_MOVED and self.config.role is BrokerRole.SLAVE:
+            return group_broker, ResponseCode.PULL_RETRY_IMMEDIATELY
+        return suggest, code
 
     def _check(self, request: Request, header: Mapping[str, Any]) -> TagCodes:
         """``PullMessageProcessor.processRequest``'s checks, in its order; returns the tag filter."""

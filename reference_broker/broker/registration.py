@@ -29,9 +29,12 @@ MIN_PERIOD_MS, MAX_PERIOD_MS = 10_000, 60_000
 
 
 class BrokerRegistrar:
-    def __init__(self, config: BrokerConfig, topic_wrapper: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, config: BrokerConfig, topic_wrapper: Callable[[], dict[str, Any]],
+                 registered: Callable[[dict[str, str]], None] = lambda fields: None) -> None:
         self.config = config
         self._topic_wrapper = topic_wrapper
+        self._registered = registered
+        """Told each REGISTER_BROKER answer's fields (haServerAddr, masterAddr: what a slave follows)."""
         self._clients: dict[str, RemotingClient] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -56,7 +59,7 @@ class BrokerRegistrar:
     async def register_all(self) -> None:
         data = encode_register_broker_body(
             {"filterServerList": [], "topicConfigSerializeWrapper": self._topic_wrapper()}, compressed=False)
-        ha_addr = f"{self.config.broker_ip1}:{self.config.listen_port + 1}"
+        ha_addr = f"{self.config.broker_ip1}:{self.config.resolved_ha_port}"
         fields = encode_header(REGISTER_BROKER_REQUEST, {
             **self._identity(), "haServerAddr": ha_addr, "compressed": False,
             "bodyCrc32": masked_crc32(data)})
@@ -80,6 +83,7 @@ class BrokerRegistrar:
                         response.remark)
         elif code == RequestCode.REGISTER_BROKER:
             self.registrations += 1
+            self._registered(dict(response.ext_fields or {}))
 
     def topics_changed(self) -> None:
         """Register again soon (Java re-registers right after a topic is created)."""

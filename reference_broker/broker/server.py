@@ -26,21 +26,27 @@ from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
 from reference_broker.broker.long_polling import PullHold
 from reference_broker.broker.lookup import LookupHandlers
+from reference_broker.broker.metadata import MetadataHandlers
 from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.broker.pull import PullHandlers
 from reference_broker.broker.registration import BrokerRegistrar
 from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.send_back import SendBackHandlers
+from reference_broker.broker.slave_sync import SlaveSynchronizer
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import TopicConfigManager
 from reference_broker.broker.transactions import TransactionChecker
 from reference_broker.client import next_opaque
 from reference_broker.config import BrokerConfig, validate
+from reference_broker.ha.master import HAServer
+from reference_broker.ha.settings import HASettings
+from reference_broker.ha.slave import HAClient
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode
+from spec.ha import MASTER_ID, BrokerRole
 from spec.headers import CHECK_TRANSACTION_STATE_REQUEST
 
 log = logging.getLogger(__name__)
@@ -49,6 +55,15 @@ ACL_WATCH_INTERVAL = 1.0
 """Seconds between looks at the ACL files' modification times: Java looks every 5 s
 (``spec.acl_file.RELOAD_INTERVAL_S``); looking more often keeps within that bound."""
 
+
+def _check_role(config: BrokerConfig) -> None:
+    """RMQ-HA-ROLE-ID, as BrokerStartup: a master is brokerId 0, a slave must have an id > 0."""
+    if config.role is BrokerRole.SLAVE:
+        if config.broker_id <= 0:
+            raise ValueError(f"Slave's brokerId must be > 0, got {config.broker_id}")
+    else:
+        config.broker_id = MASTER_ID
+
 FREE_PORT_ATTEMPTS = 16
 """Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""
 
@@ -56,8 +71,9 @@ FREE_PORT_ATTEMPTS = 16
 class Broker:
     def __init__(self, config: BrokerConfig | None = None) -> None:
         self.config = config or BrokerConfig()
+        _check_role(self.config)
         files = ConfigFiles(self.config.config_dir)
-        self.registrar = BrokerRegistrar(self.config, lambda: self.topics.wrapper_json())
+        self.registrar = BrokerRegistrar(self.config, lambda: self.topics.wrapper_json(), self._registered)
         self.topics = TopicConfigManager(self.config, files, self.registrar.topics_changed)
         self.topics.persist()
         self.groups = SubscriptionGroupManager(files, self.config.auto_create_subscription_group)
@@ -77,6 +93,10 @@ class Broker:
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
         self._producer_turn = 0
+        self.ha_settings = HASettings.from_broker(self.config)
+        self.ha_server = HAServer(self.ha_settings)
+        self.ha_client: HAClient | None = None
+        self.slave_sync: SlaveSynchronizer | None = None
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0
@@ -89,6 +109,10 @@ class Broker:
     def fast_addr(self) -> str:
         return f"{self.config.bind_address}:{self.fast_server.port}"
 
+    @property
+    def ha_addr(self) -> str:
+        return f"{self.config.bind_address}:{self.ha_server.port}"
+
     async def start(self) -> None:
         validate(self.config)
         await self._bind_ports()
@@ -98,6 +122,10 @@ class Broker:
             await self.fast_server.stop()
             await self.server.stop()
             raise
+        assert self.store is not None
+        await self.ha_server.serve(self.store)
+        if self.config.role is BrokerRole.SLAVE:
+            self._start_replica(self.store)
         await self.server.serve(dispatch)
         await self.fast_server.serve(dispatch.without(RequestCode.PULL_MESSAGE))
         await self.registrar.start()
@@ -108,26 +136,29 @@ class Broker:
             self._tasks.append(asyncio.ensure_future(self._watch_acl(self.guard)))
 
     async def _bind_ports(self) -> None:
-        """Bind the main port and the fast port at ``listenPort - 2``.
+        """Bind the main port, the fast port at ``listenPort - 2`` and the HA port at ``listenPort + 1``.
 
-        Asked for a free port, the kernel picks the main port alone and its neighbour two below may be
-        taken; then both are given back and another pair is tried, so the Java rule (which clients and
-        the conformance suite rely on to find the fast port) holds for free ports too.
+        Asked for a free port, the kernel picks the main port alone and its neighbours may be taken;
+        then all are given back and another set is tried, so the Java rules (which clients, slaves and
+        the conformance suite rely on to find the other ports) hold for free ports too.
         """
-        host, wanted = self.config.bind_address, self.config.listen_port
-        attempts = FREE_PORT_ATTEMPTS if wanted == 0 and self.config.fast_listen_port is None else 1
+        c = self.config
+        wanted = (c.listen_port, c.fast_listen_port, c.ha_listen_port)
+        derived = c.fast_listen_port is None or c.ha_listen_port is None
+        attempts = FREE_PORT_ATTEMPTS if c.listen_port == 0 and derived else 1
         for attempt in range(1, attempts + 1):
-            port = self.config.listen_port = await self.server.bind(host, wanted)
+            port = c.listen_port = await self.server.bind(c.bind_address, wanted[0])
             try:
-                fast = self.config.resolved_fast_port
-                self.config.fast_listen_port = await self.fast_server.bind(host, fast)
+                c.fast_listen_port = await self.fast_server.bind(c.bind_address, c.resolved_fast_port)
+                c.ha_listen_port = await self.ha_server.bind(c.bind_address, c.resolved_ha_port)
                 return
             except OSError as exc:
+                await self.fast_server.stop()
                 await self.server.stop()
-                self.config.listen_port = wanted
+                c.listen_port, c.fast_listen_port, c.ha_listen_port = wanted
                 if attempt == attempts:
                     raise
-                log.info("fast port for free port %d unavailable (%s); trying another pair", port, exc)
+                log.info("fast or HA port beside free port %d unavailable (%s); trying again", port, exc)
 
     def _open_store(self) -> DispatchTable:
         """Open the store for the bound port and return the full dispatch table over it."""
@@ -142,11 +173,37 @@ class Broker:
                            self.hold).table(),
             **LookupHandlers(store).table(),
             **(AclAdminHandlers(self.guard, self.config).table() if self.guard is not None else {}),
+            **MetadataHandlers(self.offsets, self.groups, lambda: store.scheduler.offsets).table(),
         }
         return DispatchTable(handlers)
 
+    def _start_replica(self, store: MessageStore) -> None:
+        """A slave replicates the log from its master's HA port and copies its metadata (RMQ-HA-*)."""
+        self.ha_client = HAClient(store, self.ha_settings, self.config.ha_master_address)
+        self.ha_client.start()
+
+        def save_delay_offsets(offsets: dict[int, int]) -> None:
+            store.scheduler.offsets = offsets
+            store.scheduler.persist()
+
+        self.slave_sync = SlaveSynchronizer(self.addr, self.config.slave_sync_interval / 1000, self.topics,
+                                            self.offsets, self.groups, save_delay_offsets)
+        self.slave_sync.start()
+
+    def _registered(self, answer: dict[str, str]) -> None:
+        """RMQ-HA-MASTER-ADDR: a slave follows the master its name server names."""
+        if self.ha_client is not None and self.config.ha_master_address is None:
+            self.ha_client.set_master(answer.get("haServerAddr"))
+        if self.slave_sync is not None:
+            self.slave_sync.master_addr = answer.get("masterAddr") or None
+
     async def stop(self) -> None:
         await cancel_and_wait([*self._tasks, *self._notifications])
+        if self.slave_sync is not None:
+            await self.slave_sync.stop()
+        if self.ha_client is not None:
+            await self.ha_client.stop()
+        await self.ha_server.stop()
         await self.registrar.stop()
         await self.fast_server.stop()
         await self.server.stop()

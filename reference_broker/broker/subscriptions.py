@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_broker.broker.persistence import ConfigFiles
-from reference_broker.broker.topics import DataVersion
+from reference_broker.broker.topics import DataVersion, newer_table
 from reference_broker.config import snake_case
 from spec.store_layout import SUBSCRIPTION_GROUP_FIELDS
 
@@ -63,7 +63,20 @@ class SubscriptionGroupManager:
             self.persist()
         return group
 
+    def wrapper_json(self) -> dict[str, Any]:
+        """SubscriptionGroupWrapper: what subscriptionGroup.json holds and a slave syncs."""
+        return {"dataVersion": self.data_version.as_json(),
+                "subscriptionGroupTable": {name: g.as_json() for name, g in self.groups.items()}}
+
+    def replace_all(self, wrapper: dict[str, Any]) -> bool:
+        """A slave takes its master's groups when the master's data version differs; True if it did."""
+        newer = newer_table(wrapper, "subscriptionGroupTable", self.data_version)
+        if newer is None:
+            return False
+        self.data_version, table = newer
+        self.groups = {g.group_name: g for g in map(SubscriptionGroup.from_json, table)}
+        self.persist()
+        return True
+
     def persist(self) -> None:
-        self._files.save(SUBSCRIPTION_GROUP_FILE, {
-            "dataVersion": self.data_version.as_json(),
-            "subscriptionGroupTable": {name: g.as_json() for name, g in self.groups.items()}})
+        self._files.save(SUBSCRIPTION_GROUP_FILE, self.wrapper_json())

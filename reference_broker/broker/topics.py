@@ -86,6 +86,20 @@ class DataVersion:
     def as_json(self) -> dict[str, int]:
         return {"counter": self.counter, "timestamp": self.timestamp}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DataVersion:
+        return cls(int(data.get("counter", 0)), int(data.get("timestamp", 0)))
+
+
+def newer_table(wrapper: dict[str, Any], table_key: str,
+                current: DataVersion) -> tuple[DataVersion, list[dict[str, Any]]] | None:
+    """A master's data-versioned table (topics, subscription groups) when its version differs from
+    ``current`` (``SlaveSynchronize`` compares versions, never contents), else None."""
+    version = DataVersion.from_json(wrapper.get("dataVersion") or {})
+    if version == current:
+        return None
+    return version, list((wrapper.get(table_key) or {}).values())
+
 
 class TopicConfigManager:
     def __init__(self, config: BrokerConfig, files: ConfigFiles,
@@ -102,8 +116,7 @@ class TopicConfigManager:
             for data in stored.get("topicConfigTable", {}).values():
                 topic = TopicConfig.from_json(data)
                 self.topics[topic.topic_name] = topic
-            version = stored.get("dataVersion", {})
-            self.data_version = DataVersion(int(version.get("counter", 0)), int(version.get("timestamp", 0)))
+            self.data_version = DataVersion.from_json(stored.get("dataVersion", {}))
 
     def _system_topics(self) -> list[TopicConfig]:
         """What Java's TopicConfigManager constructor creates, in its order."""
@@ -177,6 +190,16 @@ class TopicConfigManager:
         """TopicConfigSerializeWrapper: what topics.json holds and REGISTER_BROKER carries."""
         return {"dataVersion": self.data_version.as_json(),
                 "topicConfigTable": {name: t.as_json() for name, t in self.topics.items()}}
+
+    def replace_all(self, wrapper: dict[str, Any]) -> bool:
+        """A slave takes its master's topics when the master's data version differs; True if it did."""
+        newer = newer_table(wrapper, "topicConfigTable", self.data_version)
+        if newer is None:
+            return False
+        self.data_version, table = newer
+        self.topics = {t.topic_name: t for t in map(TopicConfig.from_json, table)}
+        self.persist()
+        return True
 
     def persist(self) -> None:
         self._files.save(TOPICS_FILE, self.wrapper_json())

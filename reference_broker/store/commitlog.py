@@ -59,6 +59,54 @@ class CommitLog:
         last.append(b"".join(r.encode() for r in records))
         return records
 
+    def append_raw(self, offset: int, data: bytes) -> None:
+        """A replica's append of master bytes at its end (RMQ-HA-REPLICA). An empty log starts at the file
+        holding ``offset``, which must be a file start (a master starts an empty slave at one); a block never
+        crosses a file on the master, so it must fit the current file or start the next one."""
+        last = self.files.last
+        if last is None:
+            if offset % self.files.file_size:
+                raise StoreError("an empty replica must start at a CommitLog file start",
+                                 expected=f"a multiple of {self.files.file_size}", seen=offset)
+            last = self.files.create(offset)
+        elif offset != last.end_offset:
+            raise StoreError("replica data not at the CommitLog end", expected=last.end_offset, seen=offset)
+        if not last.remaining and data:
+            last = self.files.create(last.file_from_offset + last.size)
+        if len(data) > last.remaining:
+            raise StoreError("replica data crosses a CommitLog file", expected=f"<= {last.remaining} bytes",
+                             seen=len(data), offset=offset)
+        last.append(data)
+
+    def data_from(self, offset: int, limit: int) -> bytes | None:
+        """What a master transfers from ``offset``: the data of the file holding it from there, at most
+        ``limit`` bytes (``getCommitLogData``); None when there is none yet. A file followed by another is
+        read to its end, BLANK marker and zeros included, as Java's write position covers them."""
+        mapped = self.files.file_for(offset)
+        if mapped is None:
+            return None
+        pos = offset - mapped.file_from_offset
+        end = mapped.wrote if mapped is self.files.last else mapped.size
+        size = min(end - pos, limit)
+        return mapped.read(pos, size) if size > 0 else None
+
+    def next_record_end(self, offset: int) -> tuple[int, bool] | None:
+        """Where the record (or BLANK tail) at ``offset`` ends and whether it is a record, once all of it
+        is in the log; None while it is incomplete."""
+        mapped = self.files.file_for(offset)
+        if mapped is None:
+            return None
+        pos = offset - mapped.file_from_offset
+        if mapped.wrote - pos < PREFIX_SIZE:
+            return None
+        total_size, magic = read_prefix(mapped.mm, pos)
+        if is_blank(magic):
+            return (mapped.file_from_offset + mapped.size, False) if mapped.wrote == mapped.size else None
+        if magic not in MESSAGE_MAGICS or total_size < PREFIX_SIZE:
+            raise StoreError("replica data holds no record here", expected="a message magic", seen=magic,
+                             offset=offset)
+        return (offset + total_size, True) if pos + total_size <= mapped.wrote else None
+
     def read(self, offset: int, size: int) -> bytes | None:
         return self.files.read(offset, size)
 

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from spec.consumequeue import DELAY_LEVELS, delay_level_ms
 from spec.errors import SpecViolation
+from spec.ha import HA_DEFAULTS, BrokerRole
 from spec.store_layout import COMMITLOG_DIR
 
 
@@ -49,12 +50,15 @@ class BrokerSettings(Protocol):
     flush_interval_commit_log: int
     flush_interval_consume_queue: int
     flush_delay_offset_interval: int
+    broker_role: str
+    slave_timeout: int
+    ha_slave_fallbehind_max: int
 
 
 _MAPPED = frozenset({"root_dir", "commit_log_dir", "store_host", "cluster_name", "flush_disk_type",
                      "sync_flush_timeout_ms", "flush_interval_commit_log_ms",
                      "flush_interval_consume_queue_ms",
-                     "flush_delay_offset_interval_ms"})
+                     "flush_delay_offset_interval_ms", "slave_timeout_ms"})
 """StoreConfig fields set from differently named (or shaped) broker settings."""
 
 
@@ -99,6 +103,10 @@ class StoreConfig:
     clean_file_forcibly_enable: bool = True
     disk_space_warning_level_ratio: float = 0.90
     disk_space_clean_forcibly_ratio: float = 0.85
+    broker_role: BrokerRole = BrokerRole.ASYNC_MASTER
+    """A SLAVE store takes records only from its master; a SYNC_MASTER put waits for a slave's ack."""
+    slave_timeout_ms: int = HA_DEFAULTS["slaveTimeout"]
+    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
     delay_levels_ms: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -106,6 +114,7 @@ class StoreConfig:
         if self.commit_log_dir is not None:
             self.commit_log_dir = Path(self.commit_log_dir)
         self.flush_disk_type = FlushDiskType(self.flush_disk_type)
+        self.broker_role = BrokerRole(self.broker_role)
         self.delay_levels_ms = parse_delay_levels(self.message_delay_level)
 
     @classmethod
@@ -124,6 +133,7 @@ class StoreConfig:
             flush_interval_commit_log_ms=broker.flush_interval_commit_log,
             flush_interval_consume_queue_ms=broker.flush_interval_consume_queue,
             flush_delay_offset_interval_ms=broker.flush_delay_offset_interval,
+            slave_timeout_ms=broker.slave_timeout,
         )
 
     @property

@@ -13,16 +13,13 @@ past the end are dropped, and the records the queues or the index lack are dispa
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import dataclasses
 import fcntl
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
-from concurrent.futures import Future
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -44,6 +41,8 @@ from reference_broker.store.message import (
     producer_text,
     redirect_text,
 )
+from reference_broker.store.put_wait import Appended, PutWaiter
+from reference_broker.store.replication import ReplicaAcks
 from reference_broker.store.retention import RetentionService
 from reference_broker.store.schedule import DelayScheduler
 from reference_broker.store.status import (
@@ -58,6 +57,7 @@ from spec.checkpoint import CHECKPOINT_FILE_SIZE
 from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_PROPERTIES_LENGTH
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
+from spec.ha import BrokerRole
 from spec.hashing import tags_code, to_int32
 from spec.properties import PropertyKey
 from spec.store_layout import (
@@ -104,12 +104,6 @@ class _Draft(NamedTuple):
     """None: this broker's address; a send-back copy keeps the host that stored its original."""
 
 
-class _Appended(NamedTuple):
-    result: PutResult
-    flush_to: int | None
-    """Commitlog offset the put must see flushed before it answers (SYNC_FLUSH with WAIT=true)."""
-
-
 class MessageStore:
     def __init__(self, config: StoreConfig) -> None:
         self.config = config
@@ -119,6 +113,11 @@ class MessageStore:
         self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num)
         self.queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.arrivals = ArrivalNotifier()
+        self.replicas = ReplicaAcks(config.ha_slave_fallbehind_max)
+        self.on_append: Callable[[], None] | None = None
+        """Called after every append (from whichever thread put): the HA server's wake-up."""
+        self._replica_dispatched = 0
+        """A slave's CommitLog offset up to which records have been dispatched (the rest is partial)."""
         self.recovered_abnormally = False
         self._put_lock = threading.RLock()
         self._next_queue_offset: dict[tuple[str, int], int] = {}
@@ -134,6 +133,7 @@ class MessageStore:
                                         config.flush_delay_offset_interval_ms / 1000)
         self.retention = RetentionService(config, self.commitlog, self._queue_list, self.index,
                                           self._put_lock)
+        self._waiter = PutWaiter(config, self._flusher, self.replicas)
 
     # ---------------------------------------------------------------- life cycle
 
@@ -149,9 +149,11 @@ class MessageStore:
             self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp, saved.index_msg_timestamp]
         self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
         self._recover()
+        self._replica_dispatched = self.commitlog.max_offset
         self._running = True
         self._flusher.start()
-        self.scheduler.start()
+        if self.config.broker_role is not BrokerRole.SLAVE:
+            self.scheduler.start()
         self.retention.start()
         return self
 
@@ -230,47 +232,47 @@ class MessageStore:
     def put_message(self, message: InnerMessage) -> PutResult:
         """Store a producer's message; blocks for the flush under SYNC_FLUSH when it asks to wait."""
         appended = self._put_producer(message)
-        return self._await_flush(appended)
+        return self._waiter.wait(appended)
 
     async def put_message_async(self, message: InnerMessage) -> PutResult:
         """``put_message`` for the event loop: the append is immediate, the flush wait is awaited."""
-        return await self._await_flush_async(self._put_producer(message))
+        return await self._waiter.wait_async(self._put_producer(message))
 
     def put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> PutResult:
         """SEND_BATCH_MESSAGE: ``batch`` carries topic, queue, hosts, sysFlag and the batch's properties,
         ``items`` the decoded messages of its body."""
-        return self._await_flush(self._put_batch(batch, items))
+        return self._waiter.wait(self._put_batch(batch, items))
 
     async def put_batch_async(self, batch: InnerMessage, items: Sequence[BatchItem]) -> PutResult:
-        return await self._await_flush_async(self._put_batch(batch, items))
+        return await self._waiter.wait_async(self._put_batch(batch, items))
 
     def put_half_message(self, message: InnerMessage) -> PutResult:
         """A transactional producer's prepared message, parked in RMQ_SYS_TRANS_HALF_TOPIC queue 0."""
-        return self._await_flush(self._put_half(message))
+        return self._waiter.wait(self._put_half(message))
 
     async def put_half_message_async(self, message: InnerMessage) -> PutResult:
-        return await self._await_flush_async(self._put_half(message))
+        return await self._waiter.wait_async(self._put_half(message))
 
     def put_send_back(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
         """CONSUMER_SEND_MSG_BACK's copy: Java stores the string of the map it built (WAIT=false kept,
         CLUSTER already inherited from the original) with the original's store host."""
-        return self._await_flush(self._put_copy(message, original_store_host))
+        return self._waiter.wait(self._put_copy(message, original_store_host))
 
     async def put_send_back_async(self, message: InnerMessage, original_store_host: HostPort) -> PutResult:
-        return await self._await_flush_async(self._put_copy(message, original_store_host))
+        return await self._waiter.wait_async(self._put_copy(message, original_store_host))
 
     def put_broker_message(self, message: InnerMessage) -> PutResult:
         """A message the broker writes itself (OFFSET_MOVED_EVENT): the string of its map, no CLUSTER
         added, this broker as store host."""
-        return self._await_flush(self._put_copy(message, self.store_host))
+        return self._waiter.wait(self._put_copy(message, self.store_host))
 
-    def _put_producer(self, message: InnerMessage) -> _Appended:
+    def _put_producer(self, message: InnerMessage) -> Appended:
         props = dict(message.properties)
         peak = add_cluster(props, self.config.cluster_name)
         return self._append([self._delayed(message, props, producer_text(props, peak))],
                             message.wait_store_msg_ok)
 
-    def _put_copy(self, message: InnerMessage, store_host: HostPort) -> _Appended:
+    def _put_copy(self, message: InnerMessage, store_host: HostPort) -> Appended:
         props = dict(message.properties)
         draft = self._delayed(message, props, java_map_text(props))._replace(store_host=store_host)
         return self._append([draft], message.wait_store_msg_ok)
@@ -289,9 +291,9 @@ class MessageStore:
                       message.sys_flag, message.flag, message.reconsume_times,
                       message.prepared_transaction_offset)
 
-    def _put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> _Appended:
+    def _put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> Appended:
         if batch.transaction_type is not TransactionType.NOT_TYPE or batch.delay_level > 0 or not items:
-            return _Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
+            return Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
         props = dict(batch.properties)
         add_cluster(props, self.config.cluster_name)
         batch_text = java_map_text(props)
@@ -301,7 +303,7 @@ class MessageStore:
                   for item in items]
         return self._append(drafts, batch.wait_store_msg_ok)
 
-    def _put_half(self, message: InnerMessage) -> _Appended:
+    def _put_half(self, message: InnerMessage) -> Appended:
         props = dict(message.properties)
         add_cluster(props, self.config.cluster_name)
         text = redirect_text(props, message.topic, message.queue_id)
@@ -343,10 +345,11 @@ class MessageStore:
         draft = _to_real_topic(scheduled, scheduled.sys_flag, scheduled.prepared_transaction_offset)
         return self._append([draft], wait=False).result
 
-    def _append(self, drafts: list[_Draft], wait: bool) -> _Appended:
+    def _append(self, drafts: list[_Draft], wait: bool) -> Appended:
         with self._put_lock:
-            if not self._running or self.retention.disk_full:
-                return _Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
+            if not self._running or self.retention.disk_full or self.config.broker_role is BrokerRole.SLAVE:
+                # RMQ-HA-SLAVE-REFUSES-SEND: a slave's log holds only its master's bytes
+                return Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
             store_timestamp = now_ms()
             try:
                 records, next_offsets = self._build(drafts, store_timestamp)
@@ -354,11 +357,11 @@ class MessageStore:
                 status = PutMessageStatus.MESSAGE_ILLEGAL
                 if exc.clause == RMQ_CL_PROPERTIES_LENGTH.id:
                     status = PutMessageStatus.PROPERTIES_SIZE_EXCEEDED
-                return _Appended(PutResult(status), None)
+                return Appended(PutResult(status), None)
             try:
                 written = self.commitlog.append(records)
             except StoreError:
-                return _Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
+                return Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
             self._next_queue_offset.update(next_offsets)
             for record in written:
                 self._dispatch(record, notify=True)
@@ -370,8 +373,11 @@ class MessageStore:
                            sum(r.total_size for r in written), len(written), store_timestamp)
         if first.topic == SCHEDULE_TOPIC:
             self.scheduler.wake()
+        if self.on_append is not None:
+            self.on_append()
         sync = wait and self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
-        return _Appended(result, end if sync else None)
+        replicated = wait and self.config.broker_role is BrokerRole.SYNC_MASTER
+        return Appended(result, end if sync else None, end if replicated else None)
 
     def _build(self, drafts: list[_Draft],
                store_timestamp: int) -> tuple[list[MessageRecord], dict[tuple[str, int], int]]:
@@ -400,26 +406,25 @@ class MessageStore:
             physical_offset += record.total_size
         return records, offsets
 
-    def _await_flush(self, appended: _Appended) -> PutResult:
-        if appended.flush_to is None:
-            return appended.result
-        timeout = self.config.sync_flush_timeout_ms / 1000
-        try:
-            durable = self._flusher.request(appended.flush_to).result(timeout)
-        except TimeoutError:
-            durable = False
-        return appended.result if durable else _flush_timeout(appended.result)
+    # ---------------------------------------------------------------- replica (a slave's log)
 
-    async def _await_flush_async(self, appended: _Appended) -> PutResult:
-        if appended.flush_to is None:
-            return appended.result
-        future: Future[bool] = self._flusher.request(appended.flush_to)
-        timeout = self.config.sync_flush_timeout_ms / 1000
-        try:
-            durable = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
-        except TimeoutError:
-            durable = False
-        return appended.result if durable else _flush_timeout(appended.result)
+    def append_replica(self, offset: int, data: bytes) -> None:
+        """Master bytes for a slave's CommitLog end (RMQ-HA-REPLICA); the records they complete are
+        dispatched to consume queues and index as a master dispatches its own puts."""
+        with self._put_lock:
+            self.commitlog.append_raw(offset, data)
+            position = self._replica_dispatched
+            while (step := self.commitlog.next_record_end(position)) is not None:
+                end, is_record = step
+                if is_record:
+                    record = self.commitlog.read_record(position)
+                    if record is None:
+                        raise StoreError("replica record does not decode", offset=position)
+                    self._dispatch(record, notify=True)
+                    self._next_queue_offset[(record.topic, record.queue_id)] = record.queue_offset + 1
+                    self._stamps[0] = record.store_timestamp
+                position = end
+            self._replica_dispatched = position
 
     # ---------------------------------------------------------------- dispatching
 
@@ -637,8 +642,3 @@ def _to_real_topic(parked: MessageRecord, sys_flag: int, prepared_offset: int) -
     return _Draft(props.get(PropertyKey.REAL_TOPIC, ""), int(props.get(PropertyKey.REAL_QUEUE_ID, "0")),
                   parked.body, java_map_text(dict(props)), parked.born_timestamp, parked.born_host, sys_flag,
                   parked.flag, parked.reconsume_times, prepared_offset, parked.store_host)
-
-
-def _flush_timeout(result: PutResult) -> PutResult:
-    """The message is stored, but the flush it waited for did not finish in ``syncFlushTimeout``."""
-    return dataclasses.replace(result, status=PutMessageStatus.FLUSH_DISK_TIMEOUT)

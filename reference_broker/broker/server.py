@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from codec.command import RemotingCommand
+from reference_broker.broker.admin import AdminHandlers, BrokerParts
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
@@ -27,10 +28,12 @@ from reference_broker.broker.offsets import FLUSH_INTERVAL, ConsumerOffsetManage
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.broker.pull import PullHandlers
 from reference_broker.broker.registration import BrokerRegistrar
+from reference_broker.broker.relay import RelayHandlers
 from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.send_back import SendBackHandlers
+from reference_broker.broker.stats import BrokerStats
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
-from reference_broker.broker.topics import TopicConfigManager
+from reference_broker.broker.topics import DataVersion, TopicConfigManager
 from reference_broker.client import next_opaque
 from reference_broker.config import BrokerConfig
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
@@ -56,6 +59,8 @@ class Broker:
         self.offsets = ConsumerOffsetManager(files)
         self.locks = RebalanceLockManager(self.config.lock_max_live_time / 1000)
         self.store: MessageStore | None = None
+        self.stats = BrokerStats()
+        self.config_version = DataVersion()
         self.hold: PullHold | None = None
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset)
@@ -118,6 +123,8 @@ class Broker:
         store = self.store = MessageStore(StoreConfig.from_broker(self.config)).open()
         store.arrivals.bind_loop(asyncio.get_running_loop())
         self.hold = PullHold(store.arrivals)
+        parts = BrokerParts(self.config, self.topics, self.groups, self.clients, self.offsets, store,
+                            self.stats, self.config_version, self.registrar.topics_changed)
         handlers = {
             **self.handlers.table(),
             **SendHandlers(self.config, self.topics, self.groups, store).table(),
@@ -125,7 +132,12 @@ class Broker:
             **PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                            self.hold).table(),
             **LookupHandlers(store).table(),
+            **AdminHandlers(parts).table(),
+            **RelayHandlers(parts).table(),
         }
+        for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):
+            handlers[send] = self.stats.counting_sends(handlers[send])
+        handlers[RequestCode.PULL_MESSAGE] = self.stats.counting_pulls(handlers[RequestCode.PULL_MESSAGE])
         return DispatchTable(handlers)
 
     async def stop(self) -> None:

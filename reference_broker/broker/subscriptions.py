@@ -63,7 +63,21 @@ class SubscriptionGroupManager:
             self.persist()
         return group
 
+    def update(self, group: SubscriptionGroup) -> None:
+        """UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: replace (or add) a group's config."""
+        self.groups[group.group_name] = group
+        self.data_version.bump()
+        self.persist()
+
+    def delete(self, name: str) -> None:
+        if self.groups.pop(name, None) is not None:
+            self.data_version.bump()
+            self.persist()
+
+    def wrapper_json(self) -> dict[str, Any]:
+        """What subscriptionGroup.json holds and GET_ALL_SUBSCRIPTIONGROUP_CONFIG answers."""
+        return {"dataVersion": self.data_version.as_json(),
+                "subscriptionGroupTable": {name: g.as_json() for name, g in self.groups.items()}}
+
     def persist(self) -> None:
-        self._files.save(SUBSCRIPTION_GROUP_FILE, {
-            "dataVersion": self.data_version.as_json(),
-            "subscriptionGroupTable": {name: g.as_json() for name, g in self.groups.items()}})
+        self._files.save(SUBSCRIPTION_GROUP_FILE, self.wrapper_json())

@@ -28,6 +28,7 @@ from typing import NamedTuple
 from codec.store.checkpoint import CheckpointData, encode_checkpoint, read_checkpoint
 from codec.store.record import HostPort, MessageRecord, make_record
 from reference_broker.store.arrival import ArrivalNotifier, MessageArrival
+from reference_broker.store.cleanup import clean_expired_consume_queues, delete_expired_commitlog
 from reference_broker.store.commitlog import CommitLog
 from reference_broker.store.config import FlushDiskType, StoreConfig
 from reference_broker.store.consume_queue import ConsumeQueue
@@ -565,6 +566,21 @@ class MessageStore:
 
     def read_record(self, phys_offset: int) -> MessageRecord | None:
         return self.commitlog.read_record(phys_offset)
+
+    # ---------------------------------------------------------------- clean-up (admin-triggered)
+
+    def clean_expired_consume_queues(self) -> list[tuple[str, int]]:
+        """Drop the consume queues whose messages all left the commitlog (CLEAN_EXPIRED_CONSUMEQUEUE)."""
+        with self._put_lock:
+            removed = clean_expired_consume_queues(self.queues, self.commitlog, self.root / CONSUMEQUEUE_DIR,
+                                                   self._put_lock)
+            for key in removed:  # a later put starts the queue again at 0, as Java's topicQueueTable does
+                self._next_queue_offset.pop(key, None)
+        return removed
+
+    def delete_expired_commitlog(self) -> int:
+        """Delete the commitlog files past their reserved time now (DELETE_EXPIRED_COMMITLOG)."""
+        return delete_expired_commitlog(self.commitlog, self._put_lock)
 
     def query_by_key(self, topic: str, key: str, max_num: int, begin: int, end: int) -> QueryResult:
         """QUERY_MESSAGE through the index. Like Java, records are returned for every hash match (the

@@ -75,8 +75,9 @@ class AdminConnection:
                                           version=int(CURRENT_VERSION))
         response = self._exchange(request)
         if response.code not in accept:
+            remark = " ".join((response.remark or "no remark").split())
             raise AdminError(f"{self.addr} answered {code.name} with {_code_name(response.code)} "
-                             f"({response.code}): {response.remark or 'no remark'}")
+                             f"({response.code}): {remark}")
         answer_spec = header_for(code, is_response=True)
         header = decode_header(answer_spec, response.ext_fields) if answer_spec and response.ext_fields \
             and response.code == ResponseCode.SUCCESS else {}

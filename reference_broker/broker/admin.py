@@ -76,6 +76,13 @@ def connection_json(channel: Any, info: ClientChannel) -> dict[str, Any]:
 GIB = 2**30
 
 
+def disk_used_ratio(used: int, usable: int) -> float:
+    """``UtilAll.getDiskPartitionSpaceUsedPercent``: used / (used + usable to non-root), rounded up to a
+    hundredth, so it matches ``df``'s Use% rather than used / total."""
+    entire = used + usable
+    return -(-used * 100 // entire) / 100 if entire else -1.0
+
+
 def _runtime(seconds: int) -> str:
     minutes, sec = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)
@@ -113,7 +120,7 @@ class AdminHandlers:
     async def runtime_info(self, request: Request) -> RemotingCommand:
         p = self.parts
         usage = shutil.disk_usage(p.store.root)
-        ratio = f"{usage.used / usage.total:.2f}" if usage.total else "0.00"
+        ratio = str(disk_used_ratio(usage.used, usage.free))
         now_ms = int(time.time() * 1000)
         put_tps, get_tps = p.stats.total_tps(TOPIC_PUT_NUMS), p.stats.total_tps(GROUP_GET_NUMS)
         table = {
@@ -134,6 +141,10 @@ class AdminHandlers:
             "bootTimestamp": str(p.stats.boot_ms), "runtime": _runtime((now_ms - p.stats.boot_ms) // 1000),
             "commitLogDirCapacity": f"Total : {usage.total / GIB:.1f} GiB, "
                                     f"Free : {usage.free / GIB:.1f} GiB.",
+            # one disk holds commitlog and queues; a put dispatches before it answers, so nothing trails
+            f"commitLogDiskRatio_{p.store.commitlog.files.directory}": ratio, "consumeQueueDiskRatio": ratio,
+            "dispatchBehindBytes": "0", "putMessageTimesTotal": str(p.stats.put_total),
+            "startAcceptSendRequestTimeStamp": "0",
         }
         return request.reply(body=encode_body(KV_TABLE, {"table": table}))
 

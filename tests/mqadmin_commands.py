@@ -90,7 +90,7 @@ COMMANDS: tuple[AdminCommand, ...] = (
     AdminCommand("deleteKvConfig", "-n {ns} -s admin_ns -k admin_key"),
     AdminCommand("getNamesrvConfig", "-n {ns}"),
     AdminCommand("updateNamesrvConfig", "-n {ns} -k orderMessageEnable -v false"),
-    AdminCommand("queryCq", "-n {ns} -t {topic} -q 0 -i 0 -c 2 -b {broker_name}"),
+    AdminCommand("queryCq", "-n {ns} -t {topic} -q 0 -i 0 -c 2 -b {broker}"),
     AdminCommand("cleanExpiredCQ", "-n {ns} -b {broker}"),
     AdminCommand("deleteExpiredCommitLog", "-n {ns} -b {broker}"),
 )
@@ -137,18 +137,19 @@ def shape(output: str) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print, per command, whether two targets' outputs have the same shape (scenes from JSON files)."""
+    """Print, per command (all, or those named), whether two targets' outputs have the same shape; the
+    scenes are JSON files of :class:`Scene` fields."""
     import json
     from pathlib import Path
 
     args = list(sys.argv[1:] if argv is None else argv)
     launch = launcher()
-    if launch is None or len(args) != 2:
-        print(f"usage: {MQADMIN_ENV}='…' python3 -m tests.mqadmin_commands SCENE_A.json SCENE_B.json")
+    if launch is None or len(args) < 2:
+        print(f"usage: {MQADMIN_ENV}='…' python3 -m tests.mqadmin_commands A.json B.json [COMMAND…]")
         return 2
-    scenes = [Scene(**json.loads(Path(path).read_text(encoding="utf-8"))) for path in args]
+    scenes = [Scene(**json.loads(Path(path).read_text(encoding="utf-8"))) for path in args[:2]]
     differing = 0
-    for command in COMMANDS:
+    for command in (c for c in COMMANDS if not args[2:] or c.name in args[2:]):
         outputs = [run(launch, command.argv(scene)) for scene in scenes]
         shapes = [shape(out) for out in outputs]
         same = shapes[0] == shapes[1]

@@ -35,12 +35,12 @@ from spec.admin_headers import RESET_OFFSET_REQUEST
 from spec.bodies import HEARTBEAT_DATA, KV_TABLE
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import tags_code
-from spec.headers import WIPE_WRITE_PERM_RESPONSE
+from spec.headers import WIPE_WRITE_PERM_RESPONSE, header_for
 
 from .admin_support import Consumer, body_of, by_queue, commit, properties
 from .messaging import QUEUES, Client
 from .support import eventually, expect_code, expect_success, unique
-from .test_namesrv import FakeBroker
+from .test_namesrv import _registered
 
 FILLED = 3
 
@@ -149,13 +149,6 @@ def test_topic_stats(client: Client, check: Check) -> None:
     check.equal("queue 1", {"lastUpdateTimestamp": 0, "maxOffset": 0, "minOffset": 0}, queues.get(1))
 
 
-@case("RMQ-ADMIN-TOPIC-STATS", "GET_TOPIC_STATS_INFO of an unknown topic is 17 TOPIC_NOT_EXIST.")
-def test_topic_stats_unknown(client: Client, check: Check) -> None:
-    topic = unique("absent")
-    _refused(check, "unknown topic", client.call(RequestCode.GET_TOPIC_STATS_INFO, {"topic": topic}),
-             ResponseCode.TOPIC_NOT_EXIST, admin.TOPIC_NOT_EXIST_REMARK.format(topic=topic))
-
-
 @case("RMQ-ADMIN-CONSUME-STATS", "GET_CONSUME_STATS of a group lists each read queue of the topics it "
       "committed to: max offset, committed offset and store time of the last consumed message.")
 def test_consume_stats(client: Client, check: Check) -> None:
@@ -196,15 +189,6 @@ def test_consumer_connection(client: Client, broker: Server, wire: Wire, check: 
                 (found.get("consumeType"), found.get("messageModel")))
 
 
-@case("RMQ-ADMIN-CONSUMER-CONNECTION", "GET_CONSUMER_CONNECTION_LIST of a group without clients is 206 "
-      "CONSUMER_NOT_ONLINE.")
-def test_consumer_connection_offline(client: Client, check: Check) -> None:
-    group = unique("cg")
-    _refused(check, "offline group", client.call(RequestCode.GET_CONSUMER_CONNECTION_LIST,
-                                                 {"consumerGroup": group}),
-             ResponseCode.CONSUMER_NOT_ONLINE, admin.CONSUMER_NOT_ONLINE_REMARK.format(group=group))
-
-
 @case("RMQ-ADMIN-PRODUCER-CONNECTION", "GET_PRODUCER_CONNECTION_LIST names the clients that heartbeat as "
       "producers of the group.")
 def test_producer_connection(client: Client, check: Check) -> None:
@@ -215,14 +199,6 @@ def test_producer_connection(client: Client, check: Check) -> None:
     found = body_of(check, "producers", PRODUCER_CONNECTION, client.call(
         RequestCode.GET_PRODUCER_CONNECTION_LIST, {"producerGroup": group}))
     check.equal("clients", [client_id], [c.get("clientId") for c in found.get("connectionSet", [])])
-
-
-@case("RMQ-ADMIN-PRODUCER-CONNECTION", "GET_PRODUCER_CONNECTION_LIST of an unknown group is 1 SYSTEM_ERROR.")
-def test_producer_connection_unknown(client: Client, check: Check) -> None:
-    group = unique("pg")
-    _refused(check, "unknown group", client.call(RequestCode.GET_PRODUCER_CONNECTION_LIST,
-                                                 {"producerGroup": group}),
-             ResponseCode.SYSTEM_ERROR, admin.PRODUCER_NOT_EXIST_REMARK.format(group=group))
 
 
 @case("RMQ-ADMIN-CONSUME-BY-WHO", "QUERY_TOPIC_CONSUME_BY_WHO names a group that committed an offset of the "
@@ -307,14 +283,6 @@ def test_stats_data(client: Client, check: Check) -> None:
     check.equal("windows", ["statsDay", "statsHour", "statsMinute"], sorted(data))
 
 
-@case("RMQ-ADMIN-STATS-DATA", "VIEW_BROKER_STATS_DATA of a key never counted is 1 SYSTEM_ERROR.")
-def test_stats_data_absent(client: Client, check: Check) -> None:
-    key = unique("absent")
-    _refused(check, "absent stats", client.call(RequestCode.VIEW_BROKER_STATS_DATA,
-                                                {"statsName": "TOPIC_PUT_NUMS", "statsKey": key}),
-             ResponseCode.SYSTEM_ERROR, admin.STATS_NOT_EXIST_REMARK.format(name="TOPIC_PUT_NUMS", key=key))
-
-
 # -- consume queue view, system topics, clean-up --------------------------------------------------------
 
 def _query_cq(client: Client, topic: str, index: int, count: int, **extra: Any) -> RemotingCommand:
@@ -331,13 +299,6 @@ def test_query_consume_queue(client: Client, check: Check) -> None:
     expected = [(r.physical_offset, r.total_size, tags_code(r.tags or "")) for r in records[1:3]]
     check.equal("entries", expected, [(e.get("physicOffset"), e.get("physicSize"), e.get("tagsCode"))
                                       for e in body.get("queueData", [])])
-
-
-@case("RMQ-ADMIN-QUERY-CQ", "QUERY_CONSUME_QUEUE of a queue that does not exist is 1 SYSTEM_ERROR.")
-def test_query_consume_queue_absent(client: Client, check: Check) -> None:
-    topic = unique("absent")
-    _refused(check, "absent queue", _query_cq(client, topic, 0, 1), ResponseCode.SYSTEM_ERROR,
-             admin.CQ_NOT_EXIST_REMARK.format(queue_id=0, topic=topic))
 
 
 @case("RMQ-ADMIN-QUERY-CQ", "QUERY_CONSUME_QUEUE from an index past the queue's end answers SUCCESS without "
@@ -385,13 +346,6 @@ def test_clean_up(code: int, client: Client, check: Check) -> None:
 def _reset(client: Client, topic: str, group: str, timestamp: int, force: bool = True) -> RemotingCommand:
     return client.call(RequestCode.INVOKE_BROKER_TO_RESET_OFFSET,
                        {"topic": topic, "group": group, "timestamp": timestamp, "isForce": force})
-
-
-@case("RMQ-ADMIN-RESET-OFFSET", "INVOKE_BROKER_TO_RESET_OFFSET of an unknown topic is 1 SYSTEM_ERROR.")
-def test_reset_unknown_topic(client: Client, check: Check) -> None:
-    topic = unique("absent")
-    _refused(check, "unknown topic", _reset(client, topic, unique("cg"), 0), ResponseCode.SYSTEM_ERROR,
-             admin.RESET_NO_TOPIC_REMARK.format(topic=topic))
 
 
 @case("RMQ-ADMIN-RESET-OFFSET", "INVOKE_BROKER_TO_RESET_OFFSET for a group without committed offsets is 1 "
@@ -468,27 +422,57 @@ def test_call_consumer(relayed: int, client: Client, broker: Server, wire: Wire,
         check.equal("client's body", b'{"jstack":"relayed"}', answer.body)
 
 
-@case("RMQ-ADMIN-CALL-CONSUMER", "GET_CONSUMER_RUNNING_INFO for a client that is not connected is 1 "
-      "SYSTEM_ERROR.")
-def test_call_absent_consumer(client: Client, check: Check) -> None:
-    group, client_id = unique("cg"), unique("127.0.0.1@absent")
-    _refused(check, "absent client", client.call(RequestCode.GET_CONSUMER_RUNNING_INFO,
-                                                 {"consumerGroup": group, "clientId": client_id}),
-             ResponseCode.SYSTEM_ERROR, admin.CLIENT_NOT_ONLINE_REMARK.format(group=group, client=client_id))
+# -- refusals of unknown names ------------------------------------------------------------------------
+
+_STATS = "TOPIC_PUT_NUMS"
+_C = RequestCode
+
+
+@table("refusal", [
+    Row("topic-stats-unknown-topic", "RMQ-ADMIN-TOPIC-STATS", "GET_TOPIC_STATS_INFO of an unknown topic is "
+        "17 TOPIC_NOT_EXIST.", (_C.GET_TOPIC_STATS_INFO, ("topic",), ResponseCode.TOPIC_NOT_EXIST,
+                             admin.TOPIC_NOT_EXIST_REMARK)),
+    Row("consumer-connection-offline", "RMQ-ADMIN-CONSUMER-CONNECTION", "GET_CONSUMER_CONNECTION_LIST of a "
+        "group without clients is 206 CONSUMER_NOT_ONLINE.",
+        (_C.GET_CONSUMER_CONNECTION_LIST, ("consumerGroup",), ResponseCode.CONSUMER_NOT_ONLINE,
+         admin.CONSUMER_NOT_ONLINE_REMARK)),
+    Row("producer-connection-unknown", "RMQ-ADMIN-PRODUCER-CONNECTION", "GET_PRODUCER_CONNECTION_LIST of an "
+        "unknown group is 1 SYSTEM_ERROR.", (_C.GET_PRODUCER_CONNECTION_LIST, ("producerGroup",),
+                                             ResponseCode.SYSTEM_ERROR, admin.PRODUCER_NOT_EXIST_REMARK)),
+    Row("stats-data-absent", "RMQ-ADMIN-STATS-DATA", "VIEW_BROKER_STATS_DATA of a key never counted is 1 "
+        "SYSTEM_ERROR.", (_C.VIEW_BROKER_STATS_DATA, ("statsKey",), ResponseCode.SYSTEM_ERROR,
+                          admin.STATS_NOT_EXIST_REMARK)),
+    Row("query-cq-absent", "RMQ-ADMIN-QUERY-CQ", "QUERY_CONSUME_QUEUE of a queue that does not exist is 1 "
+        "SYSTEM_ERROR.", (_C.QUERY_CONSUME_QUEUE, ("topic",), ResponseCode.SYSTEM_ERROR,
+                          admin.CQ_NOT_EXIST_REMARK)),
+    Row("reset-unknown-topic", "RMQ-ADMIN-RESET-OFFSET", "INVOKE_BROKER_TO_RESET_OFFSET of an unknown topic "
+        "is 1 SYSTEM_ERROR.", (_C.INVOKE_BROKER_TO_RESET_OFFSET, ("topic", "group"),
+                               ResponseCode.SYSTEM_ERROR, admin.RESET_NO_TOPIC_REMARK)),
+    Row("running-info-absent-client", "RMQ-ADMIN-CALL-CONSUMER", "GET_CONSUMER_RUNNING_INFO for a client "
+        "that is not connected is 1 SYSTEM_ERROR.",
+        (_C.GET_CONSUMER_RUNNING_INFO, ("consumerGroup", "clientId"), ResponseCode.SYSTEM_ERROR,
+         admin.CLIENT_NOT_ONLINE_REMARK)),
+])
+def test_unknown_name_refused(refusal: tuple[int, tuple[str, ...], int, str], client: Client,
+                              check: Check) -> None:
+    """Each request names something that does not exist (one fresh name in every field it names)."""
+    code, named, expected, remark = refusal
+    name = unique("absent")
+    fixed: dict[str, Any] = {"statsName": _STATS, "queueId": 0, "index": 0, "count": 1, "timestamp": 0,
+                             "isForce": True}
+    spec = header_for(code, is_response=False)
+    assert spec is not None
+    values = {f.key: name if f.key in named else fixed.get(f.key) for f in spec.fields}
+    response = client.call(code, {k: v for k, v in values.items() if v is not None})
+    _refused(check, "unknown name", response, expected, remark.format(
+        topic=name, group=name, client=name, key=name, name=_STATS, queue_id=0))
 
 
 # -- name server ---------------------------------------------------------------------------------------
 
-def _fake(namesrv: Server, wire: Wire, check: Check) -> tuple[FakeBroker, Any]:
-    fake = FakeBroker.fresh()
-    connection = wire.connect(namesrv.endpoint)
-    expect_success(check, "REGISTER_BROKER", connection.exchange(fake.register(connection)))
-    return fake, connection
-
-
 @case("RMQ-ADMIN-TOPIC-LIST", "GET_ALL_TOPIC_LIST_FROM_NAMESERVER lists a registered broker's topic.")
 def test_all_topics(namesrv: Server, wire: Wire, check: Check) -> None:
-    fake, connection = _fake(namesrv, wire, check)
+    fake, connection = _registered(check, namesrv, wire)
     topics = body_of(check, "topics", TOPIC_LIST,
                      connection.call(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER))["topicList"]
     check.that("topic listed", fake.topic in topics, expected=fake.topic, actual=len(topics))
@@ -496,7 +480,7 @@ def test_all_topics(namesrv: Server, wire: Wire, check: Check) -> None:
 
 @case("RMQ-ADMIN-TOPIC-LIST", "GET_TOPICS_BY_CLUSTER lists exactly the topics of the cluster's brokers.")
 def test_topics_by_cluster(namesrv: Server, wire: Wire, check: Check) -> None:
-    fake, connection = _fake(namesrv, wire, check)
+    fake, connection = _registered(check, namesrv, wire)
     fields = encode_header(admin_headers.GET_TOPICS_BY_CLUSTER_REQUEST, {"cluster": fake.cluster})
     topics = body_of(check, "topics", TOPIC_LIST,
                      connection.call(RequestCode.GET_TOPICS_BY_CLUSTER, fields))["topicList"]
@@ -505,7 +489,7 @@ def test_topics_by_cluster(namesrv: Server, wire: Wire, check: Check) -> None:
 
 @case("RMQ-ADMIN-SYSTEM-TOPICS", "GET_SYSTEM_TOPIC_LIST_FROM_NS lists each cluster name and broker name.")
 def test_system_topics_namesrv(namesrv: Server, wire: Wire, check: Check) -> None:
-    fake, connection = _fake(namesrv, wire, check)
+    fake, connection = _registered(check, namesrv, wire)
     topics = body_of(check, "system topics", TOPIC_LIST,
                      connection.call(RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_NS))["topicList"]
     check.equal("missing", [], [t for t in (fake.cluster, fake.name) if t not in topics])
@@ -514,7 +498,7 @@ def test_system_topics_namesrv(namesrv: Server, wire: Wire, check: Check) -> Non
 @case("RMQ-ADMIN-WRITE-PERM", "WIPE_WRITE_PERM_OF_BROKER then ADD_WRITE_PERM_OF_BROKER each count the "
       "broker's one topic, whose route loses and regains PERM_WRITE.")
 def test_write_perm(namesrv: Server, wire: Wire, check: Check) -> None:
-    fake, connection = _fake(namesrv, wire, check)
+    fake, connection = _registered(check, namesrv, wire)
     fields = encode_header(admin_headers.BROKER_NAME_REQUEST, {"brokerName": fake.name})
 
     def perm() -> Any:

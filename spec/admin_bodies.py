@@ -113,6 +113,17 @@ RESET_OFFSET_BODY = BodySpec("ResetOffsetBody", (
     BodyField("offsetTable", _O, "MessageQueue → offset the consumer must move to", is_map=True,
               key_bean=MESSAGE_QUEUE),
 ))
+MESSAGE_QUEUE_FOR_C = BodySpec("MessageQueueForC", (
+    BodyField("brokerName", _S, "broker"),
+    BodyField("offset", _N, "offset the consumer must move to"),
+    BodyField("queueId", _N, "queue"),
+    BodyField("topic", _S, "topic"),
+))
+RESET_OFFSET_BODY_FOR_C = BodySpec("ResetOffsetBodyForC", (
+    BodyField("offsetTable", _A, "the same offsets as a list, for C++ clients", MESSAGE_QUEUE_FOR_C),
+))
+"""What RESET_CONSUMER_CLIENT_OFFSET carries when the admin request came from a CPP client (mqadmin's
+resetOffsetByTime -c): C++ clients cannot read MessageQueue-keyed maps."""
 CONSUMER_RUNNING_INFO = BodySpec("ConsumerRunningInfo", (
     BodyField("jstack", _S, "thread dump, when asked for"),
     BodyField("mqTable", _O, "MessageQueue → ProcessQueueInfo", is_map=True, key_bean=MESSAGE_QUEUE),

@@ -26,6 +26,7 @@ from spec.admin_bodies import (
     PRODUCER_CONNECTION,
     QUERY_CONSUME_QUEUE_RESPONSE,
     RESET_OFFSET_BODY,
+    RESET_OFFSET_BODY_FOR_C,
     SUBSCRIPTION_GROUP_CONFIG,
     SUBSCRIPTION_GROUP_WRAPPER,
     TOPIC_LIST,
@@ -343,9 +344,11 @@ def test_clean_up(code: int, client: Client, check: Check) -> None:
 
 # -- offset resets and calls relayed to consumers ------------------------------------------------------
 
-def _reset(client: Client, topic: str, group: str, timestamp: int, force: bool = True) -> RemotingCommand:
-    return client.call(RequestCode.INVOKE_BROKER_TO_RESET_OFFSET,
-                       {"topic": topic, "group": group, "timestamp": timestamp, "isForce": force})
+def _reset(client: Client, topic: str, group: str, timestamp: int, language: str = "JAVA") -> RemotingCommand:
+    fields = encode_header(RESET_OFFSET_REQUEST, {"topic": topic, "group": group, "timestamp": timestamp,
+                                                  "isForce": True})
+    return client.connection.exchange(client.connection.command(
+        RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, fields, language=language))
 
 
 @case("RMQ-ADMIN-RESET-OFFSET", "INVOKE_BROKER_TO_RESET_OFFSET for a group without committed offsets is 1 "
@@ -368,16 +371,22 @@ def test_reset_offline_group(client: Client, check: Check) -> None:
              admin.RESET_OFFLINE_REMARK.format(group=group, topic=topic, timestamp=0))
 
 
-@case("RMQ-ADMIN-RESET-OFFSET", "A reset of an online group sends RESET_CONSUMER_CLIENT_OFFSET to its "
-      "client with the offsets it answers: the queue offset of the message stored at the timestamp.")
-def test_reset_online_group(client: Client, broker: Server, wire: Wire, check: Check) -> None:
+@table("language", [
+    Row("java", "RMQ-ADMIN-RESET-OFFSET", "A reset of an online group sends RESET_CONSUMER_CLIENT_OFFSET to "
+        "its client with the offsets it answers: the queue offset of the message stored at the timestamp.",
+        "JAVA"),
+    Row("cpp", "RMQ-ADMIN-RESET-OFFSET", "A reset asked by a CPP client sends the offsets to the consumer as "
+        "a ResetOffsetBodyForC list (brokerName, offset, queueId, topic).", "CPP"),
+])
+def test_reset_online_group(language: str, client: Client, broker: Server, wire: Wire, check: Check) -> None:
     topic, records = _filled(client)
     consumer = Consumer.online(wire.connect(broker.endpoint), check, topic)
     for queue_id in range(QUEUES):
         commit(client, consumer.group, topic, queue_id, FILLED if queue_id == 0 else 0)
     stamp = records[1].store_timestamp
     same_time = [r.queue_offset for r in records if r.store_timestamp == stamp]
-    answer = body_of(check, "reset", RESET_OFFSET_BODY, _reset(client, topic, consumer.group, stamp))
+    answer = body_of(check, "reset", RESET_OFFSET_BODY,
+                     _reset(client, topic, consumer.group, stamp, language))
     check.that("queue 0 offset", by_queue(answer["offsetTable"], topic).get(0) in same_time,
                expected=same_time, actual=by_queue(answer["offsetTable"], topic).get(0))
     told = consumer.called(RequestCode.RESET_CONSUMER_CLIENT_OFFSET)
@@ -386,8 +395,13 @@ def test_reset_online_group(client: Client, broker: Server, wire: Wire, check: C
         header = decode_header(RESET_OFFSET_REQUEST, told.ext_fields)
         check.equal("reset header", (topic, consumer.group, stamp),
                     (header["topic"], header["group"], header["timestamp"]))
-        check.equal("offsets sent", answer["offsetTable"],
-                    decode_body(RESET_OFFSET_BODY, told.body or b"{}")["offsetTable"])
+        if language == "CPP":
+            sent = decode_body(RESET_OFFSET_BODY_FOR_C, told.body or b"{}")["offsetTable"]
+            answered = sorted((k.as_dict()["queueId"], v) for k, v in answer["offsetTable"].items())
+            check.equal("offsets sent", answered, sorted((e["queueId"], e["offset"]) for e in sent))
+        else:
+            check.equal("offsets sent", answer["offsetTable"],
+                        decode_body(RESET_OFFSET_BODY, told.body or b"{}")["offsetTable"])
 
 
 @table("relayed", [

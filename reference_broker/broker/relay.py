@@ -18,10 +18,11 @@ from reference_broker.broker.admin import BrokerParts
 from reference_broker.client import next_opaque
 from reference_broker.server import SERVER_VERSION, Connection, Handler, Request, error_remark
 from spec import admin
-from spec.admin_bodies import RESET_OFFSET_BODY
+from spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
 from spec.admin_headers import RESET_OFFSET_REQUEST
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
+from spec.language import LanguageCode
 from spec.message_id import decode_offset_msg_id
 from spec.version import MQVersion
 
@@ -62,6 +63,9 @@ class RelayHandlers:
             table[p.queue_key(topic_name, queue_id)] = wanted if header["isForce"] or wanted < committed \
                 else committed
         body = encode_body(RESET_OFFSET_BODY, {"offsetTable": table})
+        to_clients = body if request.command.language != LanguageCode.CPP.name else encode_body(
+            RESET_OFFSET_BODY_FOR_C, {"offsetTable": [{**key.as_dict(), "offset": offset}
+                                                      for key, offset in table.items()]})
         members = p.clients.consumer_group(group)
         if members is None or not members.channels:
             return request.reply(ResponseCode.CONSUMER_NOT_ONLINE, admin.RESET_OFFLINE_REMARK.format(
@@ -74,7 +78,7 @@ class RelayHandlers:
                                                       "isForce": False})
         for channel in members.channels:
             if isinstance(channel, Connection):
-                await channel.send(self._request(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, fields, body,
+                await channel.send(self._request(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, fields, to_clients,
                                                  oneway=True))
         return request.reply(body=body)
 

@@ -15,16 +15,22 @@ from typing import Any
 
 from codec.bodies import decode_body, encode_body
 from codec.command import RemotingCommand
+from codec.custom_header import encode_header
 from codec.fastjson import ObjectKey
+from codec.store import decode_records
 from conformance.checks import Check
 from conformance.wire import Connection
+from spec.admin_bodies import SUBSCRIPTION_GROUP_CONFIG, SUBSCRIPTION_GROUP_WRAPPER
+from spec.admin_headers import RESET_OFFSET_REQUEST
 from spec.bodies import HEARTBEAT_DATA, BodySpec
-from spec.codes import RequestCode
+from spec.codes import RequestCode, ResponseCode
 from spec.version import CURRENT_VERSION
 
 from .messaging import Client, subscription
-from .support import expect_success, unique
+from .support import eventually, expect_code, expect_success, unique
 
+FILLED = 3
+"""Messages the cases store in queue 0 of their topics."""
 BROKER_CALL_WAIT = 15.0
 """Seconds a consumer waits for the broker to call it (Java answers the admin after up to 10 s)."""
 
@@ -83,3 +89,44 @@ class Consumer:
 
     def answer(self, request: RemotingCommand, body: bytes) -> None:
         self.connection.send(request.response(0, None, None, body, version=int(CURRENT_VERSION)))
+
+
+def filled_topic(client: Client) -> tuple[str, list[Any]]:
+    """A topic of 4 queues whose queue 0 holds 3 messages; returns it and the stored records (once the
+    target has dispatched them: Java's consume queues trail the commitlog by a moment)."""
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    eventually(lambda: client.pull(topic, 0, 0), lambda r: r.code == ResponseCode.SUCCESS
+               and len(decode_records(r.body or b"")) == FILLED)
+    return topic, client.pulled(topic).records
+
+
+def refused(check: Check, what: str, response: RemotingCommand, code: int, remark: str) -> None:
+    expect_code(check, what, response, code)
+    check.equal(f"{what}: remark", remark, response.remark)
+
+
+def listed_groups(client: Client, check: Check) -> dict[str, Any]:
+    body = body_of(check, "all groups", SUBSCRIPTION_GROUP_WRAPPER,
+                   client.call(RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {}))
+    return body.get("subscriptionGroupTable", {})
+
+
+def group_config(group: str) -> bytes:
+    return encode_body(SUBSCRIPTION_GROUP_CONFIG, {
+        "brokerId": 0, "consumeBroadcastEnable": True, "consumeEnable": True, "consumeFromMinEnable": False,
+        "groupName": group, "notifyConsumerIdsChangedEnable": True, "retryMaxTimes": 5, "retryQueueNums": 1,
+        "whichBrokerWhenConsumeSlowly": 1})
+
+
+def query_cq(client: Client, topic: str, index: int, count: int, **extra: Any) -> RemotingCommand:
+    return client.call(RequestCode.QUERY_CONSUME_QUEUE,
+                       {"topic": topic, "queueId": 0, "index": index, "count": count, **extra})
+
+
+def reset_offset(client: Client, topic: str, group: str, timestamp: int,
+                 language: str = "JAVA") -> RemotingCommand:
+    fields = encode_header(RESET_OFFSET_REQUEST, {"topic": topic, "group": group, "timestamp": timestamp,
+                                                  "isForce": True})
+    return client.connection.exchange(client.connection.command(
+        RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, fields, language=language))

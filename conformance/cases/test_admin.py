@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from codec.bodies import decode_body, encode_body
-from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from codec.fastjson import loads as fastjson_loads
 from codec.store import decode_records
@@ -27,8 +26,6 @@ from spec.admin_bodies import (
     QUERY_CONSUME_QUEUE_RESPONSE,
     RESET_OFFSET_BODY,
     RESET_OFFSET_BODY_FOR_C,
-    SUBSCRIPTION_GROUP_CONFIG,
-    SUBSCRIPTION_GROUP_WRAPPER,
     TOPIC_LIST,
     TOPIC_STATS_TABLE,
 )
@@ -38,28 +35,23 @@ from spec.codes import RequestCode, ResponseCode
 from spec.hashing import tags_code
 from spec.headers import WIPE_WRITE_PERM_RESPONSE, header_for
 
-from .admin_support import Consumer, body_of, by_queue, commit, properties
+from .admin_support import (
+    FILLED,
+    Consumer,
+    body_of,
+    by_queue,
+    commit,
+    filled_topic,
+    group_config,
+    listed_groups,
+    properties,
+    query_cq,
+    refused,
+    reset_offset,
+)
 from .messaging import QUEUES, Client
-from .support import eventually, expect_code, expect_success, unique
+from .support import expect_success, unique
 from .test_namesrv import _registered
-
-FILLED = 3
-
-
-def _filled(client: Client) -> tuple[str, list[Any]]:
-    """A topic of 4 queues whose queue 0 holds 3 messages; returns it and the stored records (once the
-    target has dispatched them: Java's consume queues trail the commitlog by a moment)."""
-    topic = client.create_topic()
-    client.fill(topic, FILLED)
-    eventually(lambda: client.pull(topic, 0, 0), lambda r: r.code == ResponseCode.SUCCESS
-               and len(decode_records(r.body or b"")) == FILLED)
-    return topic, client.pulled(topic).records
-
-
-def _refused(check: Check, what: str, response: RemotingCommand, code: int, remark: str) -> None:
-    expect_code(check, what, response, code)
-    check.equal(f"{what}: remark", remark, response.remark)
-
 
 # -- runtime figures and settings ---------------------------------------------------------------------
 
@@ -80,7 +72,7 @@ def test_runtime_info_counts_puts(client: Client, check: Check) -> None:
         body = decode_body(KV_TABLE, client.call(RequestCode.GET_BROKER_RUNTIME_INFO, {}).body or b"{}")
         return int(body["table"]["msgPutTotalTodayNow"])
     before = puts()
-    _filled(client)
+    filled_topic(client)
     after = puts()
     check.that("put counter grew by the sends", after - before >= FILLED, expected=f">= {before + FILLED}",
                actual=after)
@@ -109,7 +101,7 @@ def test_update_config_black_list(black_listed: tuple[int, str], broker: Server,
     code, key = black_listed
     server = namesrv if code == RequestCode.UPDATE_NAMESRV_CONFIG else broker
     response = wire.connect(server.endpoint).call(code, body=f"{key}=/tmp/not-here\n".encode())
-    _refused(check, "black-listed update", response, ResponseCode.NO_PERMISSION, admin.BLACK_LIST_REMARK)
+    refused(check, "black-listed update", response, ResponseCode.NO_PERMISSION, admin.BLACK_LIST_REMARK)
 
 
 @case("RMQ-ADMIN-UPDATE-CONFIG", "UPDATE_BROKER_CONFIG changes a setting GET_BROKER_CONFIG then reports "
@@ -140,7 +132,7 @@ def test_namesrv_config(namesrv: Server, wire: Wire, check: Check) -> None:
 @case("RMQ-ADMIN-TOPIC-STATS", "GET_TOPIC_STATS_INFO lists every write queue with its min and max offset, "
       "and the store time of the last message of a non-empty queue.")
 def test_topic_stats(client: Client, check: Check) -> None:
-    topic, records = _filled(client)
+    topic, records = filled_topic(client)
     stats = body_of(check, "topic stats", TOPIC_STATS_TABLE,
                     client.call(RequestCode.GET_TOPIC_STATS_INFO, {"topic": topic}))
     queues = by_queue(stats["offsetTable"], topic)
@@ -153,7 +145,7 @@ def test_topic_stats(client: Client, check: Check) -> None:
 @case("RMQ-ADMIN-CONSUME-STATS", "GET_CONSUME_STATS of a group lists each read queue of the topics it "
       "committed to: max offset, committed offset and store time of the last consumed message.")
 def test_consume_stats(client: Client, check: Check) -> None:
-    topic, records = _filled(client)
+    topic, records = filled_topic(client)
     group = unique("cg")
     commit(client, group, topic, 0, 2)
     stats = body_of(check, "consume stats", CONSUME_STATS,
@@ -169,7 +161,7 @@ def test_consume_stats(client: Client, check: Check) -> None:
 @case("RMQ-ADMIN-CONSUME-STATS", "GET_CONSUME_STATS naming a topic the group never committed to answers its "
       "queues with consumer offset 0.")
 def test_consume_stats_no_offsets(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     stats = body_of(check, "consume stats", CONSUME_STATS, client.call(
         RequestCode.GET_CONSUME_STATS, {"consumerGroup": unique("cg"), "topic": topic}))
     queues = by_queue(stats["offsetTable"], topic)
@@ -205,7 +197,7 @@ def test_producer_connection(client: Client, check: Check) -> None:
 @case("RMQ-ADMIN-CONSUME-BY-WHO", "QUERY_TOPIC_CONSUME_BY_WHO names a group that committed an offset of the "
       "topic and a group subscribed to it online.")
 def test_consumed_by(client: Client, broker: Server, wire: Wire, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     offline = unique("cg")
     commit(client, offline, topic, 0, 1)
     online = Consumer.online(wire.connect(broker.endpoint), check, topic)
@@ -216,17 +208,8 @@ def test_consumed_by(client: Client, broker: Server, wire: Wire, check: Check) -
 
 # -- subscription groups and offsets ------------------------------------------------------------------
 
-def _groups(client: Client, check: Check) -> dict[str, Any]:
-    body = body_of(check, "all groups", SUBSCRIPTION_GROUP_WRAPPER,
-                   client.call(RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {}))
-    return body.get("subscriptionGroupTable", {})
 
 
-def _group_config(group: str) -> bytes:
-    return encode_body(SUBSCRIPTION_GROUP_CONFIG, {
-        "brokerId": 0, "consumeBroadcastEnable": True, "consumeEnable": True, "consumeFromMinEnable": False,
-        "groupName": group, "notifyConsumerIdsChangedEnable": True, "retryMaxTimes": 5, "retryQueueNums": 1,
-        "whichBrokerWhenConsumeSlowly": 1})
 
 
 @case("RMQ-ADMIN-SUBSCRIPTION-GROUP", "A group created by UPDATE_AND_CREATE_SUBSCRIPTIONGROUP is listed by "
@@ -234,8 +217,8 @@ def _group_config(group: str) -> bytes:
 def test_create_group(client: Client, check: Check) -> None:
     group = unique("cg")
     expect_success(check, "create group", client.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
-                                                      _group_config(group)))
-    listed = _groups(client, check).get(group, {})
+                                                      group_config(group)))
+    listed = listed_groups(client, check).get(group, {})
     check.equal("retryMaxTimes and consumeFromMinEnable", (5, False),
                 (listed.get("retryMaxTimes"), listed.get("consumeFromMinEnable")))
 
@@ -243,16 +226,16 @@ def test_create_group(client: Client, check: Check) -> None:
 @case("RMQ-ADMIN-SUBSCRIPTION-GROUP", "DELETE_SUBSCRIPTIONGROUP removes the group from the list.")
 def test_delete_group(client: Client, check: Check) -> None:
     group = unique("cg")
-    client.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, _group_config(group))
+    client.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, group_config(group))
     expect_success(check, "delete group",
                    client.call(RequestCode.DELETE_SUBSCRIPTIONGROUP, {"groupName": group}))
-    check.that("group gone", group not in _groups(client, check), expected="absent", actual="listed")
+    check.that("group gone", group not in listed_groups(client, check), expected="absent", actual="listed")
 
 
 @case("RMQ-ADMIN-SUBSCRIPTION-GROUP", "DELETE_SUBSCRIPTIONGROUP with removeOffset drops the group's "
       "committed offsets: its consume stats list no topic afterwards.")
 def test_delete_group_offsets(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     group = unique("cg")
     commit(client, group, topic, 0, 1)
     expect_success(check, "delete group", client.call(RequestCode.DELETE_SUBSCRIPTIONGROUP,
@@ -265,7 +248,7 @@ def test_delete_group_offsets(client: Client, check: Check) -> None:
 @case("RMQ-ADMIN-CLONE-OFFSET", "CLONE_GROUP_OFFSET gives the target group the source group's committed "
       "offsets of the topic.")
 def test_clone_offsets(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     source, target = unique("cg"), unique("cg")
     commit(client, source, topic, 0, 2)
     expect_success(check, "clone", client.call(RequestCode.CLONE_GROUP_OFFSET, {
@@ -278,7 +261,7 @@ def test_clone_offsets(client: Client, check: Check) -> None:
 @case("RMQ-ADMIN-STATS-DATA", "VIEW_BROKER_STATS_DATA of a topic messages were put to answers minute, hour "
       "and day figures.")
 def test_stats_data(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     data = body_of(check, "stats", BROKER_STATS_DATA, client.call(
         RequestCode.VIEW_BROKER_STATS_DATA, {"statsName": "TOPIC_PUT_NUMS", "statsKey": topic}))
     check.equal("windows", ["statsDay", "statsHour", "statsMinute"], sorted(data))
@@ -286,16 +269,13 @@ def test_stats_data(client: Client, check: Check) -> None:
 
 # -- consume queue view, system topics, clean-up --------------------------------------------------------
 
-def _query_cq(client: Client, topic: str, index: int, count: int, **extra: Any) -> RemotingCommand:
-    return client.call(RequestCode.QUERY_CONSUME_QUEUE,
-                       {"topic": topic, "queueId": 0, "index": index, "count": count, **extra})
 
 
 @case("RMQ-ADMIN-QUERY-CQ", "QUERY_CONSUME_QUEUE answers the queue's bounds and, from index, the entries: "
       "commitlog offset, record size and tag hash of each message.")
 def test_query_consume_queue(client: Client, check: Check) -> None:
-    topic, records = _filled(client)
-    body = body_of(check, "query cq", QUERY_CONSUME_QUEUE_RESPONSE, _query_cq(client, topic, 1, 2))
+    topic, records = filled_topic(client)
+    body = body_of(check, "query cq", QUERY_CONSUME_QUEUE_RESPONSE, query_cq(client, topic, 1, 2))
     check.equal("bounds", (0, FILLED), (body.get("minQueueIndex"), body.get("maxQueueIndex")))
     expected = [(r.physical_offset, r.total_size, tags_code(r.tags or "")) for r in records[1:3]]
     check.equal("entries", expected, [(e.get("physicOffset"), e.get("physicSize"), e.get("tagsCode"))
@@ -305,8 +285,8 @@ def test_query_consume_queue(client: Client, check: Check) -> None:
 @case("RMQ-ADMIN-QUERY-CQ", "QUERY_CONSUME_QUEUE from an index past the queue's end answers SUCCESS without "
       "a body and says the index does not exist.")
 def test_query_consume_queue_past_end(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
-    response = expect_success(check, "index past end", _query_cq(client, topic, FILLED + 2, 1))
+    topic, _ = filled_topic(client)
+    response = expect_success(check, "index past end", query_cq(client, topic, FILLED + 2, 1))
     check.equal("remark", admin.CQ_INDEX_NOT_EXIST_REMARK.format(index=FILLED + 2, queue_id=0, topic=topic),
                 response.remark)
     check.equal("body", None, response.body or None)
@@ -314,10 +294,10 @@ def test_query_consume_queue_past_end(client: Client, check: Check) -> None:
 
 @case("RMQ-ADMIN-QUERY-CQ", "QUERY_CONSUME_QUEUE naming a group that is not online says so in filterData.")
 def test_query_consume_queue_offline_group(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     group = unique("cg")
     body = body_of(check, "query cq", QUERY_CONSUME_QUEUE_RESPONSE,
-                   _query_cq(client, topic, 0, 1, consumerGroup=group))
+                   query_cq(client, topic, 0, 1, consumerGroup=group))
     check.equal("filterData", admin.CQ_GROUP_OFFLINE_FILTER.format(group=group, topic=topic),
                 body.get("filterData"))
 
@@ -337,37 +317,32 @@ def test_system_topics_broker(client: Client, check: Check) -> None:
         RequestCode.DELETE_EXPIRED_COMMITLOG),
 ])
 def test_clean_up(code: int, client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     expect_success(check, "clean-up", client.call(code, {}))
     check.equal("messages still readable", FILLED, len(client.pulled(topic).records))
 
 
 # -- offset resets and calls relayed to consumers ------------------------------------------------------
 
-def _reset(client: Client, topic: str, group: str, timestamp: int, language: str = "JAVA") -> RemotingCommand:
-    fields = encode_header(RESET_OFFSET_REQUEST, {"topic": topic, "group": group, "timestamp": timestamp,
-                                                  "isForce": True})
-    return client.connection.exchange(client.connection.command(
-        RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, fields, language=language))
 
 
 @case("RMQ-ADMIN-RESET-OFFSET", "INVOKE_BROKER_TO_RESET_OFFSET for a group without committed offsets is 1 "
       "SYSTEM_ERROR.")
 def test_reset_group_without_offsets(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     group = unique("cg")
-    _refused(check, "no offsets", _reset(client, topic, group, 0), ResponseCode.SYSTEM_ERROR,
+    refused(check, "no offsets", reset_offset(client, topic, group, 0), ResponseCode.SYSTEM_ERROR,
              admin.RESET_NO_GROUP_REMARK.format(group=group))
 
 
 @case("RMQ-ADMIN-RESET-OFFSET", "INVOKE_BROKER_TO_RESET_OFFSET for a group with offsets but no client is "
       "206 CONSUMER_NOT_ONLINE.")
 def test_reset_offline_group(client: Client, check: Check) -> None:
-    topic, _ = _filled(client)
+    topic, _ = filled_topic(client)
     group = unique("cg")
     for queue_id in range(QUEUES):
         commit(client, group, topic, queue_id, 0)
-    _refused(check, "offline group", _reset(client, topic, group, 0), ResponseCode.CONSUMER_NOT_ONLINE,
+    refused(check, "offline group", reset_offset(client, topic, group, 0), ResponseCode.CONSUMER_NOT_ONLINE,
              admin.RESET_OFFLINE_REMARK.format(group=group, topic=topic, timestamp=0))
 
 
@@ -379,14 +354,14 @@ def test_reset_offline_group(client: Client, check: Check) -> None:
         "a ResetOffsetBodyForC list (brokerName, offset, queueId, topic).", "CPP"),
 ])
 def test_reset_online_group(language: str, client: Client, broker: Server, wire: Wire, check: Check) -> None:
-    topic, records = _filled(client)
+    topic, records = filled_topic(client)
     consumer = Consumer.online(wire.connect(broker.endpoint), check, topic)
     for queue_id in range(QUEUES):
         commit(client, consumer.group, topic, queue_id, FILLED if queue_id == 0 else 0)
     stamp = records[1].store_timestamp
     same_time = [r.queue_offset for r in records if r.store_timestamp == stamp]
     answer = body_of(check, "reset", RESET_OFFSET_BODY,
-                     _reset(client, topic, consumer.group, stamp, language))
+                     reset_offset(client, topic, consumer.group, stamp, language))
     check.that("queue 0 offset", by_queue(answer["offsetTable"], topic).get(0) in same_time,
                expected=same_time, actual=by_queue(answer["offsetTable"], topic).get(0))
     told = consumer.called(RequestCode.RESET_CONSUMER_CLIENT_OFFSET)
@@ -412,7 +387,7 @@ def test_reset_online_group(language: str, client: Client, broker: Server, wire:
         RequestCode.CONSUME_MESSAGE_DIRECTLY),
 ])
 def test_call_consumer(relayed: int, client: Client, broker: Server, wire: Wire, check: Check) -> None:
-    topic, records = _filled(client)
+    topic, records = filled_topic(client)
     consumer = Consumer.online(wire.connect(broker.endpoint), check, topic)
     values: dict[str, Any] = {"consumerGroup": consumer.group, "clientId": consumer.client_id}
     if relayed == RequestCode.CONSUME_MESSAGE_DIRECTLY:
@@ -478,7 +453,7 @@ def test_unknown_name_refused(refusal: tuple[int, tuple[str, ...], int, str], cl
     assert spec is not None
     values = {f.key: name if f.key in named else fixed.get(f.key) for f in spec.fields}
     response = client.call(code, {k: v for k, v in values.items() if v is not None})
-    _refused(check, "unknown name", response, expected, remark.format(
+    refused(check, "unknown name", response, expected, remark.format(
         topic=name, group=name, client=name, key=name, name=_STATS, queue_id=0))
 
 

@@ -17,6 +17,7 @@ from codec import fastjson
 from codec.bodies import decode_body, decode_properties_text, encode_body, encode_properties_text, object_key
 from codec.command import RemotingCommand
 from reference_broker.broker.clients import ClientChannel, ClientManager
+from reference_broker.broker.handlers import DEFAULT_REMARK
 from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.stats import GROUP_GET_NUMS, TOPIC_PUT_NUMS, BrokerStats
 from reference_broker.broker.subscriptions import SubscriptionGroup, SubscriptionGroupManager
@@ -299,7 +300,8 @@ class AdminHandlers:
         entries = queue.entries(index, header.get("count") or 0) or []
         body["queueData"] = [{"eval": False, "physicOffset": offset, "physicSize": size, "tagsCode": tags}
                              for offset, size, tags in entries]
-        return request.reply(body=encode_body(QUERY_CONSUME_QUEUE_RESPONSE, body))
+        # Java sets the code but never clears createResponseCommand's default remark here
+        return request.reply(remark=DEFAULT_REMARK, body=encode_body(QUERY_CONSUME_QUEUE_RESPONSE, body))
 
     async def system_topics(self, request: Request) -> RemotingCommand:
         return request.reply(body=encode_body(TOPIC_LIST, {"topicList": sorted(SYSTEM_TOPICS)}))

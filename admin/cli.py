@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -144,7 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdminError as exc:
         print(f"rmq-admin: {args.command}: {exc}", file=sys.stderr)
         return 1
-    print(json.dumps(result, indent=2, default=str) if args.json else render(result))
+    try:
+        print(json.dumps(result, indent=2, default=str) if args.json else render(result), flush=True)
+    except BrokenPipeError:  # the reader (head, less) stopped early: not an error of the command
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -51,7 +51,7 @@ class Broker:
     def __init__(self, config: BrokerConfig | None = None) -> None:
         self.config = config or BrokerConfig()
         files = ConfigFiles(self.config.config_dir)
-        self.registrar = BrokerRegistrar(self.config, lambda: self.topics.wrapper_json())
+        self.registrar = BrokerRegistrar(self.config, lambda: self.topics.registration_json())
         self.topics = TopicConfigManager(self.config, files, self.registrar.topics_changed)
         self.topics.persist()
         self.groups = SubscriptionGroupManager(files, self.config.auto_create_subscription_group)
@@ -124,7 +124,7 @@ class Broker:
         store.arrivals.bind_loop(asyncio.get_running_loop())
         self.hold = PullHold(store.arrivals)
         parts = BrokerParts(self.config, self.topics, self.groups, self.clients, self.offsets, store,
-                            self.stats, self.config_version, self.registrar.topics_changed)
+                            self.stats, self.config_version, self._permission_changed)
         handlers = {
             **self.handlers.table(),
             **SendHandlers(self.config, self.topics, self.groups, store).table(),
@@ -159,6 +159,11 @@ class Broker:
                 await channel.send(RemotingCommand.request(
                     RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, {"consumerGroup": group}, opaque=next_opaque(),
                     oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+
+    def _permission_changed(self) -> None:
+        """brokerPermission was updated: a new data version makes the name servers re-read the topics."""
+        self.topics.data_version.bump()
+        self.registrar.topics_changed()
 
     def _closed(self, connection: Connection) -> None:
         for group in self.clients.channel_gone(connection):

@@ -50,7 +50,7 @@ from .admin_support import (
     reset_offset,
 )
 from .messaging import QUEUES, Client
-from .support import expect_success, unique
+from .support import expect_refused, expect_success, unique
 from .test_namesrv import _registered
 
 # -- runtime figures and settings ---------------------------------------------------------------------
@@ -502,3 +502,17 @@ def test_write_perm(namesrv: Server, wire: Wire, check: Check) -> None:
     check.equal("addTopicCount", 1,
                 decode_header(admin_headers.ADD_WRITE_PERM_RESPONSE, added.ext_fields)["addTopicCount"])
     check.equal("perm after add", [6], perm())
+
+
+@table("lacking", [
+    Row("consume-stats-without-group", "RMQ-CMD-REQUIRED", "GET_CONSUME_STATS naming a topic but no "
+        "consumerGroup is refused.", (RequestCode.GET_CONSUME_STATS, {"topic": "TBW102"})),
+    Row("reset-without-timestamp", "RMQ-CMD-REQUIRED", "INVOKE_BROKER_TO_RESET_OFFSET without its timestamp "
+        "is refused.", (RequestCode.INVOKE_BROKER_TO_RESET_OFFSET,
+                        {"topic": "TBW102", "group": "g", "isForce": "true"})),
+])
+def test_admin_request_lacking_a_field(lacking: tuple[int, dict[str, str]], client: Client,
+                                       check: Check) -> None:
+    code, fields = lacking
+    response = client.connection.call(code, fields)
+    expect_refused(check, "admin request lacking a required field", response)

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 MQADMIN_ENV = "RMQ_MQADMIN"
 COMMAND_TIMEOUT = 120
 """Seconds for one mqadmin run: a JVM start on a loaded machine takes 5-15 s."""
-FAILURE_MARKERS = ("command failed", "Exception:", "Exception in thread")
-"""What mqadmin prints when a command did not work (it often exits 0 all the same)."""
+FAILURE_MARKERS = ("command failed", "Caused by:", "Exception in thread")
+"""What mqadmin prints when a command did not work (it often exits 0 all the same); a bare exception
+name is not one: queryMsgById prints the exceptions of its message tracks as data."""
 
 
 @dataclass(frozen=True)

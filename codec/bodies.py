@@ -8,11 +8,13 @@ same bytes. Values are plain dicts and lists: the tables check shapes, they do n
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from typing import Any
 
 from construct import ConstructError
 
 from codec import fastjson
+from spec.admin_bodies import ADMIN_BODY_OBJECT_KEYS, ADMIN_BODY_PROPERTIES
 from spec.bodies import (
     CMD_BODY_BEAN_ORDER,
     CMD_BODY_LENIENT_SCALARS,
@@ -121,6 +123,23 @@ def _check_bean(spec: BodySpec, value: Any, *, reading: bool = False) -> None:
                             clause=CMD_BODY_BEAN_ORDER.id)
         for element in _nested(field, item):
             _check_bean(field.bean, element, reading=reading)  # type: ignore[arg-type]
+        if field.key_bean is not None and isinstance(item, dict):
+            for key in item:
+                _check_object_key(spec, field, key)
+
+
+def _check_object_key(spec: BodySpec, field: BodyField, key: Any) -> None:
+    """A bean-keyed map's key must be an object (fastjson.ObjectKey) holding the key bean's fields."""
+    if not isinstance(key, fastjson.ObjectKey):
+        raise BodyError(f"{spec.java_class}.{field.key} has a key that is not an object",
+                        expected=f"{field.key_bean.java_class} object", seen=repr(key),  # type: ignore[union-attr]
+                        clause=ADMIN_BODY_OBJECT_KEYS.id)
+    _check_bean(field.key_bean, key.as_dict())  # type: ignore[arg-type]
+
+
+def object_key(bean: dict[str, Any]) -> fastjson.ObjectKey:
+    """The map key fastjson writes for a bean (a MessageQueue): its properties in alphabetical order."""
+    return fastjson.ObjectKey.of(bean)
 
 
 def _coerced(spec: BodySpec, field: BodyField, item: Any) -> Any:
@@ -171,4 +190,38 @@ def _ordered_nested(field: BodyField, item: Any) -> Any:
     if field.is_map:
         return {key: _ordered_bean(bean, element) for key, element in item.items()}
     return _ordered_bean(bean, item)
+
+
+def encode_properties_text(values: Mapping[str, Any]) -> bytes:
+    """``MixAll.properties2String``: one ``key=value`` line per setting whose value is not None."""
+    return "".join(f"{key}={_property_text(value)}\n" for key, value in values.items()
+                   if value is not None).encode("utf-8")
+
+
+def decode_properties_text(data: bytes) -> dict[str, str]:
+    """``MixAll.string2Properties`` for the bodies admin tools send: ``key=value`` lines, ``#`` comments.
+
+    A line without ``=`` is refused rather than guessed at: an update must never apply a key nobody
+    meant to send."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BodyError("Properties body is not UTF-8", expected="UTF-8", seen=data[exc.start:exc.end],
+                        clause=ADMIN_BODY_PROPERTIES.id) from None
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#!":
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise BodyError("Properties line is not key=value", expected="key=value", seen=line,
+                            clause=ADMIN_BODY_PROPERTIES.id)
+        values[key.strip()] = value.strip()
+    return values
+
+
+def _property_text(value: Any) -> str:
+    """Java's ``String.valueOf`` of a setting: booleans in lower case."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 

@@ -42,6 +42,22 @@ built once: a header is a few flat values, and building the encoder cost more th
 only option left out is the circular-reference check (``markers``), which flat values never need."""
 
 
+class ObjectKey(tuple[tuple[str, Any], ...]):
+    """A map key that is a bean: fastjson writes a ``Map<MessageQueue, …>`` key as a JSON object.
+
+    Python dict keys must be hashable, so the object is kept as its (name, value) pairs in the order read
+    (or given); ``as_dict`` turns it back into a dict and ``of`` builds one with the names sorted, as
+    fastjson writes a bean.
+    """
+
+    @classmethod
+    def of(cls, bean: Mapping[str, Any]) -> ObjectKey:
+        return cls(sorted(bean.items()))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self)
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -93,22 +109,26 @@ class _Parser:
         self.pos = match.end()
         return float(match.group()) if match.group(1) or match.group(2) else int(match.group())
 
-    def key(self) -> str | int:
+    def key(self, depth: int) -> str | int | ObjectKey:
         if self.peek() == '"':
             return self.string()
+        if self.peek() == "{":
+            return ObjectKey(self.obj(depth + 1).items())  # type: ignore[arg-type]
         number = self.number()
         if not isinstance(number, int):
             raise self.fail("a string or integer key")
         return number
 
-    def obj(self, depth: int) -> dict[str | int, Any]:
+    def obj(self, depth: int) -> dict[str | int | ObjectKey, Any]:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nesting depth <= {MAX_DEPTH}")
         self.pos += 1
-        result: dict[str | int, Any] = {}
+        result: dict[str | int | ObjectKey, Any] = {}
         if self.peek() == "}":
             self.pos += 1
             return result
         while True:
-            name = self.key()
+            name = self.key(depth)
             self.expect(":")
             result[name] = self.value(depth)
             if self.peek() == ",":
@@ -133,7 +153,8 @@ class _Parser:
 
 
 def loads(text: str | bytes) -> Any:
-    """Parse strict JSON plus fastjson's unquoted integer map keys (which come back as ``int``)."""
+    """Parse strict JSON plus fastjson's unquoted integer map keys (which come back as ``int``) and
+    object keys (which come back as :class:`ObjectKey`)."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -184,8 +205,10 @@ def _scalar(value: Any) -> str:
 
 
 def _key(name: Any) -> str:
+    if isinstance(name, ObjectKey):
+        return dumps(dict(name))
     if isinstance(name, bool) or not isinstance(name, str | int):
-        raise TypeError(f"map keys must be str or int, got {type(name).__name__}")
+        raise TypeError(f"map keys must be str, int or ObjectKey, got {type(name).__name__}")
     return dumps_string_keyed(name) if isinstance(name, str) else str(name)
 
 

@@ -52,12 +52,40 @@ class Connection(FramedConnection):
     """An accepted connection; handlers use it as the identity of a client or broker channel.
 
     ``pending`` counts its requests being processed or parked, which MAX_PENDING_REQUESTS_PER_CONNECTION
-    bounds."""
+    bounds. ``invoke`` is the broker calling the client back over the client's own connection
+    (GET_CONSUMER_RUNNING_INFO, CONSUME_MESSAGE_DIRECTLY), as Java's ``invokeSync(channel, ...)`` does."""
 
     def __init__(self, server: RemotingServer) -> None:
         super().__init__(lambda command: server.received(self, command), lambda: server.lost(self),
                          SERVER_CHANNEL_MAX_IDLE)
         self.pending = 0
+        self.awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
+
+    async def invoke(self, command: RemotingCommand, timeout: float) -> RemotingCommand:
+        """Send a request to the peer and wait for its response (TimeoutError after ``timeout`` s,
+        ConnectionError when the connection ends first)."""
+        future: asyncio.Future[RemotingCommand] = asyncio.get_running_loop().create_future()
+        self.awaiting[command.opaque] = future
+        try:
+            if not await self.send(command):
+                raise ConnectionError("the connection closed before the request was sent")
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self.awaiting.pop(command.opaque, None)
+
+    def answered(self, response: RemotingCommand) -> bool:
+        """Hand a response to the ``invoke`` waiting for it; False when nothing waits for it."""
+        future = self.awaiting.pop(response.opaque, None)
+        if future is None or future.done():
+            return False
+        future.set_result(response)
+        return True
+
+    def fail_awaiting(self) -> None:
+        for future in self.awaiting.values():
+            if not future.done():
+                future.set_exception(ConnectionError("the connection closed"))
+        self.awaiting.clear()
 
     def __hash__(self) -> int:
         return id(self)
@@ -253,7 +281,8 @@ class RemotingServer:
         """Each decoded command of a connection: requests run as tasks of their own (a long poll must
         not hold up the requests behind it), responses to nothing we asked are dropped."""
         if command.is_response:
-            log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
+            if not connection.answered(command):
+                log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
         elif connection.pending >= MAX_PENDING_REQUESTS_PER_CONNECTION:
             if not command.is_oneway:
                 connection.write(early_response(command, ResponseCode.SYSTEM_BUSY, OVERLOAD_REMARK,
@@ -263,6 +292,7 @@ class RemotingServer:
             self._tasks.add(asyncio.ensure_future(self._process(connection, command)))
 
     def lost(self, connection: Connection) -> None:
+        connection.fail_awaiting()
         self._connections.discard(connection)
         if self._on_close is not None:
             self._on_close(connection)

@@ -39,6 +39,9 @@ class BodyField:
     constants: tuple[str, ...] = ()
     """For a Java enum field, its constants in ordinal order: fastjson writes the name but also reads the
     ordinal, which is what the C++ clients send."""
+    key_bean: BodySpec | None = None
+    """For a map whose keys are beans (a MessageQueue): fastjson writes each key as a JSON object,
+    ``{{"brokerName":"b","queueId":0,"topic":"t"}:{...}}``, which no strict JSON reader accepts."""
 
 
 @dataclass(frozen=True)

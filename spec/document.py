@@ -29,9 +29,10 @@ DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 _NOT_SECTIONS = {"clauses", "errors", "document"}
 """Modules that hold machinery rather than protocol content."""
 
-_READING_ORDER = ("frame", "language", "version", "codes", "binary_header", "json_header", "headers",
-                  "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
-                  "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "ha")
+_READING_ORDER = ("frame", "language", "version", "codes", "binary_header", "json_header", "header_fields",
+                  "headers", "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
+                  "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
+                  "admin_bodies", "admin", "ha")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 

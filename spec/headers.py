@@ -9,49 +9,15 @@ and are ignored by header decoding.
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from spec.admin_headers import ADMIN_REQUEST_HEADERS, ADMIN_RESPONSE_HEADERS
 from spec.clauses import Level, clause
 from spec.codes import RequestCode
+from spec.header_fields import INT, B, Field, HeaderSpec, L, S
+from spec.header_fields import FieldType as FieldType
 
 _HEADER_DIR = "common/src/main/java/org/apache/rocketmq/common/protocol/header/"
-
-
-class FieldType(enum.Enum):
-    """The Java type a header field's string stands for (the value is the Java type name)."""
-
-    STRING = "String"
-    INT = "Integer"
-    LONG = "Long"
-    BOOLEAN = "Boolean"
-
-
-S, INT, L, B = FieldType.STRING, FieldType.INT, FieldType.LONG, FieldType.BOOLEAN
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: FieldType
-    required: bool
-    doc: str = ""
-    long_name: str | None = None
-    """For SEND_MESSAGE_V2's one-letter keys: the SendMessageRequestHeader field it stands for."""
-
-    @property
-    def key(self) -> str:
-        """The name callers use for the value (the V1 name for one-letter keys)."""
-        return self.long_name or self.name
-
-
-@dataclass(frozen=True)
-class HeaderSpec:
-    java_class: str
-    fields: tuple[Field, ...]
-
-    def by_wire_name(self) -> dict[str, Field]:
-        return {f.name: f for f in self.fields}
 
 
 _BNAME = Field("bname", S, False, "broker name the client addressed (RpcRequestHeader, 4.9.5+)")
@@ -284,6 +250,7 @@ _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     _C.UPDATE_AND_CREATE_ACL_CONFIG: CREATE_ACCESS_CONFIG_REQUEST,
     _C.DELETE_ACL_CONFIG: DELETE_ACCESS_CONFIG_REQUEST,
     _C.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: UPDATE_GLOBAL_WHITE_ADDRS_REQUEST,
+    **ADMIN_REQUEST_HEADERS,
 }
 _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_MESSAGE: SEND_MESSAGE_RESPONSE,
@@ -308,6 +275,7 @@ _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.GET_KV_CONFIG: GET_KV_CONFIG_RESPONSE,
     _C.WIPE_WRITE_PERM_OF_BROKER: WIPE_WRITE_PERM_RESPONSE,
     _C.GET_BROKER_CLUSTER_ACL_INFO: GET_BROKER_ACL_CONFIG_RESPONSE,
+    **ADMIN_RESPONSE_HEADERS,
 }
 
 

@@ -15,6 +15,10 @@ _MQ_VERSION = "common/src/main/java/org/apache/rocketmq/common/MQVersion.java"
 
 
 class MQVersion(enum.IntEnum):
+    V3_0_7_SNAPSHOT = 28
+    """Oldest client a broker sends RESET_CONSUMER_CLIENT_OFFSET to."""
+    V3_1_8_SNAPSHOT = 62
+    """Oldest client a broker forwards GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY to."""
     V3_4_9 = 121
     """From it on a send to a retry topic and CONSUMER_SEND_MSG_BACK honour the request's
     maxReconsumeTimes instead of the group's retryMaxTimes."""

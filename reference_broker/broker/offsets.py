@@ -33,6 +33,26 @@ class ConsumerOffsetManager:
             del self.table[key]
             self.dirty = True
 
+    def remove_group(self, group: str) -> None:
+        for key in [k for k in self.table if k[1] == group]:
+            del self.table[key]
+            self.dirty = True
+
+    def topics_of(self, group: str) -> list[str]:
+        """``whichTopicByConsumer``: topics the group committed offsets for."""
+        return sorted(topic for topic, owner in self.table if owner == group)
+
+    def groups_of(self, topic: str) -> list[str]:
+        """``whichGroupByTopic``: groups that committed offsets for the topic."""
+        return sorted(owner for name, owner in self.table if name == topic)
+
+    def clone(self, source: str, target: str, topic: str) -> None:
+        """``cloneOffset``: the target group gets a copy of the source group's offsets of one topic."""
+        offsets = self.table.get((topic, source))
+        if offsets is not None:
+            self.table[(topic, target)] = dict(offsets)
+            self.dirty = True
+
     def persist(self) -> None:
         """Write the table as ``topic@group`` keys with unquoted integer queue ids, as fastjson does."""
         self._files.save(CONSUMER_OFFSET_FILE, consumer_offsets_to_json(self.table))

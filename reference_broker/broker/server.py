@@ -21,6 +21,7 @@ from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
 from reference_broker.acl.guard import AccessGuard, acl_file_path
+from reference_broker.broker.admin import AdminHandlers, BrokerParts
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
@@ -31,11 +32,13 @@ from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.broker.pull import PullHandlers
 from reference_broker.broker.registration import BrokerRegistrar
+from reference_broker.broker.relay import RelayHandlers
 from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.send_back import SendBackHandlers
 from reference_broker.broker.slave_sync import SlaveSynchronizer
+from reference_broker.broker.stats import BrokerStats
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
-from reference_broker.broker.topics import TopicConfigManager
+from reference_broker.broker.topics import DataVersion, TopicConfigManager
 from reference_broker.broker.transactions import TransactionChecker
 from reference_broker.client import next_opaque
 from reference_broker.config import BrokerConfig, validate
@@ -73,7 +76,8 @@ class Broker:
         self.config = config or BrokerConfig()
         _check_role(self.config)
         files = ConfigFiles(self.config.config_dir)
-        self.registrar = BrokerRegistrar(self.config, lambda: self.topics.wrapper_json(), self._registered)
+        self.registrar = BrokerRegistrar(self.config, lambda: self.topics.registration_json(),
+                                         self._registered)
         self.topics = TopicConfigManager(self.config, files, self.registrar.topics_changed)
         self.topics.persist()
         self.groups = SubscriptionGroupManager(files, self.config.auto_create_subscription_group)
@@ -81,6 +85,8 @@ class Broker:
         self.offsets = ConsumerOffsetManager(files)
         self.locks = RebalanceLockManager(self.config.lock_max_live_time / 1000)
         self.store: MessageStore | None = None
+        self.stats = BrokerStats()
+        self.config_version = DataVersion()
         self.hold: PullHold | None = None
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset)
@@ -165,6 +171,8 @@ class Broker:
         store = self.store = MessageStore(StoreConfig.from_broker(self.config)).open()
         store.arrivals.bind_loop(asyncio.get_running_loop())
         self.hold = PullHold(store.arrivals)
+        parts = BrokerParts(self.config, self.topics, self.groups, self.clients, self.offsets, store,
+                            self.stats, self.config_version, self._permission_changed)
         handlers = {
             **self.handlers.table(),
             **SendHandlers(self.config, self.topics, self.groups, store).table(),
@@ -174,7 +182,12 @@ class Broker:
             **LookupHandlers(store).table(),
             **(AclAdminHandlers(self.guard, self.config).table() if self.guard is not None else {}),
             **MetadataHandlers(self.offsets, self.groups, lambda: store.scheduler.offsets).table(),
+            **AdminHandlers(parts).table(),
+            **RelayHandlers(parts).table(),
         }
+        for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):
+            handlers[send] = self.stats.counting_sends(handlers[send])
+        handlers[RequestCode.PULL_MESSAGE] = self.stats.counting_pulls(handlers[RequestCode.PULL_MESSAGE])
         return DispatchTable(handlers)
 
     def _start_replica(self, store: MessageStore) -> None:
@@ -224,6 +237,11 @@ class Broker:
                 await channel.send(RemotingCommand.request(
                     RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, {"consumerGroup": group}, opaque=next_opaque(),
                     oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+
+    def _permission_changed(self) -> None:
+        """brokerPermission was updated: a new data version makes the name servers re-read the topics."""
+        self.topics.data_version.bump()
+        self.registrar.topics_changed()
 
     def _closed(self, connection: Connection) -> None:
         for group in self.clients.channel_gone(connection):

@@ -78,5 +78,17 @@ class SubscriptionGroupManager:
         self.persist()
         return True
 
+
+    def update(self, group: SubscriptionGroup) -> None:
+        """UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: replace (or add) a group's config."""
+        self.groups[group.group_name] = group
+        self.data_version.bump()
+        self.persist()
+
+    def delete(self, name: str) -> None:
+        if self.groups.pop(name, None) is not None:
+            self.data_version.bump()
+            self.persist()
+
     def persist(self) -> None:
         self._files.save(SUBSCRIPTION_GROUP_FILE, self.wrapper_json())

@@ -201,6 +201,18 @@ class TopicConfigManager:
         self.persist()
         return True
 
+    def registration_json(self) -> dict[str, Any]:
+        """What REGISTER_BROKER carries: the topic table, with every topic at the broker's permission
+        while the broker is not read-write, so routes show a read-only broker (``registerBrokerAll``)."""
+        wrapper = self.wrapper_json()
+        perm = self.config.broker_permission
+        if perm & PermName.WRITE and perm & PermName.READ:
+            return wrapper
+        wrapper["topicConfigTable"] = {
+            name: TopicConfig(name, t.read_queue_nums, t.write_queue_nums, perm).as_json()
+            for name, t in self.topics.items()}
+        return wrapper
+
     def persist(self) -> None:
         self._files.save(TOPICS_FILE, self.wrapper_json())
 

@@ -8,13 +8,13 @@ a master (brokerId 0), and only when its data version changed or it registers fo
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from codec.bodies import encode_body
 from spec.bodies import TOPIC_ROUTE_DATA
-from spec.sysflag import PermName
+from spec.sysflag import PERM_READ_WRITE, PermName
 
 MASTER_ID = 0
 
@@ -185,13 +185,33 @@ class RouteTable:
 
     def wipe_write_perm(self, broker_name: str) -> int:
         """Clear PERM_WRITE on every queue data of ``broker_name``; returns how many topics it touched."""
+        return self._set_perm(broker_name, lambda perm: int(perm & ~PermName.WRITE))
+
+    def add_write_perm(self, broker_name: str) -> int:
+        """Set every queue data of ``broker_name`` to read+write (Java sets exactly PERM_READ|PERM_WRITE,
+        dropping any other bit); returns how many topics it touched."""
+        return self._set_perm(broker_name, lambda perm: int(PERM_READ_WRITE))
+
+    def _set_perm(self, broker_name: str, new_perm: Callable[[int], int]) -> int:
         count = 0
         for queues in self.topics.values():
             queue_data = queues.get(broker_name)
             if queue_data is not None:
-                queue_data["perm"] = int(queue_data["perm"] & ~PermName.WRITE)
+                queue_data["perm"] = new_perm(queue_data["perm"])
                 count += 1
         return count
+
+    def topics_of_cluster(self, cluster: str) -> list[str]:
+        """GET_TOPICS_BY_CLUSTER: topics with queues on a broker of ``cluster`` (none for an unknown one)."""
+        names = self.clusters.get(cluster, set())
+        return [topic for topic, queues in self.topics.items() if names & queues.keys()]
+
+    def system_topics(self) -> tuple[list[str], str | None]:
+        """GET_SYSTEM_TOPIC_LIST_FROM_NS: cluster and broker names (each broker has a topic named after it,
+        and so has its cluster), and the address of one broker to ask for more."""
+        names = [name for cluster, brokers in self.clusters.items() for name in (cluster, *sorted(brokers))]
+        addrs = [next(iter(entry.addrs.values())) for entry in self.brokers.values() if entry.addrs]
+        return list(dict.fromkeys(names)), addrs[0] if addrs else None
 
 
 def _standard(value: Any) -> Any:

@@ -15,6 +15,7 @@ from codec import fastjson
 from codec.bodies import decode_register_broker_body
 from codec.command import RemotingCommand
 from reference_broker.config import NamesrvConfig
+from reference_broker.namesrv.admin import NamesrvAdminHandlers
 from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from reference_broker.namesrv.routes import RouteTable, route_data_json
 from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
@@ -77,6 +78,7 @@ class NameServer:
             RequestCode.GET_KV_CONFIG: self.get_kv,
             RequestCode.DELETE_KV_CONFIG: self.delete_kv,
             RequestCode.GET_KVLIST_BY_NAMESPACE: self.get_kv_list,
+            **NamesrvAdminHandlers(self.config, self.routes).table(),
         }
 
     async def register_broker(self, request: Request) -> RemotingCommand:

@@ -1,0 +1,132 @@
+"""Admin commands the broker passes on to its clients: offset resets, running info, direct consumption.
+
+An admin tool cannot reach a consumer directly; it asks the broker the consumer is connected to, which
+calls the client back over the client's own connection (Java's ``Broker2Client``). A reset is sent
+oneway to every member of the group; GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY go to one
+named client, whose answer becomes the broker's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from codec.bodies import encode_body
+from codec.command import RemotingCommand
+from codec.custom_header import encode_header
+from reference_broker.broker.admin import BrokerParts
+from reference_broker.client import next_opaque
+from reference_broker.server import SERVER_VERSION, Connection, Handler, Request, error_remark
+from spec import admin
+from spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
+from spec.admin_headers import RESET_OFFSET_REQUEST
+from spec.codes import RequestCode, ResponseCode
+from spec.errors import RocketMQSpecError
+from spec.language import LanguageCode
+from spec.message_id import decode_offset_msg_id
+from spec.version import MQVersion
+
+CALL_CLIENT_TIMEOUT = 10.0
+"""Seconds the broker waits for a client's answer (``callClient`` uses invokeSync with 10000 ms)."""
+RESET_LATEST = -1
+"""A reset timestamp of -1 moves every queue to its max offset."""
+
+
+class RelayHandlers:
+    def __init__(self, parts: BrokerParts) -> None:
+        self.parts = parts
+
+    def table(self) -> dict[RequestCode, Handler]:
+        return {
+            RequestCode.INVOKE_BROKER_TO_RESET_OFFSET: self.reset_offset,
+            RequestCode.GET_CONSUMER_RUNNING_INFO: self.running_info,
+            RequestCode.CONSUME_MESSAGE_DIRECTLY: self.consume_directly,
+        }
+
+    async def reset_offset(self, request: Request) -> RemotingCommand:
+        p = self.parts
+        header = request.header()
+        topic_name, group, stamp = header["topic"], header["group"], header["timestamp"]
+        topic = p.topics.get(topic_name)
+        if topic is None:
+            return request.reply(ResponseCode.SYSTEM_ERROR,
+                                 admin.RESET_NO_TOPIC_REMARK.format(topic=topic_name))
+        table = {}
+        for queue_id in range(topic.write_queue_nums):
+            committed = p.offsets.query(group, topic_name, queue_id)
+            if committed == -1:
+                return request.reply(ResponseCode.SYSTEM_ERROR,
+                                     admin.RESET_NO_GROUP_REMARK.format(group=group))
+            wanted = (p.store.max_offset(topic_name, queue_id) if stamp == RESET_LATEST
+                      else p.store.search_offset_by_timestamp(topic_name, queue_id, stamp))
+            wanted = max(wanted, 0)
+            table[p.queue_key(topic_name, queue_id)] = wanted if header["isForce"] or wanted < committed \
+                else committed
+        body = encode_body(RESET_OFFSET_BODY, {"offsetTable": table})
+        to_clients = body if request.command.language != LanguageCode.CPP.name else encode_body(
+            RESET_OFFSET_BODY_FOR_C, {"offsetTable": [{**key.as_dict(), "offset": offset}
+                                                      for key, offset in table.items()]})
+        members = p.clients.consumer_group(group)
+        if members is None or not members.channels:
+            return request.reply(ResponseCode.CONSUMER_NOT_ONLINE, admin.RESET_OFFLINE_REMARK.format(
+                group=group, topic=topic_name, timestamp=stamp))
+        too_old = [i for i in members.channels.values() if i.version < MQVersion.V3_0_7_SNAPSHOT]
+        if too_old:
+            return request.reply(ResponseCode.SYSTEM_ERROR,
+                                 f"the client does not support this feature. version={too_old[0].version}")
+        fields = encode_header(RESET_OFFSET_REQUEST, {"topic": topic_name, "group": group, "timestamp": stamp,
+                                                      "isForce": False})
+        for channel in members.channels:
+            if isinstance(channel, Connection):
+                await channel.send(self._request(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, fields, to_clients,
+                                                 oneway=True))
+        return request.reply(body=body)
+
+    async def running_info(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        return await self._call_consumer(request, header["consumerGroup"], header["clientId"],
+                                         request.command.ext_fields or {}, request.command.body)
+
+    async def consume_directly(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        fields = {**(request.command.ext_fields or {}), "brokerName": self.parts.config.broker_name}
+        body = request.command.body
+        if header.get("msgId"):
+            try:
+                body = self.parts.store.view_by_offset(decode_offset_msg_id(header["msgId"]).offset)
+            except RocketMQSpecError:
+                body = None  # Java logs the undecodable id and forwards without a message
+        return await self._call_consumer(request, header["consumerGroup"], header.get("clientId") or "",
+                                         fields, body)
+
+    async def _call_consumer(self, request: Request, group: str, client_id: str, fields: Mapping[str, str],
+                             body: bytes | None) -> RemotingCommand:
+        """``callConsumer``: forward to the group's client ``client_id`` and answer with its response."""
+        members = self.parts.clients.consumer_group(group)
+        found = [(c, i) for c, i in (members.channels.items() if members else ())
+                 if i.client_id == client_id and isinstance(c, Connection)]
+        if not found:
+            return request.reply(ResponseCode.SYSTEM_ERROR,
+                                 admin.CLIENT_NOT_ONLINE_REMARK.format(group=group, client=client_id))
+        channel, info = found[0]
+        assert isinstance(channel, Connection)
+        if info.version < MQVersion.V3_1_8_SNAPSHOT:
+            return request.reply(ResponseCode.SYSTEM_ERROR,
+                                 f"The Consumer <{client_id}> Version <{info.version}> too low to finish, "
+                                 "please upgrade it to V3_1_8_SNAPSHOT")
+        try:
+            answer = await channel.invoke(self._request(request.command.code, fields, body),
+                                          CALL_CLIENT_TIMEOUT)
+        except TimeoutError as exc:
+            return request.reply(ResponseCode.CONSUME_MSG_TIMEOUT,
+                                 f"consumer <{group}> <{client_id}> Timeout: {error_remark(exc)}")
+        except (ConnectionError, OSError) as exc:
+            return request.reply(ResponseCode.SYSTEM_ERROR,
+                                 f"invoke consumer <{group}> <{client_id}> Exception: {error_remark(exc)}")
+        return request.reply(answer.code, answer.remark, body=answer.body, extra_fields=answer.ext_fields)
+
+    @staticmethod
+    def _request(code: int, fields: Mapping[str, Any], body: bytes | None, *,
+                 oneway: bool = False) -> RemotingCommand:
+        return RemotingCommand.request(code, dict(fields), body, opaque=next_opaque(), oneway=oneway,
+                                       version=SERVER_VERSION)

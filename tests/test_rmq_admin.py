@@ -1,0 +1,156 @@
+"""``rmq-admin``: each command against the embedded broker, in both output forms, and its failures.
+
+The broker is prepared over the wire (a topic holding keyed messages, a group with committed offsets),
+so every figure the commands print is one the test caused.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from admin.cli import COMMANDS, main
+from admin.wire import AdminConnection
+from codec.bodies import encode_body
+from conformance.cases.messaging import subscription
+from reference_broker.embedded import SyncEmbeddedRocketMQ
+from spec.bodies import HEARTBEAT_DATA
+from spec.codes import RequestCode
+from tests.mqadmin_commands import Scene, prepare
+
+MESSAGES = 3
+
+
+@pytest.fixture(scope="module")
+def scene() -> Iterator[Scene]:
+    with SyncEmbeddedRocketMQ() as mq:
+        yield prepare(mq.namesrv_addr, mq.broker_addr, mq.embedded.broker_config.broker_name,
+                      messages=MESSAGES)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def as_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_every_command_is_tested() -> None:
+    tested = {name.removeprefix("test_") for name in globals() if name.startswith("test_")}
+    assert {name for name in COMMANDS if name not in tested} == set()
+
+
+def test_clusterList(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = as_json(capsys, "clusterList", "-n", scene.ns)
+    assert [(r["cluster"], r["brokerName"], r["brokerId"], r["addr"], r["version"]) for r in rows] == [
+        (scene.cluster, scene.broker_name, 0, scene.broker, "V4_9_8")]
+    code, out, _ = run(capsys, "clusterList", "-n", scene.ns)
+    assert code == 0 and out.splitlines()[0].startswith("#cluster") and scene.broker in out
+
+
+def test_brokerStatus(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    status = as_json(capsys, "brokerStatus", "-n", scene.ns, "-b", scene.broker)
+    assert int(status["msgPutTotalTodayNow"]) >= MESSAGES
+    code, out, _ = run(capsys, "brokerStatus", "-n", scene.ns, "-b", scene.broker)
+    assert code == 0 and any(line.startswith("brokerVersionDesc") and line.endswith("V4_9_8")
+                             for line in out.splitlines())
+
+
+def test_topicList(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    assert {"topic": scene.topic} in as_json(capsys, "topicList", "-n", scene.ns)
+
+
+def test_topicRoute(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    route = as_json(capsys, "topicRoute", "-n", scene.ns, "-t", scene.topic)
+    assert [(q["brokerName"], q["readQueueNums"], q["writeQueueNums"]) for q in route["queueDatas"]] == [
+        (scene.broker_name, 4, 4)]
+
+
+def test_topicStatus(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = as_json(capsys, "topicStatus", "-n", scene.ns, "-t", scene.topic)
+    assert [(r["queueId"], r["minOffset"], r["maxOffset"]) for r in rows] == [
+        (0, 0, MESSAGES), (1, 0, 0), (2, 0, 0), (3, 0, 0)]
+    assert rows[0]["lastUpdateTimestamp"] > 0
+
+
+def test_updateTopic(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    topic = scene.topic + "_update"
+    done = as_json(capsys, "updateTopic", "-n", scene.ns, "-c", scene.cluster, "-t", topic,
+                   "-r", "2", "-w", "2")
+    assert [row["broker"] for row in done] == [scene.broker]
+    rows = as_json(capsys, "topicStatus", "-n", scene.ns, "-t", topic)
+    assert [r["queueId"] for r in rows] == [0, 1]
+
+
+def test_deleteTopic(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    topic = scene.topic + "_delete"
+    as_json(capsys, "updateTopic", "-n", scene.ns, "-b", scene.broker, "-t", topic)
+    deleted = as_json(capsys, "deleteTopic", "-n", scene.ns, "-c", scene.cluster, "-t", topic)
+    assert [row["result"] for row in deleted] == ["deleted"]
+    assert {"topic": topic} not in as_json(capsys, "topicList", "-n", scene.ns)
+
+
+def test_consumerProgress(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = as_json(capsys, "consumerProgress", "-n", scene.ns, "-g", scene.group)
+    mine = [r for r in rows if r["topic"] == scene.topic]
+    assert [(r["queueId"], r["brokerOffset"], r["consumerOffset"], r["diff"]) for r in mine] == [
+        (0, MESSAGES, 1, MESSAGES - 1), (1, 0, 1, -1), (2, 0, 1, -1), (3, 0, 1, -1)]
+
+
+def test_consumerConnection(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without a client the command says so in one line and fails; with one it names it."""
+    code, out, err = run(capsys, "consumerConnection", "-n", scene.ns, "-g", scene.group)
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "not online" in err
+    heartbeat = encode_body(HEARTBEAT_DATA, {"clientID": "127.0.0.1@test", "producerDataSet": [],
+                                             "consumerDataSet": [subscription(scene.group, scene.topic)]})
+    with AdminConnection(scene.broker) as consumer:
+        consumer.call(RequestCode.HEART_BEAT, body=heartbeat)
+        rows = as_json(capsys, "consumerConnection", "-n", scene.ns, "-g", scene.group)
+    assert [(r["clientId"], r["language"], r["consumeType"]) for r in rows] == [
+        ("127.0.0.1@test", "JAVA", "CONSUME_PASSIVELY")]
+
+
+def test_queryMsgByKey(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = as_json(capsys, "queryMsgByKey", "-n", scene.ns, "-t", scene.topic, "-k", scene.key)
+    assert sorted(r["queueOffset"] for r in rows) == list(range(MESSAGES))
+    assert scene.msg_id in {r["msgId"] for r in rows}
+    code, out, _ = run(capsys, "queryMsgByKey", "-n", scene.ns, "-t", scene.topic, "-k", scene.key)
+    assert code == 0 and out.splitlines()[0].startswith("#msgId") and len(out.splitlines()) == MESSAGES + 1
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("argv", [
+    ["topicStatus", "-n", "not-an-address", "-t", "T"],
+    ["updateTopic", "-n", "127.0.0.1:9876", "-t", "T", "-r", "0"],
+    ["topicStatus", "-n", "127.0.0.1:9876"],
+    ["noSuchCommand", "-n", "127.0.0.1:9876"],
+])
+def test_bad_input_is_one_line_and_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    _, err = capsys.readouterr()
+    assert exited.value.code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_unreachable_name_server_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "clusterList", "-n", f"127.0.0.1:{_free_port()}", "--timeout", "2")
+    assert code == 1 and out == "" and err.count("\n") == 1 and "cannot connect" in err
+
+
+def test_refusal_is_one_line_and_exit_1(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "topicRoute", "-n", scene.ns, "-t", "no_such_topic_anywhere")
+    assert code == 1 and err.count("\n") == 1 and "TOPIC_NOT_EXIST" in err

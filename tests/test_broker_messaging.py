@@ -156,7 +156,7 @@ def test_pull_statuses(tmp_path) -> None:
             return answer.code, answer.remark, (answer.ext_fields or {}).get("nextBeginOffset")
 
         assert await status(0, 2) == (ResponseCode.PULL_NOT_FOUND, "OFFSET_OVERFLOW_ONE", "2")
-        assert await status(0, 9) == (ResponseCode.PULL_OFFSET_MOVED, "OFFSET_OVERFLOW_BADLY", "0")
+        assert await status(0, 9) == (ResponseCode.PULL_OFFSET_MOVED, "OFFSET_OVERFLOW_BADLY", "2")
         # Queue 1 is configured but never written: Java's findConsumeQueue makes it an empty queue, and
         # golden frame 305 is 4.9.8's answer to a pull of such a queue (a retry topic nothing reached).
         java = golden_command("json", 305)

@@ -64,7 +64,7 @@ def test_pull_statuses_follow_the_queue_bounds(store: MessageStore) -> None:
     at_end = store.get_messages("TopicA", 0, 3, 32)
     assert (at_end.status, at_end.next_begin_offset) == (GetMessageStatus.OFFSET_OVERFLOW_ONE, 3)
     beyond = store.get_messages("TopicA", 0, 9, 32)
-    assert (beyond.status, beyond.next_begin_offset) == (GetMessageStatus.OFFSET_OVERFLOW_BADLY, 0)
+    assert (beyond.status, beyond.next_begin_offset) == (GetMessageStatus.OFFSET_OVERFLOW_BADLY, 3)
     limited = store.get_messages("TopicA", 0, 0, 2)
     assert (len(limited.messages), limited.next_begin_offset) == (2, 2)
 

@@ -459,8 +459,7 @@ class MessageStore:
         if offset == max_offset:
             return GetResult(GetMessageStatus.OFFSET_OVERFLOW_ONE, offset, min_offset, max_offset)
         if offset > max_offset:
-            corrected = min_offset if min_offset == 0 else max_offset
-            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, corrected, min_offset, max_offset)
+            return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, max_offset, min_offset, max_offset)
         scan = max(MAX_FILTER_SCAN_BYTES, max_nums * CQ_ENTRY_SIZE) // CQ_ENTRY_SIZE
         entries = queue.entries(offset, scan)
         if entries is None:

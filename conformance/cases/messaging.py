@@ -182,7 +182,6 @@ class Client:
             return -1
         return int(decode_header(spec, response.ext_fields)["offset"])
 
-
     def answer(self, what: str, code: int, values: Mapping[str, Any]) -> dict[str, Any]:
         """The decoded response header of a request that must succeed."""
         response = expect_success(self.check, what, self.call(code, values))

@@ -110,8 +110,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv.append("--rmq-strict")
     if args.selection:
         argv += ["-k", args.selection]
-    if not slow:
-        argv += ["-m", "not slow"]
+    # Always explicit: the project's pytest addopts deselect slow tests, and the last -m wins.
+    argv += ["-m", "slow or not slow" if slow else "not slow"]
     workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
     if workers and workers != "0":
         argv += ["-n", workers]

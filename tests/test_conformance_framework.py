@@ -122,6 +122,8 @@ def test_cli_builds_pytest_arguments() -> None:
     assert "--rmq-namesrv=h:1" in argv and "--rmq-broker=h:2" in argv and "--rmq-strict" in argv
     assert argv[argv.index("-k") + 1] == "framing"
     assert argv[argv.index("-m") + 1] == "not slow"
+    slow_argv = cli.pytest_args(Target(Endpoint("h", 1), Endpoint("h", 2)), args, slow=True)
+    assert slow_argv[slow_argv.index("-m") + 1] == "slow or not slow"
     assert argv[argv.index("-n") + 1] == cli.DEFAULT_WORKERS
     store_argv = cli.pytest_args(Target(store=Path("s")), args)
     assert "-n" not in store_argv and "--rmq-store=s" in store_argv

@@ -110,13 +110,14 @@ def _checked_entries(data: bytes, position: int, end: int) -> dict[str, str]:
 
 
 def encode_rocketmq_header(header: BinaryHeader) -> bytes:
-    """Same bytes as ``RocketMQHeader.build``; null or empty map entries are skipped."""
+    """Same bytes as ``RocketMQHeader.build``; null map entries are skipped, empty strings written as
+    length 0 (Java's ``RocketMQSerializable`` writes every entry whose key and value are not null)."""
     check_int16("code", header.code)
     check_int16("version", header.version)
     remark = header.remark.encode("utf-8") if header.remark else b""
     entries = []
     for key, value in (header.ext_fields or {}).items():
-        if key and value:
+        if key is not None and value is not None:
             raw_key, raw_value = key.encode("utf-8"), value.encode("utf-8")
             entries += [_INT16.pack(len(raw_key)), raw_key, _INT32.pack(len(raw_value)), raw_value]
     block = b"".join(entries)

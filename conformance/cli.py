@@ -2,6 +2,7 @@
 
     rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
+    rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance acl-file PATH
 
 ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start the broker with
@@ -12,7 +13,8 @@ broker started with ACL on that policy. ACL runs are sequential, as some cases c
 Without a name server or broker the embedded reference broker is started on loopback and checked, which
 is how the suite is meant to be tried first; once it has stopped, the store it wrote is checked too (reports
 under ``store/`` of the report directory). The cases run under pytest (in parallel with ``-n``), which
-prints progress while they run; the verdict table is printed at the end.
+prints progress while they run; the verdict table is printed at the end. ``compare`` writes the case × run
+matrix of two or more reports as Markdown: two targets side by side, or repeated runs of one target.
 """
 
 from __future__ import annotations
@@ -84,6 +86,41 @@ def _store_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _compare_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rmq-conformance compare",
+                                     description="write the case × run matrix of two or more reports")
+    parser.add_argument("reports", type=Path, nargs="+", metavar="INDEX_JSON")
+    parser.add_argument("--label", action="append", default=[], metavar="NAME",
+                        help="column name of each report, in order (default: its target's addresses)")
+    parser.add_argument("--title", default="Conformance results")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="write here instead of standard output")
+    return parser
+
+
+def _compare(argv: Sequence[str]) -> int:
+    from conformance.report.matrix import Report, ReportError, differences, render_comparison
+
+    args = _compare_parser().parse_args(argv)
+    if args.label and len(args.label) != len(args.reports):
+        print(f"rmq-conformance compare: {len(args.label)} labels for {len(args.reports)} reports",
+              file=sys.stderr)
+        return 2
+    labels = args.label or [None] * len(args.reports)
+    try:
+        reports = [Report.load(path, label) for path, label in zip(args.reports, labels, strict=True)]
+        text = render_comparison(reports, title=args.title)
+    except ReportError as exc:
+        print(f"rmq-conformance compare: {exc}", file=sys.stderr)
+        return 2
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.write_text(text, encoding="utf-8")
+        changed = len(differences(reports))
+        print(f"wrote {args.out}: {len(reports)} runs, {changed} case(s) with different verdicts")
+    return 0
+
+
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
@@ -148,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(f"wrote {write_acl_file(Path(argv[1]))}")
         return 0
+    if argv[:1] == ["compare"]:
+        return _compare(argv[1:])
     if argv[:1] == ["store"]:
         args = _store_parser().parse_args(argv[1:])
         if not args.directory.is_dir():

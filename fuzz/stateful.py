@@ -173,9 +173,9 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
                 assert header["nextBeginOffset"] == offset
             else:
                 _expect(response, ResponseCode.PULL_OFFSET_MOVED)
-                # Java corrects an offset past the end to the queue's minimum while that is 0
-                # (DefaultMessageStore.getMessage, OFFSET_OVERFLOW_BADLY), and nothing here deletes messages.
-                assert header["nextBeginOffset"] == 0
+                # Java corrects an offset past the end to the queue's max offset
+                # (DefaultMessageStore.getMessage, OFFSET_OVERFLOW_BADLY).
+                assert header["nextBeginOffset"] == high
 
         def _pull(self, topic: str, queue_id: int, offset: int, max_msgs: int) -> RemotingCommand:
             values = {"consumerGroup": GROUPS[0], "topic": topic, "queueId": queue_id, "queueOffset": offset,

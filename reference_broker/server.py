@@ -4,7 +4,7 @@ Dispatch is built from the spec's RequestCode table: every code either has a han
 REQUEST_CODE_NOT_SUPPORTED answer, so the reference broker cannot silently drop a request it does not
 understand. The outcomes of ``NettyRemotingAbstract.processRequestCommand`` are reproduced here once,
 for every handler: the request's opaque and serialization on normal responses, the server's default
-serialization on early rejects and errors, no answer to oneway requests except "not supported".
+serialization on early rejects and errors, no answer to oneway requests.
 """
 
 from __future__ import annotations
@@ -319,10 +319,12 @@ class RemotingServer:
                 return
         handler = self.dispatch.get(command.code)
         if handler is None:
-            # Java answers even a oneway request here, in its own serialization.
-            await connection.send(early_response(command, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                                                 not_supported_remark(command.code),
-                                                 self.default_serialize_type))
+            # Java's servers hand unknown codes to a default processor (the broker's AdminBrokerProcessor
+            # answers 3), so the answer is an ordinary one: in the request's serialization, none if oneway.
+            if not command.is_oneway:
+                remark = not_supported_remark(command.code)
+                await connection.send(early_response(command, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, remark,
+                                                     command.serialize_type))
             return
         try:
             response = await handler(Request(command, connection, self.default_serialize_type))

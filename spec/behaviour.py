@@ -43,6 +43,12 @@ up to this long after a half message became due."""
 TRANSACTION_CHECK_MAX = 15
 """Check-backs of one half message before it is given up (``transactionCheckMax``)."""
 
+VISIBILITY_BOUND_MS = 10_000
+"""How long after a send's SUCCESS its message may stay unreadable (``RMQ-BRK-VISIBILITY``). Java's
+ReputMessageService dispatches the commitlog to the consume queues and the index in its own thread, which
+looks for new data every millisecond: the delay is milliseconds on a healthy broker, and the bound only
+separates a slow dispatch from a message that never becomes readable."""
+
 LOCK_MAX_LIVE_MS = 60_000
 """Lease of a queue lock taken with LOCK_BATCH_MQ (``rocketmq.broker.rebalance.lockMaxLiveTime``)."""
 
@@ -157,6 +163,13 @@ BRK_PULL_STATUS = clause(
     "A pull at the queue's max offset answers 19 PULL_NOT_FOUND; past it or before the min offset 21 "
     "PULL_OFFSET_MOVED with nextBeginOffset corrected; an empty queue answers 19 at offset 0.",
     source=_STORE + " (getMessage)")
+BRK_VISIBILITY = clause(
+    "RMQ-BRK-VISIBILITY", Level.MUST,
+    "A message whose send was answered SUCCESS becomes readable within 10 s: pulled by PULL_MESSAGE, "
+    "counted by GET_MAX_OFFSET and the other offset queries, and found by QUERY_MESSAGE. It need not be "
+    "readable when the answer arrives — Java dispatches the commitlog to consume queues and index "
+    "asynchronously — so a reader that must see a write polls for it, bounded, before judging.",
+    source=_STORE + " (ReputMessageService)")
 BRK_PULL_HEADER = clause(
     "RMQ-BRK-PULL-HEADER", Level.MUST,
     "Every pull answer from a master carries nextBeginOffset, minOffset and maxOffset of the queue and "

@@ -158,7 +158,7 @@ class _ExtFieldsMap(Adapter):
         return {e.key: e.value for e in obj if e.key is not None and e.value is not None}
 
     def _encode(self, obj: dict[str, str] | None, context: Any, path: str) -> list[dict[str, str]]:
-        return [{"key": k, "value": v} for k, v in (obj or {}).items() if k and v]
+        return [{"key": k, "value": v} for k, v in (obj or {}).items() if k is not None and v is not None]
 
 
 RocketMQHeader = Struct(

@@ -9,11 +9,13 @@ decoded by the same codec that reads a store. Each case creates topics and group
 from __future__ import annotations
 
 import ipaddress
+import operator
 import secrets
 import time
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from codec.batch import BatchBlock, encode_batch
@@ -22,9 +24,11 @@ from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from codec.store import MessageRecord, decode_records
 from conformance.checks import Check
+from conformance.verdict import Failure
 from conformance.wire import RESPONSE_TIMEOUT, Connection
+from spec.behaviour import BRK_VISIBILITY, VISIBILITY_BOUND_MS
 from spec.bodies import HEARTBEAT_DATA
-from spec.codes import RequestCode
+from spec.codes import RequestCode, ResponseCode
 from spec.hashing import java_string_hash
 from spec.headers import (
     PULL_MESSAGE_RESPONSE,
@@ -37,7 +41,7 @@ from spec.message_id import UniqKey, encode_uniq_key
 from spec.properties import KEY_SEPARATOR, PropertyKey, encode_properties
 from spec.sysflag import PERM_READ_WRITE, CompressionType, PullSysFlag, with_compression
 
-from .support import expect_success, unique
+from .support import eventually, expect_success, unique
 
 QUEUES = 4
 """Queues of the topics the cases create: a producer's default (``defaultTopicQueueNums``)."""
@@ -125,12 +129,19 @@ def subscription(group: str, topic: str, expression: str = ALL_TAGS) -> dict[str
 
 
 class Client:
-    """One connection to the broker used as producer, consumer and admin; each call checks its answer."""
+    """One connection to the broker used as producer, consumer and admin; each call checks its answer.
+
+    A broker may answer a send before the message is readable (``RMQ-BRK-VISIBILITY``), so the client
+    remembers what it stored and every read it makes afterwards first waits, bounded, until all of it is
+    readable: no case can judge a read that raced its own writes.
+    """
 
     def __init__(self, connection: Connection, check: Check) -> None:
         self.connection = connection
         self.check = check
         self.producer_group = unique("pg")
+        self._unsettled: dict[tuple[str, int], int] = {}
+        """(topic, queueId) -> the offset past the last message stored there and not yet seen readable."""
 
     def request(self, code: int, values: Mapping[str, Any], body: bytes | None = None, *,
                 oneway: bool = False) -> RemotingCommand:
@@ -140,7 +151,36 @@ class Client:
         return self.connection.command(code, encode_header(spec, values), body, oneway=oneway)
 
     def call(self, code: int, values: Mapping[str, Any], body: bytes | None = None) -> RemotingCommand:
+        """A request and its answer, sent once everything this client stored is readable."""
+        self.settle()
         return self.connection.exchange(self.request(code, values, body))
+
+    # -- visibility ------------------------------------------------------------------------------------
+
+    def settle(self) -> None:
+        """Wait until every message this client stored is counted by GET_MAX_OFFSET of its queue.
+
+        The max offset counts consume-queue entries, which is what pulls and offset lookups read; polling
+        it is bounded by ``VISIBILITY_BOUND_MS`` and a queue that stays short ends the case, citing the
+        visibility clause.
+        """
+        for (topic, queue_id), stored in sorted(self._unsettled.items()):
+            seen = eventually(partial(self._max_offset, topic, queue_id), partial(operator.le, stored),
+                              VISIBILITY_BOUND_MS / 1000)
+            if seen < stored:
+                raise Failure(f"{BRK_VISIBILITY.id}: {topic}/{queue_id} counts {seen} messages "
+                              f"{VISIBILITY_BOUND_MS} ms after {stored} were stored",
+                              expected=stored, actual=seen)
+        self._unsettled.clear()
+
+    def _max_offset(self, topic: str, queue_id: int) -> int:
+        """The queue's max offset, -1 when the broker does not answer SUCCESS (the wait then runs out)."""
+        code = RequestCode.GET_MAX_OFFSET
+        response = self.connection.exchange(self.request(code, {"topic": topic, "queueId": queue_id}))
+        spec = header_for(code, is_response=True)
+        if response.code != ResponseCode.SUCCESS or spec is None:
+            return -1
+        return int(decode_header(spec, response.ext_fields)["offset"])
 
     def answer(self, what: str, code: int, values: Mapping[str, Any]) -> dict[str, Any]:
         """The decoded response header of a request that must succeed."""
@@ -180,7 +220,7 @@ class Client:
 
     def send(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
              code: int = RequestCode.SEND_MESSAGE_V2) -> SendResult:
-        return self._result(f"send to {topic}/{queue_id}",
+        return self._result(topic, f"send to {topic}/{queue_id}",
                             self.send_request(topic, message, queue_id=queue_id, code=code))
 
     def send_batch(self, topic: str, messages: list[Message], *, queue_id: int = 0) -> SendResult:
@@ -191,12 +231,16 @@ class Client:
                              for m in messages])
         response = self.connection.call(RequestCode.SEND_BATCH_MESSAGE,
                                         encode_header(SEND_MESSAGE_REQUEST_V2, values), body)
-        return self._result(f"batch send to {topic}/{queue_id}", response)
+        return self._result(topic, f"batch send to {topic}/{queue_id}", response)
 
-    def _result(self, what: str, response: RemotingCommand) -> SendResult:
+    def _result(self, topic: str, what: str, response: RemotingCommand) -> SendResult:
+        """A send that must succeed; what it stored is remembered until seen readable (``settle``)."""
         expect_success(self.check, what, response)
         header = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)
-        return SendResult(header["msgId"].split(","), header["queueId"], header["queueOffset"], response)
+        result = SendResult(header["msgId"].split(","), header["queueId"], header["queueOffset"], response)
+        queue = (topic, result.queue_id)
+        self._unsettled[queue] = max(self._unsettled.get(queue, 0), result.queue_offset + len(result.msg_ids))
+        return result
 
     def fill(self, topic: str, count: int, *, queue_id: int = 0) -> list[Message]:
         """``count`` messages sent one by one to one queue; returns what was sent, in order."""
@@ -218,6 +262,7 @@ class Client:
             "expressionType": "TAG"})
 
     def pull(self, topic: str, queue_id: int, offset: int, **options: Any) -> RemotingCommand:
+        self.settle()
         return self.connection.exchange(self.pull_command(topic, queue_id, offset, **options),
                                         timeout=RESPONSE_TIMEOUT)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from conformance.report.matrix import by_area, totals
 from conformance.result import CaseResult
+from conformance.verdict import Verdict
 
 CASES_DIR = "cases"
 
@@ -27,9 +28,13 @@ def write(directory: Path, results: Sequence[CaseResult], meta: dict[str, Any]) 
         name = file_name(result.case_id)
         text = json.dumps(result.to_json(), indent=1, ensure_ascii=False)
         (cases / name).write_text(text, encoding="utf-8")
-        entries.append({"case": result.case_id, "area": result.area, "clause": result.clause_id,
-                        "level": result.level, "verdict": result.verdict.value,
-                        "file": f"{CASES_DIR}/{name}"})
+        entry = {"case": result.case_id, "area": result.area, "clause": result.clause_id,
+                 "level": result.level, "verdict": result.verdict.value, "file": f"{CASES_DIR}/{name}"}
+        if result.verdict is not Verdict.PASS:
+            entry["message"] = result.message
+        if result.deviation:
+            entry["deviation"] = result.deviation
+        entries.append(entry)
     index = {
         **meta,
         "totals": totals(results),

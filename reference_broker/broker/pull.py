@@ -161,9 +161,10 @@ class PullHandlers:
         if not topic.perm & PermName.READ:
             raise Refused(ResponseCode.NO_PERMISSION, f"the topic[{topic_name}] pulling message is forbidden")
         if queue_id < 0 or queue_id >= topic.read_queue_nums:
+            # Java prints channel.remoteAddress(), an InetSocketAddress: "/ip:port".
             raise Refused(ResponseCode.SYSTEM_ERROR,
                           f"queueId[{queue_id}] is illegal, topic:[{topic_name}] topicConfig.readQueueNums:"
-                          f"[{topic.read_queue_nums}] consumer:[{request.connection.peer}]")
+                          f"[{topic.read_queue_nums}] consumer:[/{request.connection.peer}]")
         if PullSysFlag.SUBSCRIPTION in PullSysFlag(header["sysFlag"]):
             expression_type = header.get("expressionType")
             if not is_tag_type(expression_type) and not header.get("subscription"):

@@ -157,12 +157,13 @@ class StoreReader(DataSourceReader):
                 yield from listed_batches(partition.path, partition.base,
                                           np.frombuffer(partition.offsets, dtype=np.int64),
                                           decompress=self.options.decompress, size=self.options.batch_rows,
-                                          wanted=self.filter)
+                                          wanted=self.filter, columns=self.options.columns)
             else:
                 assert isinstance(partition, CommitLogSplit)
                 yield from message_batches(store, partition, decompress=self.options.decompress,
                                            errors_as_rows=self.options.on_error == "row",
-                                           size=self.options.batch_rows, wanted=self.filter)
+                                           size=self.options.batch_rows, wanted=self.filter,
+                                           columns=self.options.columns)
 
 
 class FilteringStoreReader(StoreReader):

@@ -39,6 +39,8 @@ FILE_BYTES = 64 << 20
 SPLIT_BYTES = 16 << 20
 """Partitions of 16 MiB: four per file, enough for two cores to balance."""
 CORES = (1, 2)
+LEAN_COLUMNS = "topic,queue_id,queue_offset,physical_offset,total_size,store_timestamp"
+"""What a query over positions and times needs (the ``columns`` option): no maps, lists or bodies."""
 NEEDLE = "NeedleTopic"
 NEEDLE_SHARE = 10
 """The second topic holds one record in ``NEEDLE_SHARE``."""
@@ -109,6 +111,9 @@ def run(quick: bool = False) -> list[Result]:
                 frame = spark.read.format(FORMAT).option("splitBytes", str(SPLIT_BYTES)).load(str(root))
                 scans[cores] = _checked(_timed(spark, frame), codec, f"Spark local[{cores}]")
                 if cores == 1:
+                    lean = (spark.read.format(FORMAT).option("splitBytes", str(SPLIT_BYTES))
+                            .option("columns", LEAN_COLUMNS).load(str(root)))
+                    narrow = _checked(_timed(spark, lean), codec, "Spark local[1], lean columns")
                     topic = frame.where(F.col("topic") == NEEDLE)
                     pushed = (spark.read.format(FORMAT).option("splitBytes", str(SPLIT_BYTES))
                               .option("filterPushdown", "true").load(str(root))
@@ -121,6 +126,8 @@ def run(quick: bool = False) -> list[Result]:
                                f"{codec.seconds / one.seconds:.2f}x codec; "))
         results.append(_result("Spark local[2]", two, ">= 1.7x local[1]",
                                f"{one.seconds / two.seconds:.2f}x local[1]; "))
+        results.append(_result(f"Spark local[1], columns={LEAN_COLUMNS}", narrow, "",
+                               f"{codec.seconds / narrow.seconds:.2f}x codec; "))
         if not plain.records == fast.records == needles:
             raise AssertionError(f"one-topic query found {plain.records} / {fast.records} records, "
                                  f"{needles} were sent")

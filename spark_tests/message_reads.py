@@ -10,7 +10,7 @@ columns are built, and every batch is filtered exactly before it is yielded (err
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,15 @@ from codec.store.record import decode_record
 from codec.store.starts import Starts, accepted, message_starts
 from spark_tests.planning import CommitLogSplit
 from spark_tests.pushdown import RecordFilter
-from spark_tests.tables import MESSAGE_SCHEMA, batches, body_reader, error_row, message_batch, message_row
+from spark_tests.tables import (
+    MESSAGE_SCHEMA,
+    batches,
+    body_reader,
+    error_row,
+    message_batch,
+    message_row,
+    message_schema,
+)
 from spec.commitlog import RMQ_CL_PHYSICAL_OFFSET
 from spec.errors import RocketMQSpecError, StoreError
 
@@ -68,15 +76,23 @@ def filtered(batch: pa.RecordBatch, wanted: RecordFilter) -> pa.RecordBatch:
     return batch.filter(pa.array(keep))
 
 
+def _needed(columns: Collection[str] | None, wanted: RecordFilter) -> frozenset[str] | None:
+    """What must be built: the columns asked for and those the filter reads (``None``: all)."""
+    return None if columns is None else frozenset(columns) | wanted.columns
+
+
 def message_batches(store: StoreDirectory, split: CommitLogSplit, *, decompress: bool, errors_as_rows: bool,
-                    size: int, wanted: RecordFilter | None = None) -> Iterator[pa.RecordBatch]:
-    """Record batches of the records that begin in ``split`` (those passing ``wanted``)."""
+                    size: int, wanted: RecordFilter | None = None,
+                    columns: Collection[str] | None = None) -> Iterator[pa.RecordBatch]:
+    """Record batches of the records that begin in ``split`` (those passing ``wanted``), with at least
+    ``columns`` (all when ``None``)."""
     wanted = wanted or RecordFilter()
+    needed = _needed(columns, wanted)
     view = map_file(Path(split.path))
     resume = split.start
     for found in record_starts(view, split, size):
         starts = _wanted_first(view, found.starts, wanted)
-        batch, count = message_batch(view, starts, decompress=decompress)
+        batch, count = message_batch(view, starts, decompress=decompress, columns=needed)
         if count:
             yield filtered(batch, wanted)
         if count < len(starts):
@@ -86,11 +102,11 @@ def message_batches(store: StoreDirectory, split: CommitLogSplit, *, decompress:
     rest = message_rows(store, CommitLogSplit(split.path, split.base, resume, split.end),
                         decompress=decompress, errors_as_rows=errors_as_rows)
     for batch in batches(rest, MESSAGE_SCHEMA, size):
-        yield filtered(batch, wanted)
+        yield filtered(batch, wanted).select(message_schema(needed).names)
 
 
 def listed_batches(path: str, base: int, offsets: np.ndarray, *, decompress: bool, size: int,
-                   wanted: RecordFilter) -> Iterator[pa.RecordBatch]:
+                   wanted: RecordFilter, columns: Collection[str] | None = None) -> Iterator[pa.RecordBatch]:
     """Record batches of the records at ``offsets`` (absolute, sorted, in the file at ``path``), which
     a consume queue named: each must be a record the walk accepts, or the store is inconsistent."""
     view = map_file(Path(path))
@@ -101,11 +117,13 @@ def listed_batches(path: str, base: int, offsets: np.ndarray, *, decompress: boo
         raise StoreError("a consume-queue entry does not point at a record",
                          expected="a record starting there", seen=where, offset=where,
                          clause=RMQ_CL_PHYSICAL_OFFSET.id)
+    needed = _needed(columns, wanted)
     for at in range(0, len(starts), size):
         chunk = _wanted_first(view, starts[at:at + size], wanted)
-        batch, count = message_batch(view, chunk, decompress=decompress)
+        batch, count = message_batch(view, chunk, decompress=decompress, columns=needed)
         if count < len(chunk):
-            batch = pa.concat_batches([batch, *_rows_at(view, base, chunk[count:], decompress)])
+            rest = _rows_at(view, base, chunk[count:], decompress)
+            batch = pa.concat_batches([batch, *(b.select(batch.schema.names) for b in rest)])
         yield filtered(batch, wanted)
 
 

@@ -28,6 +28,18 @@ def required(options: Mapping[str, str], name: str, source: str) -> str:
     return value
 
 
+def subset(options: Mapping[str, str], name: str, names: Collection[str]) -> tuple[str, ...] | None:
+    """A comma-separated selection from ``names``, in the order given; ``None`` when the option is absent."""
+    if name not in options:
+        return None
+    chosen = tuple(part.strip() for part in options[name].split(",") if part.strip())
+    unknown = [part for part in chosen if part not in names]
+    if unknown or not chosen or len(set(chosen)) != len(chosen):
+        raise ValueError(f"option {name} must name distinct columns of {sorted(names)}, "
+                         f"got {options[name]!r}")
+    return chosen
+
+
 def positive(options: Mapping[str, str], name: str, default: int) -> int:
     value = int(options.get(name, default))
     if value <= 0:

@@ -56,6 +56,13 @@ class RecordFilter:
         return (-math.inf if low is None else low), (math.inf if high is None else high)
 
     @property
+    def columns(self) -> frozenset[str]:
+        """The columns :func:`spark_tests.message_reads.filtered` reads to apply the filter."""
+        if self.empty:
+            return frozenset()
+        return frozenset({"error_clause", *self.ranges, *(("topic",) if self.topics is not None else ())})
+
+    @property
     def uses_queues(self) -> bool:
         """Whether the consume queues can narrow the plan (a topic set, or queue ids / offsets)."""
         return self.topics is not None or any(c in self.ranges for c in QUEUE_COLUMNS)

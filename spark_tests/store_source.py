@@ -12,6 +12,10 @@ columns cannot vouch for, the codec's record decoder takes over and reports it. 
 ``onError``      ``fail`` (default) or ``row``: end the partition with an error row instead of failing
 ``batchRows``    rows per Arrow batch
 ``indexSizes``   ``SLOTS,ENTRIES`` of the index files (default: inferred from their size)
+``columns``      comma-separated ``messages`` columns to return, in that order (default: all). Spark's
+                 Python sources are told no required columns, and a JVM turning wide rows of maps,
+                 lists and bodies into its own rows costs more than reading them; a query that needs
+                 a few columns says so here
 ``filterPushdown`` ``true`` to take Spark's pushed filters on ``topic``, ``queue_id``, ``queue_offset``,
                  ``physical_offset`` and the timestamps (:mod:`spark_tests.pushdown`); Spark hands them
                  over only with ``spark.sql.python.filterPushdown.enabled`` set, and refuses a source
@@ -32,7 +36,7 @@ from pyspark.sql.types import StructType
 
 from codec.store import IndexFile, StoreDirectory
 from spark_tests.message_reads import listed_batches, message_batches
-from spark_tests.options import choice, flag, index_sizes, positive
+from spark_tests.options import choice, flag, index_sizes, positive, subset
 from spark_tests.planning import DEFAULT_SPLIT_BYTES, CommitLogFile, CommitLogSplit, plan_splits
 from spark_tests.pushdown import RecordFilter, group_records, queue_plan, record_filter
 from spark_tests.session import ARROW_BATCH_ROWS
@@ -62,13 +66,20 @@ class StoreOptions:
     batch_rows: int
     index_sizes: tuple[int, int] | None
     filter_pushdown: bool
+    columns: tuple[str, ...] | None
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        schema = TABLES[self.table]
+        return schema if self.columns is None else pa.schema([schema.field(name) for name in self.columns])
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> StoreOptions:
         if not options.get("path"):
             raise ValueError(f'format("{FORMAT}") needs a store directory: .load(DIR)')
+        table = choice(options, "table", TABLES)
         return cls(
-            root=options["path"], table=choice(options, "table", TABLES),
+            root=options["path"], table=table,
             decompress=flag(options, "decompress"),
             split_bytes=positive(options, "splitBytes", DEFAULT_SPLIT_BYTES),
             boundaries=choice(options, "boundaries", BOUNDARY_SOURCES),
@@ -76,6 +87,7 @@ class StoreOptions:
             batch_rows=positive(options, "batchRows", ARROW_BATCH_ROWS),
             index_sizes=index_sizes(options, "indexSizes"),
             filter_pushdown=flag(options, "filterPushdown"),
+            columns=subset(options, "columns", MESSAGE_SCHEMA.names) if table == "messages" else None,
         )
 
 
@@ -85,7 +97,7 @@ class RocketMQStoreDataSource(DataSource):
         return FORMAT
 
     def schema(self) -> StructType:
-        return spark_schema(TABLES[StoreOptions.parse(self.options).table])
+        return spark_schema(StoreOptions.parse(self.options).arrow_schema)
 
     def reader(self, schema: StructType) -> DataSourceReader:
         options = StoreOptions.parse(self.options)
@@ -130,6 +142,11 @@ class StoreReader(DataSourceReader):
                                     index_sizes=self.options.index_sizes)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        columns = self.options.columns
+        for batch in self._batches(partition):
+            yield batch if columns is None else batch.select(list(columns))
+
+    def _batches(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         with StoreDirectory(self.options.root) as store:
             if isinstance(partition, QueuePartition):
                 yield from queue_batches(store, partition, self.options.batch_rows)
@@ -140,12 +157,13 @@ class StoreReader(DataSourceReader):
                 yield from listed_batches(partition.path, partition.base,
                                           np.frombuffer(partition.offsets, dtype=np.int64),
                                           decompress=self.options.decompress, size=self.options.batch_rows,
-                                          wanted=self.filter)
+                                          wanted=self.filter, columns=self.options.columns)
             else:
                 assert isinstance(partition, CommitLogSplit)
                 yield from message_batches(store, partition, decompress=self.options.decompress,
                                            errors_as_rows=self.options.on_error == "row",
-                                           size=self.options.batch_rows, wanted=self.filter)
+                                           size=self.options.batch_rows, wanted=self.filter,
+                                           columns=self.options.columns)
 
 
 class FilteringStoreReader(StoreReader):

@@ -8,7 +8,7 @@ milliseconds, as stored, so that sums and joins are exact.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -185,58 +185,84 @@ def _bodies_that_decompress(columns: RecordColumns, offsets: np.ndarray, data: b
     return count, bodies
 
 
-def message_batch(view: object, starts: np.ndarray, *, decompress: bool) -> tuple[pa.RecordBatch, int]:
+PROPERTY_COLUMNS = frozenset({"tags", "keys", "properties", "uniq_key", "tags_code", "index_key_hashes"})
+"""The columns derived from the properties string (parsed once for all of them)."""
+
+
+def message_schema(columns: Collection[str] | None) -> pa.Schema:
+    """:data:`MESSAGE_SCHEMA` restricted to ``columns`` (all when ``None``), in the schema's order."""
+    if columns is None:
+        return MESSAGE_SCHEMA
+    return pa.schema([field for field in MESSAGE_SCHEMA if field.name in columns])
+
+
+def message_batch(view: object, starts: np.ndarray, *, decompress: bool,
+                  columns: Collection[str] | None = None) -> tuple[pa.RecordBatch, int]:
     """Rows of the records at ``starts`` (positions the codec's walk accepted in ``view``), built column
     by column, and how many records they cover: the batch ends before the first record whose variable
     parts the columns cannot vouch for (TOTALSIZE off, text not UTF-8, a body that does not decompress
     when asked to), which the caller hands to the record decoder to report exactly. Values equal
-    :func:`message_row`'s for the same records."""
-    columns = record_columns(view, starts)
-    count = columns.first_unsound()
-    topic_parts = slices(view, columns.topic_at[:count], columns.topic_length[:count])
+    :func:`message_row`'s for the same records. Only ``columns`` are built (all when ``None``); which
+    records the batch covers does not depend on them."""
+    schema = message_schema(columns)
+    wanted = set(schema.names)
+    fixed = record_columns(view, starts)
+    count = fixed.first_unsound()
+    topic_parts = slices(view, fixed.topic_at[:count], fixed.topic_length[:count])
     count = _decodable(*topic_parts) if not _arrow_valid(topic_parts) else count
-    properties_parts = slices(view, columns.properties_at[:count], columns.properties_length[:count])
+    properties_parts = slices(view, fixed.properties_at[:count], fixed.properties_length[:count])
     count = _decodable(*properties_parts) if not _arrow_valid(properties_parts) else count
-    body_offsets, body_data = slices(view, columns.body_at[:count], columns.body_length[:count])
+    arrays: dict[str, Any] = {}
+    if decompress or wanted & {"body", "crc_ok"}:
+        arrays.update(_body_columns(view, fixed, count, decompress))
+        count = len(arrays["crc_ok"])
+    topics = _arrow(topic_parts[0][:count + 1], topic_parts[1], pa.string())
+    if wanted & PROPERTY_COLUMNS:
+        texts = _arrow(properties_parts[0][:count + 1], properties_parts[1], pa.string())
+        arrays.update(property_columns(topics, texts, fixed.sys_flag[:count])
+                      or _property_columns(topics.to_pylist(), texts.to_pylist(), fixed.sys_flag[:count]))
+    for name, hosts, v6 in (("born_host", fixed.born_host, fixed.born_v6),
+                            ("store_host", fixed.store_host, fixed.store_v6)):
+        if name in wanted:
+            texts_of, at = host_texts(hosts[:count], v6[:count])
+            arrays[name] = pa.array(texts_of, pa.string()).take(at)
+    if "offset_msg_id" in wanted:
+        arrays["offset_msg_id"] = _arrow(*offset_msg_ids(fixed.store_host[:count], fixed.store_v6[:count],
+                                                         fixed.physical_offset[:count]), pa.string())
+    arrays.update({
+        "topic": topics, "queue_id": fixed.queue_id[:count], "queue_offset": fixed.queue_offset[:count],
+        "physical_offset": fixed.physical_offset[:count], "total_size": fixed.total_size[:count],
+        "magic": fixed.magic[:count], "sys_flag": fixed.sys_flag[:count],
+        "body_crc": fixed.body_crc[:count], "flag": fixed.flag[:count],
+        "born_timestamp": fixed.born_timestamp[:count], "store_timestamp": fixed.store_timestamp[:count],
+        "reconsume_times": fixed.reconsume_times[:count],
+        "prepared_transaction_offset": fixed.prepared_transaction_offset[:count],
+        "body_size": fixed.body_length[:count],
+        "error_clause": pa.nulls(count, pa.string()), "error": pa.nulls(count, pa.string()),
+    })
+    batch = pa.RecordBatch.from_arrays([pa.array(arrays[f.name], f.type) for f in schema], schema=schema)
+    return batch, count
+
+
+def _body_columns(view: object, fixed: RecordColumns, count: int, decompress: bool) -> dict[str, Any]:
+    """``body`` and ``crc_ok`` of the first ``count`` records, or of fewer: up to the first whose body
+    does not decompress when ``decompress`` asks for application bodies."""
+    body_offsets, body_data = slices(view, fixed.body_at[:count], fixed.body_length[:count])
     decompressed: dict[int, bytes] = {}
     if decompress:
-        count, decompressed = _bodies_that_decompress(columns, body_offsets, body_data, count)
-    topics = _arrow(topic_parts[0][:count + 1], topic_parts[1], pa.string())
-    texts = _arrow(properties_parts[0][:count + 1], properties_parts[1], pa.string())
+        count, decompressed = _bodies_that_decompress(fixed, body_offsets, body_data, count)
     body_offsets = body_offsets[:count + 1]
     stored = _arrow(body_offsets, body_data, pa.binary())
     body_view = memoryview(body_data)
     crc_ok = np.fromiter((zlib.crc32(body_view[a:b]) & 0x7FFFFFFF for a, b in
                           zip(body_offsets[:-1].tolist(), body_offsets[1:].tolist(), strict=True)),
-                         dtype=np.int64, count=count) == columns.body_crc[:count]
+                         dtype=np.int64, count=count) == fixed.body_crc[:count]
     if decompressed:
         body = pa.array([decompressed.get(n, value) for n, value in enumerate(stored.to_pylist())],
                         pa.binary())
     else:
         body = stored
-    fields = (property_columns(topics, texts, columns.sys_flag[:count])
-              or _property_columns(topics.to_pylist(), texts.to_pylist(), columns.sys_flag[:count]))
-    born, born_at = host_texts(columns.born_host[:count], columns.born_v6[:count])
-    store, store_at = host_texts(columns.store_host[:count], columns.store_v6[:count])
-    arrays = {
-        "topic": topics, "queue_id": columns.queue_id[:count], "queue_offset": columns.queue_offset[:count],
-        "physical_offset": columns.physical_offset[:count], "total_size": columns.total_size[:count],
-        "magic": columns.magic[:count], "sys_flag": columns.sys_flag[:count],
-        "body_crc": columns.body_crc[:count], "crc_ok": crc_ok, "flag": columns.flag[:count],
-        "born_timestamp": columns.born_timestamp[:count],
-        "born_host": pa.array(born, pa.string()).take(born_at),
-        "store_timestamp": columns.store_timestamp[:count],
-        "store_host": pa.array(store, pa.string()).take(store_at),
-        "reconsume_times": columns.reconsume_times[:count],
-        "prepared_transaction_offset": columns.prepared_transaction_offset[:count],
-        **fields,
-        "offset_msg_id": _arrow(*offset_msg_ids(columns.store_host[:count], columns.store_v6[:count],
-                                                columns.physical_offset[:count]), pa.string()),
-        "body_size": columns.body_length[:count], "body": body,
-        "error_clause": pa.nulls(count, pa.string()), "error": pa.nulls(count, pa.string()),
-    }
-    return pa.RecordBatch.from_arrays([pa.array(arrays[f.name], f.type) for f in MESSAGE_SCHEMA],
-                                      schema=MESSAGE_SCHEMA), count
+    return {"body": body, "crc_ok": crc_ok}
 
 
 def _arrow_valid(parts: tuple[np.ndarray, bytes]) -> bool:

@@ -96,3 +96,18 @@ def test_inconsistent_queues_fall_back_to_the_full_scan(spark: SparkSession, gol
     where = "topic = 'GoldenTopicB'"
     expected = rows(query(spark, broken, where, pushdown=False))
     assert rows(query(spark, broken, where, pushdown=True)) == expected
+
+
+def test_columns_option_returns_those_columns_in_order(spark: SparkSession, golden_store: Path) -> None:  # noqa: F811
+    chosen = ["total_size", "topic", "physical_offset"]
+    frame = spark.read.format(FORMAT).option("columns", ",".join(chosen)).load(str(golden_store))
+    assert frame.columns == chosen
+    full = spark.read.format(FORMAT).load(str(golden_store)).select(*chosen)
+    assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, full.collect()))
+
+
+def test_columns_option_refuses_unknown_or_repeated_names(spark: SparkSession,  # noqa: F811
+                                                          golden_store: Path) -> None:
+    for bad in ("topic,nonsense", "topic,topic", ""):
+        with pytest.raises(Exception, match="option columns must name distinct columns"):
+            spark.read.format(FORMAT).option("columns", bad).load(str(golden_store)).collect()

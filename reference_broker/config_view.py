@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from reference_broker.config import BrokerConfig, NamesrvConfig, apply_properties
+from reference_broker.java_keys import BY_NAME, Owner
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +44,15 @@ def black_listed(properties: Iterable[str], black_list: Iterable[str]) -> list[s
 
 
 def update_settings(config: BrokerConfig | NamesrvConfig, properties: dict[str, str]) -> list[str]:
-    """Apply an admin update; returns the keys this process does not know (logged, as they change
-    nothing: Java's ``Configuration.update`` skips them the same way)."""
-    unknown = apply_properties(config, properties)
+    """Apply an admin update through the key table (a value that cannot be read raises ConfigError);
+    returns the keys that change nothing in this process: unknown, ignored, or the other process's
+    (logged: Java's ``Configuration.update`` skips them the same way)."""
+    if isinstance(config, BrokerConfig):
+        loaded, other = apply_properties(properties, config, NamesrvConfig()), Owner.NAMESRV
+    else:
+        loaded, other = apply_properties(properties, BrokerConfig(), config), Owner.BROKER
+    unknown = [*loaded.unknown, *(key.name for key in loaded.ignored),
+               *(name for name in properties if name in BY_NAME and BY_NAME[name].owner is other)]
     for key in unknown:
         log.warning("config update: key %s is not a setting of this process; ignored", key)
     return unknown

@@ -39,7 +39,14 @@ from spec.headers import (
 )
 from spec.message_id import UniqKey, encode_uniq_key
 from spec.properties import KEY_SEPARATOR, PropertyKey, encode_properties
-from spec.sysflag import PERM_READ_WRITE, CompressionType, PullSysFlag, with_compression
+from spec.sysflag import (
+    PERM_READ_WRITE,
+    TRANSACTION_MASK,
+    CompressionType,
+    PullSysFlag,
+    TransactionType,
+    with_compression,
+)
 
 from .support import eventually, expect_success, unique
 
@@ -220,8 +227,11 @@ class Client:
 
     def send(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
              code: int = RequestCode.SEND_MESSAGE_V2) -> SendResult:
-        return self._result(topic, f"send to {topic}/{queue_id}",
-                            self.send_request(topic, message, queue_id=queue_id, code=code))
+        """A send that must succeed. A half message (PREPARED) is parked in the half topic, which the
+        topic's queue never counts, so it is not waited for as a stored message is."""
+        parked = message is not None and message.sys_flag & TRANSACTION_MASK == TransactionType.PREPARED
+        response = self.send_request(topic, message, queue_id=queue_id, code=code)
+        return self._result(topic, f"send to {topic}/{queue_id}", response, settle=not parked)
 
     def send_batch(self, topic: str, messages: list[Message], *, queue_id: int = 0) -> SendResult:
         """A batch as a Java producer sends it: WAIT in the header, each message's properties in its block."""
@@ -233,13 +243,16 @@ class Client:
                                         encode_header(SEND_MESSAGE_REQUEST_V2, values), body)
         return self._result(topic, f"batch send to {topic}/{queue_id}", response)
 
-    def _result(self, topic: str, what: str, response: RemotingCommand) -> SendResult:
-        """A send that must succeed; what it stored is remembered until seen readable (``settle``)."""
+    def _result(self, topic: str, what: str, response: RemotingCommand, *, settle: bool = True) -> SendResult:
+        """A send that must succeed; what it stored in the topic's queue is remembered until seen
+        readable (``settle``)."""
         expect_success(self.check, what, response)
         header = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)
         result = SendResult(header["msgId"].split(","), header["queueId"], header["queueOffset"], response)
-        queue = (topic, result.queue_id)
-        self._unsettled[queue] = max(self._unsettled.get(queue, 0), result.queue_offset + len(result.msg_ids))
+        if settle:
+            queue = (topic, result.queue_id)
+            self._unsettled[queue] = max(self._unsettled.get(queue, 0),
+                                         result.queue_offset + len(result.msg_ids))
         return result
 
     def fill(self, topic: str, count: int, *, queue_id: int = 0) -> list[Message]:

@@ -52,7 +52,7 @@ def decode_body(spec: BodySpec, data: bytes) -> dict[str, Any]:
 def encode_body(spec: BodySpec, value: dict[str, Any]) -> bytes:
     """UTF-8 JSON as fastjson writes the bean: properties sorted, nulls omitted, maps in given order."""
     _check_bean(spec, value)
-    return fastjson.dumps(_ordered_bean(spec, value)).encode("utf-8")
+    return fastjson.dumps_bytes(_ordered_bean(spec, value))
 
 
 def decode_register_broker_body(data: bytes, *, compressed: bool) -> dict[str, Any]:

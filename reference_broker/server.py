@@ -18,6 +18,7 @@ from typing import Any
 
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
+from reference_broker.config import SOCKET_BACKLOG
 from reference_broker.stream import FramedConnection
 from reference_broker.tasks import cancel_and_wait
 from spec.codes import RequestCode, ResponseCode
@@ -169,8 +170,10 @@ class DispatchTable:
 class RemotingServer:
     def __init__(self, name: str, dispatch: DispatchTable, *,
                  default_serialize_type: SerializeType = SerializeType.JSON,
-                 on_close: Callable[[Connection], Any] | None = None) -> None:
+                 on_close: Callable[[Connection], Any] | None = None,
+                 backlog: int = SOCKET_BACKLOG) -> None:
         self.name = name
+        self.backlog = backlog
         self.dispatch = dispatch
         self.default_serialize_type = default_serialize_type
         self._on_close = on_close
@@ -189,7 +192,8 @@ class RemotingServer:
         """Take the port without accepting yet: the broker's store needs the port (its store host)
         before the first request may reach a handler."""
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(self._accepted, host, port, start_serving=False)
+        self._server = await loop.create_server(self._accepted, host, port, backlog=self.backlog,
+                                                start_serving=False)
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("%s bound to %s:%d", self.name, host, self.port)
         return self.port

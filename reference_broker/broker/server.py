@@ -60,9 +60,10 @@ class Broker:
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset)
         dispatch = DispatchTable(self.handlers.table())
-        self.server = RemotingServer("broker", dispatch, on_close=self._closed)
+        backlog = self.config.server_socket_backlog
+        self.server = RemotingServer("broker", dispatch, on_close=self._closed, backlog=backlog)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
-                                          on_close=self._closed)
+                                          on_close=self._closed, backlog=backlog)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
 

@@ -16,11 +16,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from codec.bodies import decode_body
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from reference_broker.config import SOCKET_BACKLOG
 from reference_broker.stream import FramedConnection
 from reference_broker.tasks import cancel_and_wait
+from spec.bodies import BodySpec
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
@@ -85,6 +87,15 @@ class Request:
             raise LookupError(f"the spec has no request header for code {self.command.code}")
         return decode_header(spec, self.command.ext_fields)
 
+    def body(self, spec: BodySpec) -> dict[str, Any]:
+        """The request's JSON body, typed through the spec's bean table for it.
+
+        Raises BodyError when it is not JSON, a field has the wrong type or a field the receiver needs
+        is missing (absent primitives take their Java defaults), so a handler never meets a missing key;
+        an absent body reads as ``{}``. The server answers SYSTEM_ERROR with the request's opaque.
+        """
+        return decode_body(spec, self.command.body or b"{}")
+
     def reply(self, code: int = ResponseCode.SUCCESS, remark: str | None = None,
               header: Mapping[str, Any] | None = None, body: bytes | None = None,
               extra_fields: Mapping[str, str] | None = None, *, direct: bool = False) -> RemotingCommand:
@@ -140,7 +151,10 @@ def not_supported_remark(code: int) -> str:
 
 
 def error_remark(exc: BaseException) -> str:
-    """What Java's ``RemotingHelper.exceptionSimpleDesc`` puts in a SYSTEM_ERROR remark: the exception."""
+    """What Java's ``RemotingHelper.exceptionSimpleDesc`` puts in a SYSTEM_ERROR remark: the exception
+    (Java's own where the spec knows it, as for a missing header field)."""
+    if isinstance(exc, RocketMQSpecError) and exc.java_remark is not None:
+        return exc.java_remark
     detail = exc.describe() if isinstance(exc, RocketMQSpecError) else str(exc)
     return f"{type(exc).__name__}: {detail}"
 

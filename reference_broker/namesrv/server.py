@@ -18,6 +18,7 @@ from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from reference_broker.namesrv.routes import RouteTable, route_data_json
 from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
 from reference_broker.tasks import cancel_and_wait
+from spec.bodies import DATA_VERSION
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
 from spec.version import MQVersion
@@ -138,7 +139,7 @@ class NameServer:
     async def query_data_version(self, request: Request) -> RemotingCommand:
         header = request.header()
         addr = header["brokerAddr"]
-        theirs = fastjson.loads(request.command.body) if request.command.body else {}
+        theirs = request.body(DATA_VERSION) if request.command.body else {}
         changed = self.routes.version_changed(addr, theirs)
         if not changed:
             self.routes.touch(addr, time.monotonic())

@@ -265,47 +265,48 @@ class RemotingServer:
     def received(self, connection: Connection, command: RemotingCommand) -> None:
         """Each decoded command of a connection: requests run as tasks of their own (a long poll must
         not hold up the requests behind it), responses to nothing we asked are dropped."""
+        handler = self.dispatch.get(command.code)
         if command.is_response:
             log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
+        elif handler is None:
+            # Java answers even a oneway request here, in its own serialization. Answered at once,
+            # without a task: a peer sending codes nobody serves costs one write per frame.
+            connection.write(early_response(command, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                                            not_supported_remark(command.code), self.default_serialize_type))
         elif connection.pending >= MAX_PENDING_REQUESTS_PER_CONNECTION:
             if not command.is_oneway:
                 connection.write(early_response(command, ResponseCode.SYSTEM_BUSY, OVERLOAD_REMARK,
                                                 self.default_serialize_type))
         else:
             connection.pending += 1
-            self._tasks.add(asyncio.ensure_future(self._process(connection, command)))
+            self._tasks.add(asyncio.ensure_future(self._process(connection, command, handler)))
 
     def lost(self, connection: Connection) -> None:
         self._connections.discard(connection)
         if self._on_close is not None:
             self._on_close(connection)
 
-    async def _process(self, connection: Connection, command: RemotingCommand) -> None:
+    async def _process(self, connection: Connection, command: RemotingCommand, handler: Handler) -> None:
         """One request's task. It leaves the books itself rather than through a done callback, which
         would cost every request one more turn of the event loop."""
         try:
-            await self._answer(connection, command)
+            await self._answer(connection, command, handler)
         finally:
             connection.pending -= 1
             task = asyncio.current_task()
             if task is not None:
                 self._tasks.discard(task)
 
-    async def _answer(self, connection: Connection, command: RemotingCommand) -> None:
-        handler = self.dispatch.get(command.code)
-        if handler is None:
-            # Java answers even a oneway request here, in its own serialization.
-            await connection.send(early_response(command, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                                                 not_supported_remark(command.code),
-                                                 self.default_serialize_type))
-            return
+    async def _answer(self, connection: Connection, command: RemotingCommand, handler: Handler) -> None:
         try:
             response = await handler(Request(command, connection, self.default_serialize_type))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             if isinstance(exc, RocketMQSpecError):
-                log.info("%s: request %d rejected: %s", self.name, command.code, exc)
+                # the remark tells the peer; a line per rejected frame would let a hostile peer spend
+                # our time and disk on logging
+                log.debug("%s: request %d rejected: %s", self.name, command.code, exc)
             else:
                 log.exception("%s: handler for %d failed", self.name, command.code)
             response = early_response(command, ResponseCode.SYSTEM_ERROR, error_remark(exc),

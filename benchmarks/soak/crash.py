@@ -150,11 +150,16 @@ def _judge(stored: list[MessageRecord], ledger: Ledger, tally: Tally) -> None:
             tally.corrupted.add(key)
 
 
-def _offline_check(target: Target) -> bool:
+def _offline_check(target: Target) -> list[str]:
+    """``rmq-conformance store`` over the stopped target's store: the cases that failed (none when clean)."""
     assert target.store is not None
     done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(target.store)], cwd=ROOT,
                           capture_output=True, text=True, timeout=OFFLINE_CHECK_TIMEOUT_S, check=False)
-    return done.returncode == 0
+    if done.returncode == 0:
+        return []
+    failed = [line.split(" ", 1)[1].split(" - ", 1)[0] for line in done.stdout.splitlines()
+              if line.startswith(("FAILED ", "ERROR "))]
+    return failed or [f"exit code {done.returncode}"]
 
 
 async def kill_cycles(launcher: Launcher, cycles: int, topic: str, queues: int, load_seconds: float,
@@ -170,8 +175,11 @@ async def kill_cycles(launcher: Launcher, cycles: int, topic: str, queues: int, 
         tally.cycles += 1
         if target.store is not None:
             await asyncio.to_thread(launcher.stop, target)
-            if not await asyncio.to_thread(_offline_check, target):
-                tally.offline_failures.append(cycle)
+            failed = await asyncio.to_thread(_offline_check, target)
+            if failed:
+                tally.offline_failures.append(cycle + 1)
+                print(f"  offline check after cycle {cycle + 1} failed: {', '.join(failed)}", file=sys.stderr,
+                      flush=True)
             if cycle + 1 < cycles:
                 target = await asyncio.to_thread(launcher.start)
         if progress:

@@ -19,7 +19,8 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 
 from benchmarks.common import Result  # noqa: E402
 
-_NOT_BENCHMARKS = {"common", "run"}
+_NOT_BENCHMARKS = {"common", "run", "soak"}
+"""``soak`` drives a broker for many minutes and has its own runner (``python -m benchmarks.soak``)."""
 
 
 def _modules(only: Sequence[str]) -> list[str]:

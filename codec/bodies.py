@@ -19,6 +19,7 @@ from spec.bodies import (
     CMD_BODY_BEAN_ORDER,
     CMD_BODY_LENIENT_SCALARS,
     CMD_BODY_REGISTER_COMPRESSED,
+    CMD_BODY_REQUIRED,
     DATA_VERSION,
     REGISTER_BROKER_BODY,
     BodyField,
@@ -54,7 +55,7 @@ def decode_body(spec: BodySpec, data: bytes) -> dict[str, Any]:
 def encode_body(spec: BodySpec, value: dict[str, Any]) -> bytes:
     """UTF-8 JSON as fastjson writes the bean: properties sorted, nulls omitted, maps in given order."""
     _check_bean(spec, value)
-    return fastjson.dumps(_ordered_bean(spec, value)).encode("utf-8")
+    return fastjson.dumps_bytes(_ordered_bean(spec, value))
 
 
 def decode_register_broker_body(data: bytes, *, compressed: bool) -> dict[str, Any]:
@@ -83,12 +84,13 @@ def decode_register_broker_body(data: bytes, *, compressed: bool) -> dict[str, A
             raise BodyError("TopicConfig.encode() string too short", expected=_TOPIC_CONFIG_WORDS,
                             seen=encoded, clause=CMD_BODY_REGISTER_COMPRESSED.id)
         topic: dict[str, Any] = dict(zip(_TOPIC_CONFIG_WORDS, words, strict=False))
-        for number in ("readQueueNums", "writeQueueNums", "perm"):
-            topic[number] = int(topic[number])
         table[topic["topicName"]] = topic
-    return {"filterServerList": fastjson.loads(plain.filter_server_list),
-            "topicConfigSerializeWrapper": {"dataVersion": fastjson.loads(plain.data_version),
-                                            "topicConfigTable": table}}
+    value = {"filterServerList": fastjson.loads(plain.filter_server_list),
+             "topicConfigSerializeWrapper": {"dataVersion": fastjson.loads(plain.data_version),
+                                             "topicConfigTable": table}}
+    # the same table as the JSON form: numbers given as words are read as fastjson reads decimal strings
+    _check_bean(REGISTER_BROKER_BODY, value, reading=True)
+    return value
 
 
 def encode_register_broker_body(value: dict[str, Any], *, compressed: bool) -> bytes:
@@ -113,6 +115,8 @@ def _check_bean(spec: BodySpec, value: Any, *, reading: bool = False) -> None:
     for field in spec.fields:
         item = value.get(field.key)
         if item is None:
+            if reading:
+                _absent(spec, field, value)
             continue
         if reading:
             item = value[field.key] = _coerced(spec, field, item)
@@ -140,6 +144,15 @@ def _check_object_key(spec: BodySpec, field: BodyField, key: Any) -> None:
 def object_key(bean: dict[str, Any]) -> fastjson.ObjectKey:
     """The map key fastjson writes for a bean (a MessageQueue): its properties in alphabetical order."""
     return fastjson.ObjectKey.of(bean)
+
+
+def _absent(spec: BodySpec, field: BodyField, value: dict[str, Any]) -> None:
+    """A field a received bean lacks (or holds null): rejected when required, else its Java default."""
+    if field.required:
+        raise BodyError(f"{spec.java_class} lacks required field {field.key}", expected=field.key,
+                        seen=sorted(str(key) for key in value), clause=CMD_BODY_REQUIRED.id)
+    if field.default is not None:
+        value[field.key] = list(field.default) if isinstance(field.default, tuple) else field.default
 
 
 def _coerced(spec: BodySpec, field: BodyField, item: Any) -> Any:

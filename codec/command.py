@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codec.fast import BinaryHeader, decode_rocketmq_header, encode_rocketmq_header, pack_words
-from codec.fastjson import dumps_string_keyed
+from codec.fastjson import dumps_string_keyed, java_utf8
 from spec.errors import FrameError, HeaderError
 from spec.frame import (
     FRAME_HEADER_BOUNDS,
@@ -152,7 +152,7 @@ def _encode_header(cmd: RemotingCommand) -> bytes:
             del values["extFields"]
         if cmd.remark is None:
             del values["remark"]
-        return dumps_string_keyed(values).encode("utf-8")
+        return java_utf8(dumps_string_keyed(values))
     code = language_code(cmd.language)
     if code is None:
         raise HeaderError("language has no byte code", expected="a LanguageCode name or int",

@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from spec.errors import HeaderError
-from spec.headers import CMD_BOOLEAN, CMD_EXT_STRINGS, CMD_REQUIRED, FieldType, HeaderSpec
+from spec.headers import (
+    CMD_BOOLEAN,
+    CMD_EXT_STRINGS,
+    CMD_REQUIRED,
+    FieldType,
+    HeaderSpec,
+    missing_field_remark,
+)
 
 _RANGES = {FieldType.INT: range(-(1 << 31), 1 << 31), FieldType.LONG: range(-(1 << 63), 1 << 63)}
 _JAVA_INTEGER = re.compile(r"[+-]?\d+")
@@ -56,7 +63,8 @@ def decode_header(spec: HeaderSpec, ext_fields: Mapping[str, str] | None) -> dic
         if raw is None or (raw == "" and kind is not FieldType.STRING):
             if required:
                 raise HeaderError(f"{spec.java_class} lacks required field {name}",
-                                  expected=name, seen=sorted(fields), clause=CMD_REQUIRED.id)
+                                  expected=name, seen=sorted(fields), clause=CMD_REQUIRED.id,
+                                  java_remark=missing_field_remark(name))
             continue
         if kind is FieldType.STRING:
             values[key] = raw

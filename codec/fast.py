@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
+from codec.fastjson import java_utf8
 from spec.binary_header import (
     FIXED_PART_SIZE,
     HDR_MAP_ENTRY,
@@ -114,11 +115,11 @@ def encode_rocketmq_header(header: BinaryHeader) -> bytes:
     length 0 (Java's ``RocketMQSerializable`` writes every entry whose key and value are not null)."""
     check_int16("code", header.code)
     check_int16("version", header.version)
-    remark = header.remark.encode("utf-8") if header.remark else b""
+    remark = java_utf8(header.remark) if header.remark else b""
     entries = []
     for key, value in (header.ext_fields or {}).items():
         if key is not None and value is not None:
-            raw_key, raw_value = key.encode("utf-8"), value.encode("utf-8")
+            raw_key, raw_value = java_utf8(key), java_utf8(value)
             entries += [_INT16.pack(len(raw_key)), raw_key, _INT32.pack(len(raw_value)), raw_value]
     block = b"".join(entries)
     return b"".join((_FIXED.pack(header.code, header.language, header.version, header.opaque, header.flag),

@@ -239,6 +239,18 @@ def _write(value: Any, out: list[str], indent: int | None) -> None:
         out.append(_scalar(value))
 
 
+def java_utf8(text: str) -> bytes:
+    """UTF-8 as Java's ``String.getBytes(UTF_8)`` (and fastjson's own UTF-8 writer) makes it: each unpaired
+    surrogate becomes ``?``. A peer may send one as a JSON escape (``"\\udc80"`` is valid JSON text), and
+    whatever quotes it back (a remark, a KV value, a route) must still be answerable."""
+    return text.encode("utf-8", "replace")
+
+
+def dumps_bytes(obj: Any) -> bytes:
+    """Compact fastjson text of ``obj`` as the bytes a Java peer sends (see :func:`java_utf8`)."""
+    return java_utf8(dumps(obj))
+
+
 def dumps(obj: Any, *, pretty: bool = False) -> str:
     """Write ``obj`` in fastjson's compact or pretty layout, keys in the mapping's own order.
 

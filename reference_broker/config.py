@@ -32,6 +32,10 @@ FAST_PORT_OFFSET = 2
 """Java's fast ("VIP") remoting server listens on ``listenPort - 2``."""
 LOOPBACK = "127.0.0.1"
 ROCKETMQ_HOME_ENV = "ROCKETMQ_HOME"
+SOCKET_BACKLOG = 1024
+"""Connects the kernel queues for accept: ``serverSocketBacklog``'s default, from the system property
+``com.rocketmq.remoting.socket.backlog``. asyncio's own default of 100 makes a burst of connects beyond
+it wait for a SYN retransmit, a second or more."""
 
 
 @dataclass
@@ -39,6 +43,8 @@ class NamesrvConfig:
     listen_port: int = DEFAULT_NAMESRV_PORT
     """0 picks a free port."""
     bind_address: str = LOOPBACK
+    server_socket_backlog: int = SOCKET_BACKLOG
+    """Connects queued for accept (NettyServerConfig's ``serverSocketBacklog``)."""
     scan_not_active_broker_interval: float = 10.0
     """Seconds between scans for silent brokers (4.9.8: every 10 s)."""
     broker_channel_expired_time: float = 120.0
@@ -60,6 +66,8 @@ class BrokerConfig:
     fast_listen_port: int | None = None
     """None means ``listen_port - 2``; 0 asks for a free port of its own."""
     bind_address: str = LOOPBACK
+    server_socket_backlog: int = SOCKET_BACKLOG
+    """Connects queued for accept on each listening port (NettyServerConfig's ``serverSocketBacklog``)."""
     broker_ip1: str = LOOPBACK
     """The address advertised in route data and written as store host."""
     namesrv_addr: str | None = f"{LOOPBACK}:{DEFAULT_NAMESRV_PORT}"

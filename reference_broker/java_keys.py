@@ -146,7 +146,7 @@ KEYS: tuple[JavaKey, ...] = (
               "serverSocketRcvBufSize", "writeBufferHighWaterMark", "writeBufferLowWaterMark",
               "serverPooledByteBufAllocatorEnable", "useEpollNativeSelector"),
     _fixed(_NSC, "serverChannelMaxIdleTimeSeconds", "120", "idle connections are closed after 120 s"),
-    *_refused(_NSC, "the listen backlog is not configurable", "serverSocketBacklog"),
+    *_honoured(_NSC, "serverSocketBacklog", owner=Owner.BOTH),
     *_ignored(_NCC, _NS_CLIENT, "clientWorkerThreads", "clientCallbackExecutorThreads",
               "clientOnewaySemaphoreValue", "clientAsyncSemaphoreValue", "connectTimeoutMillis",
               "channelNotActiveInterval", "clientChannelMaxIdleTimeSeconds", "clientSocketSndBufSize",

@@ -16,10 +16,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from codec.bodies import decode_body
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
+from reference_broker.config import SOCKET_BACKLOG
 from reference_broker.stream import FramedConnection
 from reference_broker.tasks import cancel_and_wait
+from spec.bodies import BodySpec
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
@@ -112,6 +115,15 @@ class Request:
             raise LookupError(f"the spec has no request header for code {self.command.code}")
         return decode_header(spec, self.command.ext_fields)
 
+    def body(self, spec: BodySpec) -> dict[str, Any]:
+        """The request's JSON body, typed through the spec's bean table for it.
+
+        Raises BodyError when it is not JSON, a field has the wrong type or a field the receiver needs
+        is missing (absent primitives take their Java defaults), so a handler never meets a missing key;
+        an absent body reads as ``{}``. The server answers SYSTEM_ERROR with the request's opaque.
+        """
+        return decode_body(spec, self.command.body or b"{}")
+
     def reply(self, code: int = ResponseCode.SUCCESS, remark: str | None = None,
               header: Mapping[str, Any] | None = None, body: bytes | None = None,
               extra_fields: Mapping[str, str] | None = None, *, direct: bool = False) -> RemotingCommand:
@@ -170,8 +182,20 @@ def not_supported_remark(code: int) -> str:
     return f" request type {code} not supported"
 
 
+def _not_supported(request: RemotingCommand) -> RemotingCommand | None:
+    """Java's servers hand unknown codes to a default processor (the broker's AdminBrokerProcessor answers
+    3), so the answer is an ordinary one: in the request's serialization, none if it is oneway."""
+    if request.is_oneway:
+        return None
+    return early_response(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                          not_supported_remark(request.code), request.serialize_type)
+
+
 def error_remark(exc: BaseException) -> str:
-    """What Java's ``RemotingHelper.exceptionSimpleDesc`` puts in a SYSTEM_ERROR remark: the exception."""
+    """What Java's ``RemotingHelper.exceptionSimpleDesc`` puts in a SYSTEM_ERROR remark: the exception
+    (Java's own where the spec knows it, as for a missing header field)."""
+    if isinstance(exc, RocketMQSpecError) and exc.java_remark is not None:
+        return exc.java_remark
     detail = exc.describe() if isinstance(exc, RocketMQSpecError) else str(exc)
     return f"{type(exc).__name__}: {detail}"
 
@@ -201,8 +225,10 @@ class DispatchTable:
 class RemotingServer:
     def __init__(self, name: str, dispatch: DispatchTable, *,
                  default_serialize_type: SerializeType = SerializeType.JSON,
-                 on_close: Callable[[Connection], Any] | None = None, guard: Guard | None = None) -> None:
+                 on_close: Callable[[Connection], Any] | None = None, guard: Guard | None = None,
+                 backlog: int = SOCKET_BACKLOG) -> None:
         self.name = name
+        self.backlog = backlog
         self.dispatch = dispatch
         self.guard = guard
         self.default_serialize_type = default_serialize_type
@@ -222,7 +248,8 @@ class RemotingServer:
         """Take the port without accepting yet: the broker's store needs the port (its store host)
         before the first request may reach a handler."""
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(self._accepted, host, port, start_serving=False)
+        self._server = await loop.create_server(self._accepted, host, port, backlog=self.backlog,
+                                                start_serving=False)
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("%s bound to %s:%d", self.name, host, self.port)
         return self.port
@@ -280,16 +307,22 @@ class RemotingServer:
     def received(self, connection: Connection, command: RemotingCommand) -> None:
         """Each decoded command of a connection: requests run as tasks of their own (a long poll must
         not hold up the requests behind it), responses to nothing we asked are dropped."""
+        handler = self.dispatch.get(command.code)
         if command.is_response:
             if not connection.answered(command):
                 log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
+        elif handler is None and self.guard is None:
+            # answered at once, without a task: a peer sending codes nobody serves costs one write a frame
+            unsupported = _not_supported(command)
+            if unsupported is not None:
+                connection.write(unsupported)
         elif connection.pending >= MAX_PENDING_REQUESTS_PER_CONNECTION:
             if not command.is_oneway:
                 connection.write(early_response(command, ResponseCode.SYSTEM_BUSY, OVERLOAD_REMARK,
                                                 self.default_serialize_type))
         else:
             connection.pending += 1
-            self._tasks.add(asyncio.ensure_future(self._process(connection, command)))
+            self._tasks.add(asyncio.ensure_future(self._process(connection, command, handler)))
 
     def lost(self, connection: Connection) -> None:
         connection.fail_awaiting()
@@ -297,18 +330,20 @@ class RemotingServer:
         if self._on_close is not None:
             self._on_close(connection)
 
-    async def _process(self, connection: Connection, command: RemotingCommand) -> None:
+    async def _process(self, connection: Connection, command: RemotingCommand,
+                       handler: Handler | None) -> None:
         """One request's task. It leaves the books itself rather than through a done callback, which
         would cost every request one more turn of the event loop."""
         try:
-            await self._answer(connection, command)
+            await self._answer(connection, command, handler)
         finally:
             connection.pending -= 1
             task = asyncio.current_task()
             if task is not None:
                 self._tasks.discard(task)
 
-    async def _answer(self, connection: Connection, command: RemotingCommand) -> None:
+    async def _answer(self, connection: Connection, command: RemotingCommand,
+                      handler: Handler | None) -> None:
         if self.guard is not None:
             try:
                 self.guard(command, connection.peer)
@@ -317,14 +352,10 @@ class RemotingServer:
                     await connection.send(early_response(command, refusal.code, refusal.remark,
                                                          self.default_serialize_type))
                 return
-        handler = self.dispatch.get(command.code)
         if handler is None:
-            # Java's servers hand unknown codes to a default processor (the broker's AdminBrokerProcessor
-            # answers 3), so the answer is an ordinary one: in the request's serialization, none if oneway.
-            if not command.is_oneway:
-                remark = not_supported_remark(command.code)
-                await connection.send(early_response(command, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, remark,
-                                                     command.serialize_type))
+            unsupported = _not_supported(command)
+            if unsupported is not None:
+                await connection.send(unsupported)
             return
         try:
             response = await handler(Request(command, connection, self.default_serialize_type))
@@ -332,7 +363,9 @@ class RemotingServer:
             raise
         except Exception as exc:
             if isinstance(exc, RocketMQSpecError):
-                log.info("%s: request %d rejected: %s", self.name, command.code, exc)
+                # the remark tells the peer; a line per rejected frame would let a hostile peer spend
+                # our time and disk on logging
+                log.debug("%s: request %d rejected: %s", self.name, command.code, exc)
             else:
                 log.exception("%s: handler for %d failed", self.name, command.code)
             response = early_response(command, ResponseCode.SYSTEM_ERROR, error_remark(exc),

@@ -30,6 +30,10 @@ def _addr(sockname: object) -> str:
     return str(sockname)
 
 
+def _ignore(command: RemotingCommand) -> None:
+    """What a connection does with a command once it has ended: nothing."""
+
+
 class _Closable(Protocol):
     peer: str
 
@@ -121,8 +125,13 @@ class FramedConnection(asyncio.Protocol):
         if exc is not None:
             log.debug("connection %s lost: %s", self.peer, exc)
         self._mark_closed()
-        if self._on_lost is not None:
-            self._on_lost()
+        on_lost, self._on_command, self._on_lost = self._on_lost, _ignore, None
+        # The callbacks usually close over this connection (the server's over itself and us, a
+        # client's over the client holding us): dropping them breaks the cycle, so the connection and
+        # whatever it still holds go as soon as the last outside reference does, not at the next
+        # run of the cycle collector.
+        if on_lost is not None:
+            on_lost()
         self.ended.set()
 
     @property
@@ -175,8 +184,12 @@ class FramedConnection(asyncio.Protocol):
         if not self.closed.is_set():
             self.closed.set()
             self._writable.set()
+            # nothing is read after a close: the partial frame buffered so far (up to the frame limit)
+            # is dropped now, and so is the watchdog, which refers back to us
+            self._decoder = FrameDecoder()
             if self._watchdog is not None:
                 self._watchdog.cancel()
+                self._watchdog = None
 
 
 class FramedStream:

@@ -117,7 +117,8 @@ class _NullableText(Adapter):
                               clause=HDR_TEXT_UTF8.id) from None
 
     def _encode(self, obj: str | None, context: Any, path: str) -> bytes:
-        return obj.encode("utf-8") if obj else b""
+        # Java's String.getBytes(UTF_8): an unpaired surrogate is written as "?"
+        return obj.encode("utf-8", "replace") if obj else b""
 
 
 def _text(length_field: Construct, field: str) -> Construct:

@@ -42,6 +42,12 @@ class BodyField:
     key_bean: BodySpec | None = None
     """For a map whose keys are beans (a MessageQueue): fastjson writes each key as a JSON object,
     ``{{"brokerName":"b","queueId":0,"topic":"t"}:{...}}``, which no strict JSON reader accepts."""
+    required: bool = False
+    """The receiver cannot do without it: Java dereferences it (a null key of a ConcurrentHashMap, a
+    method call), so a body without it ends in SYSTEM_ERROR; a reader rejects it up front instead."""
+    default: object = None
+    """For a Java primitive (or initialised) field, the value the bean keeps when the key is absent or
+    null, which is what a reader takes then."""
 
 
 @dataclass(frozen=True)
@@ -53,17 +59,17 @@ class BodySpec:
 _S, _N, _B, _A, _O = Json.STRING, Json.NUMBER, Json.BOOLEAN, Json.ARRAY, Json.OBJECT
 
 DATA_VERSION = BodySpec("DataVersion", (
-    BodyField("counter", _N, "incremented on every change"),
-    BodyField("timestamp", _N, "time of the last change, ms"),
+    BodyField("counter", _N, "incremented on every change", default=0),
+    BodyField("timestamp", _N, "time of the last change, ms", default=0),
 ))
 TOPIC_CONFIG = BodySpec("TopicConfig", (
-    BodyField("order", _B, "ordered topic"),
-    BodyField("perm", _N, "PermName bits (6 = read+write)"),
-    BodyField("readQueueNums", _N, "read queues"),
-    BodyField("topicFilterType", _S, "SINGLE_TAG or MULTI_TAG"),
-    BodyField("topicName", _S, "topic"),
-    BodyField("topicSysFlag", _N, "TopicSysFlag bits"),
-    BodyField("writeQueueNums", _N, "write queues"),
+    BodyField("order", _B, "ordered topic", default=False),
+    BodyField("perm", _N, "PermName bits (6 = read+write)", default=6),
+    BodyField("readQueueNums", _N, "read queues", default=16),
+    BodyField("topicFilterType", _S, "SINGLE_TAG or MULTI_TAG", default="SINGLE_TAG"),
+    BodyField("topicName", _S, "topic", required=True),
+    BodyField("topicSysFlag", _N, "TopicSysFlag bits", default=0),
+    BodyField("writeQueueNums", _N, "write queues", default=16),
 ))
 TOPIC_CONFIG_WRAPPER = BodySpec("TopicConfigSerializeWrapper", (
     BodyField("dataVersion", _O, "version of the topic table", DATA_VERSION),
@@ -96,14 +102,14 @@ CLUSTER_INFO = BodySpec("ClusterInfo", (
     BodyField("clusterAddrTable", _O, "cluster name → broker names", is_map=True),
 ))
 MESSAGE_QUEUE = BodySpec("MessageQueue", (
-    BodyField("brokerName", _S, "broker"),
-    BodyField("queueId", _N, "queue"),
-    BodyField("topic", _S, "topic"),
+    BodyField("brokerName", _S, "broker", required=True),
+    BodyField("queueId", _N, "queue", required=True),
+    BodyField("topic", _S, "topic", required=True),
 ))
 LOCK_BATCH_REQUEST = BodySpec("LockBatchRequestBody", (
-    BodyField("clientId", _S, "client asking for the locks"),
-    BodyField("consumerGroup", _S, "consumer group"),
-    BodyField("mqSet", _A, "queues to lock (or unlock)", MESSAGE_QUEUE),
+    BodyField("clientId", _S, "client asking for the locks", required=True),
+    BodyField("consumerGroup", _S, "consumer group", required=True),
+    BodyField("mqSet", _A, "queues to lock (or unlock)", MESSAGE_QUEUE, default=()),
 ))
 LOCK_BATCH_RESPONSE = BodySpec("LockBatchResponseBody", (
     BodyField("lockOKMQSet", _A, "queues now locked by the client", MESSAGE_QUEUE),
@@ -121,22 +127,22 @@ SUBSCRIPTION_DATA = BodySpec("SubscriptionData", (
     BodyField("subString", _S, "expression; * is everything"),
     BodyField("subVersion", _N, "subscription version, ms"),
     BodyField("tagsSet", _A, "tags of the expression"),
-    BodyField("topic", _S, "topic"),
+    BodyField("topic", _S, "topic", required=True),
 ))
 CONSUMER_DATA = BodySpec("ConsumerData", (
     BodyField("consumeFromWhere", _S, "ConsumeFromWhere name", constants=CONSUME_FROM_WHERE),
     BodyField("consumeType", _S, "CONSUME_ACTIVELY (pull) or CONSUME_PASSIVELY (push)",
               constants=CONSUME_TYPE),
-    BodyField("groupName", _S, "consumer group"),
+    BodyField("groupName", _S, "consumer group", required=True),
     BodyField("messageModel", _S, "CLUSTERING or BROADCASTING", constants=MESSAGE_MODEL),
     BodyField("subscriptionDataSet", _A, "subscriptions", SUBSCRIPTION_DATA),
     BodyField("unitMode", _B, "unit mode"),
 ))
-PRODUCER_DATA = BodySpec("ProducerData", (BodyField("groupName", _S, "producer group"),))
+PRODUCER_DATA = BodySpec("ProducerData", (BodyField("groupName", _S, "producer group", required=True),))
 HEARTBEAT_DATA = BodySpec("HeartbeatData", (
-    BodyField("clientID", _S, "client id"),
-    BodyField("consumerDataSet", _A, "consumer groups of the client", CONSUMER_DATA),
-    BodyField("producerDataSet", _A, "producer groups of the client", PRODUCER_DATA),
+    BodyField("clientID", _S, "client id", required=True),
+    BodyField("consumerDataSet", _A, "consumer groups of the client", CONSUMER_DATA, default=()),
+    BodyField("producerDataSet", _A, "producer groups of the client", PRODUCER_DATA, default=()),
 ))
 CONSUMER_LIST = BodySpec("GetConsumerListByGroupResponseBody", (
     BodyField("consumerIdList", _A, "client ids of the group's online consumers"),
@@ -161,6 +167,12 @@ CMD_BODY_BEAN_ORDER = clause(
     "RMQ-CMD-BODY-BEAN-ORDER", Level.MUST,
     "JSON bodies are fastjson beans: properties in alphabetical order, null properties omitted.",
     source=_BODY_DIR)
+CMD_BODY_REQUIRED = clause(
+    "RMQ-CMD-BODY-REQUIRED", Level.MUST,
+    "A body property the receiver dereferences (a group, client id, queue's topic/broker/queue id, topic "
+    "name) must be present and non-null; Java fails such a request with SYSTEM_ERROR (a "
+    "NullPointerException), and an absent primitive property keeps its Java field default.",
+    source=_BODY_DIR + "HeartbeatData.java")
 CMD_BODY_LENIENT_SCALARS = clause(
     "RMQ-CMD-BODY-LENIENT-SCALARS", Level.MUST,
     "A receiver reads an enum property given as its ordinal number and a numeric property given as a "

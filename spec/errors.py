@@ -13,8 +13,10 @@ class RocketMQSpecError(Exception):
     """Base of all errors raised when bytes or values do not follow the spec."""
 
     def __init__(self, message: str, *, expected: Any = None, seen: Any = None, clause: str | None = None,
-                 offset: int | None = None) -> None:
+                 offset: int | None = None, java_remark: str | None = None) -> None:
         self.message = message
+        self.java_remark = java_remark
+        """What a Java server puts in the SYSTEM_ERROR remark of a request rejected this way, when known."""
         self.expected = expected
         self.seen = seen
         self.clause = clause

@@ -295,6 +295,18 @@ CMD_REQUIRED = clause(
     "FastCodesHeader decoders of pull and SEND_MESSAGE_V2; its reflective decoder logs the missing field "
     "and goes on).",
     source=_HEADER_DIR)
+_MISSING_FIELD_FRAME = ("org.apache.rocketmq.remoting.protocol.RemotingCommand.decodeCommandCustomHeader"
+                        "(RemotingCommand.java:281)")
+
+
+def missing_field_remark(name: str) -> str:
+    """The SYSTEM_ERROR remark of a request lacking ``name`` (4.9.8's exceptionSimpleDesc of the
+    RemotingCommandException thrown by the reflective decoder; the few FastCodesHeader classes only log
+    and fail later on the null)."""
+    return (f"org.apache.rocketmq.remoting.exception.RemotingCommandException: the custom field <{name}> is "
+            f"null, {_MISSING_FIELD_FRAME}")
+
+
 CMD_EXTRA_KEYS = clause(
     "RMQ-CMD-EXTRA-KEYS", Level.MUST,
     "extFields keys that are not fields of the command's header are ignored.",

@@ -65,11 +65,16 @@ def test_compressed_register_body_round_trip() -> None:
                                    "topicFilterType": "SINGLE_TAG"}}}}
     data = encode_register_broker_body(value, compressed=True)
     assert data[:1] == b"\x78"
-    assert decode_register_broker_body(data, compressed=True) == value
+    # what TopicConfig.encode() leaves out comes back as TopicConfig's Java defaults, in either form
+    defaulted = {**value["topicConfigSerializeWrapper"]["topicConfigTable"]["T"], "order": False,
+                 "topicSysFlag": 0}
+    assert decode_register_broker_body(data, compressed=True) == {**value, "topicConfigSerializeWrapper": {
+        **value["topicConfigSerializeWrapper"], "topicConfigTable": {"T": defaulted}}}
     with pytest.raises(BodyError):
         decode_register_broker_body(data[:-3], compressed=True)
     plain = encode_register_broker_body(value, compressed=False)
-    assert decode_register_broker_body(plain, compressed=False) == value
+    assert decode_register_broker_body(plain, compressed=False) == decode_register_broker_body(
+        data, compressed=True)
 
 
 def test_heartbeat_of_a_cpp_client_reads_ordinals_and_numeric_strings() -> None:
@@ -83,9 +88,37 @@ def test_heartbeat_of_a_cpp_client_reads_ordinals_and_numeric_strings() -> None:
     assert consumer["subscriptionDataSet"][0]["subVersion"] == 1795334520211
 
 
-@pytest.mark.parametrize("bad", [b'"consumeType":7', b'"subscriptionDataSet":[{"subVersion":"1x"}]'])
+@pytest.mark.parametrize("bad", [b'"consumeType":7',
+                                 b'"subscriptionDataSet":[{"subVersion":"1x","topic":"T"}]'])
 def test_heartbeat_with_an_unknown_ordinal_or_a_non_numeric_string_is_a_body_error(bad: bytes) -> None:
-    body = b'{"consumerDataSet":[{' + bad + b',"groupName":"G"}]}'
+    body = b'{"clientID":"c","consumerDataSet":[{' + bad + b',"groupName":"G"}]}'
     with pytest.raises(BodyError) as info:
         decode_body(bodies.HEARTBEAT_DATA, body)
     assert info.value.clause == "RMQ-CMD-BODY-LENIENT-SCALARS"
+
+
+@pytest.mark.parametrize(("spec", "body"), [
+    (bodies.HEARTBEAT_DATA, b'{"clientID":"c","producerDataSet":[{}]}'),
+    (bodies.HEARTBEAT_DATA, b'{"clientID":"c","consumerDataSet":[{"groupName":null}]}'),
+    (bodies.HEARTBEAT_DATA, b'{"producerDataSet":[]}'),
+    (bodies.LOCK_BATCH_REQUEST, b'{"clientId":"c","consumerGroup":"g","mqSet":[{"topic":"t","queueId":0}]}'),
+    (bodies.LOCK_BATCH_REQUEST, b'{"clientId":"c","consumerGroup":"g",'
+                                b'"mqSet":[{"brokerName":"b","topic":"t"}]}'),
+    (bodies.LOCK_BATCH_REQUEST, b'{"clientId":"c","mqSet":[]}'),
+    (bodies.REGISTER_BROKER_BODY, b'{"topicConfigSerializeWrapper":{"topicConfigTable":{"t":{"perm":6}}}}'),
+])
+def test_a_body_without_a_field_the_receiver_needs_is_a_body_error(spec: bodies.BodySpec,
+                                                                   body: bytes) -> None:
+    with pytest.raises(BodyError) as info:
+        decode_body(spec, body)
+    assert info.value.clause == "RMQ-CMD-BODY-REQUIRED"
+
+
+def test_absent_primitive_fields_take_their_java_defaults() -> None:
+    table = decode_body(bodies.REGISTER_BROKER_BODY,
+                        b'{"topicConfigSerializeWrapper":{"topicConfigTable":{"t":{"topicName":"t"}}}}')
+    assert table["topicConfigSerializeWrapper"]["topicConfigTable"]["t"] == {
+        "order": False, "perm": 6, "readQueueNums": 16, "topicFilterType": "SINGLE_TAG", "topicName": "t",
+        "topicSysFlag": 0, "writeQueueNums": 16}
+    assert decode_body(bodies.HEARTBEAT_DATA, b'{"clientID":"c"}') == {
+        "clientID": "c", "consumerDataSet": [], "producerDataSet": []}

@@ -51,7 +51,7 @@ def accepted(view: ReadableBuffer, starts: np.ndarray, *, base: int) -> np.ndarr
     offset ``base``) hold a message record the record walk accepts: a message magic, TOTALSIZE within
     the buffer, fixed fields within TOTALSIZE, PHYSICALOFFSET equal to the record's offset."""
     starts = np.asarray(starts, dtype=np.int64)
-    buf = np.frombuffer(view, dtype=np.uint8)  # type: ignore[call-overload]
+    buf = np.frombuffer(view, dtype=np.uint8)
     inside = (starts >= 0) & (starts <= len(buf) - BODY_POSITION_V4)
     at = np.where(inside, starts, 0)
     total = _ints(buf, at, ">i4")

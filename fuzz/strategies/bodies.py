@@ -4,7 +4,8 @@ One generic strategy walks a :class:`~spec.bodies.BodySpec`: scalars by their JS
 their constants), nested beans, arrays of beans and maps of beans recursively. The tables do not type the
 elements of scalar arrays or the values of plain maps, so those are drawn as strings or integers, which is
 what the Java beans hold there. Absent properties are left out rather than None, as a decoder returns
-them, so values are canonical.
+them, so values are canonical; required properties and those with a Java default are always present,
+since a decoder rejects the ones and fills in the others.
 """
 
 from __future__ import annotations
@@ -56,10 +57,10 @@ def field_values(field: BodyField) -> st.SearchStrategy[Any]:
 
 @st.composite
 def bean_values(draw: st.DrawFn, spec: BodySpec) -> dict[str, Any]:
-    """Each property of the bean present or absent; present ones of their table's kind."""
+    """Each optional property of the bean present or absent; present ones of their table's kind."""
     value: dict[str, Any] = {}
     for field in spec.fields:
-        if draw(st.booleans()):
+        if field.required or field.default is not None or draw(st.booleans()):
             value[field.key] = draw(field_values(field))
     return value
 

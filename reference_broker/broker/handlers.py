@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from codec.bodies import decode_body, encode_body
+from codec.bodies import encode_body
 from codec.command import RemotingCommand
 from reference_broker.broker.clients import ClientChannel, ClientManager
 from reference_broker.broker.locks import MessageQueue, RebalanceLockManager
@@ -42,7 +42,7 @@ MinOffset = Callable[[str, int], int]
 
 
 def _queues(body: dict[str, Any]) -> list[MessageQueue]:
-    return [(mq["topic"], mq["brokerName"], int(mq["queueId"])) for mq in body.get("mqSet") or ()]
+    return [(mq["topic"], mq["brokerName"], mq["queueId"]) for mq in body["mqSet"]]
 
 
 class BrokerHandlers:
@@ -93,10 +93,10 @@ class BrokerHandlers:
         return request.reply(header={}, body=encode_body(TOPIC_CONFIG_WRAPPER, self.topics.wrapper_json()))
 
     async def heart_beat(self, request: Request) -> RemotingCommand:
-        data = decode_body(HEARTBEAT_DATA, request.command.body or b"{}")
-        client_id = data.get("clientID", "")
-        info = ClientChannel(client_id, request.command.language, request.command.version, time.monotonic())
-        for consumer in data.get("consumerDataSet") or ():
+        data = request.body(HEARTBEAT_DATA)
+        info = ClientChannel(data["clientID"], request.command.language, request.command.version,
+                             time.monotonic())
+        for consumer in data["consumerDataSet"]:
             group_name = consumer["groupName"]
             group = self.groups.find_or_create(group_name)
             if group is not None and group.retry_queue_nums > 0:
@@ -104,7 +104,7 @@ class BrokerHandlers:
             changed = self.clients.register_consumer(group_name, request.connection, info, consumer)
             if changed and (group is None or group.notify_consumer_ids_changed_enable):
                 await self._notify(group_name)
-        for producer in data.get("producerDataSet") or ():
+        for producer in data["producerDataSet"]:
             self.clients.register_producer(producer["groupName"], request.connection, info)
         return request.reply()
 
@@ -146,13 +146,13 @@ class BrokerHandlers:
         return request.reply(header={})
 
     async def lock_batch(self, request: Request) -> RemotingCommand:
-        body = decode_body(LOCK_BATCH_REQUEST, request.command.body or b"{}")
-        locked = self.locks.try_lock_batch(body.get("consumerGroup", ""), _queues(body),
-                                           body.get("clientId", ""), time.monotonic())
+        body = request.body(LOCK_BATCH_REQUEST)
+        locked = self.locks.try_lock_batch(body["consumerGroup"], _queues(body), body["clientId"],
+                                           time.monotonic())
         answer = {"lockOKMQSet": [{"brokerName": b, "queueId": q, "topic": t} for t, b, q in locked]}
         return request.reply(body=encode_body(LOCK_BATCH_RESPONSE, answer))
 
     async def unlock_batch(self, request: Request) -> RemotingCommand:
-        body = decode_body(LOCK_BATCH_REQUEST, request.command.body or b"{}")
-        self.locks.unlock_batch(body.get("consumerGroup", ""), _queues(body), body.get("clientId", ""))
+        body = request.body(LOCK_BATCH_REQUEST)
+        self.locks.unlock_batch(body["consumerGroup"], _queues(body), body["clientId"])
         return request.reply()

@@ -93,9 +93,11 @@ class Broker:
         self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
         guard_check = self.guard.check if self.guard is not None else None
         dispatch = DispatchTable(self.handlers.table())
-        self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check)
+        backlog = self.config.server_socket_backlog
+        self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
+                                     backlog=backlog)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
-                                          on_close=self._closed, guard=guard_check)
+                                          on_close=self._closed, guard=guard_check, backlog=backlog)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
         self._producer_turn = 0

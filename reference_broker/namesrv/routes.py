@@ -57,6 +57,10 @@ class RouteTable:
                  ha_server_addr: str, data_version: Mapping[str, Any] | None,
                  topic_configs: Mapping[str, Mapping[str, Any]], filter_servers: list[str],
                  channel: Hashable | None, now: float) -> RegisterResult:
+        """Record a registration whole or not at all: everything that can fail (reading the topic
+        configs) happens before the first table changes, so a bad registration cannot leave a broker
+        that routes see but expiry, which walks ``live``, never removes."""
+        queue_datas = [_queue_data(broker_name, topic_config) for topic_config in topic_configs.values()]
         self.clusters.setdefault(cluster, set()).add(broker_name)
         first = broker_name not in self.brokers
         entry = self.brokers.setdefault(broker_name, BrokerEntry(cluster, broker_name))
@@ -67,8 +71,8 @@ class RouteTable:
         entry.addrs[broker_id] = broker_addr
         version = dict(data_version or {})
         if broker_id == MASTER_ID and (first or self.version_changed(broker_addr, version)):
-            for topic_config in topic_configs.values():
-                self._update_queue_data(broker_name, topic_config)
+            for topic, queue_data in queue_datas:
+                self.topics.setdefault(topic, {})[broker_name] = queue_data
         self.live[broker_addr] = BrokerLive(now, version, channel, ha_server_addr)
         if filter_servers:
             self.filter_servers[broker_addr] = list(filter_servers)
@@ -79,16 +83,6 @@ class RouteTable:
             if master is not None and master in self.live:
                 return RegisterResult(self.live[master].ha_server_addr, master)
         return RegisterResult(None, None)
-
-    def _update_queue_data(self, broker_name: str, topic_config: Mapping[str, Any]) -> None:
-        queue_data = {
-            "brokerName": broker_name,
-            "perm": topic_config["perm"],
-            "readQueueNums": topic_config["readQueueNums"],
-            "topicSysFlag": topic_config.get("topicSysFlag", 0),
-            "writeQueueNums": topic_config["writeQueueNums"],
-        }
-        self.topics.setdefault(topic_config["topicName"], {})[broker_name] = queue_data
 
     def version_changed(self, broker_addr: str, data_version: Mapping[str, Any]) -> bool:
         live = self.live.get(broker_addr)
@@ -212,6 +206,18 @@ class RouteTable:
         names = [name for cluster, brokers in self.clusters.items() for name in (cluster, *sorted(brokers))]
         addrs = [next(iter(entry.addrs.values())) for entry in self.brokers.values() if entry.addrs]
         return list(dict.fromkeys(names)), addrs[0] if addrs else None
+
+
+def _queue_data(broker_name: str, topic_config: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A topic and the QueueData a master's TopicConfig gives it (the config read through the spec's
+    TopicConfig table, so every key is there)."""
+    return topic_config["topicName"], {
+        "brokerName": broker_name,
+        "perm": topic_config["perm"],
+        "readQueueNums": topic_config["readQueueNums"],
+        "topicSysFlag": topic_config["topicSysFlag"],
+        "writeQueueNums": topic_config["writeQueueNums"],
+    }
 
 
 def _standard(value: Any) -> Any:

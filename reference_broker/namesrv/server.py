@@ -20,6 +20,7 @@ from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from reference_broker.namesrv.routes import RouteTable, route_data_json
 from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
 from reference_broker.tasks import cancel_and_wait
+from spec.bodies import DATA_VERSION
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
 from spec.version import MQVersion
@@ -36,7 +37,8 @@ class NameServer:
         self.routes = RouteTable()
         path = self.config.kv_config_path
         self.kv = KVConfig.load(Path(path)) if path else KVConfig()
-        self.server = RemotingServer("namesrv", DispatchTable(self._handlers()), on_close=self._closed)
+        self.server = RemotingServer("namesrv", DispatchTable(self._handlers()), on_close=self._closed,
+                                     backlog=self.config.server_socket_backlog)
         self._scanner: asyncio.Task[None] | None = None
 
     @property
@@ -101,7 +103,7 @@ class NameServer:
         order_topics = self.kv.namespace(ORDER_TOPIC_CONFIG)
         return request.reply(
             header={"haServerAddr": result.ha_server_addr, "masterAddr": result.master_addr},
-            body=None if order_topics is None else fastjson.dumps({"table": order_topics}).encode())
+            body=None if order_topics is None else fastjson.dumps_bytes({"table": order_topics}))
 
     async def unregister_broker(self, request: Request) -> RemotingCommand:
         header = request.header()
@@ -124,10 +126,10 @@ class NameServer:
         return request.reply(body=route_data_json(route, standard=standard))
 
     async def get_cluster_info(self, request: Request) -> RemotingCommand:
-        return request.reply(body=fastjson.dumps(self.routes.cluster_info()).encode())
+        return request.reply(body=fastjson.dumps_bytes(self.routes.cluster_info()))
 
     async def get_all_topics(self, request: Request) -> RemotingCommand:
-        return request.reply(body=fastjson.dumps({"topicList": self.routes.topic_names()}).encode())
+        return request.reply(body=fastjson.dumps_bytes({"topicList": self.routes.topic_names()}))
 
     async def delete_topic(self, request: Request) -> RemotingCommand:
         header = request.header()
@@ -141,13 +143,13 @@ class NameServer:
     async def query_data_version(self, request: Request) -> RemotingCommand:
         header = request.header()
         addr = header["brokerAddr"]
-        theirs = fastjson.loads(request.command.body) if request.command.body else {}
+        theirs = request.body(DATA_VERSION) if request.command.body else {}
         changed = self.routes.version_changed(addr, theirs)
         if not changed:
             self.routes.touch(addr, time.monotonic())
         ours = self.routes.data_version_of(addr)
         return request.reply(header={"changed": changed},
-                             body=None if ours is None else fastjson.dumps(ours).encode())
+                             body=None if ours is None else fastjson.dumps_bytes(ours))
 
     async def put_kv(self, request: Request) -> RemotingCommand:
         header = request.header()
@@ -172,5 +174,5 @@ class NameServer:
         entries = self.kv.namespace(namespace)
         if entries is None:
             return request.reply(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {namespace}")
-        return request.reply(body=fastjson.dumps({"table": entries}).encode())
+        return request.reply(body=fastjson.dumps_bytes({"table": entries}))
 

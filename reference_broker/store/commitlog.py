@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from codec.store.commitlog import CommitLog as CommitLogReader
 from codec.store.record import (
@@ -27,6 +28,14 @@ from spec.errors import StoreError
 
 RECOVERY_FILES = 3
 """Like Java's normal recovery, the last three files are always re-verified record by record."""
+
+
+class RecoveredEnd(NamedTuple):
+    offset: int
+    """Just past the last valid record: where appending resumes."""
+    newest_store_timestamp: int
+    """The newest store time among the records verified, which the checkpoint must cover once they are
+    dispatched (0 when there are none)."""
 
 
 class CommitLog:
@@ -132,22 +141,24 @@ class CommitLog:
     def load(self) -> None:
         self.files.load()
 
-    def find_end(self, scan_from: int, verify_crc: bool) -> int:
+    def find_end(self, scan_from: int, verify_crc: bool) -> RecoveredEnd:
         """The offset just past the last valid record, scanning from a file start at or before ``scan_from``
-        (and at least the last RECOVERY_FILES files)."""
+        (and at least the last RECOVERY_FILES files), and the newest store time among the records kept."""
         files = self.files.files
         if not files:
-            return 0
+            return RecoveredEnd(0, 0)
         holder = self.files.file_for(scan_from) or files[0]
         start = min(holder.file_from_offset, files[max(0, len(files) - RECOVERY_FILES)].file_from_offset)
         end = start
+        newest = 0
         with CommitLogReader(self.directory) as reader:
             try:
                 for record in reader.records(start, verify_crc=verify_crc):
                     end = record.physical_offset + record.total_size
+                    newest = max(newest, record.store_timestamp)
             except StoreError as exc:
-                return exc.offset if exc.offset is not None else end
-        return self._past_blank(end)
+                return RecoveredEnd(exc.offset if exc.offset is not None else end, newest)
+        return RecoveredEnd(self._past_blank(end), newest)
 
     def _past_blank(self, end: int) -> int:
         """A BLANK marker at the end means the data continues at the next file."""

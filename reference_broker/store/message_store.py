@@ -206,7 +206,7 @@ class MessageStore:
         if self.config.message_index_enable:
             self.index.load()
         dispatch_from = self._dispatch_from()
-        end = self.commitlog.find_end(dispatch_from, self.config.check_crc_on_recover)
+        end, newest = self.commitlog.find_end(dispatch_from, self.config.check_crc_on_recover)
         self.commitlog.truncate(end)
         for queue in self.queues.values():
             queue.truncate_dirty(end)
@@ -219,6 +219,12 @@ class MessageStore:
         self._next_queue_offset = {key: queue.max_offset for key, queue in self.queues.items()}
         for queue in self.queues.values():
             queue.correct_min_offset(self.commitlog.min_offset)
+        # Every record up to ``end`` is now in the consume queues (and the index), whether recovery
+        # dispatched it or found it already there: a crash before the checkpoint's first flush must not
+        # leave stamps of 0 behind a store that holds messages (RMQ-BRK-CHECKPOINT).
+        covered = [True, True, self.config.message_index_enable]
+        self._stamps = [max(stamp, newest) if cover else stamp for stamp, cover in zip(self._stamps, covered,
+                                                                                        strict=True)]
 
     def _dispatch_from(self) -> int:
         """Where the consume queues (Java: the one furthest ahead) and the index stop covering records."""

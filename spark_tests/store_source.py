@@ -30,8 +30,8 @@ from codec.store import IndexFile, StoreDirectory
 from codec.store.commitlog import map_file
 from spark_tests.options import choice, flag, index_sizes, positive
 from spark_tests.planning import DEFAULT_SPLIT_BYTES, CommitLogFile, CommitLogSplit, plan_splits
-from spark_tests.session import ARROW_BATCH_ROWS
 from spark_tests.tables import (
+    ARROW_BATCH_ROWS,
     CONSUME_QUEUE_SCHEMA,
     INDEX_SCHEMA,
     MESSAGE_SCHEMA,

@@ -1,5 +1,7 @@
 """Fault injection for the copy job: a ``rocketmq`` sink that crashes once after a batch is sent.
 
+Test-only: the tests that use it register it on their session; nothing in the product does.
+
 The crash comes from the driver-side commit of a micro-batch, after every message of the batch was
 acknowledged by the broker but before Spark records the batch as done, which is the one window where
 at-least-once delivery must duplicate: the restarted query replays the whole batch. Because the window is

@@ -19,8 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from conformance import profile as profiles
 from conformance.target import Target
 from conformance.wire import Endpoint
+from spec.cli import BadInput, Parser, add_version, fail, require_store
+
+PROG = "rmq-conformance"
 
 CASES_DIR = Path(__file__).with_name("cases")
 
@@ -30,6 +34,13 @@ STORE_REPORT = "store"
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
 broker busy without making timing-sensitive cases (long polling) compete for it."""
+
+
+def _endpoint(text: str) -> Endpoint:
+    try:
+        return Endpoint.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -42,17 +53,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _wire_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmq-conformance", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--namesrv", type=Endpoint.parse, metavar="HOST:PORT")
-    parser.add_argument("--broker", type=Endpoint.parse, metavar="HOST:PORT")
+    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version(parser)
+    parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT")
+    parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     _common(parser)
     return parser
 
 
 def _store_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmq-conformance store", description="check a store directory")
+    parser = Parser(prog=f"{PROG} store", description="check a store directory")
     parser.add_argument("directory", type=Path)
     parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
                         help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
@@ -108,19 +119,41 @@ def _embedded(args: argparse.Namespace) -> int:
     return int(wire_code or store_code)
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """Options that would otherwise fail inside every case: a profile that cannot be read, a report
+    directory that is a file."""
+    if args.profile:
+        try:
+            profiles.load(Path(args.profile))
+        except profiles.ProfileError as exc:
+            raise BadInput(str(exc)) from None
+    if args.report and args.report.exists() and not args.report.is_dir():
+        raise BadInput(f"report directory {args.report} is a file")
+
+
+def _check_reachable(target: Target) -> None:
+    """A target that does not answer is one line, not every case failing in turn."""
+    for role, endpoint in (("name server", target.namesrv), ("broker", target.broker)):
+        if endpoint is not None and (why := target.unreachable(endpoint)):
+            raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["store"]:
-        args = _store_parser().parse_args(argv[1:])
-        if not args.directory.is_dir():
-            print(f"rmq-conformance: {args.directory} is not a directory", file=sys.stderr)
-            return 2
-        return int(pytest.main(pytest_args(Target(store=args.directory), args)))
-    args = _wire_parser().parse_args(argv)
-    if args.namesrv or args.broker:
-        return int(pytest.main(pytest_args(Target(args.namesrv, args.broker), args, slow=args.slow)))
+    try:
+        if argv[:1] == ["store"]:
+            args = _store_parser().parse_args(argv[1:])
+            _check_options(args)
+            return int(pytest.main(pytest_args(Target(store=require_store(args.directory)), args)))
+        args = _wire_parser().parse_args(argv)
+        _check_options(args)
+        if args.namesrv or args.broker:
+            target = Target(args.namesrv, args.broker)
+            _check_reachable(target)
+            return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+    except BadInput as exc:
+        return fail(PROG, exc)
     return _embedded(args)
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,6 +14,7 @@ import signal
 
 from reference_broker.config import BrokerConfig, NamesrvConfig, load_config_file
 from reference_broker.embedded import EmbeddedRocketMQ
+from spec.cli import add_version
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--broker-port", type=int, help="broker listenPort (default 10911; 0 = free port)")
     parser.add_argument("--bind", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    add_version(parser)
     return parser
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from tests.golden import IN_PROJECT_GOLDEN, LEFT_OUT, ORIGIN_GOLDEN
 
-pytestmark = pytest.mark.skipif(not ORIGIN_GOLDEN.is_dir(), reason="../shared/golden is not beside the checkout")
+pytestmark = pytest.mark.skipif(not ORIGIN_GOLDEN.is_dir(),
+                                reason="../shared/golden is not beside the checkout")
 
 
 def _files(root: Path) -> set[str]:
@@ -26,7 +27,7 @@ def test_every_origin_file_is_copied_or_deliberately_left_out() -> None:
 
 def test_the_copy_holds_nothing_the_origin_lacks() -> None:
     extra = _files(IN_PROJECT_GOLDEN) - _files(ORIGIN_GOLDEN)
-    assert not extra, f"files in {IN_PROJECT_GOLDEN} that ../shared/golden does not have: {sorted(extra)[:10]}"
+    assert not extra, f"files in {IN_PROJECT_GOLDEN} that the origin lacks: {sorted(extra)[:10]}"
 
 
 def test_left_out_files_are_not_in_the_copy() -> None:

@@ -2,6 +2,7 @@
 
     rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
+    rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
 
 Without a name server or broker the embedded reference broker is started on loopback and checked, which
 is how the suite is meant to be tried first; once it has stopped, the store it wrote is checked too (reports
@@ -22,7 +23,7 @@ import pytest
 from conformance import profile as profiles
 from conformance.target import Target
 from conformance.wire import Endpoint
-from spec.cli import BadInput, Parser, add_version, fail, require_store
+from spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
 
 PROG = "rmq-conformance"
 
@@ -69,6 +70,34 @@ def _store_parser() -> argparse.ArgumentParser:
                         help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
     _common(parser)
     return parser
+
+
+def _compare_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog=f"{PROG} compare-html",
+                    description="an HTML page comparing two report directories, differing verdicts first")
+    parser.add_argument("reports", nargs=2, type=Path, metavar="REPORT_DIR")
+    parser.add_argument("--html", type=Path, required=True, metavar="FILE", help="the page to write")
+    parser.add_argument("--labels", metavar="A,B", help="names for the two sides (default: their targets)")
+    return parser
+
+
+def _compare_html(args: argparse.Namespace) -> int:
+    from conformance.report import html_compare
+
+    labels = args.labels.split(",", 1) if args.labels else [None, None]
+    if len(labels) != 2:
+        raise BadInput(f"--labels takes two names separated by a comma, got {args.labels!r}")
+    sides = []
+    for directory, label in zip(args.reports, labels, strict=True):
+        require_file(directory / "index.json", "report index")
+        try:
+            sides.append(html_compare.load(directory, label))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise BadInput(f"cannot read the report in {directory}: {one_line(exc)}") from None
+    page = html_compare.write(args.html, *sides)
+    differing = sum(p.differs for p in html_compare.pairs(*sides))
+    print(f"{differing} case(s) with different verdicts; wrote {page}")
+    return 0
 
 
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
@@ -141,6 +170,8 @@ def _check_reachable(target: Target) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["compare-html"]:
+            return _compare_html(_compare_parser().parse_args(argv[1:]))
         if argv[:1] == ["store"]:
             args = _store_parser().parse_args(argv[1:])
             _check_options(args)

@@ -131,12 +131,17 @@ def _section(module: ModuleType, clauses: list[Clause]) -> list[str]:
     return lines
 
 
+def section_modules() -> list[ModuleType]:
+    """The spec modules that are sections of the document, in reading order."""
+    return [importlib.import_module(f"spec.{info.name}")
+            for info in sorted(pkgutil.iter_modules(spec.__path__), key=lambda i: _reading_key(i.name))
+            if info.name not in _NOT_SECTIONS]
+
+
 def render() -> str:
     """The whole document as Markdown; deterministic for a given tree of spec modules."""
     clauses = all_clauses()
-    modules = [importlib.import_module(f"spec.{info.name}")
-               for info in sorted(pkgutil.iter_modules(spec.__path__), key=lambda i: _reading_key(i.name))
-               if info.name not in _NOT_SECTIONS]
+    modules = section_modules()
     lines = [
         "# Apache RocketMQ classic protocol and store formats",
         "",

@@ -80,8 +80,9 @@ def _details(result: CaseResult) -> str:
 def case_row(result: CaseResult) -> str:
     attributes = row_attributes(verdict=result.verdict.value, level=result.level, area=result.area)
     return (f'<tr id="{e(result.case_id)}"{attributes}>{verdict_cell(result.verdict)}'
-            f"<td>{e(result.case_id)}</td><td>{clause_link(result.clause_id)}</td><td>{e(result.level)}</td>"
-            f"<td>{e(result.area)}</td><td>{e(result.requirement)}</td>{_expected_actual(result)}"
+            f'<td class="id">{e(result.case_id)}</td><td>{clause_link(result.clause_id)}</td>'
+            f'<td class="k">{e(result.level)}</td><td class="k">{e(result.area)}</td>'
+            f'<td class="text">{e(result.requirement)}</td>{_expected_actual(result)}'
             f'<td>{e(result.message)}{_details(result)}</td><td class="n">{result.duration:.3f}</td></tr>')
 
 

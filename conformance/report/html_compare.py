@@ -106,8 +106,9 @@ def _row(pair: Pair) -> str:
     case = pair.any
     attributes = row_attributes(change=DIFFERS if pair.differs else SAME, transition=pair.transition,
                                 level=case.level, area=case.area)
-    return (f'<tr id="{e(pair.case_id)}"{attributes}><td>{e(pair.case_id)}</td>'
-            f"<td>{clause_link(case.clause_id)}</td><td>{e(case.level)}</td><td>{e(case.area)}</td>"
+    return (f'<tr id="{e(pair.case_id)}"{attributes}><td class="id">{e(pair.case_id)}</td>'
+            f'<td>{clause_link(case.clause_id)}</td><td class="k">{e(case.level)}</td>'
+            f'<td class="k">{e(case.area)}</td>'
             f"{_side_verdict(pair.a)}{_side_verdict(pair.b)}{_outcome(pair.a)}{_outcome(pair.b)}</tr>")
 
 

@@ -36,7 +36,10 @@ td.n a { color: inherit; display: block; }
 td.zero { color: #bbb; }
 tr.total th, tr.total td { font-weight: bold; border-top: 2px solid #888; }
 table.cases { width: 100%; }
-table.cases td { overflow-wrap: break-word; }
+table.cases td { overflow-wrap: anywhere; }
+table.cases td.k { overflow-wrap: normal; white-space: nowrap; }
+table.cases td.id { min-width: 16em; }
+table.cases td.text { min-width: 14em; }
 .verdict { color: #fff; font-weight: bold; white-space: nowrap; }
 .verdict a { color: #fff; }
 #filters { background: #f7f7f7; border: 1px solid #ddd; padding: .5em .8em; margin-bottom: 1em; }

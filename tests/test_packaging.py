@@ -48,7 +48,8 @@ def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
     venv.create(env_dir, system_site_packages=True, with_pip=False)
     bin_dir = env_dir / "bin"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
-                    "--ignore-installed", "--no-deps", str(wheel)], check=True, capture_output=True, timeout=RUN_TIMEOUT)
+                    "--ignore-installed", "--no-deps", str(wheel)],
+                   check=True, capture_output=True, timeout=RUN_TIMEOUT)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     return bin_dir, env

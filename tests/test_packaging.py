@@ -14,6 +14,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
@@ -38,6 +39,11 @@ def build(out: Path, *kinds: str) -> list[Path]:
     subprocess.run([sys.executable, "-m", "build", *kinds, "--outdir", str(out), str(PROJECT_ROOT)],
                    check=True, capture_output=True, timeout=BUILD_TIMEOUT)
     return sorted(out.iterdir())
+
+
+def sdist_names(sdist: Path) -> set[str]:
+    with tarfile.open(sdist) as tar:
+        return {name.split("/", 1)[-1] for name in tar.getnames()}
 
 
 def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
@@ -81,8 +87,10 @@ def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_sdist_builds_a_wheel_that_installs_runs_and_serves_spark_formats(tmp_path: Path) -> None:
-    sdist, wheel = build(tmp_path / "dist")  # the wheel is built from the sdist
-    assert sdist.name.endswith(".tar.gz") and wheel.suffix == ".whl"
+    built = build(tmp_path / "dist")  # the wheel is built from the sdist
+    (sdist,) = [path for path in built if path.name.endswith(".tar.gz")]
+    (wheel,) = [path for path in built if path.suffix == ".whl"]
+    assert "pyspark_rocketmq_store/__init__.py" in sdist_names(sdist)
     bin_dir, env = installed(tmp_path, wheel)
     run_main_job(tmp_path, bin_dir, env)
     store_dir = tmp_path / "golden"

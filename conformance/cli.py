@@ -186,5 +186,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(PROG, exc)
     return _embedded(args)
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -84,6 +84,13 @@ def test_conformance_names_a_missing_profile(tmp_path: Path) -> None:
     assert "gone.toml" in line
 
 
+def test_conformance_comparison_names_a_missing_report(tmp_path: Path) -> None:
+    line = one_line_failure("rmq-conformance", "compare-html", tmp_path / "a", tmp_path / "b",
+                            "--html", tmp_path / "out.html")
+    assert f"report index {tmp_path / 'a' / 'index.json'} does not exist" in line
+    assert not (tmp_path / "out.html").exists()
+
+
 def test_frame_names_the_missing_file(tmp_path: Path) -> None:
     missing = tmp_path / "gone.bin"
     line = one_line_failure("rmq-frame", "decode", missing)

@@ -3,6 +3,7 @@
     rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
+    rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
     rmq-conformance acl-file PATH
 
 ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start the broker with
@@ -28,9 +29,13 @@ from pathlib import Path
 
 import pytest
 
+from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
 from conformance.target import Target
 from conformance.wire import Endpoint
+from spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
+
+PROG = "rmq-conformance"
 
 CASES_DIR = Path(__file__).with_name("cases")
 
@@ -40,6 +45,13 @@ STORE_REPORT = "store"
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
 broker busy without making timing-sensitive cases (long polling) compete for it."""
+
+
+def _endpoint(text: str) -> Endpoint:
+    try:
+        return Endpoint.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -52,10 +64,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _wire_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmq-conformance", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--namesrv", type=Endpoint.parse, metavar="HOST:PORT")
-    parser.add_argument("--broker", type=Endpoint.parse, metavar="HOST:PORT")
+    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version(parser)
+    parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT")
+    parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
@@ -76,7 +88,7 @@ def _wire_parser() -> argparse.ArgumentParser:
 
 
 def _store_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmq-conformance store", description="check a store directory")
+    parser = Parser(prog=f"{PROG} store", description="check a store directory")
     parser.add_argument("directory", type=Path)
     parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
                         help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
@@ -87,8 +99,7 @@ def _store_parser() -> argparse.ArgumentParser:
 
 
 def _compare_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmq-conformance compare",
-                                     description="write the case × run matrix of two or more reports")
+    parser = Parser(prog=f"{PROG} compare", description="write the case × run matrix of two or more reports")
     parser.add_argument("reports", type=Path, nargs="+", metavar="INDEX_JSON")
     parser.add_argument("--label", action="append", default=[], metavar="NAME",
                         help="column name of each report, in order (default: its target's addresses)")
@@ -102,22 +113,47 @@ def _compare(argv: Sequence[str]) -> int:
 
     args = _compare_parser().parse_args(argv)
     if args.label and len(args.label) != len(args.reports):
-        print(f"rmq-conformance compare: {len(args.label)} labels for {len(args.reports)} reports",
-              file=sys.stderr)
-        return 2
+        raise BadInput(f"{len(args.label)} labels for {len(args.reports)} reports")
     labels = args.label or [None] * len(args.reports)
     try:
         reports = [Report.load(path, label) for path, label in zip(args.reports, labels, strict=True)]
         text = render_comparison(reports, title=args.title)
     except ReportError as exc:
-        print(f"rmq-conformance compare: {exc}", file=sys.stderr)
-        return 2
+        raise BadInput(str(exc)) from None
     if args.out is None:
         sys.stdout.write(text)
     else:
         args.out.write_text(text, encoding="utf-8")
         changed = len(differences(reports))
         print(f"wrote {args.out}: {len(reports)} runs, {changed} case(s) with different verdicts")
+    return 0
+
+
+def _compare_html_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog=f"{PROG} compare-html",
+                    description="an HTML page comparing two report directories, differing verdicts first")
+    parser.add_argument("reports", nargs=2, type=Path, metavar="REPORT_DIR")
+    parser.add_argument("--html", type=Path, required=True, metavar="FILE", help="the page to write")
+    parser.add_argument("--labels", metavar="A,B", help="names for the two sides (default: their targets)")
+    return parser
+
+
+def _compare_html(args: argparse.Namespace) -> int:
+    from conformance.report import html_compare
+
+    labels = args.labels.split(",", 1) if args.labels else [None, None]
+    if len(labels) != 2:
+        raise BadInput(f"--labels takes two names separated by a comma, got {args.labels!r}")
+    sides = []
+    for directory, label in zip(args.reports, labels, strict=True):
+        require_file(directory / "index.json", "report index")
+        try:
+            sides.append(html_compare.load(directory, label))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise BadInput(f"cannot read the report in {directory}: {one_line(exc)}") from None
+    page = html_compare.write(args.html, *sides)
+    differing = sum(p.differs for p in html_compare.pairs(*sides))
+    print(f"{differing} case(s) with different verdicts; wrote {page}")
     return 0
 
 
@@ -177,31 +213,54 @@ def _embedded(args: argparse.Namespace) -> int:
     return int(wire_code or store_code)
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """Options that would otherwise fail inside every case: a profile that cannot be read, a report
+    directory that is a file."""
+    if args.profile:
+        try:
+            profiles.load(Path(args.profile))
+        except profiles.ProfileError as exc:
+            raise BadInput(str(exc)) from None
+    if args.report and args.report.exists() and not args.report.is_dir():
+        raise BadInput(f"report directory {args.report} is a file")
+
+
+def _check_reachable(target: Target) -> None:
+    """A target that does not answer is one line, not every case failing in turn."""
+    for role, endpoint in (("name server", target.namesrv), ("broker", target.broker),
+                           ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
+        if endpoint is not None and (why := target.unreachable(endpoint)):
+            raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["acl-file"]:
-        if len(argv) != 2:
-            print("usage: rmq-conformance acl-file PATH", file=sys.stderr)
-            return 2
-        print(f"wrote {write_acl_file(Path(argv[1]))}")
-        return 0
-    if argv[:1] == ["compare"]:
-        return _compare(argv[1:])
-    if argv[:1] == ["store"]:
-        args = _store_parser().parse_args(argv[1:])
-        if not args.directory.is_dir():
-            print(f"rmq-conformance: {args.directory} is not a directory", file=sys.stderr)
-            return 2
-        if args.replica is not None and not args.replica.is_dir():
-            print(f"rmq-conformance: {args.replica} is not a directory", file=sys.stderr)
-            return 2
-        return int(pytest.main(pytest_args(Target(store=args.directory, replica=args.replica), args)))
-    args = _wire_parser().parse_args(argv)
-    if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
-        target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
-                        sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
-                        commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
-        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+    try:
+        if argv[:1] == ["acl-file"]:
+            if len(argv) != 2:
+                raise BadInput("usage: rmq-conformance acl-file PATH")
+            print(f"wrote {write_acl_file(Path(argv[1]))}")
+            return 0
+        if argv[:1] == ["compare"]:
+            return _compare(argv[1:])
+        if argv[:1] == ["compare-html"]:
+            return _compare_html(_compare_html_parser().parse_args(argv[1:]))
+        if argv[:1] == ["store"]:
+            args = _store_parser().parse_args(argv[1:])
+            _check_options(args)
+            replica = require_store(args.replica) if args.replica is not None else None
+            return int(pytest.main(pytest_args(Target(store=require_store(args.directory), replica=replica),
+                                               args)))
+        args = _wire_parser().parse_args(argv)
+        _check_options(args)
+        if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
+            target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
+                            sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
+                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
+            _check_reachable(target)
+            return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+    except BadInput as exc:
+        return fail(PROG, exc)
     return _embedded(args)
 
 

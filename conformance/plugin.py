@@ -346,7 +346,8 @@ def write_reports(state: RunState) -> None:
             "store": str(target.store or ""), "started": state.started, "finished": time.time()}
     json_files.write(directory, results, meta)
     junit.write(directory / "junit.xml", results, strict=state.strict)
-    html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(target)}")
+    html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(target)}",
+               strict=state.strict)
 
 
 def _describe(target: Target) -> str:

@@ -82,15 +82,19 @@ class Target:
 
     def alive(self, endpoint: Endpoint) -> bool:
         """Whether a fresh connection still gets an answer to the role's ping."""
+        return self.unreachable(endpoint) is None
+
+    def unreachable(self, endpoint: Endpoint) -> str | None:
+        """Why a fresh connection to ``endpoint`` gets no answer to the role's ping (None: it answers)."""
         role = "namesrv" if endpoint == self.namesrv else "broker"
         try:
             connection = Connection(endpoint, Exchange())
-        except ConnectionLost:
-            return False
+        except ConnectionLost as exc:
+            return str(exc)
         try:
             Server(role, endpoint).ping(connection)
-        except (WireError, OSError):
-            return False
+        except (WireError, OSError) as exc:
+            return f"{endpoint} accepts connections but does not answer a RocketMQ request ({exc})"
         finally:
             connection.close()
-        return True
+        return None

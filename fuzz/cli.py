@@ -15,12 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codec.acl import Credentials
-from fuzz.corpus import golden_dir, load_seeds
+from fuzz.corpus import Listener, SeedFrame, golden_dir, load_seeds
 from fuzz.ha_live import HAFuzzer
 from fuzz.live import FuzzConfig, LiveFuzzer, Summary
 from fuzz.regression import REGRESSIONS_DIR, load_cases, replay
 from fuzz.target import Health, Target
 from fuzz.wire import parse_loopback
+from spec.cli import BadInput, Parser, add_version, fail
+from spec.errors import RocketMQSpecError
+
+PROG = "rmq-fuzz"
 
 PROGRESS_INTERVAL = 1.0
 MAX_SECONDS = 24 * 3600
@@ -28,7 +32,8 @@ MAX_SECONDS = 24 * 3600
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmq-fuzz", description=__doc__.splitlines()[0])
+    parser = Parser(prog=PROG, description=__doc__.splitlines()[0])
+    add_version(parser)
     parser.add_argument("--namesrv", required=True, help="name server HOST:PORT (loopback only)")
     parser.add_argument("--broker", required=True, help="broker HOST:PORT (loopback only)")
     parser.add_argument("--seconds", type=float, default=60.0, help="time limit (default 60)")
@@ -87,25 +92,49 @@ def _fuzz_ha(args: argparse.Namespace, target: Target) -> int:
     return 1 if summary.findings else 0
 
 
+def _checked_target(args: argparse.Namespace) -> Target:
+    """The target, once both addresses are loopback and both listeners answer; else :class:`BadInput`."""
+    for addr in (args.namesrv, args.broker):
+        try:
+            parse_loopback(addr)
+        except (RocketMQSpecError, OSError) as exc:
+            raise BadInput(f"{addr}: {exc}") from None
+    target = Target(args.namesrv, args.broker, args.pid)
+    for listener in Listener:
+        health = target.health(listener)
+        if health is not Health.OK:
+            state = "does not accept connections" if health is Health.CRASH else "does not answer"
+            raise BadInput(f"the {listener.value} at {target.addr(listener)} {state}")
+    return target
+
+
+def _seeds(golden: Path | None) -> list[SeedFrame]:
+    root = golden or golden_dir()
+    try:
+        return load_seeds(root)
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"cannot read the golden frames under {root} (--golden DIR): {exc}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    for addr in (args.namesrv, args.broker):
-        parse_loopback(addr)
-    target = Target(args.namesrv, args.broker, args.pid)
+    try:
+        for path in args.replay or ():
+            if not path.exists():
+                raise BadInput(f"regression case {path} does not exist")
+        if (args.access_key is None) != (args.secret_key is None):
+            raise BadInput("--access-key and --secret-key go together")
+        target = _checked_target(args)
+        seeds = [] if args.replay is not None or args.ha else _seeds(args.golden)
+    except BadInput as exc:
+        return fail(PROG, exc)
     if args.replay is not None:
         return _replay(target, args.replay)
     if args.ha:
         return _fuzz_ha(args, target)
-    if (args.access_key is None) != (args.secret_key is None):
-        print("--access-key and --secret-key go together", file=sys.stderr)
-        return 2
     credentials = Credentials(args.access_key, args.secret_key) if args.access_key is not None else None
     config = FuzzConfig(target, min(args.seconds, MAX_SECONDS), args.max_frames, args.batch_size, args.seed,
                         args.rss_growth_mb * 1024 * 1024, credentials=credentials)
-    for listener in config.listeners:
-        if target.health(listener) is not Health.OK:
-            print(f"{listener.value} at {target.addr(listener)} does not answer", file=sys.stderr)
-            return 2
     started = last = time.monotonic()
 
     def progress(summary: Summary) -> None:
@@ -115,6 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             last = now
             print(summary.line(now - started), file=sys.stderr, flush=True)
 
-    summary = LiveFuzzer(config, load_seeds(args.golden), args.out / "regressions", progress).run()
+    summary = LiveFuzzer(config, seeds, args.out / "regressions", progress).run()
     _report(summary, args.out, time.monotonic() - started)
     return 1 if summary.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GOLDEN_ENV = "RMQ_GOLDEN_DIR"
-DEFAULT_GOLDEN = Path(__file__).resolve().parent.parent.parent / "shared" / "golden"
+_CHECKOUT = Path(__file__).resolve().parent.parent
+GOLDEN_CANDIDATES = (_CHECKOUT / "tests" / "data" / "golden", _CHECKOUT.parent / "shared" / "golden")
+"""Where a checkout keeps the golden data (its own copy first, then the origin beside it)."""
 
 _JAVA_FRAMES = Path("java-4.9.8") / "frames"
 _CLIENT_FRAMES = Path("clients")
@@ -38,7 +40,10 @@ class SeedFrame:
 
 
 def golden_dir() -> Path:
-    return Path(os.environ.get(GOLDEN_ENV, DEFAULT_GOLDEN))
+    """``$RMQ_GOLDEN_DIR``, else the first candidate that exists (the first one when none does)."""
+    if GOLDEN_ENV in os.environ:
+        return Path(os.environ[GOLDEN_ENV])
+    return next((path for path in GOLDEN_CANDIDATES if path.is_dir()), GOLDEN_CANDIDATES[0])
 
 
 def load_seeds(root: Path | None = None) -> list[SeedFrame]:

@@ -26,6 +26,7 @@ from reference_broker.config import (
     validate,
 )
 from reference_broker.embedded import EmbeddedRocketMQ
+from spec.cli import add_version
 
 USAGE_ERROR = 2
 
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loop", choices=event_loop.CHOICES, help="event loop (default $RMQ_EVENT_LOOP or "
                         "auto: uvloop where installed)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    add_version(parser)
     return parser
 
 

@@ -24,6 +24,9 @@ from spark_tests.options import index_sizes
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
 from spark_tests.session import local_session
 from spark_tests.verify import FAIL, clause_verdicts, verify_store
+from spec.cli import BadInput, Parser, add_version, fail, require_store
+
+PROG = "rmq-spark"
 
 
 def _index_sizes(text: str) -> tuple[int, int]:
@@ -37,8 +40,8 @@ def _index_sizes(text: str) -> tuple[int, int]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmq-spark", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (("verify", "check a store directory's clauses"),
                        ("scan", "count and checksum a store, in Spark and with the codec")):
@@ -55,9 +58,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if not args.directory.is_dir():
-        print(f"rmq-spark: {args.directory} is not a directory", file=sys.stderr)
-        return 2
+    try:
+        require_store(args.directory)
+    except BadInput as exc:
+        return fail(PROG, exc)
     running = SparkSession.getActiveSession()
     spark = local_session(args.cores)
     try:

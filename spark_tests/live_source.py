@@ -46,8 +46,14 @@ from pyspark.sql.types import StructType
 
 from spark_tests import broker_api as api
 from spark_tests.options import choice, flag, positive, required
-from spark_tests.session import ARROW_BATCH_ROWS
-from spark_tests.tables import LIVE_SCHEMA, batches, body_reader, message_row, spark_schema
+from spark_tests.tables import (
+    ARROW_BATCH_ROWS,
+    LIVE_SCHEMA,
+    batches,
+    body_reader,
+    message_row,
+    spark_schema,
+)
 from spark_tests.wire import WireClient
 
 FORMAT = "rocketmq"

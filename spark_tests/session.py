@@ -7,20 +7,18 @@ from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
+from spark_tests.live_source import RocketMQLiveDataSource
+from spark_tests.store_source import RocketMQStoreDataSource
+from spark_tests.tables import ARROW_BATCH_ROWS
+
 DEFAULT_SHUFFLE_PARTITIONS = 4
 """Spark's default of 200 shuffle partitions turns every small join into hundreds of empty tasks; the
 jobs here run on a laptop-sized ``local[n]``, where a handful per core keeps joins balanced."""
 
-ARROW_BATCH_ROWS = 8192
-"""Rows per Arrow batch handed between the JVM and Python workers (Spark's default is 10,000); a power of
-two near it keeps one batch of message rows with 1 KiB bodies well under a worker's memory."""
-
-
 def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
                   shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS) -> SparkSession:
     """A ``local[cores]`` session, UI off, filters pushed to Python data sources that take them, with this
-    project's formats registered (``rocketmq-store``, ``rocketmq`` and the fault-injecting
-    ``rocketmq-crash-once``).
+    project's formats registered (``rocketmq-store`` and ``rocketmq``).
 
     ``getOrCreate`` returns an already running session unchanged apart from the runtime options set here,
     so callers that need a different core count must stop the running session first.
@@ -44,9 +42,8 @@ def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
 
 
 def register_sources(spark: SparkSession) -> None:
-    from spark_tests.chaos import CrashOnceDataSource
-    from spark_tests.live_source import RocketMQLiveDataSource
-    from spark_tests.store_source import RocketMQStoreDataSource
-
-    for source in (RocketMQStoreDataSource, RocketMQLiveDataSource, CrashOnceDataSource):
+    """Register the formats explicitly. An installed project needs no such call (Spark finds them through
+    the ``pyspark_rocketmq*`` packages); an editable install or a bare checkout does, because Spark's
+    lookup lists only the packages that sit on ``sys.path`` as directories."""
+    for source in (RocketMQStoreDataSource, RocketMQLiveDataSource):
         spark.dataSource.register(source)

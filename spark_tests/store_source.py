@@ -39,8 +39,8 @@ from spark_tests.message_reads import listed_batches, message_batches
 from spark_tests.options import choice, flag, index_sizes, positive, subset
 from spark_tests.planning import DEFAULT_SPLIT_BYTES, CommitLogFile, CommitLogSplit, plan_splits
 from spark_tests.pushdown import RecordFilter, group_records, queue_plan, record_filter
-from spark_tests.session import ARROW_BATCH_ROWS
 from spark_tests.tables import (
+    ARROW_BATCH_ROWS,
     CONSUME_QUEUE_SCHEMA,
     INDEX_SCHEMA,
     MESSAGE_SCHEMA,

@@ -101,6 +101,11 @@ def spark_schema(schema: pa.Schema) -> StructType:
     return from_arrow_schema(schema)
 
 
+ARROW_BATCH_ROWS = 8192
+"""Rows per Arrow batch handed between the JVM and Python workers (Spark's default is 10,000); a power of
+two near it keeps one batch of message rows with 1 KiB bodies well under a worker's memory."""
+
+
 def batches(rows: Iterable[dict[str, Any]], schema: pa.Schema, size: int) -> Iterator[pa.RecordBatch]:
     """Group row dicts into record batches of at most ``size`` rows."""
     chunk: list[dict[str, Any]] = []

@@ -8,7 +8,6 @@ tables (module-level tuples of dataclass rows) and the clauses it declares.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import enum
 import importlib
@@ -23,10 +22,12 @@ import construct
 
 import spec
 from spec.clauses import Clause, all_clauses
+from spec.cli import Parser, add_version, fail
 
+PROG = "rmq-spec-doc"
 DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 
-_NOT_SECTIONS = {"clauses", "errors", "document"}
+_NOT_SECTIONS = {"clauses", "errors", "document", "cli"}
 """Modules that hold machinery rather than protocol content."""
 
 _READING_ORDER = ("frame", "language", "version", "codes", "binary_header", "json_header", "header_fields",
@@ -131,12 +132,17 @@ def _section(module: ModuleType, clauses: list[Clause]) -> list[str]:
     return lines
 
 
+def section_modules() -> list[ModuleType]:
+    """The spec modules that are sections of the document, in reading order."""
+    return [importlib.import_module(f"spec.{info.name}")
+            for info in sorted(pkgutil.iter_modules(spec.__path__), key=lambda i: _reading_key(i.name))
+            if info.name not in _NOT_SECTIONS]
+
+
 def render() -> str:
     """The whole document as Markdown; deterministic for a given tree of spec modules."""
     clauses = all_clauses()
-    modules = [importlib.import_module(f"spec.{info.name}")
-               for info in sorted(pkgutil.iter_modules(spec.__path__), key=lambda i: _reading_key(i.name))
-               if info.name not in _NOT_SECTIONS]
+    modules = section_modules()
     lines = [
         "# Apache RocketMQ classic protocol and store formats",
         "",
@@ -155,7 +161,8 @@ def render() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rmq-spec-doc", description="Write or check docs/PROTOCOL.md.")
+    parser = Parser(prog=PROG, description="Write or check docs/PROTOCOL.md.")
+    add_version(parser)
     parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in document is stale")
     parser.add_argument("--output", type=Path, default=DOCUMENT_PATH)
     args = parser.parse_args(argv)
@@ -166,7 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.output} is stale: run rmq-spec-doc", file=sys.stderr)
             return 1
         return 0
-    args.output.write_text(text, encoding="utf-8")
+    try:
+        args.output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return fail(PROG, exc)
     print(f"wrote {args.output} ({text.count(chr(10))} lines)")
     return 0
 

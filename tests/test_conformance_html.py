@@ -1,4 +1,5 @@
-"""The HTML report renders its verdicts in a real browser (headless Chromium)."""
+"""The HTML report and the comparison page, rendered in a real browser (headless Chromium): verdicts,
+the summary matrix with failures first (checked on a screenshot too), the filters, the clause links."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conformance.report import html
+from conformance.report import html, html_compare, json_files
+from conformance.report.html_page import CLAUSE_PAGE, COLOURS, SEVERITY_ORDER
+from conformance.result import CaseResult
 from conformance.verdict import Verdict
+from tests.png import read_rgb
 from tests.test_conformance_framework import sample_results
 
 BROWSER_TIMEOUT = 60
@@ -19,6 +24,8 @@ BROWSER_TIMEOUT = 60
 INSTALL_TIMEOUT = 900
 """Seconds for apt-get to fetch and install Chromium on a fresh machine."""
 DEBIAN_PACKAGES = ("chromium", "chromium-driver")
+SCREEN = (1280, 320)
+"""The top of the page, where the summary must be."""
 
 
 def _chromium() -> str | None:
@@ -40,17 +47,133 @@ def chromium() -> str:
     return found
 
 
-def test_html_report_renders_verdicts(tmp_path: Path, chromium: str) -> None:
-    results = sample_results()
-    page = html.write(tmp_path / "index.html", results, title="conformance <check>")
-    dom = subprocess.run(
+def browse(chromium: str, profile: Path, url: str, *extra: str) -> str:
+    """Run headless Chromium on ``url`` (scripts run) and return its standard output."""
+    return subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run",
-         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=BROWSER_TIMEOUT, check=True).stdout
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+         *extra, url], capture_output=True, text=True, timeout=BROWSER_TIMEOUT, check=True).stdout
+
+
+def visible_rows(dom: str) -> list[str]:
+    """Ids of the filterable rows the page shows (the filter script marks the others ``hidden``)."""
+    return [m.group(1) for m in re.finditer(r'<tr id="([^"]+)" data-row=""[^>]*>', dom)
+            if "hidden" not in m.group(0)]
+
+
+def filled_spans(rows: list[list[tuple[int, int, int]]], min_width: int = 20) -> dict[tuple, int]:
+    """Colour -> leftmost x of a horizontal run of at least ``min_width`` pixels: cell backgrounds, not the
+    anti-aliased edges of text."""
+    found: dict[tuple, int] = {}
+    for row in rows:
+        start = 0
+        for x in range(1, len(row) + 1):
+            if x == len(row) or row[x] != row[start]:
+                if x - start >= min_width:
+                    found[row[start]] = min(found.get(row[start], start), start)
+                start = x
+    return found
+
+
+def mixed_results() -> list[CaseResult]:
+    """The sample (every verdict in two areas), one SHOULD case, and an area where everything passes."""
+    results = sample_results()
+    results[2].level = "SHOULD"
+    passing = sample_results()[-1]
+    passing.case_id, passing.area = "admin::case_pass", "admin"
+    return [*results, passing]
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> tuple[Path, list[CaseResult]]:
+    results = mixed_results()
+    return html.write(tmp_path / "index.html", results, title="conformance <check>"), results
+
+
+def test_html_report_renders_verdicts(tmp_path: Path, chromium: str, report: tuple[Path, list]) -> None:
+    page, results = report
+    dom = browse(chromium, tmp_path / "profile", page.as_uri(), "--dump-dom")
     cells = re.findall(r'<td class="verdict v-(\w+)" data-verdict="([^"]+)">([^<]+)</td>', dom)
     assert len(cells) == len(results)
     assert {text for _, _, text in cells} == {v.value for v in Verdict}
     assert all(Verdict[name].value == attr == text for name, attr, text in cells)
     assert "<title>conformance &lt;check&gt;</title>" in dom
     assert 'id="matrix"' in dom and "total" in dom
+
+
+def test_summary_and_cases_come_failures_first(tmp_path: Path, chromium: str,
+                                               report: tuple[Path, list]) -> None:
+    page, _ = report
+    dom = browse(chromium, tmp_path / "profile", page.as_uri(), "--dump-dom")
+    matrix = dom[dom.index('id="matrix"'):dom.index("</table>", dom.index('id="matrix"'))]
+    assert re.findall(r'<th class="verdict v-\w+">([^<]+)</th>', matrix) == [v.value for v in SEVERITY_ORDER]
+    assert re.findall(r'<tr><th><a href="#area=(\w+)">', matrix) == ["framing", "headers", "admin"]
+    verdicts = [Verdict(v) for v in re.findall(r'<tr id="[^"]+" data-row="" data-verdict="([^"]+)"', dom)]
+    assert verdicts == sorted(verdicts, key=SEVERITY_ORDER.index)
+
+
+@pytest.mark.parametrize(("fragment", "expected"), [
+    ("", lambda r: True),
+    ("#verdict=FAIL,CRASH", lambda r: r.verdict in (Verdict.FAIL, Verdict.CRASH)),
+    ("#level=SHOULD", lambda r: r.level == "SHOULD"),
+    ("#area=headers&verdict=PASS", lambda r: r.area == "headers" and r.verdict is Verdict.PASS),
+])
+def test_filters_in_the_address_show_only_matching_cases(tmp_path: Path, chromium: str,
+                                                         report: tuple[Path, list], fragment: str,
+                                                         expected: Callable[[CaseResult], bool]) -> None:
+    page, results = report
+    dom = browse(chromium, tmp_path / "profile", page.as_uri() + fragment, "--dump-dom")
+    assert sorted(visible_rows(dom)) == sorted(r.case_id for r in results if expected(r))
+    assert f">{len(visible_rows(dom))} of {len(results)}<" in dom
+
+
+def test_cases_link_to_their_clause(report: tuple[Path, list]) -> None:
+    page, results = report
+    text = page.read_text()
+    assert text.count(f'<a href="{CLAUSE_PAGE}#RMQ-FRAME-OPAQUE">') == len(results)
+    clauses = (page.parent / CLAUSE_PAGE).read_text()
+    assert '<tr id="RMQ-FRAME-OPAQUE">' in clauses and "A response carries the opaque" in clauses
+
+
+def test_expected_and_actual_sit_side_by_side(report: tuple[Path, list]) -> None:
+    page, _ = report
+    assert "<th>expected</th><th>actual</th>" in page.read_text()
+    assert "<td>1</td><td>2</td>" in page.read_text()
+
+
+def test_screenshot_shows_the_summary_at_the_top_failures_first(tmp_path: Path, chromium: str,
+                                                               report: tuple[Path, list]) -> None:
+    page, _ = report
+    shot = tmp_path / "summary.png"
+    browse(chromium, tmp_path / "profile", page.as_uri(), f"--screenshot={shot}",
+           f"--window-size={SCREEN[0]},{SCREEN[1]}", "--hide-scrollbars")
+    width, _, rows = read_rgb(shot)
+    assert width == SCREEN[0]
+
+    fills = filled_spans(rows)
+
+    def first_column(verdict: Verdict) -> int:
+        colour = tuple(int(COLOURS[verdict][i:i + 2], 16) for i in (1, 3, 5))
+        assert colour in fills, f"no {verdict.value} cell in the top {SCREEN[1]} pixels"
+        return fills[colour]
+
+    positions = [first_column(v) for v in SEVERITY_ORDER]
+    assert positions == sorted(positions), "the matrix's columns are not failures first"
+
+
+def test_comparison_page_lists_differing_verdicts_first(tmp_path: Path, chromium: str) -> None:
+    first, second = mixed_results(), mixed_results()
+    second[0].verdict = Verdict.PASS  # a CRASH in the first run
+    second[-1].verdict = Verdict.FAIL  # a PASS in the first run
+    for name, results in (("a", first), ("b", second[1:])):  # the second run lacks one case
+        json_files.write(tmp_path / name, results, {"broker": f"broker-{name}"})
+    page = html_compare.write(tmp_path / "cmp" / "compare.html", html_compare.load(tmp_path / "a"),
+                              html_compare.load(tmp_path / "b", "java"))
+    dom = browse(chromium, tmp_path / "profile", page.as_uri(), "--dump-dom")
+    assert "broker broker-a vs java" in dom
+    differing = {first[0].case_id, first[-1].case_id}
+    assert set(visible_rows(dom)[:2]) == differing and len(visible_rows(dom)) == len(first)
+    assert '<strong id="differing">2</strong>' in dom
+    same = browse(chromium, tmp_path / "profile", page.as_uri() + "#change=same", "--dump-dom")
+    assert set(visible_rows(same)) == {r.case_id for r in first} - differing
+    assert (page.parent / CLAUSE_PAGE).exists()

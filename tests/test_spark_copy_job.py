@@ -13,11 +13,12 @@ from pyspark.sql import SparkSession
 from reference_broker.embedded import SyncEmbeddedRocketMQ
 from spark_tests import broker_api as api
 from spark_tests.audit import audit
-from spark_tests.chaos import FORMAT as CRASH_FORMAT
 from spark_tests.copy_job import SOURCE_OFFSET_PROPERTY, copy_topic, transform_body
 from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
 from spark_tests.traffic import drain, prepare_topic, produce
 from spark_tests.wire import WireClient
+from tests.spark_chaos import FORMAT as CRASH_FORMAT
+from tests.spark_chaos import CrashOnceDataSource
 
 pytestmark = pytest.mark.spark
 
@@ -80,6 +81,7 @@ def test_crash_after_a_sent_batch_duplicates_exactly_that_batch(spark: SparkSess
     topics(broker, "CopySourceB", "CopyTargetB")
     sent = produce(broker.namesrv_addr, "CopySourceB", CRASH_MESSAGES, body)
     marker = tmp_path / "crashed"
+    spark.dataSource.register(CrashOnceDataSource)
     run = dict(namesrv=broker.namesrv_addr, source="CopySourceB", target="CopyTargetB", group=GROUP,
                checkpoint=tmp_path / "checkpoint", max_per_trigger=CRASH_PER_TRIGGER,
                sink_format=CRASH_FORMAT, sink_options={"crashMarker": str(marker), "crashBatch": "1"})

@@ -100,7 +100,7 @@ def test_corrupt_commitlog_is_a_one_line_error(golden_store: Path, tmp_path: Pat
 
 def test_missing_directory_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", str(tmp_path / "nothing")]) == 2
-    assert capsys.readouterr().err.startswith("rmq-store: not a store directory")
+    assert capsys.readouterr().err == f"rmq-store: store directory {tmp_path / 'nothing'} does not exist\n"
 
 
 def test_a_reader_that_stops_early_ends_the_dump_quietly(tmp_path: Path) -> None:

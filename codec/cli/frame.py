@@ -7,7 +7,6 @@ because the tool is meant for inspecting exactly the files that are broken.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import sys
@@ -17,6 +16,7 @@ from typing import Any
 
 from codec.command import RemotingCommand
 from codec.framing import FrameDecoder, FrameRejected
+from spec.cli import Parser, add_version, one_line
 from spec.codes import code_name
 from spec.errors import FrameError, RocketMQSpecError
 from spec.frame import FRAME_LENGTH
@@ -75,7 +75,8 @@ def _decode_file(path: str, as_json: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rmq-frame", description="Decode RocketMQ remoting frames.")
+    parser = Parser(prog="rmq-frame", description="Decode RocketMQ remoting frames.")
+    add_version(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     decode = commands.add_parser("decode", help="print every frame of each file")
     decode.add_argument("files", nargs="+", metavar="FILE")
@@ -86,7 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             _decode_file(path, args.json)
         except (OSError, RocketMQSpecError) as exc:
-            print(f"rmq-frame: {path}: {exc}", file=sys.stderr)
+            where = "" if isinstance(exc, OSError) else f"{path}: "
+            print(f"rmq-frame: {where}{one_line(exc)}", file=sys.stderr)
             status = 1
     return status
 

@@ -8,19 +8,20 @@ and exit status 2, never a traceback; a reader that stops early (``| head``) end
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from codec.store import MessageRecord, StoreDirectory
+from spec.cli import BadInput, Parser, add_version, fail, require_store
 from spec.errors import RocketMQSpecError
 from spec.sysflag import TransactionType
 
-EXIT_BAD_INPUT = 2
+PROG = "rmq-store"
 
 
 def record_json(record: MessageRecord) -> dict[str, Any]:
@@ -110,16 +111,17 @@ def _discard_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rmq-store", description=__doc__.split("\n")[0])
+    parser = Parser(prog=PROG, description=__doc__.split("\n")[0])
+    add_version(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     dump_cmd = commands.add_parser("dump", help="print every CommitLog record")
-    dump_cmd.add_argument("directory")
+    dump_cmd.add_argument("directory", type=Path)
     dump_cmd.add_argument("--json", action="store_true", help="one JSON object per line")
     inspect_cmd = commands.add_parser("inspect", help="summarise a store and report inconsistencies")
-    inspect_cmd.add_argument("directory")
+    inspect_cmd.add_argument("directory", type=Path)
     args = parser.parse_args(argv)
     try:
-        with StoreDirectory(args.directory) as store:
+        with StoreDirectory(require_store(args.directory)) as store:
             if args.command == "dump":
                 dump(store, sys.stdout, args.json)
             else:
@@ -127,9 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _discard_stdout()
         return 0
-    except (RocketMQSpecError, OSError, ValueError) as exc:
-        print(f"rmq-store: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (BadInput, RocketMQSpecError, OSError, ValueError) as exc:
+        return fail(PROG, exc)
     return 0
 
 

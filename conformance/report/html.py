@@ -1,89 +1,118 @@
-"""A static HTML page with the case matrix: one file, no scripts, readable from a CI artifact.
+"""The run's HTML page: a summary matrix at the top, failures first, then every case, filterable.
 
-Each verdict has its own colour and its text is always written out, so the page stays readable in a
-text browser and its verdicts can be checked from the rendered DOM.
+The matrix has an area per row and a verdict per column, failing verdicts and failing areas first; each
+count links to the cases it counts. Case rows come failures first and carry their clause (a link into
+the clause page), level and area, what the case expected beside what the target did, and the frames.
+Each verdict has its own colour and its text is always written out, so the page stays readable in a text
+browser and its verdicts can be checked from the rendered DOM.
 """
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from conformance.report.matrix import by_area
+from conformance.report import clause_page
+from conformance.report.html_page import (
+    CLAUSE_PAGE,
+    SEVERITY_ORDER,
+    clause_link,
+    e,
+    filter_form,
+    filter_link,
+    page,
+    row_attributes,
+    verdict_cell,
+)
+from conformance.report.matrix import by_area, conforms
 from conformance.result import CaseResult
-from conformance.verdict import VERDICT_ORDER, Verdict
+from conformance.verdict import Verdict
 
-_COLOURS = {
-    Verdict.PASS: "#2e7d32", Verdict.FAIL: "#c62828", Verdict.NON_STRICT: "#ef6c00",
-    Verdict.UNSUPPORTED: "#757575", Verdict.INFO: "#1565c0", Verdict.CRASH: "#6a1b9a",
-}
-
-_STYLE = """
-body { font-family: sans-serif; margin: 1.5em; }
-table { border-collapse: collapse; margin-bottom: 1.5em; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; font-size: 90%; }
-th { background: #f0f0f0; }
-td.n { text-align: right; white-space: nowrap; }
-#cases { width: 100%; }
-#cases td { overflow-wrap: anywhere; }
-.verdict { color: #fff; font-weight: bold; white-space: nowrap; }
-pre { margin: 0; font-size: 85%; white-space: pre-wrap; word-break: break-all; }
-""" + "\n".join(
-    f".v-{v.name} {{ background: {c}; }}" for v, c in _COLOURS.items())
+TOTAL = "total"
 
 
-def _e(value: Any) -> str:
-    return html.escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+def _area_rank(counts: dict[Verdict, int]) -> tuple[int, ...]:
+    """Areas with the most severe verdicts first: compared column by column in severity order."""
+    return tuple(-counts.get(v, 0) for v in SEVERITY_ORDER)
 
 
-def _verdict_cell(verdict: Verdict) -> str:
-    return f'<td class="verdict v-{verdict.name}" data-verdict="{verdict.value}">{verdict.value}</td>'
+def summary_matrix(results: Sequence[CaseResult]) -> str:
+    table = by_area(results)
+    total = table.pop(TOTAL)
+    head = "".join(f'<th class="verdict v-{v.name}">{v.value}</th>' for v in SEVERITY_ORDER)
+
+    def row(area: str, counts: dict[Verdict, int], css: str = "") -> str:
+        cells = []
+        for verdict in SEVERITY_ORDER:
+            n = counts.get(verdict, 0)
+            criteria = {"verdict": verdict.value, **({} if area == TOTAL else {"area": area})}
+            cells.append(f'<td class="n">{filter_link(str(n), **criteria)}</td>' if n else
+                         '<td class="n zero">0</td>')
+        name = filter_link(e(area), area=area) if area != TOTAL else TOTAL
+        return f'<tr{css}><th>{name}</th>{"".join(cells)}<td class="n">{sum(counts.values())}</td></tr>'
+
+    rows = "".join(row(area, counts) for area, counts in sorted(table.items(),
+                                                                key=lambda kv: (_area_rank(kv[1]), kv[0])))
+    total_row = row(TOTAL, total, ' class="total"')
+    return f'<table id="matrix"><tr><th>area</th>{head}<th>cases</th></tr>{rows}{total_row}</table>'
 
 
-def _matrix(results: Sequence[CaseResult]) -> str:
-    head = "".join(f"<th>{v.value}</th>" for v in VERDICT_ORDER)
-    rows = "".join(
-        f"<tr><th>{_e(area)}</th>" + "".join(f'<td class="n">{counts[v]}</td>' for v in VERDICT_ORDER)
-        + "</tr>" for area, counts in by_area(results).items())
-    return f'<table id="matrix"><tr><th>area</th>{head}</tr>{rows}</table>'
 
-
-def _observed(result: CaseResult) -> str:
-    """What the case expected beside what the target did: the failing pair, else every observation."""
+def _expected_actual(result: CaseResult) -> str:
+    """Two cells: what the case expected, what the target did (the failing pair, else every observation)."""
     if result.expected is not None or result.actual is not None:
-        return f"expected {_e(result.expected)}<br>actual {_e(result.actual)}"
-    return "".join(
-        f"<div>{_e(o['what'])}: expected {_e(o['expected'])}, actual {_e(o['actual'])}"
-        + (f" (tolerated: {_e(o['tolerated'])})" if o.get("tolerated") else "") + "</div>"
-        for o in result.observations)
+        return f"<td>{e(result.expected)}</td><td>{e(result.actual)}</td>"
+    expected = "".join(f"<div>{e(o['what'])}: {e(o['expected'])}</div>" for o in result.observations)
+    actual = "".join(f"<div>{e(o['what'])}: {e(o['actual'])}"
+                     + (f" (tolerated: {e(o['tolerated'])})" if o.get("tolerated") else "") + "</div>"
+                     for o in result.observations)
+    return f"<td>{expected}</td><td>{actual}</td>"
 
 
 def _details(result: CaseResult) -> str:
-    notes = "".join(f"<p>{label}: {_e(text)}</p>" for label, text in
+    notes = "".join(f"<p>{label}: {e(text)}</p>" for label, text in
                     (("Java", result.java_note), ("known deviation", result.deviation)) if text)
-    log = _e(result.hex_log()) if result.frames else "(no frames)"
-    return (f"<details><summary>clause and frames</summary>{notes}<pre>{_e(result.clause_text)}</pre>"
+    log = e(result.hex_log()) if result.frames else "(no frames)"
+    return (f"<details><summary>clause and frames</summary>{notes}<pre>{e(result.clause_text)}</pre>"
             f"<pre>{log}</pre></details>")
 
 
-def _case_row(result: CaseResult) -> str:
-    return (f'<tr id="{_e(result.case_id)}"><td>{_e(result.case_id)}</td><td>{_e(result.clause_id)}</td>'
-            f"<td>{_e(result.level)}</td><td>{_e(result.requirement)}</td>{_verdict_cell(result.verdict)}"
-            f"<td>{_e(result.message)}{_observed(result)}"
-            f'{_details(result)}</td><td class="n">{result.duration:.3f}</td></tr>')
+def case_row(result: CaseResult) -> str:
+    attributes = row_attributes(verdict=result.verdict.value, level=result.level, area=result.area)
+    return (f'<tr id="{e(result.case_id)}"{attributes}>{verdict_cell(result.verdict)}'
+            f'<td class="id">{e(result.case_id)}</td><td>{clause_link(result.clause_id)}</td>'
+            f'<td class="k">{e(result.level)}</td><td class="k">{e(result.area)}</td>'
+            f'<td class="text">{e(result.requirement)}</td>{_expected_actual(result)}'
+            f'<td>{e(result.message)}{_details(result)}</td><td class="n">{result.duration:.3f}</td></tr>')
 
 
-def render(results: Sequence[CaseResult], title: str) -> str:
-    rows = "".join(_case_row(r) for r in sorted(results, key=lambda r: (r.area, r.case_id)))
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-            f"<style>{_STYLE}</style></head><body><h1>{_e(title)}</h1>{_matrix(results)}"
-            '<table id="cases"><tr><th>case</th><th>clause</th><th>level</th><th>requirement</th>'
-            f"<th>verdict</th><th>expected / actual</th><th>s</th></tr>{rows}</table></body></html>")
+def severity_key(result: CaseResult) -> tuple[int, str, str]:
+    return SEVERITY_ORDER.index(result.verdict), result.area, result.case_id
 
 
-def write(path: Path, results: Sequence[CaseResult], title: str) -> Path:
-    path.write_text(render(results, title), encoding="utf-8")
+def filters(results: Sequence[CaseResult]) -> str:
+    present = {r.verdict for r in results}
+    return filter_form({
+        "verdict": [v.value for v in SEVERITY_ORDER if v in present],
+        "level": sorted({r.level for r in results}),
+        "area": sorted({r.area for r in results}),
+    }, checkboxes=("verdict",))
+
+
+def render(results: Sequence[CaseResult], title: str, *, strict: bool = False) -> str:
+    rows = "".join(case_row(r) for r in sorted(results, key=severity_key))
+    outcome = "conforms" if conforms(results, strict=strict) else "does not conform"
+    body = (f'<p class="meta">{len(results)} cases; the target {outcome}'
+            f"{' (strict)' if strict else ''}. Clause texts: <a href=\"{CLAUSE_PAGE}\">protocol "
+            f"clauses</a>.</p>{summary_matrix(results)}{filters(results)}"
+            '<table id="cases" class="cases"><tr><th>verdict</th><th>case</th><th>clause</th><th>level</th>'
+            "<th>area</th><th>requirement</th><th>expected</th><th>actual</th><th>message</th><th>s</th>"
+            f"</tr>{rows}</table>")
+    return page(title, body)
+
+
+def write(path: Path, results: Sequence[CaseResult], title: str, *, strict: bool = False) -> Path:
+    """The report page and, beside it, the clause page its links lead to."""
+    path.write_text(render(results, title, strict=strict), encoding="utf-8")
+    clause_page.write(path.parent)
     return path

@@ -44,3 +44,11 @@ def write(directory: Path, results: Sequence[CaseResult], meta: dict[str, Any]) 
     path = directory / "index.json"
     path.write_text(json.dumps(index, indent=1, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def read(directory: Path) -> tuple[dict[str, Any], list[CaseResult]]:
+    """A report written by :func:`write`: its ``index.json`` (without the case list) and its cases."""
+    index = json.loads((directory / "index.json").read_text(encoding="utf-8"))
+    results = [CaseResult.from_json(json.loads((directory / entry["file"]).read_text(encoding="utf-8")))
+               for entry in index.pop("cases")]
+    return index, results

@@ -1,0 +1,10 @@
+"""The ``rocketmq-store`` Spark format, found by name once this project is installed.
+
+PySpark 4 looks through the top-level packages on ``sys.path`` whose names start with ``pyspark_`` and
+registers the ``DefaultSource`` each exposes, so ``spark.read.format("rocketmq-store")`` works on any
+SparkSession with no registration call.
+"""
+
+from spark_tests.store_source import RocketMQStoreDataSource as DefaultSource
+
+__all__ = ["DefaultSource"]

@@ -1,0 +1,110 @@
+"""The project builds into a wheel (and an sdist) that installs into a fresh virtualenv and runs the main
+job from there: the conformance suite against the embedded broker, with its cases, profiles and report.
+
+The short form (default run) builds the wheel and installs it without dependencies into a virtualenv that
+sees this interpreter's packages; the long form (``slow``) builds the sdist, the wheel from the sdist, and
+also reads a store through the ``rocketmq-store`` format on a plain SparkSession of the installed copy.
+Both run from a directory outside the checkout with ``PYTHONPATH`` cleared, so only the installed copy
+can be imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.golden import PROJECT_ROOT, STORE_TARBALL
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("build") is None,
+                                reason="needs the 'build' package (pip install -e '.[dev]')")
+
+BUILD_TIMEOUT = 300
+"""Seconds for ``python -m build``: it fetches setuptools into an isolated environment first."""
+RUN_TIMEOUT = 300
+A_FEW_CASES = "largest_length_accepted or unknown_code or store_layout"
+"""A quick selection of wire cases, enough to show the installed suite runs and reports."""
+SHIPPED = ("conformance/cases/test_framing.py", "conformance/profiles/rocketmq-4.9.8.toml",
+           "pyspark_rocketmq/__init__.py", "pyspark_rocketmq_store/__init__.py", "spec/clauses.py")
+
+
+def build(out: Path, *kinds: str) -> list[Path]:
+    subprocess.run([sys.executable, "-m", "build", *kinds, "--outdir", str(out), str(PROJECT_ROOT)],
+                   check=True, capture_output=True, timeout=BUILD_TIMEOUT)
+    return sorted(out.iterdir())
+
+
+def sdist_names(sdist: Path) -> set[str]:
+    with tarfile.open(sdist) as tar:
+        return {name.split("/", 1)[-1] for name in tar.getnames()}
+
+
+def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
+    """A virtualenv (seeing this interpreter's packages for the dependencies) holding only the wheel of
+    this project, and the environment to run it in. ``--ignore-installed``: a copy of the project this
+    interpreter already has (an editable install, say) must neither satisfy the install nor be touched."""
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    bin_dir = env_dir / "bin"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                    "--ignore-installed", "--no-deps", str(wheel)],
+                   check=True, capture_output=True, timeout=RUN_TIMEOUT)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    return bin_dir, env
+
+
+def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    where = subprocess.run([bin_dir / "python", "-c", "import conformance; print(conformance.__file__)"],
+                           cwd=work, env=env, capture_output=True, text=True, check=True).stdout
+    assert where.startswith(str(tmp_path / "venv")), where
+    job = subprocess.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
+                          "--profile", "rocketmq-4.9.8"], cwd=work, env=env, capture_output=True,
+                         text=True, timeout=RUN_TIMEOUT)
+    assert job.returncode == 0, job.stdout[-3000:] + job.stderr[-3000:]
+    for page in ("index.json", "index.html", "protocol.html", "junit.xml"):
+        assert (work / "report" / page).is_file(), page
+    assert "passed" in job.stdout
+
+
+def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
+    (wheel,) = build(tmp_path / "dist", "--wheel")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert set(SHIPPED) <= names, set(SHIPPED) - names
+    assert any(name.startswith("fuzz/regressions/") for name in names)
+    assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
+    run_main_job(tmp_path, *installed(tmp_path, wheel))
+
+
+@pytest.mark.slow
+def test_sdist_builds_a_wheel_that_installs_runs_and_serves_spark_formats(tmp_path: Path) -> None:
+    built = build(tmp_path / "dist")  # the wheel is built from the sdist
+    (sdist,) = [path for path in built if path.name.endswith(".tar.gz")]
+    (wheel,) = [path for path in built if path.suffix == ".whl"]
+    assert "pyspark_rocketmq_store/__init__.py" in sdist_names(sdist)
+    bin_dir, env = installed(tmp_path, wheel)
+    run_main_job(tmp_path, bin_dir, env)
+    store_dir = tmp_path / "golden"
+    store_dir.mkdir()
+    subprocess.run(["tar", "-xzf", str(STORE_TARBALL), "-C", str(store_dir)], check=True)
+    (store,) = store_dir.iterdir()
+    conf = tmp_path / "spark-conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.master local[1]\nspark.driver.memory 512m\n"
+                                              "spark.ui.enabled false\nspark.driver.host 127.0.0.1\n")
+    job = ("from pyspark.sql import SparkSession\nimport sys\n"
+           "print(SparkSession.builder.getOrCreate().read.format('rocketmq-store').load(sys.argv[1]).count())")
+    count = subprocess.run([bin_dir / "python", "-c", job, str(store)], cwd=tmp_path / "elsewhere",
+                           env={**env, "SPARK_CONF_DIR": str(conf), "SPARK_LOCAL_IP": "127.0.0.1"},
+                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert count.returncode == 0, count.stderr[-3000:]
+    assert count.stdout.split()[-1] == "50"

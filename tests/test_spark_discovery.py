@@ -1,0 +1,76 @@
+"""The formats are found by name on a plain SparkSession, as a user of the installed project gets one.
+
+A fresh interpreter runs what a notebook would: ``SparkSession.builder.getOrCreate()`` and
+``spark.read.format(...)``, with no import of this project and no registration call. The project root
+is put on ``PYTHONPATH`` because that is where an installed project's ``pyspark_rocketmq*`` packages
+sit on ``sys.path`` (an editable install maps them through an import hook, which Spark's lookup of
+``pyspark_*`` packages does not see).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reference_broker.embedded import SyncEmbeddedRocketMQ
+from spark_tests.fixtures import extract_store
+from spark_tests.traffic import prepare_topic
+from tests.golden import PROJECT_ROOT, STORE_TARBALL
+
+pytestmark = pytest.mark.spark
+
+USER_JOB = """
+import sys
+from pyspark.sql import SparkSession
+
+store, namesrv, checkpoint = sys.argv[1:]
+spark = SparkSession.builder.getOrCreate()
+print("store", spark.read.format("rocketmq-store").load(store).count())
+rows = spark.createDataFrame([("one",), ("two",), ("three",)], "body string")
+rows.write.format("rocketmq").option("namesrv", namesrv).option("topic", "Discovered").mode("append").save()
+query = (spark.readStream.format("rocketmq").option("namesrv", namesrv).option("topic", "Discovered")
+         .option("group", "discovery").load().writeStream.format("memory").queryName("live")
+         .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+query.awaitTermination()
+print("live", sorted(row.body.decode() for row in spark.table("live").collect()))
+spark.stop()
+"""
+
+SPARK_DEFAULTS = """\
+spark.master local[1]
+spark.driver.memory 512m
+spark.ui.enabled false
+spark.driver.host 127.0.0.1
+spark.driver.bindAddress 127.0.0.1
+"""
+"""Kept out of the job's code, as a cluster's own defaults would be: loopback only, a small JVM."""
+
+
+def test_plain_session_reads_both_formats_by_name(tmp_path: Path) -> None:
+    (tmp_path / "golden").mkdir()
+    store = extract_store(STORE_TARBALL, tmp_path / "golden")
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(SPARK_DEFAULTS)
+    env = {**os.environ, "SPARK_CONF_DIR": str(conf), "SPARK_LOCAL_IP": "127.0.0.1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
+    with SyncEmbeddedRocketMQ(tmp_path / "broker") as broker:
+        prepare_topic(broker.namesrv_addr, broker.broker_addr, "Discovered", 2)
+        job = subprocess.run([sys.executable, "-c", USER_JOB, str(store), broker.namesrv_addr,
+                              str(tmp_path / "checkpoint")],
+                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert job.returncode == 0, job.stderr[-3000:]
+    lines = job.stdout.splitlines()
+    assert "store 50" in lines
+    assert "live ['one', 'three', 'two']" in lines
+
+
+def test_test_only_source_is_not_found_by_name() -> None:
+    """The fault-injecting sink exists only where a test registers it."""
+    packages = [path.name for path in PROJECT_ROOT.iterdir() if path.name.startswith("pyspark_")]
+    assert sorted(packages) == ["pyspark_rocketmq", "pyspark_rocketmq_store"]
+    assert "crash" not in "".join((PROJECT_ROOT / name / "__init__.py").read_text() for name in packages)

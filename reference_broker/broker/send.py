@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from codec.answer_template import JsonAnswerTemplate
@@ -42,8 +43,10 @@ RETRY_QUEUE_NUMS_ON_SEND = 1
 """Queues of a retry topic created because a producer sent to it (``msgCheck``)."""
 
 
+@lru_cache(maxsize=4096)
 def born_host(peer: str) -> HostPort:
-    """The producer's address as the broker's socket sees it (``ctx.channel().remoteAddress()``)."""
+    """The producer's address as the broker's socket sees it (``ctx.channel().remoteAddress()``); a
+    connection sends many messages, so each peer is parsed once."""
     host, _, port = peer.rpartition(":")
     return HostPort(host.strip("[]"), int(port))
 

@@ -206,10 +206,9 @@ def _decode_json_header(header: bytes, body: bytes | None) -> RemotingCommand:
     if remark is not None and not isinstance(remark, str):
         raise HeaderError("remark is not a string", expected="string or null", seen=remark,
                           clause=HDR_JSON_KEYS.id)
-    return RemotingCommand(
-        code=code, language=language_name(language),
-        version=version, opaque=opaque, flag=flag, remark=remark,
-        ext_fields=_json_ext_fields(get("extFields")), body=body, serialize_type=SerializeType.JSON)
+    # positional, in the dataclass's order, as for the binary header
+    return RemotingCommand(code, language_name(language), version, opaque, flag, remark,
+                           _json_ext_fields(get("extFields")), body, SerializeType.JSON)
 
 
 def _json_int(obj: dict[str, Any], key: str) -> int:

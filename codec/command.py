@@ -84,6 +84,15 @@ class RemotingCommand:
                                serialize_type=self.serialize_type, **fields)
 
 
+@dataclass
+class EncodedCommand(RemotingCommand):
+    """A command whose frame was written ahead of time (``codec.answer_template``): :func:`encode`
+    returns ``frame`` as it is. Its fields describe the same command, for readers that look at them
+    instead of the bytes; changing them afterwards does not change the frame."""
+
+    frame: bytes = b""
+
+
 def java_hashmap_order(fields: Mapping[str, str]) -> dict[str, str]:
     """The same entries in the order a Java ``HashMap`` filled in ``fields``' order iterates them.
 
@@ -95,6 +104,8 @@ def java_hashmap_order(fields: Mapping[str, str]) -> dict[str, str]:
 
 def encode(cmd: RemotingCommand) -> bytes:
     """The whole frame, length word included."""
+    if type(cmd) is EncodedCommand:
+        return cmd.frame
     header = _encode_header(cmd)
     body = cmd.body or b""
     if len(header) > HEADER_LENGTH_MASK:
@@ -195,10 +206,9 @@ def _decode_json_header(header: bytes, body: bytes | None) -> RemotingCommand:
     if remark is not None and not isinstance(remark, str):
         raise HeaderError("remark is not a string", expected="string or null", seen=remark,
                           clause=HDR_JSON_KEYS.id)
-    return RemotingCommand(
-        code=code, language=language_name(language),
-        version=version, opaque=opaque, flag=flag, remark=remark,
-        ext_fields=_json_ext_fields(get("extFields")), body=body, serialize_type=SerializeType.JSON)
+    # positional, in the dataclass's order, as for the binary header
+    return RemotingCommand(code, language_name(language), version, opaque, flag, remark,
+                           _json_ext_fields(get("extFields")), body, SerializeType.JSON)
 
 
 def _json_int(obj: dict[str, Any], key: str) -> int:

@@ -114,6 +114,12 @@ def parse_properties(text: str) -> dict[str, str]:
     return result
 
 
+def round_trips(value: str) -> bool:
+    """True when ``value`` comes back unchanged, as name or value, from :func:`parse_properties` of any
+    string :func:`encode_properties` writes with it: not empty and free of both separators."""
+    return bool(value) and NAME_VALUE_SEPARATOR not in value and PROPERTY_SEPARATOR not in value
+
+
 def split_keys(keys: str | None) -> list[str]:
     """The individual keys of a KEYS property value."""
     return [k for k in (keys or "").split(KEY_SEPARATOR) if k]

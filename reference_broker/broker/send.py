@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
+from codec.answer_template import JsonAnswerTemplate
 from codec.batch import decode_batch
 from codec.command import RemotingCommand
 from codec.store.record import HostPort
@@ -26,10 +28,11 @@ from reference_broker.broker.topics import (
     topic_name_problem,
 )
 from reference_broker.config import BrokerConfig
-from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
+from reference_broker.server import FAQ_SUFFIX, SERVER_VERSION, Handler, Refused, Request
 from reference_broker.store import BatchItem, InnerMessage, MessageStore, PutMessageStatus, PutResult
 from reference_broker.store.retention import disk_used_ratio
 from spec.codes import RequestCode, ResponseCode
+from spec.frame import SerializeType
 from spec.properties import PropertyKey
 from spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
 from spec.sysflag import PERM_READ_WRITE, MessageSysFlag, TransactionType, perm_to_string
@@ -41,8 +44,10 @@ RETRY_QUEUE_NUMS_ON_SEND = 1
 """Queues of a retry topic created because a producer sent to it (``msgCheck``)."""
 
 
+@lru_cache(maxsize=4096)
 def born_host(peer: str) -> HostPort:
-    """The producer's address as the broker's socket sees it (``ctx.channel().remoteAddress()``)."""
+    """The producer's address as the broker's socket sees it (``ctx.channel().remoteAddress()``); a
+    connection sends many messages, so each peer is parsed once."""
     host, _, port = peer.rpartition(":")
     return HostPort(host.strip("[]"), int(port))
 
@@ -69,6 +74,11 @@ class StoreWriters:
 
 
 class SendHandlers(StoreWriters):
+
+    def __init__(self, config: BrokerConfig, topics: TopicConfigManager, groups: SubscriptionGroupManager,
+                 store: MessageStore) -> None:
+        super().__init__(config, topics, groups, store)
+        self._templates: dict[tuple[object, ...], JsonAnswerTemplate | None] = {}
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -97,9 +107,35 @@ class SendHandlers(StoreWriters):
         code, remark = self.put_answer(result.status)
         if not result.status.stored:
             return request.reply(code, remark, header={}, extra_fields=self._send_ext)
-        return request.reply(code, None, header={"msgId": result.msg_id, "queueId": queue_id,
-                                                 "queueOffset": result.queue_offset},
-                             extra_fields=self._send_ext)
+        return self.stored_reply(request, code, result.msg_id, queue_id, result.queue_offset)
+
+    def stored_reply(self, request: Request, code: int, msg_id: str, queue_id: int,
+                     queue_offset: int) -> RemotingCommand:
+        """The answer to a stored send. A JSON answer is joined from a template of its header (the same
+        bytes as the general encoding, see ``codec.answer_template``); anything else is encoded field by
+        field through the spec's response table."""
+        ext = self._send_ext
+        command = request.command
+        if command.serialize_type is SerializeType.JSON:
+            template = self._template(code, ext)
+            answer = template and template.command(command.opaque, (msg_id, str(queue_id), str(queue_offset)))
+            if answer is not None:
+                return answer
+        return request.reply(code, None, extra_fields=ext,
+                             header={"msgId": msg_id, "queueId": queue_id, "queueOffset": queue_offset})
+
+    def _template(self, code: int, ext: dict[str, str]) -> JsonAnswerTemplate | None:
+        """One template per answer code and broker settings; None when the settings defeat a template
+        (a setting holding a marker), which leaves those answers to the general encoding."""
+        key = (code, *ext.values())
+        if key not in self._templates:
+            try:
+                self._templates[key] = JsonAnswerTemplate(
+                    code, {"msgId": "", "queueId": "", "queueOffset": "", **ext},
+                    ("msgId", "queueId", "queueOffset"), version=SERVER_VERSION)
+            except ValueError:
+                self._templates[key] = None
+        return self._templates[key]
 
     def _check(self, header: Mapping[str, Any], peer: str) -> TopicConfig:
         """``msgCheck``: name, forbidden system topics, auto-creation, queue id range."""

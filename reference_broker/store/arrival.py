@@ -11,11 +11,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class MessageArrival:
+class MessageArrival(NamedTuple):
     topic: str
     queue_id: int
     max_offset: int

@@ -189,6 +189,9 @@ class CommitLog:
 def _placed(records: list[MessageRecord], start: int) -> list[MessageRecord]:
     placed = []
     for record in records:
-        placed.append(dataclasses.replace(record, physical_offset=start))
+        moved = dataclasses.replace(record, physical_offset=start)
+        if "properties" in vars(record):  # a property map the record already holds moves with it
+            vars(moved)["properties"] = record.properties
+        placed.append(moved)
         start += record.total_size
     return placed

@@ -59,7 +59,7 @@ from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
 from spec.hashing import tags_code, to_int32
-from spec.properties import PropertyKey
+from spec.properties import PropertyKey, round_trips
 from spec.store_layout import (
     ABORT_FILE,
     CHECKPOINT_FILE,
@@ -102,6 +102,9 @@ class _Draft(NamedTuple):
     prepared_transaction_offset: int = 0
     store_host: HostPort | None = None
     """None: this broker's address; a send-back copy keeps the host that stored its original."""
+    properties: dict[str, str] | None = None
+    """``parse_properties(properties_text)`` when the put already has it; the dispatch (tags code, index
+    keys) then reads it instead of parsing the stored string a second time."""
 
 
 class MessageStore:
@@ -129,6 +132,7 @@ class MessageStore:
         self._flusher = FlushService(self.commitlog.flush, self._flush_logics,
                                      config.flush_interval_commit_log_ms / 1000,
                                      config.flush_interval_consume_queue_ms / 1000)
+        self._cluster_round_trips = round_trips(config.cluster_name)
         self.scheduler = DelayScheduler(self, self.root / CONFIG_DIR, config.delay_levels_ms,
                                         config.flush_delay_offset_interval_ms / 1000)
         self.retention = RetentionService(config, self.commitlog, self._queue_list, self.index,
@@ -275,8 +279,15 @@ class MessageStore:
     def _put_producer(self, message: InnerMessage) -> Appended:
         props = dict(message.properties)
         peak = add_cluster(props, self.config.cluster_name)
-        return self._append([self._delayed(message, props, producer_text(props, peak))],
-                            message.wait_store_msg_ok)
+        text = producer_text(props, peak)
+        draft = self._delayed(message, props, text)
+        if draft.properties_text is text and self._cluster_round_trips:
+            # the stored string is the map without WAIT, and every entry of the map survives a parse of it
+            # (names and values from a parse, CLUSTER checked once): that parse is the map without WAIT
+            stored = dict(props)
+            stored.pop(PropertyKey.WAIT, None)
+            draft = draft._replace(properties=stored)
+        return self._append([draft], message.wait_store_msg_ok)
 
     def _put_copy(self, message: InnerMessage, store_host: HostPort) -> Appended:
         props = dict(message.properties)
@@ -404,7 +415,8 @@ class MessageStore:
                 born_timestamp=draft.born_timestamp, born_host=draft.born_host,
                 store_timestamp=store_timestamp, store_host=draft.store_host or self.store_host,
                 sys_flag=draft.sys_flag, flag=draft.flag, reconsume_times=draft.reconsume_times,
-                prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1)
+                prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1,
+                parsed_properties=draft.properties)
             if record.total_size > self.config.max_message_size:
                 raise SpecViolation("message larger than maxMessageSize",
                                     expected=f"<= {self.config.max_message_size}", seen=record.total_size)
@@ -490,8 +502,9 @@ class MessageStore:
             if queue.put(record.queue_offset, record.physical_offset, record.total_size, code):
                 queue.last_store_timestamp = record.store_timestamp
                 self._stamps[1] = record.store_timestamp
-                if notify:
-                    self.arrivals.notify(MessageArrival(record.topic, record.queue_id, queue.max_offset, code,
+                if notify:  # the queue now ends just past this entry
+                    end = record.queue_offset + 1
+                    self.arrivals.notify(MessageArrival(record.topic, record.queue_id, end, code,
                                                         record.store_timestamp))
         if self.config.message_index_enable:
             self.index.build(record)

@@ -70,7 +70,7 @@ def _report(summary: Summary, out: Path, elapsed: float) -> None:
     data = {"frames_sent": summary.frames_sent, "batches": summary.batches, "seconds": round(elapsed, 1),
             "stopped": summary.stopped, "findings": dict(summary.findings),
             "duplicates": dict(summary.duplicates), "waiting_streams": summary.waiting,
-            "idle_judged": summary.idle_judged, "memory": summary.memory,
+            "idle_judged": summary.idle_judged, "stalls_seconds": summary.stalls, "memory": summary.memory,
             "cases": [str(path) for path in summary.cases]}
     (out / "summary.json").write_text(json.dumps(data, indent=1) + "\n")
     print(f"stopped: {summary.stopped}; {summary.frames_sent} frames in {summary.batches} batches, "
@@ -80,6 +80,8 @@ def _report(summary: Summary, out: Path, elapsed: float) -> None:
     print(f"  {sum(summary.duplicates.values())} more with an already recorded cause; "
           f"{summary.waiting} stream(s) left inside a frame, {summary.idle_judged} judged against the "
           "idle timeout")
+    if summary.stalls:
+        print(f"  target stalled {len(summary.stalls)} time(s), answering again after {summary.stalls} s")
     for path in summary.cases:
         print(f"  case {path}")
 
@@ -117,3 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = LiveFuzzer(config, load_seeds(args.golden), args.out / "regressions", progress).run()
     _report(summary, args.out, time.monotonic() - started)
     return 1 if summary.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -88,6 +88,8 @@ class Summary:
     waiting: int = 0
     """Connections left inside a malformed frame (owed nothing unless an idle timeout is named)."""
     idle_judged: int = 0
+    stalls: list[float] = field(default_factory=list)
+    """Seconds the target took to answer again after a probe went unanswered (busy, not hung)."""
     memory: dict[str, int | float | None] = field(default_factory=dict)
     stopped: str = ""
 
@@ -193,7 +195,9 @@ class LiveFuzzer:
         self._after_batch(batch)
 
     def _after_batch(self, batch: Batch) -> None:
-        health = self.config.target.health(batch.listener)
+        health, stalled = self.config.target.settled_health(batch.listener)
+        if stalled and health is Health.OK:
+            self.summary.stalls.append(round(stalled, 1))
         if health is not Health.OK:
             finding = FindingClass.CRASH if health is Health.CRASH else FindingClass.HANG
             self._record(batch, finding, batch.connections,
@@ -236,6 +240,8 @@ class LiveFuzzer:
             return
         minimal = ddmin(frames, reproduces)
         delay = close_delay(target, listener, b"".join(minimal), SLOW_CLOSE_LIMIT)
+        if delay is not None and delay <= RESPONSE_TIMEOUT:
+            return  # closed in time when replayed alone: the target was only slow under the batch's load
         if delay is None:
             self._record(batch, FindingClass.TIMEOUT, [minimal],
                          f"a complete malformed frame: the target neither closed the connection nor answered "

@@ -50,9 +50,10 @@ MUTATION_RATE = 0.85
 DRAIN_SECONDS = 0.05
 """How long to read answers on connections that owe us nothing, so their buffers do not fill up."""
 
-SLOW_CLOSE_LIMIT = 30.0
+SLOW_CLOSE_LIMIT = 120.0
 """Seconds a reproduced unanswered stream is watched for a late close: a close within it is a slow close
-(the target spent that long on a few bytes), none at all a timeout."""
+(the target spent that long on a few bytes), none at all a timeout. Java's slowest seen: 3 s on an idle
+machine, over 30 s on a loaded one, for the same frame."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +240,11 @@ class LiveFuzzer:
         if not reproduces(frames):
             return
         minimal = ddmin(frames, reproduces)
+        signature = judge(b"".join(minimal)).signature
+        if self._known(FindingClass.TIMEOUT, listener, signature) \
+                or self._known(FindingClass.SLOW_CLOSE, listener, signature):
+            self.summary.duplicates["unanswered"] += 1
+            return
         delay = close_delay(target, listener, b"".join(minimal), SLOW_CLOSE_LIMIT)
         if delay is not None and delay <= RESPONSE_TIMEOUT:
             return  # closed in time when replayed alone: the target was only slow under the batch's load

@@ -27,11 +27,19 @@ from pyspark.sql.types import BooleanType, LongType
 from codec.compression import decompress_for_sys_flag
 from codec.store import IndexFile, StoreDirectory
 from codec.store.commitlog import map_file, segment_files
+from codec.store.dispatch import is_dispatch_lag, lag_notice
 from codec.store.indexfile import index_sizes as inferred_index_sizes
 from spark_tests.store_source import FORMAT
-from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import COMMITLOG_FILE_SIZE, is_offset_file_name
-from spec.consumequeue import CQ_ENTRY_SIZE, CQ_FILE_SIZE, EXT_MAX_ADDRESS, PRE_BLANK_SIZE, delay_level_ms
+from spec.checkpoint import CHECKPOINT_FILE_SIZE, RMQ_CKPT_ZERO
+from spec.commitlog import COMMITLOG_FILE_SIZE, RMQ_CL_PREALLOCATED, RMQ_CL_TORN_TAIL, is_offset_file_name
+from spec.consumequeue import (
+    CQ_ENTRY_SIZE,
+    CQ_FILE_SIZE,
+    EXT_MAX_ADDRESS,
+    PRE_BLANK_SIZE,
+    RMQ_CQ_DISPATCH_LAG,
+    delay_level_ms,
+)
 from spec.errors import RocketMQSpecError, StoreError
 from spec.indexfile import (
     DEFAULT_INDEX_COUNT,
@@ -54,8 +62,8 @@ from spec.store_layout import (
 )
 from spec.sysflag import TRANSACTION_MASK, TransactionType
 
-PASS, FAIL, INFO = "PASS", "FAIL", "INFO"
-SEVERITY = {FAIL: 3, "CRASH": 3, "NON-STRICT": 2, PASS: 1, INFO: 0}
+PASS, FAIL, INFO, NON_STRICT = "PASS", "FAIL", "INFO", "NON-STRICT"
+SEVERITY = {FAIL: 3, "CRASH": 3, NON_STRICT: 2, PASS: 1, INFO: 0}
 """How case verdicts combine into a clause verdict: any failure fails the clause; INFO (nothing to judge)
 only stands when no case judged anything."""
 
@@ -247,6 +255,23 @@ def _zero_tail(v: StoreVerification) -> None:
     expect_none("non-zero byte after the last record", first_nonzero)
 
 
+def _notice_check(clause: str) -> Check:
+    def reported(v: StoreVerification) -> None:
+        if v.first_problem is not None:
+            raise Verdict(INFO, f"scan stopped at offset {v.first_problem.physical_offset}")
+        for found, text in v.store.notices():
+            if found == clause and found == RMQ_CL_TORN_TAIL.id and not v.store.crashed:
+                raise Verdict(NON_STRICT, f"{text} in a store shut down cleanly (no abort file)")
+            if found == clause:
+                raise Verdict(INFO, text)
+    return reported
+
+
+for _case, _clause in (("preallocated-files", RMQ_CL_PREALLOCATED.id), ("torn-tail", RMQ_CL_TORN_TAIL.id),
+                       ("checkpoint-flushed", RMQ_CKPT_ZERO.id)):
+    check(_case, _clause)(_notice_check(_clause))
+
+
 @check("compressed-bodies", "RMQ-FLAG-COMPRESSION")
 def _compressed(v: StoreVerification) -> None:
     compressed = v.spark.read.format(FORMAT).load(str(v.root)).where("error IS NULL AND sys_flag & 1 = 1")
@@ -338,15 +363,35 @@ def _pre_blank(v: StoreVerification) -> None:
         f"physical_offset = 0 AND size = {PRE_BLANK_SIZE} AND tags_code = 0"))
 
 
+def _scalar(frame: DataFrame) -> Any:
+    row = frame.first()
+    return None if row is None else row[0]
+
+
+def lag_or_hole(v: StoreVerification, what: str, failure: str, missing: DataFrame,
+                dispatched: DataFrame) -> None:
+    """Missing entries of a running or killed broker's last records are a dispatch lag (INFO), as in
+    ``rmq-conformance store``; anything else missing FAILs."""
+    first_missing = _scalar(missing.agg(F.min("physical_offset")))
+    if first_missing is not None and v.store.crashed:
+        last_dispatched = _scalar(dispatched.agg(F.max("physical_offset")))
+        if is_dispatch_lag([first_missing], [] if last_dispatched is None else [last_dispatched]):
+            offsets = [r.physical_offset for r in missing.select("physical_offset").distinct().collect()]
+            _, text = lag_notice(what, offsets)
+            raise Verdict(INFO, f"{text} [{RMQ_CQ_DISPATCH_LAG.id}]")
+    expect_none(failure, missing)
+
+
 @check("records-are-dispatched", "RMQ-CQ-TRANSACTION")
 def _dispatched(v: StoreVerification) -> None:
     queued = v.entries.select("physical_offset").distinct()
-    expect_none("dispatchable records without an entry",
-                v.records.where(DISPATCHED).join(queued, "physical_offset", "left_anti")
-                .select("physical_offset"))
     expect_none("half or rolled-back records with an entry",
                 v.records.where(f"NOT {DISPATCHED}").join(queued, "physical_offset", "left_semi")
                 .select("physical_offset"))
+    dispatchable = v.records.where(DISPATCHED).select("physical_offset")
+    lag_or_hole(v, "consume queues", "dispatchable records without an entry",
+                dispatchable.join(queued, "physical_offset", "left_anti"),
+                dispatchable.join(queued, "physical_offset", "left_semi"))
 
 
 @check("index-file-names", "RMQ-IDX-FILE-NAME")
@@ -386,9 +431,10 @@ def _index_keys(v: StoreVerification) -> None:
         if not files:
             raise Verdict(INFO, "the store has no index file")
     wanted = v.records.select("physical_offset", F.explode("index_key_hashes").alias("key_hash"))
-    expect_none("keys without an index entry for their record",
-                wanted.join(v.index_entries, ["physical_offset", "key_hash"], "left_anti"))
+    missing = wanted.join(v.index_entries, ["physical_offset", "key_hash"], "left_anti")
+    indexed = wanted.select("physical_offset").distinct().join(missing, "physical_offset", "left_anti")
     expect_none("keys whose slot chain does not reach their entry", _unreachable_entries(v))
+    lag_or_hole(v, "index", "keys without an index entry for their record", missing, indexed)
 
 
 def _unreachable_entries(v: StoreVerification) -> list[tuple[str, int]]:

@@ -244,15 +244,12 @@ def _file_names(v: StoreVerification) -> None:
 
 @check("commitlog-zero-tail", "RMQ-CL-END-OF-DATA")
 def _zero_tail(v: StoreVerification) -> None:
-    last = v.records.orderBy(F.desc("physical_offset")).select("physical_offset", "total_size").first()
-    if last is None:
+    if v.records.limit(1).count() == 0:
         raise Verdict(INFO, "the CommitLog holds no records")
-    segment = next(f for f in reversed(v.store.commitlog.files) if f.start <= last.physical_offset)
-    start = last.physical_offset + last.total_size - segment.start
-    tail = bytes(map_file(segment.path)[start:start + ZERO_TAIL_CHECKED])
-    zeros = len(tail) - len(tail.lstrip(b"\0"))
-    first_nonzero = [segment.start + start + zeros] if tail[zeros:] else []
-    expect_none("non-zero byte after the last record", first_nonzero)
+    if v.first_problem is not None:
+        raise Verdict(INFO, f"scan stopped at offset {v.first_problem.physical_offset}")
+    first_nonzero = v.store.commitlog.nonzero_after_end(ZERO_TAIL_CHECKED)
+    expect_none("non-zero byte after the last record", [] if first_nonzero is None else [first_nonzero])
 
 
 def _notice_check(clause: str) -> Check:

@@ -131,6 +131,19 @@ class CommitLog:
                 return
         self._end = DataEnd(self.files[-1].start + len(self._map(self.files[-1])) if self.files else 0)
 
+    def nonzero_after_end(self, window: int) -> int | None:
+        """Absolute offset of the first non-zero byte among the ``window`` bytes after the data end (after
+        a torn record's bytes), within the file the end falls in; None when they are all zero."""
+        zeros_from = self.end.zeros_from
+        for segment in reversed(self.files):
+            if segment.start <= zeros_from:
+                view = self._map(segment)
+                start = zeros_from - segment.start
+                tail = bytes(view[start:start + window])
+                stripped = tail.lstrip(b"\0")
+                return segment.start + start + len(tail) - len(stripped) if stripped else None
+        return None
+
     def zeros_after(self, number: int) -> list[SegmentFile] | None:
         """The files after file ``number`` when every one of them is all zeros, else None."""
         later = self.files[number + 1:]
@@ -178,9 +191,10 @@ class _FileWalk:
             try:
                 fixed = self._whole_record(pos, where)
             except StoreError as exc:
-                if not self._torn(pos, total_size):
+                extent = self._extent(pos, total_size)
+                if not self._rest_is_zero(pos + extent):
                     raise
-                self.end = self._data_end(where, TornRecord(where, exc))
+                self.end = self._data_end(where, TornRecord(where, exc, extent))
                 return
             yield pos, fixed
             pos += total_size
@@ -207,9 +221,9 @@ class _FileWalk:
     def _rest_is_zero(self, pos: int) -> bool:
         return zero_from(self.segment.path, self.view, pos) and self.log.zeros_after(self.number) is not None
 
-    def _torn(self, pos: int, total_size: int) -> bool:
-        extent = total_size if 0 < total_size <= len(self.view) - pos else len(self.view) - pos
-        return self._rest_is_zero(pos + extent)
+    def _extent(self, pos: int, total_size: int) -> int:
+        """Bytes a record that failed to decode spans, for judging whether only zeros follow it."""
+        return total_size if 0 < total_size <= len(self.view) - pos else len(self.view) - pos
 
     def _zeros(self, where: int) -> None:
         if self.log.zeros_after(self.number) is None:

@@ -40,6 +40,8 @@ class TornRecord:
     """Absolute offset of the torn record: where recovery truncates the CommitLog."""
     error: StoreError
     """Why it is not a whole record."""
+    length: int
+    """Bytes it spans (its TOTALSIZE, or the rest of its file when that is not a usable size)."""
 
 
 @dataclass
@@ -64,10 +66,10 @@ class DataEnd:
                                                f"({self.torn.error.message}); the data ends there"))
         return found
 
-    def covers(self, offset: int, size: int) -> bool:
-        """Whether a record of ``size`` bytes at ``offset`` (a queue or index entry's target) lies within
-        the data; entries past it are what recovery truncates from the queues and the index."""
-        return offset + size <= self.offset
+    @property
+    def zeros_from(self) -> int:
+        """Where the zero bytes begin: the data end, or past the torn record's bytes when there is one."""
+        return self.offset if self.torn is None else self.torn.offset + self.torn.length
 
 
 def zero_from(path: Path, view: mmap.mmap | bytes, start: int) -> bool:

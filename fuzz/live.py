@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuzz.corpus import Listener, SeedFrame
-from fuzz.idle import IdleWatch, Parked
+from fuzz.idle import IDLE_GRACE, IdleWatch, Parked
 from fuzz.memory import MemoryRule, MemoryWatch
 from fuzz.minimise import ddmin
 from fuzz.mutators import mutate
@@ -159,15 +159,20 @@ class LiveFuzzer:
                 self.summary.stopped = "frame limit"
             else:
                 listener = self.rng.choice(listeners)
-                self._run_batch(plan_batch(self.rng, self.seeds[listener], listener, self.config.batch_size))
+                self.run_batch(plan_batch(self.rng, self.seeds[listener], listener, self.config.batch_size))
                 self._judge_idle(self.idle.overdue(time.monotonic()) if self.idle else [])
                 self.progress(self.summary)
+        return self.finish()
+
+    def finish(self) -> Summary:
+        """Judge the connections still waiting for the idle timeout; the summary of everything run."""
         if self.idle is not None and not self.summary.stopped.startswith("target"):
-            self._judge_idle(self.idle.drain(time.monotonic() + self.idle.idle_timeout + 10))
+            self._judge_idle(self.idle.drain(time.monotonic() + self.idle.idle_timeout + IDLE_GRACE + 5))
         self.summary.memory = self.memory.report()
         return self.summary
 
-    def _run_batch(self, batch: Batch) -> None:
+    def run_batch(self, batch: Batch) -> None:
+        """Send one planned batch and judge what the target did with it."""
         self.summary.batches += 1
         try:
             conns = [WireConnection(self.config.target.addr(batch.listener)) for _ in batch.connections]

@@ -80,6 +80,7 @@ class MemoryWatch:
         ceiling = self.rule.ceiling_bytes
         if ceiling is not None and rss > ceiling and not self.over_ceiling:
             self.over_ceiling = True
+            self.baseline = rss
             return f"VmRSS {rss} bytes is over the ceiling of {ceiling} bytes"
         if now < self.warm_until or self.baseline is None:
             self.baseline = max(self.baseline or 0, rss)

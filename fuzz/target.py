@@ -64,12 +64,12 @@ class Target:
             probe = RemotingCommand.request(PROBE_CODES[listener], opaque=next_opaque())
             return Health.OK if conn.request(probe, PROBE_TIMEOUT) is not None else Health.HANG
 
-    def settled_health(self, listener: Listener, patience: float = HANG_PATIENCE) -> tuple[Health, float]:
-        """Health after giving a silent target ``patience`` seconds to answer again, and how long it was
+    def settled_health(self, listener: Listener) -> tuple[Health, float]:
+        """Health after giving a silent target HANG_PATIENCE seconds to answer again, and how long it was
         silent (0 when the first probe was answered). A crash is final at once."""
         started = time.monotonic()
         health = self.health(listener)
-        while health is Health.HANG and time.monotonic() - started < patience:
+        while health is Health.HANG and time.monotonic() - started < HANG_PATIENCE:
             time.sleep(PROBE_INTERVAL)
             health = self.health(listener)
         stalled = 0.0 if time.monotonic() - started < PROBE_TIMEOUT else time.monotonic() - started

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from fuzz import idle, live, target
+from fuzz.cli import build_parser, memory_rule
 from fuzz.corpus import Listener, load_seeds
 from fuzz.live import Batch, FuzzConfig, LiveFuzzer
 from fuzz.memory import MemoryRule, MemoryWatch, jvm_heap_bytes, process_cmdline
@@ -213,3 +214,12 @@ def test_a_leaking_process_is_found_unless_the_growth_fits_its_heap(
     for _ in range(4):  # each batch opens a connection, and each probe another: 8 MiB apiece
         fuzz.run_batch(one_stream(java_stream(INCOMPLETE[0])))
     assert (findings(fuzz) == {FindingClass.MEMORY.value: 1}) is found
+
+
+def test_the_memory_rule_of_the_command_line(leaking_process: tuple[subprocess.Popen[str], str, str]) -> None:
+    process, namesrv, broker = leaking_process
+    base = ["--namesrv", namesrv, "--broker", broker, "--pid", str(process.pid)]
+    assert memory_rule(build_parser().parse_args(base)).heap_bytes == 64 * MIB, "read from the cmdline"
+    given = memory_rule(build_parser().parse_args([*base, "--heap-mb", "300", "--rss-ceiling-mb", "900",
+                                                   "--rss-growth-mb", "50", "--warmup-seconds", "5"]))
+    assert given == MemoryRule(50 * MIB, 5.0, 900 * MIB, 300 * MIB)

@@ -184,7 +184,7 @@ def test_conformance_reports_what_rmq_store_reports(extracted: dict[str, Path], 
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["java-killed", "reference-running", "torn-clean"])
+@pytest.mark.parametrize("name", ["java-killed", "torn-clean"])
 def test_spark_verify_gives_the_conformance_verdicts(spark: SparkSession,  # noqa: F811
                                                      extracted: dict[str, Path],
                                                      torn: dict[str, Path], name: str,

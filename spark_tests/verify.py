@@ -27,7 +27,7 @@ from pyspark.sql.types import BooleanType, LongType
 from codec.compression import decompress_for_sys_flag
 from codec.store import IndexFile, StoreDirectory
 from codec.store.commitlog import map_file, segment_files
-from codec.store.dispatch import is_dispatch_lag, lag_notice
+from codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
 from codec.store.indexfile import index_sizes as inferred_index_sizes
 from spark_tests.store_source import FORMAT
 from spec.checkpoint import CHECKPOINT_FILE_SIZE, RMQ_CKPT_ZERO
@@ -313,12 +313,34 @@ def _entries_with_records(v: StoreVerification) -> DataFrame:
     return v.entries.join(records, F.col("physical_offset") == F.col("r_physical_offset"), "left")
 
 
+def _data_end(v: StoreVerification) -> int | None:
+    """Where the CommitLog's data ends (None when its scan stopped on an error)."""
+    return None if v.first_problem is not None else v.store.commitlog.end.offset
+
+
+def _past_end(v: StoreVerification) -> str:
+    """SQL: the row's physical_offset lies past the data end (entries copied after the CommitLog)."""
+    end = _data_end(v)
+    return "FALSE" if end is None else f"physical_offset >= {end}"
+
+
+def ahead(v: StoreVerification, what: str, entries: DataFrame) -> None:
+    """Entries past the data end: INFO in a running or killed broker's store (as in the conformance
+    suite), a FAIL in any other."""
+    offsets = [r.physical_offset for r in entries.where(_past_end(v)).select("physical_offset").collect()]
+    if offsets and v.store.crashed:
+        _, text = ahead_notice(what, offsets)
+        raise Verdict(INFO, f"{text} [{RMQ_CQ_DISPATCH_LAG.id}]")
+    expect_none(f"{what} entries past the CommitLog data end", offsets)
+
+
 @check("queue-entries-point-at-records", "RMQ-CQ-POINTS-AT-RECORD")
 def _points_at_records(v: StoreVerification) -> None:
     expect_none("entries not matching their record", _entries_with_records(v).where(
-        "r_physical_offset IS NULL OR r_topic <> topic OR r_queue_id <> queue_id "
-        "OR r_queue_offset <> queue_offset OR r_total_size <> size")
+        f"NOT ({_past_end(v)}) AND (r_physical_offset IS NULL OR r_topic <> topic OR r_queue_id <> queue_id "
+        "OR r_queue_offset <> queue_offset OR r_total_size <> size)")
         .select("topic", "queue_id", "queue_offset", "physical_offset"))
+    ahead(v, "consume-queue", v.entries)
 
 
 @check("tags-codes", "RMQ-CQ-TAGS-CODE")
@@ -331,7 +353,7 @@ def _tags_codes(v: StoreVerification) -> None:
 
 @check("delay-tags-codes", "RMQ-CQ-DELAY-TAGS")
 def _delay_tags(v: StoreVerification) -> None:
-    delayed = _entries_with_records(v).where(f"topic = '{SCHEDULE_TOPIC}'")
+    delayed = _entries_with_records(v).where(f"topic = '{SCHEDULE_TOPIC}' AND NOT ({_past_end(v)})")
     deliver_time = _delay_deliver_time("r_store_timestamp", "r_properties")
     expect_none("delayed entries whose tags code is not the deliver time", delayed.where(
         F.col("r_physical_offset").isNull() | ~F.col("tags_code").eqNullSafe(deliver_time))
@@ -458,9 +480,10 @@ def _index_entries(v: StoreVerification) -> None:
         elapsed = F.greatest(F.col("store_timestamp") - F.col("begin_timestamp"), F.lit(0)) / 1000
         expected_diff = F.when(F.col("begin_timestamp") <= 0, F.lit(0)).otherwise(
             F.least(elapsed, F.lit(2**31 - 1)).cast("long"))
-        expect_none("index entries not matching a record", joined.where(
+        expect_none("index entries not matching a record", joined.where(~F.expr(_past_end(v))).where(
             F.col("store_timestamp").isNull() | ~F.array_contains("index_key_hashes", F.col("key_hash"))
             | (F.col("time_diff") != expected_diff)).select("index_file", "entry", "physical_offset"))
+        ahead(v, "index", v.index_entries)
 
 
 @check("index-headers", "RMQ-IDX-PUT")

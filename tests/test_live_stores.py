@@ -77,19 +77,40 @@ def tear_last_record(root: Path, how: str) -> int:
     return last.physical_offset
 
 
+AHEAD_RECORDS = 3
+
+
+def drop_last_records(root: Path, count: int) -> int:
+    """Zero the last ``count`` records, as a copy that read the CommitLog before they were written and
+    the consume queues and index after; returns where the data now ends."""
+    with StoreDirectory(root) as store:
+        first = list(store.commitlog.scan())[-count]
+        end = store.commitlog.end.offset
+        segment = next(f for f in reversed(store.commitlog.files) if f.start <= first.physical_offset)
+    with segment.path.open("r+b") as handle:
+        handle.seek(first.physical_offset - segment.start)
+        handle.write(bytes(end - first.physical_offset))
+    return first.physical_offset
+
+
 @pytest.fixture(scope="module")
 def torn(extracted: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """java-killed with its last record torn both ways, and one torn copy without its abort file."""
+    """java-killed with its last record torn both ways, one torn copy without its abort file, and
+    java-running whose queues and index ran ahead of its CommitLog."""
     stores = {}
     for how in ("zeros", "crc"):
         root = tmp_path_factory.mktemp(f"torn-{how}") / "store"
         shutil.copytree(extracted["java-killed"], root)
         tear_last_record(root, how)
-        stores[how] = root
+        stores[f"torn-{how}"] = root
     clean = tmp_path_factory.mktemp("torn-clean") / "store"
-    shutil.copytree(stores["zeros"], clean)
+    shutil.copytree(stores["torn-zeros"], clean)
     (clean / ABORT_FILE).unlink()
-    stores["clean"] = clean
+    stores["torn-clean"] = clean
+    ahead = tmp_path_factory.mktemp("queues-ahead") / "store"
+    shutil.copytree(extracted["java-running"], ahead)
+    drop_last_records(ahead, AHEAD_RECORDS)
+    stores["queues-ahead"] = ahead
     return stores
 
 
@@ -132,11 +153,11 @@ def test_a_torn_last_record_ends_the_data_at_its_start(extracted: dict[str, Path
                                                        how: str) -> None:
     with StoreDirectory(extracted["java-killed"]) as store:
         last = list(store.commitlog.scan())[-1].physical_offset
-    summary = inspected(torn[how])
+    summary = inspected(torn[f"torn-{how}"])
     assert (summary["records"], summary["data_end"]) == (STORES["java-killed"].records - 1, last)
     clauses = {n["clause"] for n in summary["notices"]}  # type: ignore[attr-defined]
     assert clauses == {PREALLOCATED, ABORT, ZERO_CKPT, TORN}
-    with StoreDirectory(torn[how]) as store:
+    with StoreDirectory(torn[f"torn-{how}"]) as store:
         assert len(list(store.messages())) == len(list(store.commitlog.scan())) == summary["records"]
         assert store.commitlog.end.torn is not None and store.commitlog.end.torn.offset == last
 
@@ -154,11 +175,11 @@ def test_a_record_broken_before_the_last_is_still_refused(extracted: dict[str, P
     assert code == 2 and "RMQ-CL-MAGIC" in err
 
 
-ALL = [*sorted(STORES), "torn-zeros", "torn-crc", "torn-clean"]
+ALL = [*sorted(STORES), "torn-zeros", "torn-crc", "torn-clean", "queues-ahead"]
 
 
 def root_of(name: str, extracted: dict[str, Path], torn: dict[str, Path]) -> Path:
-    return extracted[name] if name in STORES else torn[name.removeprefix("torn-")]
+    return extracted[name] if name in STORES else torn[name]
 
 
 def expected_verdict(name: str, clause: str) -> str:
@@ -179,12 +200,23 @@ def test_conformance_reports_what_rmq_store_reports(extracted: dict[str, Path], 
         assert verdicts[clause] == expected_verdict(name, clause), clause
     for clause in {PREALLOCATED, ZERO_CKPT, TORN} - notices:
         assert verdicts[clause] == "PASS", clause
-    lag = "RMQ-CQ-TRANSACTION"
-    assert verdicts[lag] == (INFO if LAG in notices else "PASS")
+    dispatched = INFO if LAG in notices and name == "java-killed" else "PASS"
+    assert verdicts["RMQ-CQ-TRANSACTION"] == dispatched
+    ahead = INFO if name == "queues-ahead" else "PASS"
+    assert verdicts["RMQ-CQ-POINTS-AT-RECORD"] == verdicts["RMQ-IDX-LOOKUP"] == ahead
+
+
+def test_queue_and_index_entries_past_the_data_end_are_reported(extracted: dict[str, Path],
+                                                                torn: dict[str, Path]) -> None:
+    summary = inspected(torn["queues-ahead"])
+    assert summary["records"] == STORES["java-running"].records - AHEAD_RECORDS
+    assert summary["inconsistencies"] == []
+    clauses = [n["clause"] for n in summary["notices"]]  # type: ignore[attr-defined]
+    assert sorted(clauses) == sorted([PREALLOCATED, ABORT, ZERO_CKPT, LAG])
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["java-killed", "torn-clean"])
+@pytest.mark.parametrize("name", ["java-killed", "torn-clean", "queues-ahead"])
 def test_spark_verify_gives_the_conformance_verdicts(spark: SparkSession,  # noqa: F811
                                                      extracted: dict[str, Path],
                                                      torn: dict[str, Path], name: str,

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from codec.store import MessageRecord, StoreDirectory
-from codec.store.dispatch import is_dispatch_lag, lag_notice
+from codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
 from spec.errors import RocketMQSpecError
 from spec.sysflag import TransactionType
 
@@ -66,7 +66,18 @@ def notices(store: StoreDirectory, records: list[MessageRecord]) -> list[tuple[s
     missing, dispatched = undispatched(store, records)
     if missing and is_dispatch_lag(missing, dispatched):
         found.append(lag_notice("consume queues", missing))
+    ahead = entries_past_end(store)
+    if ahead and store.crashed:
+        found.append(ahead_notice("consume-queue", ahead))
     return found
+
+
+def entries_past_end(store: StoreDirectory) -> list[int]:
+    """Offsets of consume-queue entries past the CommitLog's data end (a copy of a running store)."""
+    end = store.commitlog.end
+    offsets = (int(o) for topic, queue_id in store.queues()
+               for o in store.queue(topic, queue_id).entries["commitlog_offset"])
+    return [offset for offset in offsets if not end.covers(offset)]
 
 
 def inconsistencies(store: StoreDirectory, records: list[MessageRecord]) -> Iterator[str]:
@@ -74,6 +85,7 @@ def inconsistencies(store: StoreDirectory, records: list[MessageRecord]) -> Iter
     by_offset = {r.physical_offset: r for r in records}
     missing, dispatched = undispatched(store, records)
     lagging = set(missing) if is_dispatch_lag(missing, dispatched) else set()
+    ahead = set(entries_past_end(store)) if store.crashed else set()
     bounds: dict[tuple[str, int], tuple[int, int]] = {}
     for topic, queue_id in store.queues():
         queue = store.queue(topic, queue_id)
@@ -83,7 +95,7 @@ def inconsistencies(store: StoreDirectory, records: list[MessageRecord]) -> Iter
             record = by_offset.get(offset)
             found = None if record is None else (record.topic, record.queue_id, record.queue_offset,
                                                  record.total_size)
-            if found != (topic, queue_id, n, size):
+            if found != (topic, queue_id, n, size) and offset not in ahead:
                 yield f"consumequeue {topic}/{queue_id} entry {n} does not point at its record ({offset})"
     for record in records:
         queued = record.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT)

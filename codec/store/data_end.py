@@ -66,6 +66,12 @@ class DataEnd:
                                                f"({self.torn.error.message}); the data ends there"))
         return found
 
+    def covers(self, offset: int) -> bool:
+        """Whether a record at ``offset`` (a queue or index entry's target) starts within the data.
+        Entries past the end are what a copy of a running store's queues holds when they ran ahead of
+        its CommitLog; recovery truncates them."""
+        return offset < self.offset
+
     @property
     def zeros_from(self) -> int:
         """Where the zero bytes begin: the data end, or past the torn record's bytes when there is one."""

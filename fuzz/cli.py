@@ -18,7 +18,8 @@ from codec.acl import Credentials
 from fuzz.corpus import Listener, SeedFrame, golden_dir, load_seeds
 from fuzz.ha_live import HAFuzzer
 from fuzz.live import FuzzConfig, LiveFuzzer, Summary
-from fuzz.regression import REGRESSIONS_DIR, load_cases, replay
+from fuzz.memory import MemoryRule, jvm_heap_bytes, process_cmdline
+from fuzz.regression import REGRESSIONS_DIR, FindingClass, load_cases, replay
 from fuzz.target import Health, Target
 from fuzz.wire import parse_loopback
 from spec.cli import BadInput, Parser, add_version, fail
@@ -27,6 +28,7 @@ from spec.errors import RocketMQSpecError
 PROG = "rmq-fuzz"
 
 PROGRESS_INTERVAL = 1.0
+MIB = 1024 * 1024
 MAX_SECONDS = 24 * 3600
 """A run is always bounded; a day is the longest that makes sense unattended."""
 
@@ -44,7 +46,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--access-key", help="sign broker frames (ACL 1.0) with this access key ...")
     parser.add_argument("--secret-key", help="... and this secret key, before mutating them")
     parser.add_argument("--pid", type=int, help="target process id, to detect crashes and memory growth")
-    parser.add_argument("--rss-growth-mb", type=int, default=256, help="VmRSS growth reported as a finding")
+    parser.add_argument("--rss-growth-mb", type=int, default=256,
+                        help="VmRSS growth past the warm-up baseline (plus a JVM's -Xmx) that is a finding")
+    parser.add_argument("--rss-ceiling-mb", type=int, default=None,
+                        help="VmRSS that is a finding whatever the baseline")
+    parser.add_argument("--warmup-seconds", type=float, default=30.0,
+                        help="seconds whose VmRSS samples only set the baseline (default 30)")
+    parser.add_argument("--heap-mb", type=int, default=None,
+                        help="heap the target may fill without leaking (default: read from a JVM's -Xmx)")
+    parser.add_argument("--idle-timeout", type=float, default=None,
+                        help="the target's idle timeout (Java: 120): connections left inside a frame must be "
+                             "closed by then; without it they are not judged")
     parser.add_argument("--golden", type=Path, default=None, help=f"golden data (default {golden_dir()})")
     parser.add_argument("--ha", metavar="HOST:PORT",
                         help="fuzz this master HA port with hostile slave streams instead of remoting frames")
@@ -68,12 +80,19 @@ def _report(summary: Summary, out: Path, elapsed: float) -> None:
     out.mkdir(parents=True, exist_ok=True)
     data = {"frames_sent": summary.frames_sent, "batches": summary.batches, "seconds": round(elapsed, 1),
             "stopped": summary.stopped, "findings": dict(summary.findings),
+            "duplicates": dict(summary.duplicates), "waiting_streams": summary.waiting,
+            "idle_judged": summary.idle_judged, "stalls_seconds": summary.stalls, "memory": summary.memory,
             "cases": [str(path) for path in summary.cases]}
     (out / "summary.json").write_text(json.dumps(data, indent=1) + "\n")
     print(f"stopped: {summary.stopped}; {summary.frames_sent} frames in {summary.batches} batches, "
           f"{elapsed:.1f} s")
-    for kind in ("crash", "hang", "timeout", "memory"):
-        print(f"  {kind:8} {summary.findings.get(kind, 0)}")
+    for kind in FindingClass:
+        print(f"  {kind.value:10} {summary.findings.get(kind.value, 0)}")
+    print(f"  {sum(summary.duplicates.values())} more with an already recorded cause; "
+          f"{summary.waiting} stream(s) left inside a frame, {summary.idle_judged} judged against the "
+          "idle timeout")
+    if summary.stalls:
+        print(f"  target stalled {len(summary.stalls)} time(s), answering again after {summary.stalls} s")
     for path in summary.cases:
         print(f"  case {path}")
 
@@ -116,6 +135,14 @@ def _seeds(golden: Path | None) -> list[SeedFrame]:
         raise BadInput(f"cannot read the golden frames under {root} (--golden DIR): {exc}") from None
 
 
+def memory_rule(args: argparse.Namespace) -> MemoryRule:
+    heap = args.heap_mb * MIB if args.heap_mb is not None else None
+    if heap is None and args.pid is not None:
+        heap = jvm_heap_bytes(process_cmdline(args.pid))
+    ceiling = args.rss_ceiling_mb * MIB if args.rss_ceiling_mb is not None else None
+    return MemoryRule(args.rss_growth_mb * MIB, args.warmup_seconds, ceiling, heap or 0)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -134,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fuzz_ha(args, target)
     credentials = Credentials(args.access_key, args.secret_key) if args.access_key is not None else None
     config = FuzzConfig(target, min(args.seconds, MAX_SECONDS), args.max_frames, args.batch_size, args.seed,
-                        args.rss_growth_mb * 1024 * 1024, credentials=credentials)
+                        memory_rule(args), args.idle_timeout, credentials=credentials)
     started = last = time.monotonic()
 
     def progress(summary: Summary) -> None:

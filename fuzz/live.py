@@ -2,10 +2,13 @@
 
 Each batch goes to one listener over one to three connections, its frames cut into pieces and
 interleaved across the connections, so a target's per-connection state is exercised while other
-connections are mid-frame. After the batch, connections whose bytes the codec rejects must be closed by
-the target (RMQ-FRAME-CLOSE-ON-ERROR), and a fresh control connection must still get an answer. What
-goes wrong is classified (crash, hang, timeout, memory growth), minimised when the target is still
-usable, and saved as a regression case.
+connections are mid-frame. After the batch, connections holding a complete malformed frame must be
+closed by the target (RMQ-FRAME-CLOSE-ON-ERROR), and a fresh control connection must still get an answer.
+Connections that end inside a frame are judged only against the target's idle timeout, when one is named
+(``fuzz.oracle``, ``fuzz.idle``); memory only past a warm-up baseline and a JVM's heap (``fuzz.memory``).
+What goes wrong is classified (crash, hang, timeout, slow close, idle, memory growth), minimised when the
+target is still usable, and saved as a regression case — once per cause: later findings with the same
+signature are only counted.
 """
 
 from __future__ import annotations
@@ -21,14 +24,17 @@ from pathlib import Path
 from codec.acl import Credentials, sign
 from codec.command import decode, encode
 from fuzz.corpus import Listener, SeedFrame
+from fuzz.idle import IDLE_GRACE, IdleWatch, Parked
+from fuzz.memory import MemoryRule, MemoryWatch
 from fuzz.minimise import ddmin
 from fuzz.mutators import mutate
+from fuzz.oracle import Expect, judge
 from fuzz.regression import (
     RESPONSE_TIMEOUT,
     ConnectionCase,
-    Expect,
     FindingClass,
     RegressionCase,
+    close_delay,
     deliver,
     ignored,
 )
@@ -49,6 +55,11 @@ MUTATION_RATE = 0.85
 DRAIN_SECONDS = 0.05
 """How long to read answers on connections that owe us nothing, so their buffers do not fill up."""
 
+SLOW_CLOSE_LIMIT = 120.0
+"""Seconds a reproduced unanswered stream is watched for a late close: a close within it is a slow close
+(the target spent that long on a few bytes), none at all a timeout. Java's slowest seen: 3 s on an idle
+machine, over 30 s on a loaded one, for the same frame."""
+
 
 @dataclass(frozen=True)
 class FuzzConfig:
@@ -57,7 +68,9 @@ class FuzzConfig:
     max_frames: int
     batch_size: int = 16
     seed: int = 0
-    rss_growth_bytes: int = 256 * 1024 * 1024
+    memory: MemoryRule = field(default_factory=MemoryRule)
+    idle_timeout: float | None = None
+    """The target's idle timeout, when known: connections left inside a frame are judged against it."""
     listeners: tuple[Listener, ...] = (Listener.NAMESRV, Listener.BROKER)
     credentials: Credentials | None = None
     """Sign every broker seed before it is mutated, so intact frames pass an ACL broker's check and reach
@@ -78,7 +91,15 @@ class Summary:
     frames_sent: int = 0
     batches: int = 0
     findings: Counter[str] = field(default_factory=Counter)
+    duplicates: Counter[str] = field(default_factory=Counter)
+    """Findings whose cause (class, listener, signature) was already recorded this run."""
     cases: list[Path] = field(default_factory=list)
+    waiting: int = 0
+    """Connections left inside a malformed frame (owed nothing unless an idle timeout is named)."""
+    idle_judged: int = 0
+    stalls: list[float] = field(default_factory=list)
+    """Seconds the target took to answer again after a probe went unanswered (busy, not hung)."""
+    memory: dict[str, int | float | None] = field(default_factory=dict)
     stopped: str = ""
 
     def line(self, elapsed: float) -> str:
@@ -151,7 +172,12 @@ class LiveFuzzer:
         self.progress = progress
         self.rng = random.Random(config.seed)
         self.summary = Summary()
-        self._rss_baseline = config.target.rss_bytes()
+        self.memory = MemoryWatch(config.memory, time.monotonic())
+        self.idle: IdleWatch[Batch] | None = None
+        if config.idle_timeout is not None:
+            self.idle = IdleWatch(config.idle_timeout)
+        self._seen: set[tuple[str, str, str]] = set()
+        self._sample_memory()
 
     def run(self) -> Summary:
         deadline = time.monotonic() + self.config.seconds
@@ -163,61 +189,119 @@ class LiveFuzzer:
                 self.summary.stopped = "frame limit"
             else:
                 listener = self.rng.choice(listeners)
-                self._run_batch(plan_batch(self.rng, self.seeds[listener], listener, self.config.batch_size))
+                self.run_batch(plan_batch(self.rng, self.seeds[listener], listener, self.config.batch_size))
+                self._judge_idle(self.idle.overdue(time.monotonic()) if self.idle else [])
                 self.progress(self.summary)
+        return self.finish()
+
+    def finish(self) -> Summary:
+        """Judge the connections still waiting for the idle timeout; the summary of everything run."""
+        if self.idle is not None and not self.summary.stopped.startswith("target"):
+            self._judge_idle(self.idle.drain(time.monotonic() + self.idle.idle_timeout + IDLE_GRACE + 5))
+        self.summary.memory = self.memory.report()
         return self.summary
 
-    def _run_batch(self, batch: Batch) -> None:
+    def run_batch(self, batch: Batch) -> None:
+        """Send one planned batch and judge what the target did with it."""
         self.summary.batches += 1
         try:
             conns = [WireConnection(self.config.target.addr(batch.listener)) for _ in batch.connections]
         except OSError:
             self._after_batch(batch)
             return
+        parked: set[int] = set()
         try:
             for index, piece in batch.pieces:
                 conns[index].send(piece, RESPONSE_TIMEOUT)
             self.summary.frames_sent += sum(len(frames) for frames in batch.connections)
-            for conn, frames in zip(conns, batch.connections, strict=True):
-                owed = ConnectionCase(frames).expect is Expect.CLOSE
-                observed = conn.listen(RESPONSE_TIMEOUT if owed else DRAIN_SECONDS)
-                if owed and ignored(observed):
-                    self._timeout(batch, frames)
+            for index, (conn, frames) in enumerate(zip(conns, batch.connections, strict=True)):
+                expect = judge(b"".join(frames)).expect
+                observed = conn.listen(RESPONSE_TIMEOUT if expect is Expect.CLOSE else DRAIN_SECONDS)
+                if expect is Expect.CLOSE and ignored(observed):
+                    self._unanswered(batch, frames)
+                elif expect is Expect.WAIT:
+                    self.summary.waiting += 1
+                    if self.idle is not None and not observed.closed \
+                            and self.idle.park(conn, frames, batch, time.monotonic()):
+                        parked.add(index)
         finally:
-            for conn in conns:
-                conn.close()
+            for index, conn in enumerate(conns):
+                if index not in parked:
+                    conn.close()
         self._after_batch(batch)
 
     def _after_batch(self, batch: Batch) -> None:
-        health = self.config.target.health(batch.listener)
+        health, stalled = self.config.target.settled_health(batch.listener)
+        if stalled and health is Health.OK:
+            self.summary.stalls.append(round(stalled, 1))
         if health is not Health.OK:
             finding = FindingClass.CRASH if health is Health.CRASH else FindingClass.HANG
             self._record(batch, finding, batch.connections,
                          "whole batch: the target was unusable for minimising")
             self.summary.stopped = f"target {health.value}"
             return
-        rss = self.config.target.rss_bytes()
-        if rss is not None and self._rss_baseline is not None \
-                and rss - self._rss_baseline > self.config.rss_growth_bytes:
-            self._record(batch, FindingClass.MEMORY, batch.connections,
-                         f"VmRSS grew from {self._rss_baseline} to {rss} bytes")
-            self._rss_baseline = rss
+        note = self._sample_memory()
+        if note is not None:
+            self._record(batch, FindingClass.MEMORY, batch.connections, note)
 
-    def _timeout(self, batch: Batch, frames: list[bytes]) -> None:
-        """A connection the target should have closed stayed silent and open: minimise on fresh ones."""
+    def _sample_memory(self) -> str | None:
+        rss = self.config.target.rss_bytes()
+        return None if rss is None else self.memory.sample(time.monotonic(), rss)
+
+    def _judge_idle(self, overdue: list[Parked[Batch]]) -> None:
+        for parked in overdue:
+            parked.conn.close()
+            self._record(parked.batch, FindingClass.IDLE, [parked.frames],
+                         f"the stream ends inside a malformed frame; the connection was still open "
+                         f"{self.config.idle_timeout} s + grace later, past the target's idle timeout",
+                         judge(b"".join(parked.frames)).signature)
+        if self.idle is not None:
+            self.summary.idle_judged = self.idle.judged
+
+    def _unanswered(self, batch: Batch, frames: list[bytes]) -> None:
+        """A connection the target should have closed stayed silent and open: minimise on fresh ones,
+        then watch the minimal stream long enough to tell a slow close from none."""
         target, listener = self.config.target, batch.listener
+        signature = judge(b"".join(frames)).signature
+        if self._known(FindingClass.TIMEOUT, listener, signature) \
+                or self._known(FindingClass.SLOW_CLOSE, listener, signature):
+            self.summary.duplicates["unanswered"] += 1
+            return
 
         def reproduces(candidate: list[bytes]) -> bool:
-            case = ConnectionCase(candidate)
-            return case.expect is Expect.CLOSE and ignored(deliver(target, listener, case.stream))
+            stream = b"".join(candidate)
+            return judge(stream).expect is Expect.CLOSE and ignored(deliver(target, listener, stream))
 
         if not reproduces(frames):
             return
         minimal = ddmin(frames, reproduces)
-        self._record(batch, FindingClass.TIMEOUT, [minimal],
-                     "the codec rejects this stream; the target neither closed the connection nor answered")
+        signature = judge(b"".join(minimal)).signature
+        if self._known(FindingClass.TIMEOUT, listener, signature) \
+                or self._known(FindingClass.SLOW_CLOSE, listener, signature):
+            self.summary.duplicates["unanswered"] += 1
+            return
+        delay = close_delay(target, listener, b"".join(minimal), SLOW_CLOSE_LIMIT)
+        if delay is not None and delay <= RESPONSE_TIMEOUT:
+            return  # closed in time when replayed alone: the target was only slow under the batch's load
+        if delay is None:
+            self._record(batch, FindingClass.TIMEOUT, [minimal],
+                         f"a complete malformed frame: the target neither closed the connection nor answered "
+                         f"in {SLOW_CLOSE_LIMIT} s", signature)
+        else:
+            self._record(batch, FindingClass.SLOW_CLOSE, [minimal],
+                         f"a complete malformed frame: the target closed the connection only after "
+                         f"{delay:.1f} s (allowed {RESPONSE_TIMEOUT} s)", signature)
 
-    def _record(self, batch: Batch, finding: FindingClass, connections: list[list[bytes]], note: str) -> None:
+    def _known(self, finding: FindingClass, listener: Listener, signature: str) -> bool:
+        return (finding.value, listener.value, signature) in self._seen
+
+    def _record(self, batch: Batch, finding: FindingClass, connections: list[list[bytes]], note: str,
+                signature: str = "") -> None:
+        key = (finding.value, batch.listener.value, signature)
+        if signature and key in self._seen:
+            self.summary.duplicates[finding.value] += 1
+            return
+        self._seen.add(key)
         case = RegressionCase(finding, batch.listener, [ConnectionCase(frames) for frames in connections],
                               batch.mutations, note, self.config.seed, self.summary.batches)
         self.summary.findings[finding.value] += 1

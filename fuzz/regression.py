@@ -12,10 +12,11 @@ conformance suite:
 ```
 
 Each connection's frames are sent back to back on a fresh connection to the listener; ``expect`` is
-``close`` (the codec rejects that byte stream, so the target must close the connection without an
-answer, RMQ-FRAME-CLOSE-ON-ERROR) or ``any`` (answers are allowed). After all connections, the target
-must still answer a control request (``expect_alive``). The raw bytes of each connection are also kept
-beside the JSON as ``<id>.c<N>.bin`` so a reproducer can be sent with nothing but ``nc``.
+``close`` (the stream holds a complete malformed frame, so the target must close the connection without
+an answer, RMQ-FRAME-CLOSE-ON-ERROR), ``wait`` (it ends inside a frame that will be malformed: judged only
+against a named idle timeout) or ``any`` (answers are allowed); see ``fuzz.oracle``. After all
+connections, the target must still answer a control request (``expect_alive``). The raw bytes of each
+connection are also kept beside the JSON as ``<id>.c<N>.bin`` so a reproducer can be sent with ``nc``.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codec.framing import FrameDecoder, FrameRejected
 from fuzz.corpus import Listener
+from fuzz.oracle import Expect, expectation
 from fuzz.target import Health, Target
 from fuzz.wire import Observed, WireConnection
 from spec.frame import FRAME_CLOSE_ON_ERROR
@@ -46,25 +48,12 @@ class FindingClass(enum.Enum):
     CRASH = "crash"
     HANG = "hang"
     TIMEOUT = "timeout"
+    """A complete malformed frame left open and unanswered for the whole slow-close limit."""
+    SLOW_CLOSE = "slow-close"
+    """A complete malformed frame closed only after the response timeout: the target spent seconds on it."""
+    IDLE = "idle"
+    """A connection inside a frame still open past the target's named idle timeout."""
     MEMORY = "memory"
-
-
-class Expect(enum.Enum):
-    CLOSE = "close"
-    ANY = "any"
-
-
-def expectation(stream: bytes) -> Expect:
-    """What the spec demands of a target that receives ``stream`` on one connection.
-
-    Java closes the connection on *any* exception inside its decoder, so a stream on which the codec
-    itself fails with an untyped error (a codec bug, reported separately) is judged undecodable too.
-    """
-    try:
-        events = FrameDecoder().receive_data(stream)
-    except Exception:
-        return Expect.CLOSE
-    return Expect.CLOSE if any(isinstance(event, FrameRejected) for event in events) else Expect.ANY
 
 
 @dataclass
@@ -138,11 +127,23 @@ def load_cases(path: Path = REGRESSIONS_DIR) -> list[RegressionCase]:
     return [load_case(p) for p in sorted(path.glob("*.json"))] if path.is_dir() else [load_case(path)]
 
 
-def deliver(target: Target, listener: Listener, stream: bytes) -> Observed:
-    """Send ``stream`` on a fresh connection and watch it for the response timeout."""
+def deliver(target: Target, listener: Listener, stream: bytes, seconds: float = RESPONSE_TIMEOUT) -> Observed:
+    """Send ``stream`` on a fresh connection and watch it for ``seconds`` (or until it is closed)."""
     with WireConnection(target.addr(listener)) as conn:
         conn.send(stream, RESPONSE_TIMEOUT)
-        return conn.listen(RESPONSE_TIMEOUT)
+        return conn.listen(seconds)
+
+
+def close_delay(target: Target, listener: Listener, stream: bytes, limit: float) -> float | None:
+    """Seconds from sending ``stream`` until the target closed the connection; None if it did not close
+    (or answered instead) within ``limit``."""
+    with WireConnection(target.addr(listener)) as conn:
+        conn.send(stream, RESPONSE_TIMEOUT)
+        sent = time.monotonic()
+        observed = conn.listen(limit)
+    if not observed.closed or observed.received_bytes or observed.closed_at is None:
+        return None
+    return observed.closed_at - sent
 
 
 def ignored(observed: Observed) -> bool:

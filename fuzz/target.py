@@ -9,6 +9,7 @@ visible from outside.
 from __future__ import annotations
 
 import enum
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,12 @@ PROBE_CODES = {
     # Any broker answers every code, if only with REQUEST_CODE_NOT_SUPPORTED.
     Listener.BROKER: RequestCode.GET_BROKER_RUNTIME_INFO,
 }
+
+HANG_PATIENCE = 60.0
+"""Seconds a target that stopped answering gets to answer again before it counts as hung. A target busy
+with earlier input (Java spends seconds of a decoder thread on some malformed frames, many more on a
+loaded machine) stalls the connections that share that thread and then recovers: a stall, not a hang."""
+PROBE_INTERVAL = 1.0
 
 _KIB = 1024
 
@@ -56,6 +63,17 @@ class Target:
         with conn:
             probe = RemotingCommand.request(PROBE_CODES[listener], opaque=next_opaque())
             return Health.OK if conn.request(probe, PROBE_TIMEOUT) is not None else Health.HANG
+
+    def settled_health(self, listener: Listener) -> tuple[Health, float]:
+        """Health after giving a silent target HANG_PATIENCE seconds to answer again, and how long it was
+        silent (0 when the first probe was answered). A crash is final at once."""
+        started = time.monotonic()
+        health = self.health(listener)
+        while health is Health.HANG and time.monotonic() - started < HANG_PATIENCE:
+            time.sleep(PROBE_INTERVAL)
+            health = self.health(listener)
+        stalled = 0.0 if time.monotonic() - started < PROBE_TIMEOUT else time.monotonic() - started
+        return health, stalled
 
     def rss_bytes(self) -> int | None:
         """Resident memory of the target's process, or None when no pid was given or it is gone."""

@@ -53,6 +53,8 @@ class Observed:
     rejected: str | None = None
     """The target's own bytes broke the framing rules (a finding in itself)."""
     received_bytes: int = 0
+    closed_at: float | None = None
+    """Monotonic time at which the close was seen."""
 
 
 class WireConnection:
@@ -73,6 +75,7 @@ class WireConnection:
             return False
         except OSError:
             self.observed.closed = True
+            self.observed.closed_at = time.monotonic()
             return False
         return True
 
@@ -92,6 +95,7 @@ class WireConnection:
                 chunk = b""
             if not chunk:
                 self.observed.closed = True
+                self.observed.closed_at = time.monotonic()
                 break
             self._absorb(chunk)
             if any(r.opaque == until_response for r in self.observed.responses):

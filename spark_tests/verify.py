@@ -27,11 +27,19 @@ from pyspark.sql.types import BooleanType, LongType
 from codec.compression import decompress_for_sys_flag
 from codec.store import IndexFile, StoreDirectory
 from codec.store.commitlog import map_file, segment_files
+from codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
 from codec.store.indexfile import index_sizes as inferred_index_sizes
 from spark_tests.store_source import FORMAT
-from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import COMMITLOG_FILE_SIZE, is_offset_file_name
-from spec.consumequeue import CQ_ENTRY_SIZE, CQ_FILE_SIZE, EXT_MAX_ADDRESS, PRE_BLANK_SIZE, delay_level_ms
+from spec.checkpoint import CHECKPOINT_FILE_SIZE, RMQ_CKPT_ZERO
+from spec.commitlog import COMMITLOG_FILE_SIZE, RMQ_CL_PREALLOCATED, RMQ_CL_TORN_TAIL, is_offset_file_name
+from spec.consumequeue import (
+    CQ_ENTRY_SIZE,
+    CQ_FILE_SIZE,
+    EXT_MAX_ADDRESS,
+    PRE_BLANK_SIZE,
+    RMQ_CQ_DISPATCH_LAG,
+    delay_level_ms,
+)
 from spec.errors import RocketMQSpecError, StoreError
 from spec.indexfile import (
     DEFAULT_INDEX_COUNT,
@@ -54,8 +62,8 @@ from spec.store_layout import (
 )
 from spec.sysflag import TRANSACTION_MASK, TransactionType
 
-PASS, FAIL, INFO = "PASS", "FAIL", "INFO"
-SEVERITY = {FAIL: 3, "CRASH": 3, "NON-STRICT": 2, PASS: 1, INFO: 0}
+PASS, FAIL, INFO, NON_STRICT = "PASS", "FAIL", "INFO", "NON-STRICT"
+SEVERITY = {FAIL: 3, "CRASH": 3, NON_STRICT: 2, PASS: 1, INFO: 0}
 """How case verdicts combine into a clause verdict: any failure fails the clause; INFO (nothing to judge)
 only stands when no case judged anything."""
 
@@ -236,15 +244,29 @@ def _file_names(v: StoreVerification) -> None:
 
 @check("commitlog-zero-tail", "RMQ-CL-END-OF-DATA")
 def _zero_tail(v: StoreVerification) -> None:
-    last = v.records.orderBy(F.desc("physical_offset")).select("physical_offset", "total_size").first()
-    if last is None:
+    if v.records.limit(1).count() == 0:
         raise Verdict(INFO, "the CommitLog holds no records")
-    segment = next(f for f in reversed(v.store.commitlog.files) if f.start <= last.physical_offset)
-    start = last.physical_offset + last.total_size - segment.start
-    tail = bytes(map_file(segment.path)[start:start + ZERO_TAIL_CHECKED])
-    zeros = len(tail) - len(tail.lstrip(b"\0"))
-    first_nonzero = [segment.start + start + zeros] if tail[zeros:] else []
-    expect_none("non-zero byte after the last record", first_nonzero)
+    if v.first_problem is not None:
+        raise Verdict(INFO, f"scan stopped at offset {v.first_problem.physical_offset}")
+    first_nonzero = v.store.commitlog.nonzero_after_end(ZERO_TAIL_CHECKED)
+    expect_none("non-zero byte after the last record", [] if first_nonzero is None else [first_nonzero])
+
+
+def _notice_check(clause: str) -> Check:
+    def reported(v: StoreVerification) -> None:
+        if v.first_problem is not None:
+            raise Verdict(INFO, f"scan stopped at offset {v.first_problem.physical_offset}")
+        for found, text in v.store.notices():
+            if found == clause and found == RMQ_CL_TORN_TAIL.id and not v.store.crashed:
+                raise Verdict(NON_STRICT, f"{text} in a store shut down cleanly (no abort file)")
+            if found == clause:
+                raise Verdict(INFO, text)
+    return reported
+
+
+for _case, _clause in (("preallocated-files", RMQ_CL_PREALLOCATED.id), ("torn-tail", RMQ_CL_TORN_TAIL.id),
+                       ("checkpoint-flushed", RMQ_CKPT_ZERO.id)):
+    check(_case, _clause)(_notice_check(_clause))
 
 
 @check("compressed-bodies", "RMQ-FLAG-COMPRESSION")
@@ -291,12 +313,34 @@ def _entries_with_records(v: StoreVerification) -> DataFrame:
     return v.entries.join(records, F.col("physical_offset") == F.col("r_physical_offset"), "left")
 
 
+def _data_end(v: StoreVerification) -> int | None:
+    """Where the CommitLog's data ends (None when its scan stopped on an error)."""
+    return None if v.first_problem is not None else v.store.commitlog.end.offset
+
+
+def _past_end(v: StoreVerification) -> str:
+    """SQL: the row's physical_offset lies past the data end (entries copied after the CommitLog)."""
+    end = _data_end(v)
+    return "FALSE" if end is None else f"physical_offset >= {end}"
+
+
+def ahead(v: StoreVerification, what: str, entries: DataFrame) -> None:
+    """Entries past the data end: INFO in a running or killed broker's store (as in the conformance
+    suite), a FAIL in any other."""
+    offsets = [r.physical_offset for r in entries.where(_past_end(v)).select("physical_offset").collect()]
+    if offsets and v.store.crashed:
+        _, text = ahead_notice(what, offsets)
+        raise Verdict(INFO, f"{text} [{RMQ_CQ_DISPATCH_LAG.id}]")
+    expect_none(f"{what} entries past the CommitLog data end", offsets)
+
+
 @check("queue-entries-point-at-records", "RMQ-CQ-POINTS-AT-RECORD")
 def _points_at_records(v: StoreVerification) -> None:
     expect_none("entries not matching their record", _entries_with_records(v).where(
-        "r_physical_offset IS NULL OR r_topic <> topic OR r_queue_id <> queue_id "
-        "OR r_queue_offset <> queue_offset OR r_total_size <> size")
+        f"NOT ({_past_end(v)}) AND (r_physical_offset IS NULL OR r_topic <> topic OR r_queue_id <> queue_id "
+        "OR r_queue_offset <> queue_offset OR r_total_size <> size)")
         .select("topic", "queue_id", "queue_offset", "physical_offset"))
+    ahead(v, "consume-queue", v.entries)
 
 
 @check("tags-codes", "RMQ-CQ-TAGS-CODE")
@@ -309,7 +353,7 @@ def _tags_codes(v: StoreVerification) -> None:
 
 @check("delay-tags-codes", "RMQ-CQ-DELAY-TAGS")
 def _delay_tags(v: StoreVerification) -> None:
-    delayed = _entries_with_records(v).where(f"topic = '{SCHEDULE_TOPIC}'")
+    delayed = _entries_with_records(v).where(f"topic = '{SCHEDULE_TOPIC}' AND NOT ({_past_end(v)})")
     deliver_time = _delay_deliver_time("r_store_timestamp", "r_properties")
     expect_none("delayed entries whose tags code is not the deliver time", delayed.where(
         F.col("r_physical_offset").isNull() | ~F.col("tags_code").eqNullSafe(deliver_time))
@@ -338,15 +382,35 @@ def _pre_blank(v: StoreVerification) -> None:
         f"physical_offset = 0 AND size = {PRE_BLANK_SIZE} AND tags_code = 0"))
 
 
+def _scalar(frame: DataFrame) -> Any:
+    row = frame.first()
+    return None if row is None else row[0]
+
+
+def lag_or_hole(v: StoreVerification, what: str, failure: str, missing: DataFrame,
+                dispatched: DataFrame) -> None:
+    """Missing entries of a running or killed broker's last records are a dispatch lag (INFO), as in
+    ``rmq-conformance store``; anything else missing FAILs."""
+    first_missing = _scalar(missing.agg(F.min("physical_offset")))
+    if first_missing is not None and v.store.crashed:
+        last_dispatched = _scalar(dispatched.agg(F.max("physical_offset")))
+        if is_dispatch_lag([first_missing], [] if last_dispatched is None else [last_dispatched]):
+            offsets = [r.physical_offset for r in missing.select("physical_offset").distinct().collect()]
+            _, text = lag_notice(what, offsets)
+            raise Verdict(INFO, f"{text} [{RMQ_CQ_DISPATCH_LAG.id}]")
+    expect_none(failure, missing)
+
+
 @check("records-are-dispatched", "RMQ-CQ-TRANSACTION")
 def _dispatched(v: StoreVerification) -> None:
     queued = v.entries.select("physical_offset").distinct()
-    expect_none("dispatchable records without an entry",
-                v.records.where(DISPATCHED).join(queued, "physical_offset", "left_anti")
-                .select("physical_offset"))
     expect_none("half or rolled-back records with an entry",
                 v.records.where(f"NOT {DISPATCHED}").join(queued, "physical_offset", "left_semi")
                 .select("physical_offset"))
+    dispatchable = v.records.where(DISPATCHED).select("physical_offset")
+    lag_or_hole(v, "consume queues", "dispatchable records without an entry",
+                dispatchable.join(queued, "physical_offset", "left_anti"),
+                dispatchable.join(queued, "physical_offset", "left_semi"))
 
 
 @check("index-file-names", "RMQ-IDX-FILE-NAME")
@@ -386,9 +450,10 @@ def _index_keys(v: StoreVerification) -> None:
         if not files:
             raise Verdict(INFO, "the store has no index file")
     wanted = v.records.select("physical_offset", F.explode("index_key_hashes").alias("key_hash"))
-    expect_none("keys without an index entry for their record",
-                wanted.join(v.index_entries, ["physical_offset", "key_hash"], "left_anti"))
+    missing = wanted.join(v.index_entries, ["physical_offset", "key_hash"], "left_anti")
+    indexed = wanted.select("physical_offset").distinct().join(missing, "physical_offset", "left_anti")
     expect_none("keys whose slot chain does not reach their entry", _unreachable_entries(v))
+    lag_or_hole(v, "index", "keys without an index entry for their record", missing, indexed)
 
 
 def _unreachable_entries(v: StoreVerification) -> list[tuple[str, int]]:
@@ -415,9 +480,10 @@ def _index_entries(v: StoreVerification) -> None:
         elapsed = F.greatest(F.col("store_timestamp") - F.col("begin_timestamp"), F.lit(0)) / 1000
         expected_diff = F.when(F.col("begin_timestamp") <= 0, F.lit(0)).otherwise(
             F.least(elapsed, F.lit(2**31 - 1)).cast("long"))
-        expect_none("index entries not matching a record", joined.where(
+        expect_none("index entries not matching a record", joined.where(~F.expr(_past_end(v))).where(
             F.col("store_timestamp").isNull() | ~F.array_contains("index_key_hashes", F.col("key_hash"))
             | (F.col("time_diff") != expected_diff)).select("index_file", "entry", "physical_offset"))
+        ahead(v, "index", v.index_entries)
 
 
 @check("index-headers", "RMQ-IDX-PUT")

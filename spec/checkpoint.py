@@ -12,6 +12,7 @@ from construct import Int64sb, Struct
 from spec.clauses import Level, clause
 
 _CKPT = "store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java"
+_COMMITLOG = "store/src/main/java/org/apache/rocketmq/store/CommitLog.java"
 
 CHECKPOINT_FILE_SIZE = 4096
 """``MappedFile.OS_PAGE_SIZE``."""
@@ -40,6 +41,15 @@ RMQ_CKPT_MIN_TIMESTAMP = clause(
     "Recovery starts from max(0, min(physic, logics) - 3000) ms, lowered to the index timestamp when the "
     "index is also recovered.",
     source=f"{_CKPT} (getMinTimestamp, getMinTimestampIndex)",
+)
+
+
+RMQ_CKPT_ZERO = clause(
+    "RMQ-CKPT-ZERO", Level.MAY,
+    "A checkpoint whose physic or logics timestamp is zero has not been flushed yet (a young store, or one "
+    "killed before its first flush); it bounds nothing, so recovery replays the CommitLog from its first "
+    "file.",
+    source=f"{_CKPT}; {_COMMITLOG} (isMappedFileMatchedRecover)",
 )
 
 

@@ -175,6 +175,20 @@ RMQ_CL_END_OF_DATA = clause(
     "Past the last record the file holds zero bytes; a reader stops at a zero TOTALSIZE and MAGICCODE.",
     source=f"{_COMMITLOG} (recoverNormally)",
 )
+RMQ_CL_PREALLOCATED = clause(
+    "RMQ-CL-PREALLOCATED", Level.MAY,
+    "A running broker may create the next CommitLog file ahead of need, so files wholly of zero bytes can "
+    "follow the data end of a running or killed broker's store; they hold no data, and a reader's data "
+    "ends before them.",
+    source="store/src/main/java/org/apache/rocketmq/store/AllocateMappedFileService.java",
+)
+RMQ_CL_TORN_TAIL = clause(
+    "RMQ-CL-TORN-TAIL", Level.SHOULD,
+    "A store ends with a whole record. A crash may leave the last record torn (not a valid record, or a "
+    "wrong BODYCRC, with only zero bytes after it): recovery truncates the CommitLog at its start, and a "
+    "reader's data ends there.",
+    source=f"{_COMMITLOG} (recoverAbnormally, checkMessageAndReturnSize); MappedFileQueue.truncateDirtyFiles",
+)
 RMQ_CL_FILE_NAME = clause(
     "RMQ-CL-FILE-NAME", Level.MUST,
     "A CommitLog file is named by its absolute start offset in 20 zero-padded decimal digits, and starts "

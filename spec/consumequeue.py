@@ -77,6 +77,15 @@ RMQ_CQ_TRANSACTION = clause(
     "Only records of transaction type NOT or COMMIT get a consume-queue entry.",
     source="store/src/main/java/org/apache/rocketmq/store/CommitLogDispatcherBuildConsumeQueue.java",
 )
+RMQ_CQ_DISPATCH_LAG = clause(
+    "RMQ-CQ-DISPATCH-LAG", Level.MAY,
+    "Consume queues and the index are built from the CommitLog asynchronously, in CommitLog order: a "
+    "running or killed broker's store may end with records that have no queue or index entry yet (recovery "
+    "dispatches them again). Records without an entry before a dispatched record are a hole, and a cleanly "
+    "shut down store has none. A copy taken while the broker runs may also hold queue or index entries past "
+    "the copied CommitLog's data end, which recovery truncates.",
+    source="store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java (ReputMessageService)",
+)
 RMQ_CQ_DELAY_TAGS = clause(
     "RMQ-CQ-DELAY-TAGS", Level.MUST,
     "An entry of SCHEDULE_TOPIC_XXXX carries the deliver time (store time + delay of the level, ms) as "

@@ -1,9 +1,12 @@
 """``rmq-store``: look into a RocketMQ store directory from the shell.
 
 ``dump DIR --json`` prints one JSON object per CommitLog record (BLANK markers are not records), for
-scripts and diffs; ``inspect DIR`` prints a readable summary and lists anything inconsistent between the
-CommitLog, the consume queues and the consumer offsets. Bad input ends with a one-line error on stderr
-and exit status 2, never a traceback; a reader that stops early (``| head``) ends the output quietly.
+scripts and diffs; ``inspect DIR`` prints a readable summary (``--json``: one JSON object) and lists
+anything inconsistent between the CommitLog, the consume queues and the consumer offsets. What a running
+or killed broker leaves (pre-allocated files, a torn last record, the abort file, an unflushed checkpoint,
+records not yet dispatched) is reported as notices, by the clause that allows it, never refused. Bad
+input ends with a one-line error on stderr and exit status 2, never a traceback; a reader that stops
+early (``| head``) ends the output quietly.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from codec.store import MessageRecord, StoreDirectory
+from codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
 from spec.cli import BadInput, Parser, add_version, fail, require_store
 from spec.errors import RocketMQSpecError
 from spec.sysflag import TransactionType
@@ -47,9 +51,42 @@ def dump(store: StoreDirectory, out: TextIO, as_json: bool) -> None:
                       f"size={record.total_size} sysFlag={record.sys_flag:#x} id={record.offset_msg_id}\n")
 
 
+def undispatched(store: StoreDirectory, records: list[MessageRecord]) -> tuple[list[int], list[int]]:
+    """Offsets of the records that should have a consume-queue entry and have none, and of those that
+    have one."""
+    queued = {int(offset) for topic, queue_id in store.queues()
+              for offset in store.queue(topic, queue_id).entries["commitlog_offset"]}
+    dispatchable = [r.physical_offset for r in records
+                    if r.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT)]
+    return [o for o in dispatchable if o not in queued], [o for o in dispatchable if o in queued]
+
+
+def notices(store: StoreDirectory, records: list[MessageRecord]) -> list[tuple[str, str]]:
+    """The store's notices, plus the dispatch lag of the consume queues when there is one."""
+    found = store.notices()
+    missing, dispatched = undispatched(store, records)
+    if missing and is_dispatch_lag(missing, dispatched):
+        found.append(lag_notice("consume queues", missing))
+    ahead = entries_past_end(store)
+    if ahead and store.crashed:
+        found.append(ahead_notice("consume-queue", ahead))
+    return found
+
+
+def entries_past_end(store: StoreDirectory) -> list[int]:
+    """Offsets of consume-queue entries past the CommitLog's data end (a copy of a running store)."""
+    end = store.commitlog.end
+    offsets = (int(o) for topic, queue_id in store.queues()
+               for o in store.queue(topic, queue_id).entries["commitlog_offset"])
+    return [offset for offset in offsets if not end.covers(offset)]
+
+
 def inconsistencies(store: StoreDirectory, records: list[MessageRecord]) -> Iterator[str]:
     """Cross-file checks: queue entries against records, records against queues, offsets against queues."""
     by_offset = {r.physical_offset: r for r in records}
+    missing, dispatched = undispatched(store, records)
+    lagging = set(missing) if is_dispatch_lag(missing, dispatched) else set()
+    ahead = set(entries_past_end(store)) if store.crashed else set()
     bounds: dict[tuple[str, int], tuple[int, int]] = {}
     for topic, queue_id in store.queues():
         queue = store.queue(topic, queue_id)
@@ -59,12 +96,12 @@ def inconsistencies(store: StoreDirectory, records: list[MessageRecord]) -> Iter
             record = by_offset.get(offset)
             found = None if record is None else (record.topic, record.queue_id, record.queue_offset,
                                                  record.total_size)
-            if found != (topic, queue_id, n, size):
+            if found != (topic, queue_id, n, size) and offset not in ahead:
                 yield f"consumequeue {topic}/{queue_id} entry {n} does not point at its record ({offset})"
     for record in records:
         queued = record.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT)
         low, high = bounds.get((record.topic, record.queue_id), (0, 0))
-        if queued and not low <= record.queue_offset < high:
+        if queued and not low <= record.queue_offset < high and record.physical_offset not in lagging:
             where = f"{record.topic}/{record.queue_id}@{record.queue_offset}"
             yield f"record at {record.physical_offset} ({where}) has no consume-queue entry"
     for (topic, group), queues in store.consumer_offsets().items():
@@ -74,14 +111,22 @@ def inconsistencies(store: StoreDirectory, records: list[MessageRecord]) -> Iter
                 yield f"consumer offset {topic}@{group} queue {queue_id} = {offset} is past max offset {high}"
 
 
+def inspect_json(store: StoreDirectory, out: TextIO) -> None:
+    """The summary a script compares: records, data end, notices and inconsistencies."""
+    records = list(store.messages())
+    out.write(json.dumps({
+        "records": len(records), "data_end": store.commitlog.end.offset,
+        "notices": [{"clause": c, "text": t} for c, t in notices(store, records)],
+        "inconsistencies": list(inconsistencies(store, records)),
+    }) + "\n")
+
+
 def inspect(store: StoreDirectory, out: TextIO) -> None:
     records = list(store.messages())
     files = store.commitlog.files
     out.write(f"store {store.root}\n")
-    out.write(f"commitlog: {len(files)} file(s), {len(records)} record(s)")
-    if records:
-        out.write(f", data ends at {records[-1].physical_offset + records[-1].total_size}")
-    out.write("\n")
+    out.write(f"commitlog: {len(files)} file(s), {len(records)} record(s), "
+              f"data ends at {store.commitlog.end.offset}\n")
     for segment in files:
         out.write(f"  {segment.path.name}\n")
     out.write("queues (topic/queue: min..max offsets):\n")
@@ -96,6 +141,10 @@ def inspect(store: StoreDirectory, out: TextIO) -> None:
     out.write("consumer offsets:\n")
     for (topic, group), queues in store.consumer_offsets().items():
         out.write(f"  {topic}@{group}: " + ", ".join(f"{q}={o}" for q, o in sorted(queues.items())) + "\n")
+    found = notices(store, records)
+    out.write(f"notices: {len(found) or 'none'}\n")
+    for clause, text in found:
+        out.write(f"  [{clause}] {text}\n")
     problems = list(inconsistencies(store, records))
     out.write(f"inconsistencies: {len(problems) or 'none'}\n")
     for problem in problems:
@@ -119,11 +168,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     dump_cmd.add_argument("--json", action="store_true", help="one JSON object per line")
     inspect_cmd = commands.add_parser("inspect", help="summarise a store and report inconsistencies")
     inspect_cmd.add_argument("directory", type=Path)
+    inspect_cmd.add_argument("--json", action="store_true", help="one JSON object: records, data end, "
+                                                                 "notices, inconsistencies")
     args = parser.parse_args(argv)
     try:
         with StoreDirectory(require_store(args.directory)) as store:
             if args.command == "dump":
                 dump(store, sys.stdout, args.json)
+                for clause, text in store.notices():
+                    print(f"rmq-store: notice [{clause}] {text}", file=sys.stderr)
+            elif args.json:
+                inspect_json(store, sys.stdout)
             else:
                 inspect(store, sys.stdout)
     except BrokenPipeError:

@@ -19,6 +19,11 @@ class CheckpointData:
     def min_timestamp(self) -> int:
         return min_timestamp(self.physic_msg_timestamp, self.logics_msg_timestamp)
 
+    @property
+    def unflushed(self) -> bool:
+        """Never flushed (RMQ-CKPT-ZERO): it bounds no recovery, as a young or early-killed store has it."""
+        return self.physic_msg_timestamp == 0 or self.logics_msg_timestamp == 0
+
 
 def read_checkpoint(path: Path | str) -> CheckpointData:
     data = Path(path).read_bytes()

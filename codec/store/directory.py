@@ -20,16 +20,19 @@ from codec.store.configs import (
 from codec.store.consumequeue import ConsumeQueue
 from codec.store.indexfile import MAX_TIMESTAMP, IndexFile, query_offsets
 from codec.store.record import MessageRecord
+from spec.checkpoint import RMQ_CKPT_ZERO
 from spec.errors import StoreError
 from spec.indexfile import MAX_QUERY_RESULTS
 from spec.store_layout import (
     ABORT_FILE,
+    BACKUP_SUFFIX,
     CHECKPOINT_FILE,
     COMMITLOG_DIR,
     CONFIG_DIR,
     CONSUMEQUEUE_DIR,
     INDEX_DIR,
     LOCK_FILE,
+    RMQ_STORE_ABORT,
     RMQ_STORE_LAYOUT,
 )
 
@@ -58,6 +61,17 @@ class StoreDirectory:
     def crashed(self) -> bool:
         """An abort file left behind means the last run did not shut down cleanly."""
         return (self.root / ABORT_FILE).exists()
+
+    def notices(self) -> list[tuple[str, str]]:
+        """(clause id, text) of what a running or killed broker leaves and a reader reports rather than
+        refuses: files past the data end, a torn last record, the abort file, an unflushed checkpoint.
+        Walks the CommitLog once if no reader has yet (``CommitLog.end``)."""
+        found = self.commitlog.end.notices()
+        if self.crashed:
+            found.append((RMQ_STORE_ABORT.id, "abort file present: the broker is running or was killed"))
+        if (self.root / CHECKPOINT_FILE).exists() and self.checkpoint().unflushed:
+            found.append((RMQ_CKPT_ZERO.id, "checkpoint not flushed yet (a zero physic or logics timestamp)"))
+        return found
 
     @property
     def has_lock_file(self) -> bool:
@@ -109,14 +123,22 @@ class StoreDirectory:
     def config(self, name: str) -> Any:
         return load_config(self.root / CONFIG_DIR / name)
 
+    def _table(self, name: str) -> Any:
+        """A config file's content; ``{}`` when neither it nor its .bak exists — Java's ConfigManager loads
+        nothing then, as a young store has no consumerOffset.json or delayOffset.json yet."""
+        path = self.root / CONFIG_DIR / name
+        if not path.exists() and not path.with_name(name + BACKUP_SUFFIX).exists():
+            return {}
+        return self.config(name)
+
     def topics(self) -> dict[str, dict[str, Any]]:
-        return table_from_json(self.config("topics.json"), TOPIC_TABLE)
+        return table_from_json(self._table("topics.json"), TOPIC_TABLE)
 
     def subscription_groups(self) -> dict[str, dict[str, Any]]:
-        return table_from_json(self.config("subscriptionGroup.json"), SUBSCRIPTION_TABLE)
+        return table_from_json(self._table("subscriptionGroup.json"), SUBSCRIPTION_TABLE)
 
     def consumer_offsets(self) -> OffsetTable:
-        return consumer_offsets_from_json(self.config("consumerOffset.json"))
+        return consumer_offsets_from_json(self._table("consumerOffset.json"))
 
     def delay_offsets(self) -> dict[int, int]:
-        return delay_offsets_from_json(self.config("delayOffset.json"))
+        return delay_offsets_from_json(self._table("delayOffset.json"))

@@ -26,14 +26,22 @@ from codec.fast_store import FixedFields
 from codec.store.commitlog import map_file, segment_files
 from codec.store.consumequeue import ConsumeQueue
 from codec.store.directory import StoreDirectory
+from codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
 from codec.store.indexfile import IndexFile, index_keys, index_sizes, query_offsets
 from codec.store.record import MessageRecord
 from conformance.case import Row, case, table
 from conformance.checks import Check
-from conformance.verdict import Failure, Info
+from conformance.verdict import Failure, Info, NonStrict
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import COMMITLOG_FILE_SIZE, is_offset_file_name
-from spec.consumequeue import CQ_ENTRY_SIZE, CQ_FILE_SIZE, delay_level_ms, is_ext_address, is_pre_blank
+from spec.commitlog import COMMITLOG_FILE_SIZE, RMQ_CL_TORN_TAIL, is_offset_file_name
+from spec.consumequeue import (
+    CQ_ENTRY_SIZE,
+    CQ_FILE_SIZE,
+    RMQ_CQ_DISPATCH_LAG,
+    delay_level_ms,
+    is_ext_address,
+    is_pre_blank,
+)
 from spec.errors import RocketMQSpecError, StoreError
 from spec.hashing import index_key_hash, tags_code
 from spec.indexfile import (
@@ -213,18 +221,39 @@ def test_commitlog_file_names(store_dir: Path, check: Check) -> None:
     _report_setting(check, "mappedFileSizeCommitLog", size, COMMITLOG_FILE_SIZE)
 
 
-@case("RMQ-CL-END-OF-DATA", "The bytes after the last record of the last file are zero.")
+@case("RMQ-CL-END-OF-DATA", "The bytes after the last record (and after a torn one) are zero.")
 def test_commitlog_zero_tail(store: StoreDirectory, scan: Scan[MessageRecord], check: Check) -> None:
     if not scan.records:
         raise Info("the CommitLog holds no records")
-    last = scan.records[-1]
-    segment = next(f for f in reversed(store.commitlog.files) if f.start <= last.physical_offset)
-    view = map_file(segment.path)
-    start = last.physical_offset + last.total_size - segment.start
-    tail = bytes(view[start:start + ZERO_TAIL_CHECKED])
-    nonzero = next((i for i, b in enumerate(tail) if b), None)
-    check.that("non-zero byte after the last record", nonzero is None, expected=None,
-               actual=None if nonzero is None else segment.start + start + nonzero)
+    if scan.error is not None:
+        raise Info(f"scan stopped at offset {scan.error.offset} by {scan.error.clause}")
+    first_nonzero = store.commitlog.nonzero_after_end(ZERO_TAIL_CHECKED)
+    check.equal("non-zero byte after the last record", None, first_nonzero)
+
+
+NOTICE_CLAUSES = [
+    Row("preallocated-files", "RMQ-CL-PREALLOCATED",
+        "Zero CommitLog files past the data end (pre-allocated by a running broker) are reported.", None),
+    Row("torn-tail", "RMQ-CL-TORN-TAIL",
+        "The CommitLog ends with a whole record; a torn last record is reported (INFO after a crash).", None),
+    Row("checkpoint-flushed", "RMQ-CKPT-ZERO", "An unflushed (zero) checkpoint is reported.", None),
+]
+
+
+@table("_", NOTICE_CLAUSES)
+def test_store_notices(_: None, request: pytest.FixtureRequest, store: StoreDirectory,
+                       scan: Scan[MessageRecord], check: Check) -> None:
+    """What a running or killed broker leaves, as ``StoreDirectory.notices`` finds it for every reader."""
+    clause_id = request.node.get_closest_marker("rmq_case").args[0].clause.id
+    if scan.error is not None:
+        raise Info(f"scan stopped at offset {scan.error.offset} by {scan.error.clause}")
+    check.note("data end", store.commitlog.end.offset)
+    for found, text in store.notices():
+        if found != clause_id:
+            continue
+        if found == RMQ_CL_TORN_TAIL.id and not store.crashed:
+            raise NonStrict(f"{text} in a store shut down cleanly (no abort file)")
+        raise Info(text)
 
 
 @case("RMQ-FLAG-COMPRESSION", "Every compressed body decompresses with the algorithm its SYSFLAG names.")
@@ -280,18 +309,37 @@ def test_consume_queue_files(store_dir: Path, check: Check) -> None:
 
 @case("RMQ-CQ-POINTS-AT-RECORD",
       "Each consume-queue entry points at a record of its topic, queue and queue offset, of its size.")
-def test_queue_entries_point_at_records(store: StoreDirectory, by_offset: dict[int, MessageRecord],
-                                        check: Check) -> None:
-    wrong = []
+def test_queue_entries_point_at_records(store: StoreDirectory, scan: Scan[MessageRecord],
+                                        by_offset: dict[int, MessageRecord], check: Check) -> None:
+    wrong, ahead = [], []
     for queue in _queues(store):
         for n in range(queue.min_offset, queue.max_offset):
             offset, size, _ = queue.entry(n)
             record = by_offset.get(offset)
+            if record is None and _past_end(store, scan, offset):
+                ahead.append(offset)
+                continue
             seen = None if record is None else (record.topic, record.queue_id, record.queue_offset,
                                                 record.total_size)
             if seen != (queue.topic, queue.queue_id, n, size):
                 wrong.append({"queue": f"{queue.topic}/{queue.queue_id}", "offset": n, "seen": seen})
     check.equal("entries not matching their record", [], wrong[:10])
+    _ahead(store, check, "consume-queue", ahead)
+
+
+def _past_end(store: StoreDirectory, scan: Scan[MessageRecord], offset: int) -> bool:
+    """Whether ``offset`` lies past the CommitLog's data end (unknown, so False, when the scan failed)."""
+    return scan.error is None and not store.commitlog.end.covers(offset)
+
+
+def _ahead(store: StoreDirectory, check: Check, what: str, offsets: list[int]) -> None:
+    """Entries past the data end: INFO in a running or killed broker's store, a FAIL in any other."""
+    if not offsets:
+        return
+    _, text = ahead_notice(what, offsets)
+    if store.crashed:
+        raise Info(f"{text} [{RMQ_CQ_DISPATCH_LAG.id}]", actual=offsets[:10])
+    check.equal(f"{what} entries past the CommitLog data end", [], offsets[:10])
 
 
 @case("RMQ-CQ-TAGS-CODE", "An ordinary entry's tags code is the Java hash of the record's TAGS.")
@@ -309,14 +357,20 @@ def test_tags_codes(store: StoreDirectory, by_offset: dict[int, MessageRecord], 
 
 
 @case("RMQ-CQ-DELAY-TAGS", "A SCHEDULE_TOPIC_XXXX entry's tags code is the deliver time of its message.")
-def test_delay_tags_codes(store: StoreDirectory, by_offset: dict[int, MessageRecord], check: Check) -> None:
+def test_delay_tags_codes(store: StoreDirectory, scan: Scan[MessageRecord],
+                          by_offset: dict[int, MessageRecord], check: Check) -> None:
     checked = 0
     for queue in _queues(store):
         if queue.topic != SCHEDULE_TOPIC:
             continue
         for n in range(queue.min_offset, queue.max_offset):
             offset, _, code = queue.entry(n)
-            record = by_offset[offset]
+            record = by_offset.get(offset)
+            if record is None and _past_end(store, scan, offset):
+                continue  # judged by RMQ-CQ-POINTS-AT-RECORD
+            if record is None:
+                raise Failure(f"{SCHEDULE_TOPIC}/{queue.queue_id}@{n} points at no record",
+                              expected="a record", actual=offset)
             level = int(record.properties.get(PropertyKey.DELAY, "0"))
             expected = record.store_timestamp + delay_level_ms(level)
             check.equal(f"deliver time of {SCHEDULE_TOPIC}/{queue.queue_id}@{n}", expected, code)
@@ -355,8 +409,19 @@ def test_records_are_dispatched(store: StoreDirectory, fixed: Scan[FixedFields],
                if _dispatched(r.sys_flag) and r.physical_offset not in queued]
     extra = [r.physical_offset for r in fixed.records
              if not _dispatched(r.sys_flag) and r.physical_offset in queued]
-    check.equal("dispatchable records without an entry", [], missing)
     check.equal("half or rolled-back records with an entry", [], extra)
+    _lag_or_hole(store, check, "consume queues", "dispatchable records without an entry", missing,
+                 [r.physical_offset for r in fixed.records if r.physical_offset in queued])
+
+
+def _lag_or_hole(store: StoreDirectory, check: Check, what: str, failure: str, missing: list[int],
+                 dispatched: list[int]) -> None:
+    """Missing entries of a running or killed broker's last records are a dispatch lag (INFO); anything
+    else missing is a FAIL of the case's clause."""
+    if missing and store.crashed and is_dispatch_lag(missing, dispatched):
+        _, text = lag_notice(what, missing)
+        raise Info(f"{text} [{RMQ_CQ_DISPATCH_LAG.id}]", actual=missing[:10])
+    check.equal(failure, [], missing[:10])
 
 
 @case("RMQ-IDX-FILE-NAME", "Index files are named yyyyMMddHHmmssSSS.")
@@ -394,7 +459,8 @@ def test_index_file_sizes(store: StoreDirectory, index_counts: tuple[int, int] |
 
 
 @case("RMQ-IDX-KEYS", "Every keyed record is found by an index lookup of each of its keys and its UNIQ_KEY.")
-def test_index_finds_every_key(index_files: IndexFiles, scan: Scan[MessageRecord], check: Check) -> None:
+def test_index_finds_every_key(index_files: IndexFiles, store: StoreDirectory, scan: Scan[MessageRecord],
+                               check: Check) -> None:
     files = index_files.readable()
     if not files:
         raise Info("the store has no index file")
@@ -403,26 +469,36 @@ def test_index_finds_every_key(index_files: IndexFiles, scan: Scan[MessageRecord
     # not to the file: a key that many records share must still reach every one of them.
     limit = sum(max(index.header.index_count - FIRST_INDEX, 0) for index in files)
     found: dict[str, set[int]] = {}
-    missing = []
+    missing: dict[int, list[str]] = {}
+    indexed = []
     for record in scan.records:
         for key in index_keys(record):
             if key not in found:
                 name = key.split(KEY_SEPARATOR, 1)[1]
                 found[key] = set(query_offsets(newest_first, record.topic, name, max_results=limit))
             if record.physical_offset not in found[key]:
-                missing.append((record.physical_offset, key))
+                missing.setdefault(record.physical_offset, []).append(key)
+        if index_keys(record) and record.physical_offset not in missing:
+            indexed.append(record.physical_offset)
     check.note("distinct keys looked up", len(found))
-    check.equal("keys whose lookup misses their record", [], missing[:10])
+    if missing:
+        check.note("keys whose lookup misses their record", [(o, k) for o, keys in missing.items()
+                                                             for k in keys][:10])
+    _lag_or_hole(store, check, "index", "records a lookup of their keys misses", sorted(missing), indexed)
 
 
 @case("RMQ-IDX-LOOKUP",
       "Every index entry points at a record indexed under a key of that hash, at its time difference.")
-def test_index_entries_point_at_records(index_files: IndexFiles, by_offset: dict[int, MessageRecord],
+def test_index_entries_point_at_records(index_files: IndexFiles, store: StoreDirectory,
+                                       scan: Scan[MessageRecord], by_offset: dict[int, MessageRecord],
                                        check: Check) -> None:
-    wrong = []
+    wrong, ahead = [], []
     for index in index_files.readable():
         for entry in index.entries():
             record = by_offset.get(entry.phy_offset)
+            if record is None and _past_end(store, scan, entry.phy_offset):
+                ahead.append(entry.phy_offset)
+                continue
             if record is None:
                 wrong.append((index.path.name, entry.index, entry.phy_offset))
                 continue
@@ -431,6 +507,7 @@ def test_index_entries_point_at_records(index_files: IndexFiles, by_offset: dict
             if entry.key_hash not in hashes or entry.time_diff != diff:
                 wrong.append((index.path.name, entry.index, entry.phy_offset))
     check.equal("index entries not matching a record", [], wrong[:10])
+    _ahead(store, check, "index", ahead)
 
 
 @case("RMQ-IDX-PUT", "An index header counts its entries (from 1) and spans its first to last entry.")

@@ -5,7 +5,7 @@ Given a running Java 4.9.8 name server and broker (``RMQ_JAVA_NAMESRV``, ``RMQ_J
 (``RMQ_JAVA_CLASSPATH``), each broker in turn takes:
 
 - Java's own benchmark producer (``org.apache.rocketmq.example.benchmark.Producer -w N -s 128``: N threads
-  of synchronous 128-byte sends through the Java client), whose closing TPS and average RT are compared;
+  of synchronous 128-byte sends through the Java client), whose ten-second TPS and average RT are compared;
 - this project's lean producers (``broker_bench``) with the same thread counts, which time every send and
   so give the p99 latency Java's producer does not print, and the broker's CPU per send;
 - this project's pull benchmark over what was sent.
@@ -32,10 +32,11 @@ JAVA_OPTIONS = ["-Xms64m", "-Xmx256m", "-Djava.net.preferIPv4Stack=true",
                 *(f"--add-opens=java.base/{package}=ALL-UNNAMED"
                   for package in ("java.nio", "sun.nio.ch", "java.lang", "java.util"))]
 THREADS = (4, 16)
-SECONDS = 15.0
-"""Length of each Java producer run: its closing TPS covers its last ten one-second snapshots."""
-COMPLETE = re.compile(r"\[Complete\] Send Total: (\d+) Send TPS: (\d+) Max RT\(ms\): (\d+) "
-                      r"Average RT\(ms\):\s*([\d.]+) Send Failed: (\d+) Response Failed: (\d+)")
+WINDOWS = 2
+"""Java's producer prints its rate over the last ten seconds every ten seconds; the second line is taken
+(the first covers the client's start and JIT warm-up)."""
+STATS = re.compile(r"Send TPS: (\d+) Max RT\(ms\): (\d+) Average RT\(ms\):\s*([\d.]+) "
+                   r"Send Failed: (\d+) Response Failed: (\d+)")
 
 
 @dataclass(frozen=True)
@@ -61,26 +62,39 @@ class ProducerRun:
     failed: int
 
 
-def java_producer(classpath: str, namesrv: str, threads: int, messages: int, work: Path) -> ProducerRun:
-    """One run of Java's benchmark producer until ``messages`` are sent; its ``[Complete]`` line."""
+def java_producer(classpath: str, namesrv: str, threads: int, windows: int, work: Path) -> ProducerRun:
+    """Java's benchmark producer, sending until it has printed ``windows`` ten-second rate lines; the
+    last of them."""
     command = ["java", *JAVA_OPTIONS, f"-Duser.home={work}", f"-Drocketmq.client.logRoot={work / 'logs'}",
                "-cp", classpath, JAVA_PRODUCER, "-n", namesrv, "-w", str(threads), "-s", str(len(MESSAGE)),
-               "-q", str(messages), "-t", f"JavaBench{threads}"]
-    output = subprocess.run(command, capture_output=True, text=True, timeout=SECONDS * 20).stdout
-    match = COMPLETE.search(output)
-    if match is None:
-        raise RuntimeError(f"Java benchmark producer printed no [Complete] line:\n{output[-2000:]}")
-    return ProducerRun(int(match[2]), float(match[4]), int(match[5]) + int(match[6]))
+               "-t", f"JavaBench{threads}"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen: list[re.Match[str]] = []
+    tail: list[str] = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            tail = [*tail[-20:], line]
+            match = STATS.search(line)
+            if match is not None:
+                seen.append(match)
+                if len(seen) == windows:
+                    break
+    finally:
+        process.kill()
+        process.wait()
+    if len(seen) < windows:
+        raise RuntimeError("Java benchmark producer ended before printing its rates:\n" + "".join(tail))
+    last = seen[-1]
+    return ProducerRun(int(last[1]), float(last[3]), int(last[4]) + int(last[5]))
 
 
 def _producer_rows(peer: JavaPeer, namesrv: str, work: Path, quick: bool) -> list[Result]:
     results = []
     for threads in THREADS:
-        warm = java_producer(peer.classpath, peer.namesrv, threads, 2000, work)  # topic routes, JIT
-        messages = max(int(warm.tps * (2 if quick else SECONDS)), 4000)
-        java = java_producer(peer.classpath, peer.namesrv, threads, messages, work)
-        java_producer(peer.classpath, namesrv, threads, 2000, work)
-        ours = java_producer(peer.classpath, namesrv, threads, messages, work)
+        windows = 1 if quick else WINDOWS
+        java = java_producer(peer.classpath, peer.namesrv, threads, windows, work)
+        ours = java_producer(peer.classpath, namesrv, threads, windows, work)
         results.append(Result(
             "vs Java 4.9.8", f"Java benchmark Producer -w {threads} -s 128 (sync)", ours.tps,
             ours.tps * len(MESSAGE) / 1e6, ">= 0.8x Java",

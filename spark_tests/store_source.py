@@ -24,6 +24,7 @@ columns cannot vouch for, the codec's record decoder takes over and reports it. 
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,10 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, Filter, InputPartition
 from pyspark.sql.types import StructType
 
+from codec.fast_store import RECORD_PREFIX
 from codec.store import IndexFile, StoreDirectory
+from codec.store.commitlog import map_file
+from codec.store.data_end import zero_from
 from spark_tests.message_reads import listed_batches, message_batches
 from spark_tests.options import choice, flag, index_sizes, positive, subset
 from spark_tests.planning import DEFAULT_SPLIT_BYTES, CommitLogFile, CommitLogSplit, plan_splits
@@ -47,6 +51,7 @@ from spark_tests.tables import (
     batches,
     spark_schema,
 )
+from spec.commitlog import BLANK_MAGIC
 from spec.errors import RocketMQSpecError
 
 FORMAT = "rocketmq-store"
@@ -158,12 +163,12 @@ class StoreReader(DataSourceReader):
                                           np.frombuffer(partition.offsets, dtype=np.int64),
                                           decompress=self.options.decompress, size=self.options.batch_rows,
                                           wanted=self.filter, columns=self.options.columns)
-            else:
-                assert isinstance(partition, CommitLogSplit)
+            elif isinstance(partition, CommitLogSplit):
                 yield from message_batches(store, partition, decompress=self.options.decompress,
                                            errors_as_rows=self.options.on_error == "row",
                                            size=self.options.batch_rows, wanted=self.filter,
                                            columns=self.options.columns)
+            # else: Spark's stand-in partition for a plan with none (a query nothing can match)
 
 
 class FilteringStoreReader(StoreReader):
@@ -236,10 +241,32 @@ def filtered_partitions(store: StoreDirectory, wanted: RecordFilter,
             continue
         for segment in files:
             segment_end = segment.start + segment.path.stat().st_size
-            if segment.start < end and begin < segment_end:
-                parts.append(CommitLogSplit(str(segment.path), segment.start, max(begin, segment.start),
-                                            min(end, segment_end)))
+            start = max(begin, segment.start)
+            if segment.start < end and begin < segment_end and not (
+                    end >= segment_end and holds_no_record(segment.path, start - segment.start)):
+                parts.append(CommitLogSplit(str(segment.path), segment.start, start, min(end, segment_end)))
     return parts
+
+
+def holds_no_record(path: Path, position: int) -> bool:
+    """Whether a file's rest from ``position`` is only its BLANK end marker or unwritten zeros (which the
+    data end rule of ``codec.store.data_end`` puts past the data): no task need walk it."""
+    with path.open("rb") as handle:
+        handle.seek(position)
+        prefix = handle.read(RECORD_PREFIX.size)
+    if len(prefix) < RECORD_PREFIX.size:
+        return True
+    total_size, magic = RECORD_PREFIX.unpack(prefix)
+    if magic == BLANK_MAGIC and total_size == path.stat().st_size - position:
+        return True
+    if total_size or magic:
+        return False
+    view = map_file(path)
+    try:
+        return zero_from(path, view, position)
+    finally:
+        if isinstance(view, mmap.mmap):
+            view.close()
 
 
 def queue_batches(store: StoreDirectory, partition: QueuePartition, size: int) -> Iterator[pa.RecordBatch]:

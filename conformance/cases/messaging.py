@@ -180,6 +180,12 @@ class Client:
                               expected=stored, actual=seen)
         self._unsettled.clear()
 
+    def expect_stored(self, topic: str, queue_id: int, end: int) -> None:
+        """A message the broker stored on its own account (a committed half message) counts as one sent:
+        the next read of the queue waits until it reaches ``end`` (``RMQ-BRK-VISIBILITY``)."""
+        queue = (topic, queue_id)
+        self._unsettled[queue] = max(self._unsettled.get(queue, 0), end)
+
     def _max_offset(self, topic: str, queue_id: int) -> int:
         """The queue's max offset, -1 when the broker does not answer SUCCESS (the wait then runs out)."""
         code = RequestCode.GET_MAX_OFFSET

@@ -126,6 +126,7 @@ def test_check_back_answer(decision: TransactionType, client: Client, check: Che
     answer = _end(client, _checked(client, message), decision)
     expect_success(check, "END_TRANSACTION answering the check", answer)
     if decision is TransactionType.COMMIT:
+        client.expect_stored(topic, REAL_QUEUE, 1)
         records = client.pulled(topic, REAL_QUEUE).records
         check.equal("delivered (body, UNIQ_KEY, type)",
                     [(b"decide me", message.uniq, TransactionType.COMMIT)],

@@ -46,12 +46,14 @@ def record_starts(view: ReadableBuffer, split: CommitLogSplit, size: int) -> Ite
     pos, stop = split.start - split.base, split.end - split.base
     while pos < stop:
         found = message_starts(view, pos, stop, base=split.base, limit=size)
-        if not len(found.starts):
+        if len(found.starts) < size:
+            # the walk ended: its last record goes to the record decoder, which alone can tell a store's
+            # torn last record (RMQ-CL-TORN-TAIL: a bad body CRC with only zeros after it) from a record
+            if len(found.starts):
+                yield Starts(found.starts[:-1], int(found.starts[-1]))
             return
         yield found
         pos = found.resume
-        if len(found.starts) < size:
-            return
 
 
 def _wanted_first(view: ReadableBuffer, starts: np.ndarray, wanted: RecordFilter) -> np.ndarray:

@@ -110,7 +110,7 @@ class EmbeddedMasterSlave:
                  namesrv_config: NamesrvConfig | None = None) -> None:
         self._own_root = root is None
         self.root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="rmq-pair-"))
-        self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0)
+        self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0, kv_config_path=None)
         common = {"listen_port": 0, **(master_config or {})}
         self.master_config = BrokerConfig(**{**common, "broker_role": role.value,
                                              "store_path_root_dir": str(self.root / "master")})

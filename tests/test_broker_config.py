@@ -100,6 +100,8 @@ def test_refused_keys_accept_what_the_broker_behaves_as(tmp_path, line: str, acc
     ("messageDelayLevel=1s 2x", "levels like"),
     ("storePathCommitLog=/a;/b", "one directory"),
     ("diskSpaceWarningLevelRatio=high", "a number"),
+    ("mappedFileSizeConsumeQueue=0", "a number above 0"),
+    ("cleanResourceInterval=-5", "a number above 0"),
 ])
 def test_unreadable_value_names_key_value_and_expectation(tmp_path, line: str, expected: str) -> None:
     conf = tmp_path / "broker.conf"

@@ -280,6 +280,14 @@ _FIELD_READERS: dict[str, tuple[Any, str]] = {
 }
 
 
+_POSITIVE = frozenset({
+    "mappedFileSizeCommitLog", "mappedFileSizeConsumeQueue", "maxHashSlotNum", "maxIndexNum",
+    "maxMessageSize", "flushIntervalCommitLog", "flushIntervalConsumeQueue", "flushDelayOffsetInterval",
+    "cleanResourceInterval", "transactionCheckInterval", "flushConsumerOffsetInterval", "clientScanInterval",
+})
+"""Sizes and the periods of background loops: zero or less would break the store or spin a loop."""
+
+
 def _field_name(key: JavaKey) -> str:
     return key.field or snake_case(key.name)
 
@@ -293,9 +301,12 @@ def _apply(config: NamesrvConfig | BrokerConfig, key: JavaKey, value: str, sourc
             raise ConfigError(key.name, value, "one of " + ", ".join(key.choices), source)
         reader = str
     try:
-        setattr(config, name, reader(value))
+        read = reader(value)
     except (ValueError, SpecViolation):
         raise ConfigError(key.name, value, expected, source) from None
+    if key.name in _POSITIVE and read <= 0:
+        raise ConfigError(key.name, value, "a number above 0", source)
+    setattr(config, name, read)
 
 
 @dataclass
@@ -359,7 +370,7 @@ def load_config_file(path: str | Path, broker: BrokerConfig, namesrv: NamesrvCon
 
 def validate(broker: BrokerConfig) -> None:
     """Checks of settings made in code rather than read from a file, run before any port is bound."""
-    for key in ("flushDiskType", "messageDelayLevel", "deleteWhen", "storePathCommitLog"):
+    for key in ("flushDiskType", "messageDelayLevel", "deleteWhen", "storePathCommitLog", *sorted(_POSITIVE)):
         value = getattr(broker, _field_name(BY_NAME[key]))
         if value is not None:
             _apply(dataclasses.replace(broker), BY_NAME[key], str(value), "settings")

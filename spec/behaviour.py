@@ -110,6 +110,12 @@ NS_KV = clause(
     "answered 22 QUERY_NOT_FOUND.",
     source=_NS_KV)
 
+NS_KV_LIST = clause(
+    "RMQ-NS-KV-LIST", Level.SHOULD,
+    "GET_KVLIST_BY_NAMESPACE answers a namespace's pairs as {\"table\":{...}}: an empty table once all its "
+    "keys were deleted (a namespace stays once created), 22 QUERY_NOT_FOUND for one never used.",
+    source=_NS_KV)
+
 # -- broker --------------------------------------------------------------------------------------------
 
 BRK_SEND = clause(

@@ -128,6 +128,14 @@ def test_kv_config_round_trip() -> None:
         await client.invoke(client.request(RequestCode.DELETE_KV_CONFIG, key))
         again = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, key))
         assert again.code == ResponseCode.QUERY_NOT_FOUND
+        # as 4.9.8 answers: an emptied namespace still exists, one never created does not
+        emptied = await client.invoke(client.request(RequestCode.GET_KVLIST_BY_NAMESPACE,
+                                                     {"namespace": "ORDER_TOPIC_CONFIG"}))
+        assert (emptied.code, emptied.body) == (ResponseCode.SUCCESS, b'{"table":{}}')
+        never = await client.invoke(client.request(RequestCode.GET_KVLIST_BY_NAMESPACE,
+                                                   {"namespace": "never"}))
+        assert (never.code, never.remark) == (ResponseCode.QUERY_NOT_FOUND,
+                                              "No config item, Namespace: never")
 
     run(_with_namesrv(scenario))
 
@@ -160,6 +168,7 @@ def test_kv_config_survives_a_restart(tmp_path) -> None:
     assert "\n" not in path.read_text()
     assert fastjson.loads(path.read_bytes()) == {"configTable": {"ORDER_TOPIC_CONFIG": {"T": "broker-a:4"},
                                                                  "NS": {"kept": "y"}}}
+    assert (tmp_path / "namesrv" / "kvConfig.json.bak").exists()
     run(_with_namesrv(second, config=config))
 
 

@@ -222,6 +222,31 @@ def test_kv_config(step: str, namesrv: Server, wire: Wire, check: Check) -> None
     check.equal("value", "v1", (response.ext_fields or {}).get("value"))
 
 
+@table("namespace", [
+    Row("kv-list", "RMQ-NS-KV-LIST", "GET_KVLIST_BY_NAMESPACE lists the pair put into a namespace.",
+        "filled"),
+    Row("kv-list-emptied", "RMQ-NS-KV-LIST", "A namespace whose only key was deleted is listed as an empty "
+        "table.", "emptied"),
+    Row("kv-list-never-used", "RMQ-NS-KV-LIST", "A namespace never used is answered 22 QUERY_NOT_FOUND.",
+        "never"),
+])
+def test_kv_list(namespace: str, namesrv: Server, wire: Wire, check: Check) -> None:
+    connection = wire.connect(namesrv.endpoint)
+    key = {"namespace": unique("ns"), "key": "k"}
+    if namespace != "never":
+        put = connection.call(RequestCode.PUT_KV_CONFIG, {**key, "value": "v"})
+        expect_success(check, "PUT_KV_CONFIG", put)
+    if namespace == "emptied":
+        expect_success(check, "DELETE_KV_CONFIG", connection.call(RequestCode.DELETE_KV_CONFIG, key))
+    listed = connection.call(RequestCode.GET_KVLIST_BY_NAMESPACE, {"namespace": key["namespace"]})
+    if namespace == "never":
+        expect_code(check, "GET_KVLIST_BY_NAMESPACE", listed, ResponseCode.QUERY_NOT_FOUND)
+        return
+    expect_success(check, "GET_KVLIST_BY_NAMESPACE", listed)
+    table = fastjson_loads(listed.body) if listed.body else None
+    check.equal("body", {"table": {"k": "v"} if namespace == "filled" else {}}, table)
+
+
 @pytest.mark.slow
 @case("RMQ-NS-EXPIRY", "A broker that stops re-registering (connection kept open) is dropped after 120 s.")
 def test_expiry(namesrv: Server, wire: Wire, check: Check) -> None:

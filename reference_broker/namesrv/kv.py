@@ -56,14 +56,13 @@ class KVConfig:
         return self.table.get(namespace, {}).get(key)
 
     def delete(self, namespace: str, key: str) -> None:
+        """Like Java, a namespace stays once created, even when its last key is deleted."""
         entries = self.table.get(namespace)
         if entries is not None:
             entries.pop(key, None)
-            if not entries:
-                del self.table[namespace]
         self.persist()
 
     def namespace(self, namespace: str) -> dict[str, str] | None:
-        """A copy of one namespace, or None when it holds nothing."""
+        """A copy of one namespace (empty once all its keys were deleted), or None if it never existed."""
         entries = self.table.get(namespace)
-        return dict(entries) if entries else None
+        return None if entries is None else dict(entries)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol
 
-from spec.consumequeue import DELAY_LEVELS, delay_level_ms
+from spec.consumequeue import CQ_ENTRY_SIZE, DELAY_LEVELS, delay_level_ms
 from spec.errors import SpecViolation
 from spec.ha import HA_DEFAULTS, BrokerRole
 from spec.store_layout import COMMITLOG_DIR
@@ -115,6 +115,9 @@ class StoreConfig:
             self.commit_log_dir = Path(self.commit_log_dir)
         self.flush_disk_type = FlushDiskType(self.flush_disk_type)
         self.broker_role = BrokerRole(self.broker_role)
+        # getMappedFileSizeConsumeQueue: a whole number of 20-byte entries, rounded up
+        entries = -(-self.mapped_file_size_consume_queue // CQ_ENTRY_SIZE)
+        self.mapped_file_size_consume_queue = entries * CQ_ENTRY_SIZE
         self.delay_levels_ms = parse_delay_levels(self.message_delay_level)
 
     @classmethod

@@ -69,11 +69,8 @@ def filtered(batch: pa.RecordBatch, wanted: RecordFilter) -> pa.RecordBatch:
     """The rows of ``batch`` that pass ``wanted``, and its error rows."""
     if wanted.empty or not batch.num_rows:
         return batch
-    keep = wanted.topic_mask(batch.column("topic"))
-    for column in wanted.ranges:
-        low, high = wanted.bounds(column)
-        values = batch.column(column).to_numpy(zero_copy_only=False)
-        keep &= (values >= low) & (values <= high)
+    keep = wanted.topic_mask(batch.column("topic")) & wanted.range_mask(
+        lambda column: batch.column(column).to_numpy(zero_copy_only=False), batch.num_rows)
     keep |= pc.is_valid(batch.column("error_clause")).to_numpy(zero_copy_only=False)
     return batch.filter(pa.array(keep))
 

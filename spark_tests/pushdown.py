@@ -14,7 +14,7 @@ exactly, Spark checks again, and a filter the source does not understand is simp
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,14 +67,18 @@ class RecordFilter:
         """Whether the consume queues can narrow the plan (a topic set, or queue ids / offsets)."""
         return self.topics is not None or any(c in self.ranges for c in QUEUE_COLUMNS)
 
-    def fixed_mask(self, columns: RecordColumns) -> np.ndarray:
-        """Which records of a batch pass the range conditions (every range column is a fixed field)."""
-        keep = np.ones(len(columns), dtype=bool)
+    def range_mask(self, values_of: Callable[[str], np.ndarray], count: int) -> np.ndarray:
+        """Which of ``count`` records pass the range conditions, given each range column's values."""
+        keep = np.ones(count, dtype=bool)
         for column in self.ranges:
             low, high = self.bounds(column)
-            values = getattr(columns, column)
+            values = values_of(column)
             keep &= (values >= low) & (values <= high)
         return keep
+
+    def fixed_mask(self, columns: RecordColumns) -> np.ndarray:
+        """Which records of a batch pass the range conditions (every range column is a fixed field)."""
+        return self.range_mask(lambda column: getattr(columns, column), len(columns))
 
     def topic_mask(self, topics: pa.Array) -> np.ndarray:
         if self.topics is None:

@@ -1,0 +1,36 @@
+"""pytest fixture ``apache_rocketmq``: a real Apache RocketMQ name server and broker for one test.
+
+The release is the fixture's parameter (``@pytest.mark.parametrize("apache_rocketmq", ["4.9.7"],
+indirect=True)``), else ``RMQ_APACHE_VERSION``, else :data:`DEFAULT_VERSION`. Where Java or Maven is
+missing, or the Maven repository does not serve the release, the test is skipped with that reason; any
+other failure to start fails it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from apache_rocketmq.cluster import ApacheRocketMQ
+from apache_rocketmq.maven import NotServed, ToolMissing
+
+DEFAULT_VERSION = "5.5.0"
+"""The newest release whose jars Maven Central serves to the project's machines."""
+
+
+@pytest.fixture
+def apache_rocketmq(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ApacheRocketMQ]:
+    """Yields a started :class:`ApacheRocketMQ` (``namesrv_addr``, ``broker_addr``, ``store_path``, ...)."""
+    version = getattr(request, "param", None) or os.environ.get("RMQ_APACHE_VERSION") or DEFAULT_VERSION
+    cluster = ApacheRocketMQ(version, home=tmp_path / f"apache-{version}")
+    try:
+        cluster.start()
+    except (ToolMissing, NotServed) as exc:
+        pytest.skip(str(exc))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

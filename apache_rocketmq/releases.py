@@ -1,0 +1,80 @@
+"""The Apache RocketMQ releases the project can provision, as a table.
+
+Each row says what the release needs to run (the Maven artifacts of its servers and tools, the oldest
+Java it runs on, how it configures logging) and what it announces on the wire (the ``version`` word of
+every RemotingCommand it sends), so that adding a release is one row, not a code change.
+
+Whether a release can be provisioned on a given machine is a fact of the Maven repository it reaches,
+not of this table: :mod:`apache_rocketmq.maven` reports a release whose jars are not served in one line.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+GROUP_ID = "org.apache.rocketmq"
+
+
+class Logging(enum.Enum):
+    LOGBACK_CONF = "logback_conf"
+    """4.x: the startups read ``$ROCKETMQ_HOME/conf/logback_<role>.xml`` and exit without it."""
+    EMBEDDED = "embedded"
+    """5.x: rocketmq-logback-classic carries its own configuration, writing below ``${user.home}/logs``."""
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    mq_version: int
+    """The MQVersion.Version ordinal the release puts in the ``version`` word of its commands."""
+    min_java: int
+    logging: Logging
+    artifacts: tuple[str, ...]
+    """The artifacts resolved, with their dependencies, into one class path."""
+    java_options: tuple[str, ...] = ()
+
+    @property
+    def line(self) -> str:
+        return self.version.split(".", 1)[0] + ".x"
+
+    @property
+    def target_name(self) -> str:
+        return f"apache-{self.version}"
+
+
+_JAVA17_OPENS = ("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED")
+"""4.x unmaps its mapped files through ``sun.nio.ch.DirectBuffer`` by reflection (``UtilAll.cleanBuffer``),
+which Java 17 refuses unless the packages are opened; without them deleting a commitlog file fails."""
+
+_FOUR = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-acl")
+_FIVE = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-proxy")
+
+RELEASES: dict[str, Release] = {release.version: release for release in (
+    #        version  MQVersion  Java  logging                artifacts
+    Release("4.9.7", 407, 8, Logging.LOGBACK_CONF, _FOUR, _JAVA17_OPENS),
+    Release("4.9.8", 409, 8, Logging.LOGBACK_CONF, _FOUR, _JAVA17_OPENS),
+    Release("5.3.3", 479, 8, Logging.EMBEDDED, _FIVE),
+    Release("5.4.0", 493, 8, Logging.EMBEDDED, _FIVE),
+    Release("5.5.0", 513, 8, Logging.EMBEDDED, _FIVE),
+    Release("5.5.1", 515, 8, Logging.EMBEDDED, _FIVE),
+)}
+
+
+class UnknownRelease(ValueError):
+    """A version the table has no row for."""
+
+    def __init__(self, version: str) -> None:
+        super().__init__(f"unknown Apache RocketMQ release {version!r} (known: {', '.join(RELEASES)})")
+        self.expected = tuple(RELEASES)
+        self.seen = version
+
+
+def release(version: str) -> Release:
+    """The row of ``version``; ``apache-5.5.0`` is accepted as well as ``5.5.0``."""
+    key = version.removeprefix("apache-")
+    try:
+        return RELEASES[key]
+    except KeyError:
+        raise UnknownRelease(version) from None

@@ -1,0 +1,79 @@
+"""Provisioning Apache RocketMQ releases: the Maven failure reading, the JDK choice, and a real start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from apache_rocketmq import maven
+from apache_rocketmq.cluster import ApacheRocketMQ
+from apache_rocketmq.jdk import find_jdk
+from apache_rocketmq.maven import NotServed, ToolMissing
+from apache_rocketmq.releases import RELEASES, UnknownRelease, release
+
+MAVEN_NOT_SERVED = (
+    "[ERROR] Failed to execute goal on project apache-rocketmq: Could not resolve dependencies for project "
+    "x:y:pom:4.9.8: The following artifacts could not be resolved: org.apache.rocketmq:rocketmq-namesrv:jar:"
+    "4.9.8, org.apache.rocketmq:rocketmq-broker:jar:4.9.8: org.apache.rocketmq:rocketmq-namesrv:jar:4.9.8 "
+    "was not found in https://repo.maven.apache.org/maven2 during a previous attempt. -> [Help 1]")
+
+
+def test_a_release_not_served_is_named_with_its_missing_jars() -> None:
+    failure = maven._failure(release("4.9.8"), MAVEN_NOT_SERVED, Path("maven.log"))
+    assert isinstance(failure, NotServed)
+    assert failure.seen == "missing rocketmq-broker:4.9.8, rocketmq-namesrv:4.9.8"
+
+
+def test_an_unreachable_repository_is_told_apart() -> None:
+    output = "[ERROR] Could not transfer artifact org.apache.rocketmq:rocketmq-all:pom:5.5.0 from/to central"
+    failure = maven._failure(release("5.5.0"), output, Path("maven.log"))
+    assert not isinstance(failure, NotServed)
+    assert "not reachable" in str(failure)
+
+
+def test_versions_are_looked_up_with_or_without_the_target_prefix() -> None:
+    assert release("apache-5.3.3") is RELEASES["5.3.3"]
+    with pytest.raises(UnknownRelease, match=r"known: 4\.9\.7"):
+        release("6.0.0")
+
+
+def test_the_pom_names_every_artifact_of_the_release() -> None:
+    text = maven.pom(release("4.9.7"))
+    for artifact in release("4.9.7").artifacts:
+        assert f"<artifactId>{artifact}</artifactId><version>4.9.7</version>" in text
+
+
+def test_a_jdk_older_than_required_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    home = tmp_path / "jdk8"
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "java").write_text("")
+    (home / "release").write_text('JAVA_VERSION="1.8.0_392"\n')
+    monkeypatch.setenv("JAVA_HOME", str(home))
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr("apache_rocketmq.jdk.JVM_DIRS", ())
+    assert find_jdk(8).major == 8
+    with pytest.raises(ToolMissing, match="Java 8 at"):
+        find_jdk(11)
+
+
+def test_a_missing_maven_is_a_tool_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.delenv(maven.MAVEN_ENV, raising=False)
+    with pytest.raises(ToolMissing, match="Maven"):
+        maven.maven_command()
+
+
+def test_a_started_release_registers_and_stops(tmp_path: Path) -> None:
+    cluster = ApacheRocketMQ("4.9.7", home=tmp_path / "home")
+    try:
+        cluster.start()
+    except (ToolMissing, NotServed) as exc:
+        pytest.skip(str(exc))
+    try:
+        assert cluster.broker_addr.startswith("127.0.0.1:")
+        assert (cluster.home / "conf" / "logback_broker.xml").is_file()
+        pid = cluster.broker_pid
+    finally:
+        cluster.stop()
+    assert not Path(f"/proc/{pid}").exists()

@@ -33,8 +33,8 @@ _NOT_SECTIONS = {"clauses", "errors", "document", "cli"}
 _READING_ORDER = ("frame", "language", "version", "codes", "binary_header", "json_header", "header_fields",
                   "headers", "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
                   "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
-                  "admin_bodies", "admin", "ha", "grpc_schema", "grpc_definition", "grpc_service", "grpc_codes",
-                  "grpc_rpcs")
+                  "admin_bodies", "admin", "ha", "grpc_schema", "grpc_definition", "grpc_service",
+                  "grpc_codes", "grpc_rpcs")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 

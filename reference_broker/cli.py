@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", help="store root directory (storePathRootDir)")
     parser.add_argument("--namesrv-port", type=int, help="name server port (default 9876; 0 = free port)")
     parser.add_argument("--broker-port", type=int, help="broker listenPort (default 10911; 0 = free port)")
+    parser.add_argument("--grpc-port", type=int,
+                        help="gRPC port of the 5.x SDKs (default 8081; 0 = free port, -1 = no gRPC)")
     parser.add_argument("--bind", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--loop", choices=event_loop.CHOICES, help="event loop (default $RMQ_EVENT_LOOP or "
                         "auto: uvloop where installed)")
@@ -60,6 +62,8 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
         namesrv.listen_port = args.namesrv_port
     if args.broker_port is not None:
         broker.listen_port = args.broker_port
+    if args.grpc_port is not None:
+        broker.grpc_server_port = args.grpc_port
     if args.bind:
         broker.bind_address = namesrv.bind_address = args.bind
     validate(broker)
@@ -73,8 +77,9 @@ async def serve(broker: BrokerConfig, namesrv: NamesrvConfig) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     async with EmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv) as running:
+        grpc = f", gRPC {running.grpc_addr}" if running.grpc_addr else ""
         print(f"name server {running.namesrv_addr}, broker {running.broker_addr} "
-              f"(fast {running.broker_fast_addr}), store {running.store_path}", flush=True)
+              f"(fast {running.broker_fast_addr}){grpc}, store {running.store_path}", flush=True)
         await stop.wait()
 
 

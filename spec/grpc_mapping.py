@@ -1,0 +1,91 @@
+"""How a proxy carries a v2 ``Message`` as a remoting message, and a stored message back as a v2 one.
+
+A send becomes SEND_MESSAGE_V2 (one message) or SEND_BATCH_MESSAGE (several) with the producer group set
+to the topic's name, because a gRPC producer has no group: the broker checks a half message back with a
+producer of that group, which is any gRPC producer publishing to the topic. Each row below says which
+remoting property, header field or sysflag bit a v2 field becomes, and what a delivery fills back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spec.clauses import Level, clause
+from spec.properties import SYSTEM_KEYS
+
+SHARDING_KEY = "__SHARDINGKEY"
+TRACE_CONTEXT = "TRACE_CONTEXT"
+BORN_HOST = "__BORNHOST"
+BORN_TIMESTAMP = "BORN_TIMESTAMP"
+TIMER_DELIVER_MS = "TIMER_DELIVER_MS"
+TRANSACTION_ID = "__transactionId__"
+DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC"
+DLQ_ORIGIN_MESSAGE_ID = "DLQ_ORIGIN_MESSAGE_ID"
+POP_CK = "POP_CK"
+
+RESERVED_KEYS_5X: frozenset[str] = SYSTEM_KEYS | {
+    "MQ2_FLAG", "POP_CK", "POP_CK_OFFSET", "1ST_POP_TIME", "DUP_INFO", "EXTEND_UNIQ_INFO",
+    "TIMER_DELAY_MS", "TIMER_DELAY_SEC", TIMER_DELIVER_MS, "TIMER_ENQUEUE_MS", "TIMER_DEQUEUE_MS",
+    "TIMER_ROLL_TIMES", "TIMER_OUT_MS", "TIMER_DEL_UNIQKEY", "TIMER_DELAY_LEVEL", BORN_HOST, BORN_TIMESTAMP,
+    DLQ_ORIGIN_TOPIC, DLQ_ORIGIN_MESSAGE_ID, "__CRC32#",
+}
+"""5.3.3's ``MessageConst.STRING_HASH_SET``: a user property with one of these names is refused
+(ILLEGAL_MESSAGE_PROPERTY_KEY)."""
+
+
+@dataclass(frozen=True)
+class FieldMapping:
+    v2: str
+    remoting: str
+    meaning: str
+
+
+SEND_MAPPING: tuple[FieldMapping, ...] = (
+    FieldMapping("topic.name", "header topic", "destination; every message of a request has the same one"),
+    FieldMapping("(none)", "header producerGroup = topic name, property PGROUP",
+                 "the group that transaction checks go to"),
+    FieldMapping("(none)", "header defaultTopic TBW102, defaultTopicQueueNums 4", "as a 4.x producer sends"),
+    FieldMapping("(queue)", "header queueId", "hash of message_group over the writable queues for a single "
+                 "FIFO message, otherwise the next queue in turn"),
+    FieldMapping("user_properties", "properties, as given", "reserved names refused"),
+    FieldMapping("system_properties.tag", "property TAGS", ""),
+    FieldMapping("system_properties.keys", "property KEYS (space separated)", ""),
+    FieldMapping("system_properties.message_id", "property UNIQ_KEY", "the id the SDK chose"),
+    FieldMapping("system_properties.body_encoding GZIP", "sysFlag COMPRESSED_FLAG", "body kept compressed"),
+    FieldMapping("system_properties.message_type TRANSACTION", "sysFlag TRANSACTION_PREPARED, property "
+                 "TRAN_MSG=true", "stored as a half message"),
+    FieldMapping("system_properties.orphaned_transaction_recovery_duration",
+                 "property CHECK_IMMUNITY_TIME_IN_SECONDS", "seconds before the first check-back"),
+    FieldMapping("system_properties.delivery_timestamp", "property TIMER_DELIVER_MS",
+                 "milliseconds since the epoch; a 5.x broker holds the message until then"),
+    FieldMapping("system_properties.delivery_attempt", "property RECONSUME_TIME", "0 on a first send"),
+    FieldMapping("system_properties.message_group", "property __SHARDINGKEY", "FIFO group"),
+    FieldMapping("system_properties.trace_context", "property TRACE_CONTEXT", ""),
+    FieldMapping("system_properties.born_host", "property __BORNHOST", "the peer's address when empty"),
+    FieldMapping("system_properties.born_timestamp", "property BORN_TIMESTAMP, header bornTimestamp", "ms"),
+)
+"""SendMessage → SEND_MESSAGE_V2 (``SendMessageActivity.buildMessageProperty``)."""
+
+DELIVERY_MAPPING: tuple[FieldMapping, ...] = (
+    FieldMapping("topic.name", "topic, or RETRY_TOPIC for a retry", "the topic the consumer subscribed"),
+    FieldMapping("user_properties", "properties not in the reserved set", ""),
+    FieldMapping("system_properties.message_id", "UNIQ_KEY, else the offsetMsgId", ""),
+    FieldMapping("system_properties.body_digest", "CRC32 of the body, upper-case hex", ""),
+    FieldMapping("system_properties.body_encoding", "IDENTITY (bodies are handed over uncompressed)", ""),
+    FieldMapping("system_properties.message_type", "FIFO with __SHARDINGKEY, TRANSACTION with TRAN_MSG, "
+                 "DELAY with TIMER_DELIVER_MS, else NORMAL", ""),
+    FieldMapping("system_properties.store_timestamp / store_host", "storeTimestamp / storeHost", ""),
+    FieldMapping("system_properties.queue_id / queue_offset", "queueId / queueOffset", ""),
+    FieldMapping("system_properties.receipt_handle", "POP_CK (extra info of the pop)", "to ack or change "
+                 "invisibility"),
+    FieldMapping("system_properties.delivery_attempt", "reconsumeTimes + 1", ""),
+    FieldMapping("system_properties.invisible_duration", "the pop's invisible time", ""),
+)
+"""A popped message → ReceiveMessageResponse.message (``GrpcConverter.buildMessage``)."""
+
+GRPC_PRODUCER_GROUP = clause(
+    "RMQ-GRPC-PRODUCER-GROUP", Level.MUST,
+    "A proxy sends a gRPC producer's messages with the topic's name as producer group (header and PGROUP) "
+    "and registers the producer under that group, so the broker's transaction check-backs of a topic reach "
+    "the gRPC producers publishing to it.",
+    source="proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/producer/SendMessageActivity.java")

@@ -98,9 +98,9 @@ def outgoing(message: v2.Message, producer_group: str, peer: str, now_ms: int) -
         properties[PropertyKey.TRANSACTION_PREPARED] = "true"
         if props.HasField("orphaned_transaction_recovery_duration"):
             properties[PropertyKey.CHECK_IMMUNITY_TIME_IN_SECONDS] = str(
-                props.orphaned_transaction_recovery_duration.seconds)
+                _seconds(props.orphaned_transaction_recovery_duration))
     if props.HasField("delivery_timestamp"):
-        deliver_ms = props.delivery_timestamp.ToMilliseconds()
+        deliver_ms = _millis(props.delivery_timestamp)
         if deliver_ms - now_ms > MAX_DELAY_MS:
             raise Refusal(Code.ILLEGAL_DELIVERY_TIME,
                           f"the max delay time of message is too large, max is {MAX_DELAY_MS}")
@@ -115,10 +115,34 @@ def outgoing(message: v2.Message, producer_group: str, peer: str, now_ms: int) -
     born_host = props.born_host.strip() or peer
     if born_host:
         properties[BORN_HOST] = born_host
-    born_ms = props.born_timestamp.ToMilliseconds() if props.HasField("born_timestamp") else now_ms
-    if props.HasField("born_timestamp"):
+    born_ms = now_ms
+    if props.HasField("born_timestamp") and _valid(props.born_timestamp):
+        born_ms = props.born_timestamp.ToMilliseconds()
         properties[BORN_TIMESTAMP] = str(born_ms)
     return Outgoing(properties, body, sys_flag, props.message_id, born_ms)
+
+
+def _valid(value: timestamp_pb2.Timestamp | duration_pb2.Duration) -> bool:
+    try:
+        value.ToMilliseconds()
+    except ValueError:
+        return False
+    return True
+
+
+def _millis(value: timestamp_pb2.Timestamp) -> int:
+    """``Timestamps.toMillis``: an out-of-range timestamp fails the call (INTERNAL_SERVER_ERROR in Java)."""
+    try:
+        return int(value.ToMilliseconds())
+    except ValueError as exc:
+        raise Refusal(Code.INTERNAL_SERVER_ERROR, f"Timestamp is not valid: {exc}") from None
+
+
+def _seconds(value: duration_pb2.Duration) -> int:
+    """``Durations.toSeconds``, failing as ``_millis`` does for an out-of-range duration."""
+    if not _valid(value):
+        raise Refusal(Code.INTERNAL_SERVER_ERROR, "Duration is not valid")
+    return int(value.seconds)
 
 
 def _timestamp(ms: int) -> timestamp_pb2.Timestamp:

@@ -20,6 +20,7 @@ from typing import Any
 
 from reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from reference_broker.store.config import parse_delay_levels
+from reference_broker.wire_release import DEFAULT_RELEASE
 from spec.consumequeue import DELAY_LEVELS
 from spec.errors import SpecViolation
 from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
@@ -54,11 +55,16 @@ class NamesrvConfig:
     kv_config_path: str | None = str(Path.home() / "namesrv" / "kvConfig.json")
     """Where the KV configuration is persisted on every change and read at start (``kvConfigPath``);
     None keeps it in memory only, as an embedded name server does unless given a config."""
+    wire_release: str = DEFAULT_RELEASE
+    """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``)."""
 
 
 @dataclass
 class BrokerConfig:
     broker_name: str = "broker-a"
+    wire_release: str = DEFAULT_RELEASE
+    """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``): its
+    version word and request codes, and 5.x behaviour (POP, timer messages) only for a 5.x release."""
     broker_cluster_name: str = "DefaultCluster"
     broker_id: int = 0
     listen_port: int = DEFAULT_BROKER_PORT

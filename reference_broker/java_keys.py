@@ -23,6 +23,8 @@ import enum
 import sys
 from dataclasses import dataclass
 
+from reference_broker.wire_release import SUPPORTED_RELEASES
+
 
 class Disposition(enum.Enum):
     HONOURED = "honoured"
@@ -211,6 +213,7 @@ KEYS: tuple[JavaKey, ...] = (
             accepted=("false",)),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
+    JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),
     *_honoured(_OURS, "aclFile"),
     *_honoured(_OURS, "fastListenPort", "channelExpiredTimeout", "clientScanInterval", "lockMaxLiveTime",
                "diskSpaceWarningLevelRatio", "diskSpaceCleanForciblyRatio"),

@@ -28,9 +28,10 @@ from reference_broker.broker.topics import (
     topic_name_problem,
 )
 from reference_broker.config import BrokerConfig
-from reference_broker.server import FAQ_SUFFIX, SERVER_VERSION, Handler, Refused, Request
+from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from reference_broker.store import BatchItem, InnerMessage, MessageStore, PutMessageStatus, PutResult
 from reference_broker.store.retention import disk_used_ratio
+from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import SerializeType
 from spec.properties import PropertyKey
@@ -132,7 +133,8 @@ class SendHandlers(StoreWriters):
             try:
                 self._templates[key] = JsonAnswerTemplate(
                     code, {"msgId": "", "queueId": "", "queueOffset": "", **ext},
-                    ("msgId", "queueId", "queueOffset"), version=SERVER_VERSION)
+                    ("msgId", "queueId", "queueOffset"),
+                    version=wire_release(self.config.wire_release).version)
             except ValueError:
                 self._templates[key] = None
         return self._templates[key]

@@ -45,9 +45,10 @@ from reference_broker.config import BrokerConfig, validate
 from reference_broker.ha.master import HAServer
 from reference_broker.ha.settings import HASettings
 from reference_broker.ha.slave import HAClient
-from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
+from reference_broker.server import Connection, DispatchTable, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
+from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode
 from spec.ha import MASTER_ID, BrokerRole
 from spec.headers import CHECK_TRANSACTION_STATE_REQUEST
@@ -92,12 +93,14 @@ class Broker:
                                        self.notify_consumer_ids_changed, self._min_offset)
         self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
         guard_check = self.guard.check if self.guard is not None else None
-        dispatch = DispatchTable(self.handlers.table())
-        backlog = self.config.server_socket_backlog
+        self.release = wire_release(self.config.wire_release)
+        dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
+        backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
-                                     backlog=backlog)
+                                     backlog=backlog, version=version)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
-                                          on_close=self._closed, guard=guard_check, backlog=backlog)
+                                          on_close=self._closed, guard=guard_check, backlog=backlog,
+                                          version=version)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
         self._producer_turn = 0
@@ -190,7 +193,7 @@ class Broker:
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):
             handlers[send] = self.stats.counting_sends(handlers[send])
         handlers[RequestCode.PULL_MESSAGE] = self.stats.counting_pulls(handlers[RequestCode.PULL_MESSAGE])
-        return DispatchTable(handlers)
+        return DispatchTable(handlers, self.release.request_codes)
 
     def _start_replica(self, store: MessageStore) -> None:
         """A slave replicates the log from its master's HA port and copies its metadata (RMQ-HA-*)."""
@@ -238,7 +241,8 @@ class Broker:
             if isinstance(channel, Connection):
                 await channel.send(RemotingCommand.request(
                     RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, {"consumerGroup": group}, opaque=next_opaque(),
-                    oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+                    oneway=True, version=self.release.version,
+                    serialize_type=self.server.default_serialize_type))
 
     def _permission_changed(self) -> None:
         """brokerPermission was updated: a new data version makes the name servers re-read the topics."""
@@ -288,7 +292,8 @@ class Broker:
                 header = encode_header(CHECK_TRANSACTION_STATE_REQUEST, check.header)
                 await channel.send(RemotingCommand.request(
                     RequestCode.CHECK_TRANSACTION_STATE, header, body=check.body, opaque=next_opaque(),
-                    oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+                    oneway=True, version=self.release.version,
+                    serialize_type=self.server.default_serialize_type))
 
     def _available_producer(self, group: str) -> Connection | None:
         """``ProducerManager.getAvailableChannel``: producers of the group in turn, a writable one first,

@@ -105,6 +105,12 @@ class BrokerConfig:
     register_name_server_period: int = 30_000
     """Milliseconds between registrations; Java clamps it to [10000, 60000]."""
     long_polling_enable: bool = True
+    revive_queue_num: int = 8
+    """5.x ``reviveQueueNum``: queues of the POP revive topic rmq_sys_REVIVE_LOG_<cluster>."""
+    revive_interval: int = 1000
+    """5.x ``reviveInterval``: milliseconds between two reads of the revive queues."""
+    pop_polling_size: int = 1024
+    """5.x ``popPollingSize``: POP_MESSAGE / NOTIFICATION requests held per queue before POLLING_FULL."""
     short_polling_time_mills: int = 1000
     channel_expired_timeout: int = 120_000
     """Milliseconds without HEART_BEAT after which a client channel is dropped."""
@@ -128,6 +134,10 @@ class BrokerConfig:
     transaction_check_interval: int = 60_000
     """Milliseconds between runs of the transaction check service."""
     # -- the store (MessageStoreConfig) --------------------------------------------------------------
+    timer_wheel_enable: bool = True
+    """5.x timer messages (a 4.9.8 wire release has none, whatever this says)."""
+    timer_precision_ms: int = 1000
+    timer_max_delay_sec: int = 3 * 24 * 3600
     flush_interval_commit_log: int = 500
     flush_interval_consume_queue: int = 1000
     flush_delay_offset_interval: int = 10_000

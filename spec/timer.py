@@ -70,8 +70,9 @@ TIMER_PARKED = clause(
     source=_HOOK + " (transformTimerMessage)")
 TIMER_DELIVERED = clause(
     "RMQ-TIMER-DELIVERED", Level.MUST,
-    "A delivered timer message keeps its body, tags, keys and timer properties, gains TIMER_ENQUEUE_MS and "
-    "TIMER_DEQUEUE_MS, and loses REAL_TOPIC and REAL_QID.",
+    "A delivered timer message keeps its body, tags, keys and timer properties and gains TIMER_ENQUEUE_MS "
+    "and TIMER_DEQUEUE_MS; its stored properties still hold REAL_TOPIC and REAL_QID (the string is written "
+    "before convertMessage clears them from the map, as 5.5.0 stores it).",
     source=_TIMER + "TimerMessageStore.java (convertMessage)")
 TIMER_DELAY_LEVEL_WINS = clause(
     "RMQ-TIMER-DELAY-LEVEL-WINS", Level.MUST,

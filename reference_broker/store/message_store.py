@@ -381,10 +381,11 @@ class MessageStore:
         return self._append([draft], wait=False).result
 
     def put_timer_delivered(self, parked: MessageRecord, properties: dict[str, str]) -> PutResult:
-        """The timer wheel's put of a due message to REAL_TOPIC / REAL_QID, which leave the properties
-        (``TimerMessageStore.convertMessage``); born and store host, flags and reconsume times are kept."""
-        topic = properties.pop(PropertyKey.REAL_TOPIC, "")
-        queue_id = int(properties.pop(PropertyKey.REAL_QUEUE_ID, "0"))
+        """The timer wheel's put of a due message to REAL_TOPIC / REAL_QID (``convertMessage``): the string
+        is written from the map before Java clears REAL_*, so they stay in it (RMQ-TIMER-DELIVERED); born
+        and store host, flags and reconsume times are kept."""
+        topic = properties.get(PropertyKey.REAL_TOPIC, "")
+        queue_id = int(properties.get(PropertyKey.REAL_QUEUE_ID, "0"))
         draft = _Draft(topic, queue_id, parked.body, java_map_text(properties), parked.born_timestamp,
                        parked.born_host, parked.sys_flag, parked.flag, parked.reconsume_times, 0,
                        parked.store_host)

@@ -18,6 +18,7 @@ TRACE_CONTEXT = "TRACE_CONTEXT"
 BORN_HOST = "__BORNHOST"
 BORN_TIMESTAMP = "BORN_TIMESTAMP"
 TIMER_DELIVER_MS = "TIMER_DELIVER_MS"
+TIMER_DELAY_SEC = "TIMER_DELAY_SEC"
 TRANSACTION_ID = "__transactionId__"
 DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC"
 DLQ_ORIGIN_MESSAGE_ID = "DLQ_ORIGIN_MESSAGE_ID"
@@ -25,7 +26,7 @@ POP_CK = "POP_CK"
 
 RESERVED_KEYS_5X: frozenset[str] = SYSTEM_KEYS | {
     "MQ2_FLAG", "POP_CK", "POP_CK_OFFSET", "1ST_POP_TIME", "DUP_INFO", "EXTEND_UNIQ_INFO",
-    "TIMER_DELAY_MS", "TIMER_DELAY_SEC", TIMER_DELIVER_MS, "TIMER_ENQUEUE_MS", "TIMER_DEQUEUE_MS",
+    "TIMER_DELAY_MS", TIMER_DELAY_SEC, TIMER_DELIVER_MS, "TIMER_ENQUEUE_MS", "TIMER_DEQUEUE_MS",
     "TIMER_ROLL_TIMES", "TIMER_OUT_MS", "TIMER_DEL_UNIQKEY", "TIMER_DELAY_LEVEL", BORN_HOST, BORN_TIMESTAMP,
     DLQ_ORIGIN_TOPIC, DLQ_ORIGIN_MESSAGE_ID, "__CRC32#",
 }
@@ -68,20 +69,43 @@ SEND_MAPPING: tuple[FieldMapping, ...] = (
 
 DELIVERY_MAPPING: tuple[FieldMapping, ...] = (
     FieldMapping("topic.name", "topic, or RETRY_TOPIC for a retry", "the topic the consumer subscribed"),
-    FieldMapping("user_properties", "properties not in the reserved set", ""),
+    FieldMapping("user_properties", "every property outside RESERVED_KEYS_5X (so __SHARDINGKEY, "
+                 "TRACE_CONTEXT and __transactionId__ appear there too, as in Apache's proxy)", ""),
     FieldMapping("system_properties.message_id", "UNIQ_KEY, else the offsetMsgId", ""),
-    FieldMapping("system_properties.body_digest", "CRC32 of the body, upper-case hex", ""),
-    FieldMapping("system_properties.body_encoding", "IDENTITY (bodies are handed over uncompressed)", ""),
-    FieldMapping("system_properties.message_type", "FIFO with __SHARDINGKEY, TRANSACTION with TRAN_MSG, "
-                 "DELAY with TIMER_DELIVER_MS, else NORMAL", ""),
+    FieldMapping("system_properties.body_digest", "MD5 of the body as stored, upper-case hex", ""),
+    FieldMapping("system_properties.body_encoding", "GZIP when the record's sysFlag says compressed (the "
+                 "body is handed over as stored), else IDENTITY", ""),
+    FieldMapping("system_properties.message_type", "TRANSACTION with TRAN_MSG, DELAY with DELAY, "
+                 "TIMER_DELIVER_MS or TIMER_DELAY_SEC, FIFO with __SHARDINGKEY, else NORMAL", ""),
     FieldMapping("system_properties.store_timestamp / store_host", "storeTimestamp / storeHost", ""),
     FieldMapping("system_properties.queue_id / queue_offset", "queueId / queueOffset", ""),
-    FieldMapping("system_properties.receipt_handle", "POP_CK (extra info of the pop)", "to ack or change "
-                 "invisibility"),
+    FieldMapping("system_properties.receipt_handle", "the message's POP_CK (extra info of the pop) + ' ' + "
+                 "its commitlog offset", "to ack or change invisibility"),
     FieldMapping("system_properties.delivery_attempt", "reconsumeTimes + 1", ""),
-    FieldMapping("system_properties.invisible_duration", "the pop's invisible time", ""),
 )
 """A popped message → ReceiveMessageResponse.message (``GrpcConverter.buildMessage``)."""
+
+RECEIPT_HANDLE: tuple[FieldMapping, ...] = (
+    FieldMapping("0", "ckQueueOffset", "start offset of the popped batch"),
+    FieldMapping("1", "popTime", "broker time of the pop, ms"),
+    FieldMapping("2", "invisibleTime", "ms; popTime + invisibleTime is when the handle expires"),
+    FieldMapping("3", "reviveQid", "revive queue of the checkpoint; 999 for an ordered pop"),
+    FieldMapping("4", "retry", "0 the topic, 1 or 2 its pop retry topic (V1 or V2)"),
+    FieldMapping("5", "brokerName", "broker that served the pop"),
+    FieldMapping("6", "queueId", "queue of the message"),
+    FieldMapping("7", "queueOffset", "offset of the message"),
+    FieldMapping("8", "commitLogOffset", "where the message is stored (the DLQ forward needs it)"),
+)
+"""A receipt handle's space-separated parts (``ReceiptHandle.encode``): the POP_CK extra info the remoting
+client builds from a pop answer (``spec.pop.EXTRA_INFO``) and the message's commitlog offset."""
+
+GRPC_RECEIPT = clause(
+    "RMQ-GRPC-RECEIPT", Level.MUST,
+    "A received message's receipt_handle is its POP_CK extra info followed by its commitlog offset "
+    "(RECEIPT_HANDLE); AckMessage and ChangeInvisibleDuration send that whole string as extraInfo, with the "
+    "pop retry topic as topic for a retried message, and answer INVALID_RECEIPT_HANDLE for a handle whose "
+    "popTime + invisibleTime has passed.",
+    source="common/src/main/java/org/apache/rocketmq/common/consumer/ReceiptHandle.java")
 
 GRPC_PRODUCER_GROUP = clause(
     "RMQ-GRPC-PRODUCER-GROUP", Level.MUST,

@@ -138,6 +138,8 @@ MAX_DELAY_MS = 24 * 3600 * 1000
 MIN_INVISIBLE_MS = 10_000
 MAX_INVISIBLE_MS = 12 * 3600 * 1000
 DEFAULT_INVISIBLE_MS = 60_000
+MIN_LONG_POLLING_MS = 5_000
+"""``grpcClientConsumerMinLongPollingTimeoutMillis``: the shortest long-polling time of a receive."""
 MAX_LONG_POLLING_MS = 20_000
 """``grpcClientConsumerMaxLongPollingTimeoutMillis``: the long-polling time pushed to push consumers."""
 CONSUMER_BATCH_SIZE = 32
@@ -229,6 +231,33 @@ RECOVER_TRANSACTION = clause(
     "RecoverOrphanedTransactionCommand on its Telemetry stream, carrying the message and its transaction id; "
     "EndTransaction with source SOURCE_SERVER_CHECK then resolves it.",
     source=_GRPC + "channel/GrpcClientChannel.java")
+RECEIVE = clause(
+    "RMQ-GRPC-RECEIVE", Level.MUST,
+    "ReceiveMessage of a group whose Settings are known streams a status OK, then each popped message with "
+    "a receipt handle, then a delivery timestamp, and ends; with nothing to deliver within the long-polling "
+    "time it streams status MESSAGE_NOT_FOUND and the delivery timestamp. A received message is not "
+    "received again by the group while it is invisible.",
+    source=_GRPC + "consumer/ReceiveMessageActivity.java")
+RECEIVE_INVISIBLE = clause(
+    "RMQ-GRPC-RECEIVE-INVISIBLE", Level.MUST,
+    "ReceiveMessage with invisible_duration under 10 s or over 12 h (auto_renew off) answers "
+    "ILLEGAL_INVISIBLE_TIME and pops nothing.",
+    source=_GRPC + "common/GrpcValidator.java")
+ACK = clause(
+    "RMQ-GRPC-ACK", Level.MUST,
+    "AckMessage with receipt handles from a receive answers OK per entry, and the group never receives "
+    "those messages again; a handle that does not decode answers INVALID_RECEIPT_HANDLE in its entry.",
+    source=_GRPC + "consumer/AckMessageActivity.java")
+REDELIVERY = clause(
+    "RMQ-GRPC-REDELIVERY", Level.MUST,
+    "A received message that is not acked is received again by its group after its invisible duration, "
+    "with delivery_attempt one higher.",
+    source="broker/src/main/java/org/apache/rocketmq/broker/processor/PopReviveService.java")
+CHANGE_INVISIBLE = clause(
+    "RMQ-GRPC-CHANGE-INVISIBLE", Level.MUST,
+    "ChangeInvisibleDuration of a received message answers OK with a new receipt handle, and the message "
+    "stays invisible for the new duration from then on; the new handle acks it.",
+    source=_GRPC + "consumer/ChangeInvisibleDurationActivity.java")
 UNIMPLEMENTED = clause(
     "RMQ-GRPC-UNIMPLEMENTED", Level.MAY,
     "PullMessage, UpdateOffset, GetOffset and QueryOffset (and SyncLiteSubscription of a 2.0.4 server) "

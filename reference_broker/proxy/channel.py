@@ -85,6 +85,7 @@ class GrpcClientChannel(Channel):
         for future in self._awaiting.values():
             if not future.done():
                 future.set_exception(ConnectionError("the gRPC client is gone"))
+                future.exception()  # nobody may be waiting any more: the failure is not worth a warning
         self._awaiting.clear()
 
     def __hash__(self) -> int:

@@ -6,7 +6,8 @@ Sans-IO: ``outgoing`` validates one message of a SendMessage and returns what th
 
 from __future__ import annotations
 
-import zlib
+import hashlib
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from spec.grpc_mapping import (
     DLQ_ORIGIN_TOPIC,
     RESERVED_KEYS_5X,
     SHARDING_KEY,
+    TIMER_DELAY_SEC,
     TIMER_DELIVER_MS,
     TRACE_CONTEXT,
 )
@@ -152,14 +154,17 @@ def _timestamp(ms: int) -> timestamp_pb2.Timestamp:
 
 
 def delivered(record: MessageRecord, topic: str, *, receipt_handle: str | None = None,
-              invisible_ms: int | None = None) -> v2.Message:
-    """The DELIVERY_MAPPING rows (``GrpcConverter.buildMessage``) for one stored message."""
+              reconsume_times: int | None = None) -> v2.Message:
+    """The DELIVERY_MAPPING rows (``GrpcConverter.buildMessage``) for one stored message: the body as stored
+    (GZIP encoding when the record is compressed), an MD5 digest, every property outside the reserved set
+    as a user property."""
     properties: Mapping[str, str] = record.properties
-    body = record.application_body
+    body = record.body
+    attempts = record.reconsume_times if reconsume_times is None else reconsume_times
     system = v2.SystemProperties(
         message_id=properties.get(PropertyKey.UNIQ_KEY) or record.offset_msg_id,
-        body_digest=v2.Digest(type=v2.CRC32, checksum=format(zlib.crc32(body), "X")),
-        body_encoding=v2.IDENTITY,
+        body_digest=v2.Digest(type=v2.MD5, checksum=hashlib.md5(body).hexdigest().upper()),
+        body_encoding=v2.GZIP if record.sys_flag & MessageSysFlag.COMPRESSED else v2.IDENTITY,
         message_type=_delivered_type(properties),
         born_timestamp=_timestamp(record.born_timestamp),
         born_host=properties.get(BORN_HOST) or str(record.born_host),
@@ -167,40 +172,35 @@ def delivered(record: MessageRecord, topic: str, *, receipt_handle: str | None =
         store_host=str(record.store_host),
         queue_id=record.queue_id,
         queue_offset=record.queue_offset,
-        delivery_attempt=record.reconsume_times + 1,
+        delivery_attempt=attempts + 1,
     )
     if PropertyKey.TAGS in properties:
         system.tag = properties[PropertyKey.TAGS]
-    if properties.get(PropertyKey.KEYS):
-        system.keys.extend(k for k in properties[PropertyKey.KEYS].split(KEY_SEPARATOR) if k)
-    if TIMER_DELIVER_MS in properties and properties[TIMER_DELIVER_MS].isdigit():
+    if PropertyKey.KEYS in properties:
+        system.keys.extend(properties[PropertyKey.KEYS].split(KEY_SEPARATOR))
+    if TIMER_DELAY_SEC in properties and properties[TIMER_DELAY_SEC].isdigit():
+        system.delivery_timestamp.CopyFrom(_timestamp(int(time.time() * 1000)
+                                                      + int(properties[TIMER_DELAY_SEC]) * 1000))
+    elif TIMER_DELIVER_MS in properties and properties[TIMER_DELIVER_MS].isdigit():
         system.delivery_timestamp.CopyFrom(_timestamp(int(properties[TIMER_DELIVER_MS])))
     if SHARDING_KEY in properties:
         system.message_group = properties[SHARDING_KEY]
-    if TRACE_CONTEXT in properties:
-        system.trace_context = properties[TRACE_CONTEXT]
     if receipt_handle is not None:
         system.receipt_handle = receipt_handle
-    if invisible_ms is not None:
-        system.invisible_duration.CopyFrom(duration_pb2.Duration(seconds=invisible_ms // 1000,
-                                                                 nanos=invisible_ms % 1000 * 1_000_000))
-    if DLQ_ORIGIN_TOPIC in properties:
+    if TRACE_CONTEXT in properties:
+        system.trace_context = properties[TRACE_CONTEXT]
+    if DLQ_ORIGIN_TOPIC in properties and DLQ_ORIGIN_MESSAGE_ID in properties:
         system.dead_letter_queue.CopyFrom(v2.DeadLetterQueue(
-            topic=properties[DLQ_ORIGIN_TOPIC], message_id=properties.get(DLQ_ORIGIN_MESSAGE_ID, "")))
-    user = {k: v for k, v in properties.items() if k not in RESERVED_KEYS_5X and k not in _SYSTEM_ONLY}
+            topic=properties[DLQ_ORIGIN_TOPIC], message_id=properties[DLQ_ORIGIN_MESSAGE_ID]))
+    user = {k: v for k, v in properties.items() if k not in RESERVED_KEYS_5X}
     return v2.Message(topic=v2.Resource(name=topic), user_properties=user, system_properties=system,
                       body=body)
-
-
-_SYSTEM_ONLY = frozenset({SHARDING_KEY, TRACE_CONTEXT, PropertyKey.TRANSACTION_PREPARED_QUEUE_OFFSET,
-                          "__transactionId__", PropertyKey.CHECK_IMMUNITY_TIME_IN_SECONDS})
-"""Properties the proxy keeps out of user_properties although they are not in STRING_HASH_SET."""
 
 
 def _delivered_type(properties: Mapping[str, str]) -> int:
     if properties.get(PropertyKey.TRANSACTION_PREPARED) == "true":
         return v2.TRANSACTION
-    if TIMER_DELIVER_MS in properties or PropertyKey.DELAY in properties:
+    if PropertyKey.DELAY in properties or TIMER_DELIVER_MS in properties or TIMER_DELAY_SEC in properties:
         return v2.DELAY
     if SHARDING_KEY in properties:
         return v2.FIFO

@@ -17,6 +17,7 @@ from codec.grpc.v2 import service_pb2 as rpc
 from codec.grpc.v2 import service_pb2_grpc as rpc_grpc
 from reference_broker.proxy.channel import ChannelRegistry, GrpcClientChannel
 from reference_broker.proxy.clients import Clients
+from reference_broker.proxy.consumer import Consumer
 from reference_broker.proxy.local import LocalBroker
 from reference_broker.proxy.producer import Producer
 from reference_broker.proxy.route import Routes
@@ -39,7 +40,9 @@ class GrpcProxy:
         self.local = LocalBroker(broker)
         self.producer = Producer(self.local)
         self.channels = ChannelRegistry(self._to_client)
-        self.clients = Clients(self.local, SettingsStore(self.local.group), self.channels)
+        settings = SettingsStore(self.local.group)
+        self.clients = Clients(self.local, settings, self.channels)
+        self.consumer = Consumer(self.local, settings)
         self.routes = Routes(self.local, 0)
         self._server: grpc.aio.Server | None = None
         self.port = 0
@@ -53,7 +56,7 @@ class GrpcProxy:
         server = grpc.aio.server(options=[("grpc.so_reuseport", 0),
                                           ("grpc.max_receive_message_length", MAX_INBOUND_MESSAGE_BYTES)])
         rpc_grpc.add_MessagingServiceServicer_to_server(
-            MessagingService(self.routes, self.producer, self.clients), server)
+            MessagingService(self.routes, self.producer, self.consumer, self.clients), server)
         self.port = server.add_insecure_port(f"{host}:{port}")
         if self.port == 0:
             raise OSError(f"cannot bind the gRPC port {host}:{port}")

@@ -21,6 +21,7 @@ from codec.grpc.v2 import service_pb2 as rpc
 from codec.grpc.v2 import service_pb2_grpc as rpc_grpc
 from reference_broker.proxy.call import CallContext, Refusal, status
 from reference_broker.proxy.clients import Clients
+from reference_broker.proxy.consumer import Consumer
 from reference_broker.proxy.producer import Producer
 from reference_broker.proxy.route import Routes
 from spec.grpc_codes import Code
@@ -50,9 +51,10 @@ async def _answer(context: grpc.aio.ServicerContext[Any, Any], response_type: Ca
 
 
 class MessagingService(rpc_grpc.MessagingServiceServicer):
-    def __init__(self, routes: Routes, producer: Producer, clients: Clients) -> None:
+    def __init__(self, routes: Routes, producer: Producer, consumer: Consumer, clients: Clients) -> None:
         self._routes = routes
         self._producer = producer
+        self._consumer = consumer
         self._clients = clients
 
     async def QueryRoute(self, request: rpc.QueryRouteRequest,
@@ -79,6 +81,46 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
                              context: grpc.aio.ServicerContext[Any, Any]) -> rpc.EndTransactionResponse:
         return await _answer(context, rpc.EndTransactionResponse, lambda ctx: self._producer.end_transaction(
             ctx, self._clients.channel(ctx), request))
+
+    async def ReceiveMessage(self, request: rpc.ReceiveMessageRequest,
+                             context: grpc.aio.ServicerContext[Any, Any]
+                             ) -> AsyncIterator[rpc.ReceiveMessageResponse]:
+        ctx = _context(context)
+        remaining = context.time_remaining()
+        try:
+            ctx.require_client_id()
+            items = await self._consumer.receive(ctx, self._clients.channel(ctx), request,
+                                                 None if remaining is None else int(remaining * 1000))
+        except Refusal as refusal:
+            items = [rpc.ReceiveMessageResponse(status=refusal.status())]
+        except Exception as exc:
+            log.exception("gRPC receive failed")
+            items = [rpc.ReceiveMessageResponse(status=status(Code.INTERNAL_SERVER_ERROR,
+                                                              f"{type(exc).__name__}: {exc}"))]
+        for item in items:
+            yield item
+        closing = rpc.ReceiveMessageResponse()
+        closing.delivery_timestamp.GetCurrentTime()
+        yield closing
+
+    async def AckMessage(self, request: rpc.AckMessageRequest,
+                         context: grpc.aio.ServicerContext[Any, Any]) -> rpc.AckMessageResponse:
+        return await _answer(context, rpc.AckMessageResponse, lambda ctx: self._consumer.ack(
+            ctx, self._clients.channel(ctx), request))
+
+    async def ChangeInvisibleDuration(
+            self, request: rpc.ChangeInvisibleDurationRequest,
+            context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ChangeInvisibleDurationResponse:
+        return await _answer(context, rpc.ChangeInvisibleDurationResponse,
+                             lambda ctx: self._consumer.change_invisible(ctx, self._clients.channel(ctx),
+                                                                         request))
+
+    async def ForwardMessageToDeadLetterQueue(
+            self, request: rpc.ForwardMessageToDeadLetterQueueRequest,
+            context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ForwardMessageToDeadLetterQueueResponse:
+        return await _answer(context, rpc.ForwardMessageToDeadLetterQueueResponse,
+                             lambda ctx: self._consumer.forward_to_dlq(ctx, self._clients.channel(ctx),
+                                                                       request))
 
     async def NotifyClientTermination(
             self, request: rpc.NotifyClientTerminationRequest,

@@ -1,8 +1,10 @@
 """Apache RocketMQ's 5.x SDKs against the reference broker's gRPC proxy: Python, Java, Node.js and Go.
 
-Each SDK runs as a real client (interop/sdk5) and what it did is read back from the broker over remoting:
-every message stored once with the id the SDK reported, a FIFO message group kept in one queue in send
-order, committed transactions visible and rolled-back ones not, an orphaned half message resolved through
+Each SDK runs as a real client (interop/sdk5); what a producer did is read back from the broker over
+remoting and what a consumer got is compared with what was sent: every message stored once with the id the
+SDK reported, received exactly once and not again after its ack, received again one attempt later when
+not acked within its invisible duration, through a SimpleConsumer and a PushConsumer, a FIFO message group
+kept in one queue and consumed in send order, committed transactions visible and rolled-back ones not, an orphaned half message resolved through
 the producer's checker (the broker's check-back travels as a Telemetry command), a delay message held by
 the broker's timer until its delivery time. The default run drives the Python SDK through every scenario
 and the Java and Node.js SDKs through one each; ``-m slow`` (tox -e sdk5) runs every SDK through every
@@ -29,8 +31,10 @@ pytestmark = pytest.mark.interop
 QUICK_CHECKS = {"transaction_time_out": 1000, "transaction_check_interval": 500, "transaction_check_max": 5}
 """Half messages are checked back within a second or two instead of Java's 6 s + 60 s."""
 
-DEFAULT_RUN = {("python", s) for s in ("send", "fifo", "transaction", "recovery", "delay")} | {
-    ("java", "send"), ("node", "transaction")}
+ALL_SCENARIOS = ("send", "fifo", "transaction", "recovery", "delay", "receive", "redelivery", "push",
+                 "fifo-order", "timer")
+DEFAULT_RUN = {("python", s) for s in ALL_SCENARIOS if s not in ("fifo", "delay")} | {
+    ("java", "receive"), ("node", "transaction")}
 """The scenarios of the default run; every other pair is slow."""
 
 
@@ -69,7 +73,7 @@ def _stored(broker: SyncEmbeddedRocketMQ, topic: str) -> list:
 
 def _params() -> Iterator[object]:
     for sdk in sdk5.SDK_NAMES:
-        for scenario in ("send", "fifo", "transaction", "recovery", "delay"):
+        for scenario in ALL_SCENARIOS:
             marks = () if (sdk, scenario) in DEFAULT_RUN else (pytest.mark.slow,)
             yield pytest.param(sdk, scenario, marks=marks, id=f"{sdk}-{scenario}")
 
@@ -152,5 +156,68 @@ def _delay(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 
 DELAY_MS = 3000
+def _received(events: list[dict]) -> list[dict]:
+    return sdk5.of(events, "received")
+
+
+def _nothing_more(sdk: str, endpoint: str, topic: str, group: str) -> bool:
+    events = sdk5.run(sdk, "receive", endpoint, check=False, topic=topic, group=group, expect=1, idle_timeout=6,
+                      timeout=15)
+    return _received(events) == []
+
+
+def _receive(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
+    """SimpleConsumer: every message exactly once, and nothing again once acked."""
+    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=10), "sent")
+    got = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=10, timeout=60))
+    assert sorted(e["messageId"] for e in got) == sorted(e["messageId"] for e in sent)
+    assert {e["attempt"] for e in got} == {1}
+    assert _nothing_more(sdk, endpoint, topic, group), "acked messages were delivered again"
+
+
+def _redelivery(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
+    """A message received and not acked comes back after its invisible duration, one attempt later."""
+    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    sent = {e["messageId"] for e in sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=3), "sent")}
+    first = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=3, ack="no",
+                               invisible_s=10, timeout=30))
+    assert {e["messageId"] for e in first} == sent
+    second = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=3, timeout=60,
+                                idle_timeout=40))
+    assert {e["messageId"] for e in second} == sent and {e["attempt"] for e in second} == {2}
+    assert min(e["at"] for e in second) >= min(e["at"] for e in first) + 9_000, "redelivered while invisible"
+    assert _nothing_more(sdk, endpoint, topic, group)
+
+
+def _push(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
+    """PushConsumer: every message exactly once through the SDK's own receive loop and acks."""
+    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=5), "sent")
+    got = _received(sdk5.run(sdk, "push", endpoint, topic=topic, group=group, expect=5, timeout=60))
+    assert sorted(e["messageId"] for e in got) == sorted(e["messageId"] for e in sent)
+
+
+def _fifo_order(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
+    """A consumer sees each message group in send order."""
+    topic, group = _topic(broker, "FIFO"), f"g-{uuid.uuid4().hex[:8]}"
+    sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=12, kind="fifo", groups=3), "sent")
+    got = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=12, timeout=60))
+    for name in ("g0", "g1", "g2"):
+        assert [e["messageId"] for e in got if e["group"] == name] == [
+            e["messageId"] for e in sent if e["group"] == name]
+
+
+def _timer(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
+    """A delay message reaches a consumer at its delivery time, not before."""
+    topic, group = _topic(broker, "DELAY"), f"g-{uuid.uuid4().hex[:8]}"
+    events = sdk5.run(sdk, "produce", endpoint, topic=topic, count=1, kind="delay", delay_ms=DELAY_MS)
+    (sent,) = sdk5.of(events, "sent")
+    (got,) = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=1, timeout=40))
+    assert got["messageId"] == sent["messageId"]
+    assert got["deliveryTimestamp"] is not None and got["at"] >= got["deliveryTimestamp"] - 1000
+
+
 SCENARIOS = {"send": _send, "fifo": _fifo, "transaction": _transaction, "recovery": _recovery,
-             "delay": _delay}
+             "delay": _delay, "receive": _receive, "redelivery": _redelivery, "push": _push,
+             "fifo-order": _fifo_order, "timer": _timer}

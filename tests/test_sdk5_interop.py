@@ -1,14 +1,14 @@
 """Apache RocketMQ's 5.x SDKs against the reference broker's gRPC proxy: Python, Java, Node.js and Go.
 
 Each SDK runs as a real client (interop/sdk5); what a producer did is read back from the broker over
-remoting and what a consumer got is compared with what was sent: every message stored once with the id the
-SDK reported, received exactly once and not again after its ack, received again one attempt later when
-not acked within its invisible duration, through a SimpleConsumer and a PushConsumer, a FIFO message group
-kept in one queue and consumed in send order, committed transactions visible and rolled-back ones not, an orphaned half message resolved through
-the producer's checker (the broker's check-back travels as a Telemetry command), a delay message held by
-the broker's timer until its delivery time. The default run drives the Python SDK through every scenario
-and the Java and Node.js SDKs through one each; ``-m slow`` (tox -e sdk5) runs every SDK through every
-scenario (the Go SDK's first build takes minutes).
+remoting and what a consumer got is compared with what was sent: every message stored once with the id
+the SDK reported, received exactly once and not again after its ack, received again one attempt later
+when not acked within its invisible duration, through a SimpleConsumer and a PushConsumer; a FIFO message
+group kept in one queue and consumed in send order; committed transactions visible and rolled-back ones
+not; an orphaned half message resolved through the producer's checker (the broker's check-back travels as
+a Telemetry command); a delay message held by the broker's timer until its delivery time. The default run
+drives the Python SDK through the scenarios and the Java and Node.js SDKs through one each; ``-m slow``
+(tox -e sdk5) runs every SDK through every scenario (the Go SDK's first build takes minutes).
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ def _received(events: list[dict]) -> list[dict]:
 
 
 def _nothing_more(sdk: str, endpoint: str, topic: str, group: str) -> bool:
-    events = sdk5.run(sdk, "receive", endpoint, check=False, topic=topic, group=group, expect=1, idle_timeout=6,
-                      timeout=15)
+    events = sdk5.run(sdk, "receive", endpoint, check=False, topic=topic, group=group, expect=1,
+                      idle_timeout=6, timeout=15)
     return _received(events) == []
 
 

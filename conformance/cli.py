@@ -1,6 +1,7 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
-    rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
+    rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--proxy HOST:PORT] [--report DIR] [--strict]
+                    [-k SELECTION]
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
@@ -69,6 +70,8 @@ def _wire_parser() -> argparse.ArgumentParser:
     add_version(parser)
     parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT")
     parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT")
+    parser.add_argument("--proxy", type=_endpoint, metavar="HOST:PORT",
+                        help="a gRPC proxy (RocketMQ 5's SDK endpoint): run the grpc area against it")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
@@ -164,7 +167,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
-    for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+    for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
+                        ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
@@ -180,7 +184,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv += ["-k", args.selection]
     # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
     argv += ["-m", "slow or not slow" if slow else "not slow"]
-    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
+    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv or target.proxy else None)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
@@ -235,6 +239,8 @@ def _check_reachable(target: Target) -> None:
                            ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
         if endpoint is not None and (why := target.unreachable(endpoint)):
             raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
+    if target.proxy is not None and (why := target.proxy_unreachable()):
+        raise BadInput(f"the gRPC proxy at {target.proxy} is unreachable: {why}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -257,10 +263,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                args)))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
-        if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
+        if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave:
             target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
-                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
+                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
+                            proxy=args.proxy)
             _check_reachable(target)
             return int(pytest.main(pytest_args(target, args, slow=args.slow)))
     except BadInput as exc:

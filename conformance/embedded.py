@@ -89,4 +89,5 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE) 
         yield Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
                      running.store_path, sync_master=Endpoint.parse(sync.broker_addr),
                      ha_slave=Endpoint.parse(slave.broker_addr), ha_feed=feed,
-                     commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file)
+                     commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file,
+                     proxy=Endpoint.parse(running.grpc_addr) if running.grpc_addr else None)

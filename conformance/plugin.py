@@ -61,6 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rmq-conformance", "RocketMQ conformance suite")
     group.addoption("--rmq-namesrv", metavar="HOST:PORT", help="name server to check")
     group.addoption("--rmq-broker", metavar="HOST:PORT", help="broker to check")
+    group.addoption("--rmq-proxy", metavar="HOST:PORT", help="gRPC proxy (RocketMQ 5 SDK endpoint) to check")
     group.addoption("--rmq-store", metavar="DIR", help="store directory to check offline")
     group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
@@ -103,7 +104,8 @@ def pytest_configure(config: pytest.Config) -> None:
     acl = option("--rmq-acl-file")
     state = RunState(
         target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
-                      acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"])),
+                      acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]),
+                      proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None),
         profile=profiles.load(Path(chosen)) if chosen else profiles.NO_PROFILE,
         strict=bool(option("--rmq-strict")),
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
@@ -161,6 +163,13 @@ def namesrv(request: pytest.FixtureRequest) -> Server:
 @pytest.fixture(scope="session")
 def broker(request: pytest.FixtureRequest) -> Server:
     return _target(request).server("broker")
+
+
+@pytest.fixture(scope="session")
+def proxy(request: pytest.FixtureRequest) -> Endpoint:
+    endpoint = _target(request).proxy
+    assert endpoint is not None, "deselected when absent"
+    return endpoint
 
 
 @pytest.fixture(scope="session", params=ROLES)

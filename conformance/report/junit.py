@@ -7,7 +7,7 @@ NON-STRICT is a failure only under ``strict``; the verdict itself travels as a p
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import groupby
 from pathlib import Path
 
@@ -16,7 +16,9 @@ from conformance.result import CaseResult
 from conformance.verdict import Verdict
 
 
-def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
+def build(results: Sequence[CaseResult], *, strict: bool,
+          properties: Mapping[str, str] | None = None) -> ET.ElementTree:
+    """``properties`` (the target, the profile applied and how it was chosen) go on every suite."""
     root = ET.Element("testsuites", name="rmq-conformance")
     ordered = sorted(results, key=lambda r: r.area)
     for area, group in groupby(ordered, key=lambda r: r.area):
@@ -25,6 +27,10 @@ def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
                               failures=str(sum(is_failure(r, strict=strict) for r in members)),
                               skipped=str(sum(r.verdict is Verdict.UNSUPPORTED for r in members)),
                               time=f"{sum(r.duration for r in members):.3f}")
+        if properties:
+            suite_props = ET.SubElement(suite, "properties")
+            for name, value in properties.items():
+                ET.SubElement(suite_props, "property", name=name, value=value)
         for result in members:
             case = ET.SubElement(suite, "testcase", classname=f"conformance.{area}", name=result.case_id,
                                  time=f"{result.duration:.3f}")
@@ -43,8 +49,9 @@ def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def write(path: Path, results: Sequence[CaseResult], *, strict: bool) -> Path:
-    tree = build(results, strict=strict)
+def write(path: Path, results: Sequence[CaseResult], *, strict: bool,
+          properties: Mapping[str, str] | None = None) -> Path:
+    tree = build(results, strict=strict, properties=properties)
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)
     return path

@@ -199,7 +199,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
-        argv += ["-n", workers, "--dist", "loadgroup"]  # the HA cases sharing one target run on one worker
+        argv += ["-n", workers]
     argv.append("-v" if args.verbose else "-q")
     return argv
 

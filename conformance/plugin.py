@@ -30,7 +30,7 @@ from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
 from conformance.result import USER_PROPERTY, CaseResult, render
 from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
-from conformance.verdict import Outcome, Verdict
+from conformance.verdict import Outcome, SuiteError, Verdict
 from conformance.wire import Endpoint, Wire, WireError
 from spec.clauses import Level
 from spec.errors import RocketMQSpecError
@@ -279,14 +279,21 @@ def case_id(item: pytest.Item) -> tuple[str, str]:
     return area, f"{area}::{item.name.removeprefix('test_')}"
 
 
-def _verdict(item: pytest.Item, state: RunState, excinfo: pytest.ExceptionInfo[BaseException] | None,
+TARGET_ERRORS = (Outcome, WireError, OSError, RocketMQSpecError)
+"""What the target's answers (or silence) raise; anything else a fixture raises is the suite's fault."""
+
+
+def _verdict(state: RunState, call: pytest.CallInfo[None],
              run: CaseRun) -> tuple[Verdict, str, object, object]:
+    excinfo = call.excinfo
     if excinfo is None:
         tolerated = run.check.tolerated
         if tolerated:
             return Verdict.NON_STRICT, "; ".join(f"{o.what}: {o.tolerated}" for o in tolerated), None, None
         return Verdict.PASS, "", None, None
     error = excinfo.value
+    if isinstance(error, SuiteError) or (call.when == "setup" and not isinstance(error, TARGET_ERRORS)):
+        return Verdict.ERROR, f"{type(error).__name__}: {error}", None, None
     if isinstance(error, Outcome):
         return error.verdict, error.message, error.expected, error.actual
     if isinstance(error, WireError | OSError):
@@ -302,7 +309,7 @@ def _verdict(item: pytest.Item, state: RunState, excinfo: pytest.ExceptionInfo[B
 def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], duration: float) -> CaseResult:
     state = item.config.stash[STATE]
     run = item.stash.get(RUN, CaseRun())
-    verdict, message, expected, actual = _verdict(item, state, call.excinfo, run)
+    verdict, message, expected, actual = _verdict(state, call, run)
     if verdict is Verdict.FAIL and spec.level is not Level.MUST:
         verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
     area, cid = case_id(item)

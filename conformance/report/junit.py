@@ -1,7 +1,8 @@
 """JUnit XML, so CI systems show conformance verdicts next to ordinary test results.
 
-JUnit knows only passed, failed and skipped: FAIL and CRASH are failures, UNSUPPORTED is skipped, and
-NON-STRICT is a failure only under ``strict``; the verdict itself travels as a property.
+JUnit knows passed, failed, errored and skipped: FAIL and CRASH are failures, ERROR (a fault of the
+suite's run, not of the target) an error, UNSUPPORTED is skipped, and NON-STRICT is a failure only under
+``strict``; the verdict itself travels as a property.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ def build(results: Sequence[CaseResult], *, strict: bool,
     for area, group in groupby(ordered, key=lambda r: r.area):
         members = list(group)
         suite = ET.SubElement(root, "testsuite", name=area, tests=str(len(members)),
-                              failures=str(sum(is_failure(r, strict=strict) for r in members)),
+                              failures=str(sum(is_failure(r, strict=strict) and r.verdict is not Verdict.ERROR
+                                               for r in members)),
+                              errors=str(sum(r.verdict is Verdict.ERROR for r in members)),
                               skipped=str(sum(r.verdict is Verdict.UNSUPPORTED for r in members)),
                               time=f"{sum(r.duration for r in members):.3f}")
         if properties:
@@ -39,7 +42,9 @@ def build(results: Sequence[CaseResult], *, strict: bool,
                                 ("level", result.level), ("requirement", result.requirement)):
                 ET.SubElement(props, "property", name=name, value=value)
             detail = f"expected {result.expected!r}, actual {result.actual!r}"
-            if is_failure(result, strict=strict):
+            if result.verdict is Verdict.ERROR:
+                ET.SubElement(case, "error", message=result.message, type=result.verdict.value)
+            elif is_failure(result, strict=strict):
                 node = ET.SubElement(case, "failure", message=result.message, type=result.verdict.value)
                 node.text = detail
             elif result.verdict is Verdict.UNSUPPORTED:

@@ -174,9 +174,14 @@ class ApacheRocketMQ:
         process.kill()
         process.wait()
 
+    def stop_broker(self) -> None:
+        """Stop the broker cleanly (SIGTERM: it flushes, persists its offsets and removes ``abort``)."""
+        terminate(self._processes.pop("broker"))
+
     def restart_broker(self) -> None:
-        """Start the broker again after :meth:`kill_broker`, on the same ports, store and settings."""
-        assert "broker" not in self._processes, "kill_broker() first"
+        """Start the broker again after :meth:`kill_broker` or :meth:`stop_broker`, on the same ports, store
+        and settings; the name server keeps running."""
+        assert "broker" not in self._processes, "kill_broker() or stop_broker() first"
         self._broker_port = self.broker_port
         self._start_broker()
 

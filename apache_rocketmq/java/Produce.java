@@ -2,6 +2,7 @@ package rmqspec.drivers;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
@@ -14,9 +15,10 @@ import org.apache.rocketmq.remoting.RPCHook;
  * <pre>Produce NAMESRV TOPIC THREADS SIZE COUNT SECONDS [ACCESS_KEY SECRET_KEY]</pre>
  *
  * Each of THREADS threads sends SIZE-byte messages until COUNT sends were made in all (0: no limit) or
- * SECONDS have passed (0: no limit). Every WINDOW_MS a line "window sent=N failed=N avg_rt_ms=X" is
- * printed, at the end "done sent=N failed=N". With keys, every send is signed by the release's ACL 1.0
- * client hook (4.x ships it; it is looked up by name so that the driver compiles against any release).
+ * SECONDS have passed since the producer started (0: no limit). Every WINDOW_MS a line
+ * "window sent=N failed=N avg_rt_ms=X" is printed, at the end "done sent=N failed=N" and the first
+ * failure, if any. With keys, every send is signed by the release's ACL 1.0 client hook (4.x ships it;
+ * it is looked up by name so that the driver compiles against any release).
  */
 public final class Produce {
     static final long WINDOW_MS = 2000;
@@ -27,13 +29,14 @@ public final class Produce {
         int threads = Integer.parseInt(args[2]);
         byte[] body = new byte[Integer.parseInt(args[3])];
         long count = Long.parseLong(args[4]);
-        long deadline = Long.parseLong(args[5]) == 0 ? Long.MAX_VALUE
-            : System.currentTimeMillis() + Long.parseLong(args[5]) * 1000;
+        long seconds = Long.parseLong(args[5]);
         RPCHook hook = args.length > 7 ? Drivers.aclHook(args[6], args[7]) : null;
         DefaultMQProducer producer = new DefaultMQProducer("rmqspec_produce_" + System.nanoTime(), hook);
         producer.setNamesrvAddr(namesrv);
         producer.setSendMsgTimeout(Drivers.SEND_TIMEOUT_MS);
         producer.start();
+        long deadline = seconds == 0 ? Long.MAX_VALUE : System.currentTimeMillis() + seconds * 1000;
+        AtomicReference<String> firstFailure = new AtomicReference<>();
         AtomicLong started = new AtomicLong();
         AtomicLong sent = new AtomicLong();
         AtomicLong failed = new AtomicLong();
@@ -47,9 +50,15 @@ public final class Produce {
                         long begin = System.nanoTime();
                         try {
                             SendResult result = producer.send(new Message(topic, body));
-                            (result.getSendStatus() == SendStatus.SEND_OK ? sent : failed).incrementAndGet();
+                            if (result.getSendStatus() == SendStatus.SEND_OK) {
+                                sent.incrementAndGet();
+                            } else {
+                                failed.incrementAndGet();
+                                firstFailure.compareAndSet(null, result.getSendStatus().toString());
+                            }
                         } catch (Exception e) {
                             failed.incrementAndGet();
+                            firstFailure.compareAndSet(null, e.toString());
                         }
                         rtNanos.addAndGet(System.nanoTime() - begin);
                     }
@@ -73,6 +82,9 @@ public final class Produce {
             lastRt = nowRt;
         }
         System.out.printf("done sent=%d failed=%d%n", sent.get(), failed.get());
+        if (firstFailure.get() != null) {
+            System.out.println("first failure: " + firstFailure.get());
+        }
         producer.shutdown();
     }
 }

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from conformance import profile as profiles
-from conformance.case import MARKER, CaseSpec, spec_of
+from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
 from conformance.checks import Check
 from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
@@ -94,6 +94,7 @@ def parse_index_sizes(text: str) -> tuple[int, int]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}(spec): a conformance case and the clause it checks")
     config.addinivalue_line("markers", "slow: a case that waits for a target timeout (left out by default)")
+    config.addinivalue_line("markers", f"{WAITS_MARKER}: waits on a timer of the target (runs first)")
     option = config.getoption
     endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
                  for name in ("namesrv", "broker")}
@@ -143,7 +144,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (keep if spec_of(item) is None or wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    items[:] = sorted(keep, key=lambda item: item.get_closest_marker(WAITS_MARKER) is None)
 
 
 # -- fixtures ------------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 Defaults match Java's (name server 9876, broker 10911 and fast port 10909) except that everything binds to
 loopback unless ``--bind`` says otherwise. ``-c broker.conf`` takes Java property names. A config file that
-cannot be read or a setting that cannot be honoured ends the command with one line on stderr and exit
-status 2, before any port is bound.
+cannot be read, a setting that cannot be honoured or a store the broker would refuse
+(``reference_broker.preflight``) ends the command with one line on stderr and exit status 2, before any
+port is bound or any file written.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from reference_broker.config import (
     validate,
 )
 from reference_broker.embedded import EmbeddedRocketMQ
+from reference_broker.preflight import StoreRefused, check_store
 from spec.cli import add_version
 
 USAGE_ERROR = 2
@@ -89,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     except ConfigError as exc:
         print(f"rmq-broker: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        check_store(broker)
+    except StoreRefused as exc:
+        print(f"rmq-broker: not starting: {exc}", file=sys.stderr)
         return USAGE_ERROR
     loaded.warn()
     try:

@@ -147,12 +147,17 @@ class MessageStore:
         abort = self.root / ABORT_FILE
         self.recovered_abnormally = abort.exists()
         abort.touch()
-        checkpoint_path = self.root / CHECKPOINT_FILE
-        if checkpoint_path.exists():
-            saved = read_checkpoint(checkpoint_path)
-            self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp, saved.index_msg_timestamp]
-        self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
-        self._recover()
+        try:
+            checkpoint_path = self.root / CHECKPOINT_FILE
+            if checkpoint_path.exists():
+                saved = read_checkpoint(checkpoint_path)
+                self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp,
+                                saved.index_msg_timestamp]
+            self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
+            self._recover()
+        except BaseException:
+            self._abandon_open()
+            raise
         self._replica_dispatched = self.commitlog.max_offset
         self._running = True
         self._flusher.start()
@@ -177,6 +182,21 @@ class MessageStore:
                              seen=str(self.root), clause=RMQ_STORE_LOCK.id) from None
         os.pwrite(fd, LOCK_CONTENT, 0)
         self._lock_fd = fd
+
+    def _abandon_open(self) -> None:
+        """A store that failed to open is left as it was found: no ``abort`` file it did not have (a
+        refused store does not read as crashed afterwards), no mapped files, no lock."""
+        if not self.recovered_abnormally:
+            (self.root / ABORT_FILE).unlink(missing_ok=True)
+        self.commitlog.close()
+        for queue in self.queues.values():
+            queue.close()
+        self.index.close()
+        if self._checkpoint is not None:
+            self._checkpoint.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def close(self) -> None:
         """Clean shutdown: stop the scheduler, flush everything, write the checkpoint, remove abort."""

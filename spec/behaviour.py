@@ -143,9 +143,9 @@ BRK_SEND_CHECKS = clause(
     source=_SEND_CHECK)
 BRK_MESSAGE_ILLEGAL = clause(
     "RMQ-BRK-MESSAGE-ILLEGAL", Level.MUST,
-    "A message whose stored record would be longer than maxMessageSize (4 MiB: body, topic and properties "
-    "with the fixed fields, RMQ-CL-TOTAL-SIZE) or whose properties string is longer than 32767 bytes is "
-    "refused with 13 MESSAGE_ILLEGAL; a record of exactly maxMessageSize is stored.",
+    "A message whose body is longer than maxMessageSize (4 MiB), whose record would be longer than "
+    "maxMessageSize + 64 KiB, or whose properties string is longer than 32767 bytes is refused with 13 "
+    "MESSAGE_ILLEGAL; a body of exactly maxMessageSize is stored.",
     source=_SEND + "; store/src/main/java/org/apache/rocketmq/store/CommitLog.java (MessageExtEncoder)")
 BRK_SEND_EXT = clause(
     "RMQ-BRK-SEND-EXT", Level.SHOULD,

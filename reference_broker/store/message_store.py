@@ -54,7 +54,7 @@ from reference_broker.store.status import (
 )
 from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_OP_TAG
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_PROPERTIES_LENGTH
+from spec.commitlog import MESSAGE_MAGIC_V1, RECORD_RESERVE, RMQ_CL_MAX_MESSAGE, RMQ_CL_PROPERTIES_LENGTH
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
@@ -437,9 +437,14 @@ class MessageStore:
                 sys_flag=draft.sys_flag, flag=draft.flag, reconsume_times=draft.reconsume_times,
                 prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1,
                 parsed_properties=draft.properties)
-            if record.total_size > self.config.max_message_size:
-                raise SpecViolation("message larger than maxMessageSize",
-                                    expected=f"<= {self.config.max_message_size}", seen=record.total_size)
+            limit = self.config.max_message_size
+            if len(draft.body) > limit:
+                raise SpecViolation("message body larger than maxMessageSize", expected=f"<= {limit}",
+                                    seen=len(draft.body), clause=RMQ_CL_MAX_MESSAGE.id)
+            if record.total_size > limit + RECORD_RESERVE:
+                raise SpecViolation("message record larger than maxMessageSize + 64 KiB",
+                                    expected=f"<= {limit + RECORD_RESERVE}", seen=record.total_size,
+                                    clause=RMQ_CL_MAX_MESSAGE.id)
             records.append(record)
             physical_offset += record.total_size
         return records, offsets

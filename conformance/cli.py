@@ -6,6 +6,7 @@
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
     rmq-conformance acl-file PATH
+    rmq-conformance coverage [--json FILE] [--mutation FIGURES_JSON]
 
 ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start the broker with
 ``aclEnable=true`` on it and pass ``--acl-file PATH --broker HOST:PORT`` to run those cases (only those:
@@ -284,6 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BadInput("usage: rmq-conformance acl-file PATH")
             print(f"wrote {write_acl_file(Path(argv[1]))}")
             return 0
+        if argv[:1] == ["coverage"]:
+            from conformance.coverage import main as coverage_main
+
+            return coverage_main(argv[1:])
         if argv[:1] == ["compare"]:
             return _compare(argv[1:])
         if argv[:1] == ["compare-html"]:

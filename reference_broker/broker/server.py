@@ -45,6 +45,7 @@ from reference_broker.config import BrokerConfig, validate
 from reference_broker.ha.master import HAServer
 from reference_broker.ha.settings import HASettings
 from reference_broker.ha.slave import HAClient
+from reference_broker.preflight import check_store
 from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
@@ -75,6 +76,7 @@ class Broker:
     def __init__(self, config: BrokerConfig | None = None) -> None:
         self.config = config or BrokerConfig()
         _check_role(self.config)
+        check_store(self.config, probe_lock=False)  # before the config files below are written
         files = ConfigFiles(self.config.config_dir)
         self.registrar = BrokerRegistrar(self.config, lambda: self.topics.registration_json(),
                                          self._registered)

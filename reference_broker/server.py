@@ -338,7 +338,12 @@ class RemotingServer:
         """Each decoded command of a connection: requests run as tasks of their own (a long poll must
         not hold up the requests behind it), responses to nothing we asked are dropped."""
         handler = self.dispatch.get(command.code)
-        if command.is_response:
+        if not connection.peer:
+            # The peer reset the connection before its address was known: no answer can reach it, and
+            # what a handler records of its sender (a send's born host, a client channel) has no sender.
+            log.debug("%s: dropping request %d of a connection gone before it was known", self.name,
+                      command.code)
+        elif command.is_response:
             if not connection.answered(command):
                 log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
         elif handler is None and self.guard is None:

@@ -49,6 +49,7 @@ from reference_broker.pop.handlers import PopHandlers, PopHold
 from reference_broker.pop.modes import RequestModeHandlers
 from reference_broker.pop.revive import ReviveService
 from reference_broker.pop.service import PopService
+from reference_broker.preflight import check_store
 from reference_broker.proxy.server import GrpcProxy
 from reference_broker.server import Channel, Connection, DispatchTable, Handler, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
@@ -81,6 +82,7 @@ class Broker:
     def __init__(self, config: BrokerConfig | None = None) -> None:
         self.config = config or BrokerConfig()
         _check_role(self.config)
+        check_store(self.config, probe_lock=False)  # before the config files below are written
         files = ConfigFiles(self.config.config_dir)
         self.registrar = BrokerRegistrar(self.config, lambda: self.topics.registration_json(),
                                          self._registered)

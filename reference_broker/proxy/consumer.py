@@ -69,14 +69,16 @@ class Receipt:
 
     @classmethod
     def decode(cls, text: str) -> Receipt:
+        """Java's decode fails with an IllegalArgumentException, which the proxy answers as an unexpected
+        failure (INTERNAL_SERVER_ERROR), not as INVALID_RECEIPT_HANDLE."""
         parts = text.split(" ")
         if len(parts) < len(RECEIPT_HANDLE) - 1:
-            raise Refusal(Code.INVALID_RECEIPT_HANDLE, f"Parse failed, dataList size {len(parts)}")
+            raise Refusal(Code.INTERNAL_SERVER_ERROR, f"Parse failed, dataList size {len(parts)}")
         try:
             return cls(text, int(parts[0]), int(parts[1]), int(parts[2]), int(parts[3]), parts[4], parts[5],
                        int(parts[6]), int(parts[7]), int(parts[8]) if len(parts) > 8 else -1)
         except ValueError as exc:
-            raise Refusal(Code.INVALID_RECEIPT_HANDLE, f"receipt handle is malformed: {exc}") from None
+            raise Refusal(Code.INTERNAL_SERVER_ERROR, f"NumberFormatException: {exc}") from None
 
     def real_topic(self, topic: str, group: str) -> str:
         """``getRealTopic``: the pop retry topic for a retried message."""

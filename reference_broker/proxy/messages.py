@@ -63,13 +63,18 @@ def message_type_name(message: v2.Message) -> str:
     return "NORMAL"
 
 
+UNSPECIFIED = "UNSPECIFIED"
+"""The message type of a topic the broker does not have (``LocalMetadataService``)."""
+
+
 def check_type(topic_type: str, message: v2.Message) -> None:
-    """RMQ-GRPC-SEND-TYPE (``DefaultTopicMessageTypeValidator``): UNSPECIFIED and MIXED accept all."""
+    """RMQ-GRPC-SEND-TYPE and RMQ-GRPC-SEND-UNKNOWN-TOPIC (``DefaultTopicMessageTypeValidator``): MIXED
+    accepts every kind, UNSPECIFIED (no such topic) none."""
     kind = message_type_name(message)
-    if topic_type not in ("UNSPECIFIED", "MIXED") and kind != topic_type:
+    if topic_type == UNSPECIFIED or (kind != topic_type and topic_type != "MIXED"):
         raise Refusal(Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE,
-                      f"current message type not match with topic accept message types, topic message "
-                      f"type: {topic_type}, message type: {kind}")
+                      f"TopicMessageType validate failed, the expected type is {topic_type}, but actual type "
+                      f"is {kind}")
 
 
 def outgoing(message: v2.Message, producer_group: str, peer: str, now_ms: int) -> Outgoing:

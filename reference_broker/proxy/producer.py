@@ -85,9 +85,8 @@ class Producer:
         now_ms = int(time.time() * 1000)
         outgoing = [messages.outgoing(m, topic_name, ctx.peer, now_ms) for m in request.messages]
         topic = self._broker.topic(topic_name)
-        if topic is None:
-            raise Refusal(Code.TOPIC_NOT_FOUND, f"topic {topic_name} not found")
-        messages.check_type(topic.message_type, first)
+        messages.check_type(topic.message_type if topic is not None else messages.UNSPECIFIED, first)
+        assert topic is not None, "an unknown topic's type accepts no message"
         if not PermName.WRITE & topic.perm or topic.write_queue_nums <= 0:
             raise Refusal(Code.FORBIDDEN, "no writable queue")
         queue_id = self._queue(topic_name, topic.write_queue_nums, request.messages)

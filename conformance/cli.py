@@ -91,6 +91,9 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT", help="a running broker to check")
     parser.add_argument("--proxy", type=_endpoint, metavar="HOST:PORT",
                         help="a running gRPC proxy (RocketMQ 5's SDK endpoint): run the grpc area against it")
+    parser.add_argument("--grpc", action="store_true",
+                        help="with --target apache-5.x: start the broker inside the release's rocketmq-proxy "
+                             "(local mode), so the grpc area runs against Apache's proxy too")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
@@ -249,12 +252,15 @@ def _provisioned(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
         print(f"starting {args.target} (jars resolved by Maven on first use) ...", flush=True)
         try:
-            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS))
+            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS,
+                                                  grpc=args.grpc))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
-        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}",
-              flush=True)
-        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr))
+        proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
+        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
+              + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
+        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
+                        proxy=proxy)
         return int(pytest.main(pytest_args(target, args, slow=args.slow)))
 
 

@@ -8,6 +8,7 @@ remoting property, header field or sysflag bit a v2 field becomes, and what a de
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 from spec.clauses import Level, clause
@@ -106,6 +107,41 @@ GRPC_RECEIPT = clause(
     "pop retry topic as topic for a retried message, and answer INVALID_RECEIPT_HANDLE for a handle whose "
     "popTime + invisibleTime has passed.",
     source="common/src/main/java/org/apache/rocketmq/common/consumer/ReceiptHandle.java")
+
+@dataclass(frozen=True)
+class RecallHandle:
+    topic: str
+    broker_name: str
+    timestamp: str
+    message_id: str
+
+
+RECALL_HANDLE_VERSION = "v1"
+
+
+class RecallHandleError(ValueError):
+    """A recall handle that is not base64url of ``v1 topic brokerName timestamp messageId``."""
+
+
+def decode_recall_handle(handle: str) -> RecallHandle:
+    """``RecallMessageHandle.decodeHandle``: base64url (RFC 4648) of five space-separated parts."""
+    try:
+        raw = base64.urlsafe_b64decode(handle.encode()).decode()
+    except (ValueError, UnicodeDecodeError):
+        raise RecallHandleError("recall handle is invalid") from None
+    items = raw.split(" ")
+    if not handle or items[0] != RECALL_HANDLE_VERSION or len(items) < 5:
+        raise RecallHandleError("recall handle is invalid")
+    return RecallHandle(items[1], items[2], items[3], items[4])
+
+
+GRPC_RECALL = clause(
+    "RMQ-GRPC-RECALL", Level.MUST,
+    "RecallMessage takes the recall_handle a delay message's send answered (base64url of 'v1 topic "
+    "brokerName timestamp messageId') and asks that broker to RECALL_MESSAGE it; a handle that does not "
+    "decode answers INTERNAL_SERVER_ERROR, a topic that is not DELAY or MIXED "
+    "MESSAGE_PROPERTY_CONFLICT_WITH_TYPE.",
+    source="proxy/src/main/java/org/apache/rocketmq/proxy/processor/ProducerProcessor.java")
 
 GRPC_PRODUCER_GROUP = clause(
     "RMQ-GRPC-PRODUCER-GROUP", Level.MUST,

@@ -82,8 +82,9 @@ class Clients:
             return rpc.HeartbeatResponse(status=status(Code.UNRECOGNIZED_CLIENT_TYPE,
                                                        "cannot find client settings for this client"))
         if settings.client_type not in (v2.PRODUCER, *CONSUME_TYPES):
-            return rpc.HeartbeatResponse(status=status(Code.UNRECOGNIZED_CLIENT_TYPE,
-                                                       v2.ClientType.Name(settings.client_type)))
+            known = settings.client_type in v2.ClientType.values()
+            name = v2.ClientType.Name(settings.client_type) if known else str(settings.client_type)
+            return rpc.HeartbeatResponse(status=status(Code.UNRECOGNIZED_CLIENT_TYPE, name))
         await self._register(ctx, settings, request.group.name if request.HasField("group") else None)
         return rpc.HeartbeatResponse(status=OK_STATUS)
 

@@ -67,7 +67,12 @@ class LocalBroker:
     def request(self, code: RequestCode, header: Mapping[str, Any] | None, body: bytes | None = None, *,
                 language: str = "JAVA", oneway: bool = False) -> RemotingCommand:
         spec = header_for(code, is_response=False)
-        fields = encode_header(spec, header) if spec is not None and header is not None else None
+        if header is None:
+            fields = None
+        elif spec is not None:
+            fields = encode_header(spec, header)
+        else:  # a 5.x request whose header the spec does not tabulate yet: its values as Java writes them
+            fields = {key: str(value) for key, value in header.items()}
         return RemotingCommand.request(code, fields, body, opaque=next_opaque(), oneway=oneway,
                                        language=language, version=CLIENT_VERSION)
 

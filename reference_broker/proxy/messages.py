@@ -10,6 +10,7 @@ import hashlib
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
@@ -65,6 +66,11 @@ def message_type_name(message: v2.Message) -> str:
 
 UNSPECIFIED = "UNSPECIFIED"
 """The message type of a topic the broker does not have (``LocalMetadataService``)."""
+
+
+def check_type_of_topic(topic: Any) -> str:
+    """A topic config's ``message.type``, UNSPECIFIED for no topic."""
+    return UNSPECIFIED if topic is None else str(topic.message_type)
 
 
 def check_type(topic_type: str, message: v2.Message) -> None:

@@ -24,9 +24,10 @@ from reference_broker.broker.topics import DEFAULT_TOPIC
 from reference_broker.proxy import messages, validation
 from reference_broker.proxy.call import OK_STATUS, CallContext, Refusal, status
 from reference_broker.proxy.channel import GrpcClientChannel
-from reference_broker.proxy.local import LocalBroker
+from reference_broker.proxy.local import LocalBroker, refused_unless_success
 from spec.codes import RequestCode, ResponseCode
 from spec.grpc_codes import Code
+from spec.grpc_mapping import RecallHandleError, decode_recall_handle
 from spec.hashing import guava_consistent_hash, java_string_hash
 from spec.headers import CHECK_TRANSACTION_STATE_REQUEST, SEND_MESSAGE_RESPONSE
 from spec.message_id import decode_offset_msg_id
@@ -119,6 +120,7 @@ class Producer:
             entry.offset = answer["queueOffset"]
             entry.message_id = message_id
             entry.transaction_id = transaction_id
+            entry.recall_handle = answer.get("recallHandle") or ""
         return rpc.SendMessageResponse(status=status(code, code.name), entries=[entry])
 
     def _queue(self, topic: str, queues: int, sent: Sequence[v2.Message]) -> int:
@@ -148,6 +150,26 @@ class Producer:
                                        oneway=True)
         await self._broker.call(channel, command)
         return rpc.EndTransactionResponse(status=OK_STATUS)
+
+    async def recall(self, ctx: CallContext, channel: GrpcClientChannel,
+                     request: rpc.RecallMessageRequest) -> rpc.RecallMessageResponse:
+        """RECALL_MESSAGE to the broker the handle names (``ProducerProcessor.recallMessage``)."""
+        topic = request.topic.name
+        validation.topic(topic, self._broker.is_system_topic)
+        topic_type = messages.check_type_of_topic(self._broker.topic(topic))
+        if topic_type not in ("DELAY", "MIXED"):
+            raise Refusal(Code.MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, f"TopicMessageType validate failed, the "
+                          f"expected type is {topic_type}, but actual type is DELAY")
+        try:
+            handle = decode_recall_handle(request.recall_handle)
+        except RecallHandleError as exc:
+            raise Refusal(Code.INTERNAL_SERVER_ERROR, str(exc)) from None
+        header = {"topic": topic, "recallHandle": request.recall_handle, "bname": handle.broker_name}
+        command = self._broker.request(RequestCode.RECALL_MESSAGE, header, language=ctx.language)
+        response = await self._broker.call(channel, command)
+        refused_unless_success(response)
+        recalled = (response.ext_fields or {}).get("msgId", handle.message_id)
+        return rpc.RecallMessageResponse(status=OK_STATUS, message_id=recalled)
 
     def recover_command(self, command: RemotingCommand) -> rpc.TelemetryCommand | None:
         """A CHECK_TRANSACTION_STATE for a producer's channel, as the Telemetry command the client gets;

@@ -122,6 +122,11 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
                              lambda ctx: self._consumer.forward_to_dlq(ctx, self._clients.channel(ctx),
                                                                        request))
 
+    async def RecallMessage(self, request: rpc.RecallMessageRequest,
+                            context: grpc.aio.ServicerContext[Any, Any]) -> rpc.RecallMessageResponse:
+        return await _answer(context, rpc.RecallMessageResponse, lambda ctx: self._producer.recall(
+            ctx, self._clients.channel(ctx), request))
+
     async def NotifyClientTermination(
             self, request: rpc.NotifyClientTerminationRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.NotifyClientTerminationResponse:

@@ -74,7 +74,8 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE) 
     """
     store = workdir / "store"
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
-    config = BrokerConfig(listen_port=_port_set(), store_path_root_dir=str(store), acl_enable=acl,
+    config = BrokerConfig(listen_port=_port_set(), grpc_server_port=0, store_path_root_dir=str(store),
+                          acl_enable=acl,
                           wire_release=release,
                           acl_file=str(acl_file) if acl_file else None, **QUICK_CHECKS, **SHORT_HA)
     feed = Endpoint(LOOPBACK, _free_port())

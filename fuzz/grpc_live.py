@@ -21,7 +21,7 @@ import grpc
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from codec.grpc.v2 import service_pb2 as rpc_pb2
-from fuzz.memory import MemoryRule, MemoryWatch
+from fuzz.memory import MemoryRule, MemoryWatch, process_rss
 from fuzz.strategies.grpc import any_call
 from fuzz.target import Health
 from spec.grpc_rpcs import RPCS, Rpc
@@ -115,14 +115,7 @@ class GrpcTarget:
         return health
 
     def rss_bytes(self) -> int | None:
-        if self.pid is None:
-            return None
-        try:
-            status = Path(f"/proc/{self.pid}/status").read_text()
-        except OSError:
-            return None
-        line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), None)
-        return int(line.split()[1]) * 1024 if line else None
+        return process_rss(self.pid)
 
 
 @dataclass

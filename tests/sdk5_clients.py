@@ -7,37 +7,24 @@ The broker side of a test (typed topics, reading back what was stored) goes over
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from codec.store import decode_records
 from codec.store.record import MessageRecord
 from reference_broker.client import RemotingClient
 from spec.codes import RequestCode, ResponseCode
+from tests.interop_clients import load_program
 from tests.messaging_support import pull
 
 SDK5_DIR = Path(__file__).resolve().parent.parent / "interop" / "sdk5"
 RUN_TIMEOUT_S = 180.0
 
 
-def _load_installer() -> ModuleType:
-    """interop/ is a folder of programs, not a package: load the installer by path."""
-    spec = importlib.util.spec_from_file_location("rocketmq_spec_sdk5_install", SDK5_DIR / "install.py")
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {SDK5_DIR / 'install.py'}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-installer = _load_installer()
+installer = load_program(SDK5_DIR / "install.py", "rocketmq_spec_sdk5_install")
 SDK_NAMES = tuple(sdk.name for sdk in installer.SDKS)
 
 

@@ -199,7 +199,8 @@ def _embedded(args: argparse.Namespace) -> int:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
-            wire_code = pytest.main(pytest_args(wire_target, args, slow=args.slow))
+            wire_code = pytest.main([*pytest_args(wire_target, args, slow=args.slow),
+                                     f"--rmq-related={STORE_REPORT}/index.html=the store it wrote"])
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
@@ -207,7 +208,8 @@ def _embedded(args: argparse.Namespace) -> int:
         # The wire run already imported the suite's modules, which a second run in this process cannot
         # assertion-rewrite; the cases report through ``check``, not bare asserts, so nothing is lost.
         store_code = pytest.main([*pytest_args(Target(store=target.store), store_args),
-                                  "-W", "ignore::pytest.PytestAssertRewriteWarning"])
+                                  "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                                  "--rmq-related=../index.html=the report on the broker's wire run"])
     if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
         store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
     return int(wire_code or store_code)

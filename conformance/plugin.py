@@ -53,6 +53,8 @@ class RunState:
     report_dir: Path | None
     index_counts: tuple[int, int] | None = None
     """(maxHashSlotNum, maxIndexNum) of the store's index files, when given rather than inferred."""
+    related: list[tuple[str, str]] = field(default_factory=list)
+    """(link, text) of other pages of the run, shown on the HTML report."""
     results: list[CaseResult] = field(default_factory=list)
     started: float = field(default_factory=time.time)
 
@@ -77,6 +79,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-sync-master", metavar="HOST:PORT", help="a SYNC_MASTER broker without a slave")
     group.addoption("--rmq-ha-slave", metavar="HOST:PORT", help="a slave whose master is --rmq-ha-feed")
     group.addoption("--rmq-ha-feed", metavar="HOST:PORT", help="where the suite listens as its master")
+    group.addoption("--rmq-related", action="append", default=[], metavar="HREF=TEXT",
+                    help="a link from the HTML report to another page of the run (its store report, say)")
 
 
 def parse_index_sizes(text: str) -> tuple[int, int]:
@@ -109,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
         strict=bool(option("--rmq-strict")),
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
         index_counts=parse_index_sizes(index_sizes) if index_sizes else None,
+        related=[(href, text) for href, _, text in (link.partition("=") for link in option("--rmq-related"))],
     )
     config.stash[STATE] = state
     config.pluginmanager.register(Reporter(state), "rmq-conformance-reporter")
@@ -355,7 +360,7 @@ def write_reports(state: RunState) -> None:
     json_files.write(directory, results, meta)
     junit.write(directory / "junit.xml", results, strict=state.strict)
     html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(target)}",
-               strict=state.strict)
+               strict=state.strict, related=state.related)
 
 
 def _describe(target: Target) -> str:

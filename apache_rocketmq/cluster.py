@@ -160,7 +160,7 @@ class ApacheRocketMQ:
         for role in ("broker", "namesrv"):
             process = self._processes.pop(role, None)
             if process is not None:
-                _terminate(process)
+                terminate(process)
         for output in self._outputs:
             output.close()
         self._outputs.clear()
@@ -174,14 +174,23 @@ class ApacheRocketMQ:
         process.kill()
         process.wait()
 
+    def stop_broker(self) -> None:
+        """Stop the broker cleanly (SIGTERM: it flushes, persists its offsets and removes ``abort``)."""
+        terminate(self._processes.pop("broker"))
+
+    def restart_broker(self) -> None:
+        """Start the broker again after :meth:`kill_broker` or :meth:`stop_broker`, on the same ports, store
+        and settings; the name server keeps running."""
+        assert "broker" not in self._processes, "kill_broker() or stop_broker() first"
+        self._broker_port = self.broker_port
+        self._start_broker()
+
     # -- processes --------------------------------------------------------------------------------------
 
     def java_command(self, main_class: str, *args: str, heap_mb: int | None = None) -> list[str]:
         """The command line running ``main_class`` of this release (also mqadmin and the clients)."""
         assert self.jdk is not None, "start() or provision() first"
-        heap = f"-Xmx{heap_mb}m" if heap_mb else "-Xmx256m"
-        return [str(self.jdk.java), heap, f"-Duser.home={self.home}", f"-Drocketmq.home.dir={self.home}",
-                "-Djava.net.preferIPv4Stack=true", *self.release.java_options,
+        return [str(self.jdk.java), *java_options(self.release, self.home, heap_mb or 256),
                 "-cp", os.pathsep.join(map(str, self.classpath)), main_class, *args]
 
     def environment(self) -> dict[str, str]:
@@ -241,7 +250,8 @@ class ApacheRocketMQ:
             return False
         entry = (info.get("brokerAddrTable") or {}).get(self.broker_name) or {}
         addrs = {str(key): value for key, value in (entry.get("brokerAddrs") or {}).items()}
-        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr
+        # a killed broker's registration can outlive it for a moment: its port must answer as well
+        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr and _listening(self.broker_port)
 
     def _last_output(self, role: str) -> str:
         path = self.home / "logs" / f"{role}.out"
@@ -252,7 +262,23 @@ class ApacheRocketMQ:
         return " | ".join(lines[-3:]) or "(no output)"
 
 
-def _terminate(process: subprocess.Popen[bytes]) -> None:
+def java_options(row: Release, home: Path, heap_mb: int) -> list[str]:
+    """What every JVM of a release runs with: a modest heap, ``home`` as its home directory (so the logs
+    and files it writes by default stay there) and the options the release needs on this Java."""
+    return [f"-Xmx{heap_mb}m", f"-Duser.home={home}", f"-Drocketmq.home.dir={home}",
+            f"-Drocketmq.client.logRoot={home / 'logs'}", "-Djava.net.preferIPv4Stack=true",
+            *row.java_options]
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection((LOOPBACK, port), timeout=2.0).close()
+    except OSError:
+        return False
+    return True
+
+
+def terminate(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
     try:

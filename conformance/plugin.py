@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from apache_rocketmq.targets import EMBEDDED
+from conformance import alone
 from conformance import profile as profiles
 from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
 from conformance.checks import Check
@@ -48,7 +50,7 @@ STATE = pytest.StashKey["RunState"]()
 @dataclass
 class RunState:
     target: Target
-    profile: profiles.Profile
+    choice: profiles.Choice
     strict: bool
     report_dir: Path | None
     index_counts: tuple[int, int] | None = None
@@ -57,6 +59,15 @@ class RunState:
     """(link, text) of other pages of the run, shown on the HTML report."""
     results: list[CaseResult] = field(default_factory=list)
     started: float = field(default_factory=time.time)
+    target_name: str = ""
+    """The target's name when the run started it (``embedded``, ``apache-5.5.0``)."""
+
+    @property
+    def profile(self) -> profiles.Profile:
+        return self.choice.profile
+
+    def profile_line(self) -> str:
+        return f"profile: {self.profile.name} ({self.choice.how})"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,7 +78,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
     group.addoption("--rmq-strict", action="store_true", help="NON-STRICT verdicts fail the run")
-    group.addoption("--rmq-profile", metavar="FILE|NAME", help="target profile of known deviations")
+    group.addoption("--rmq-profile", metavar="FILE|NAME",
+                    help="target profile of known deviations (default: the one covering the version the "
+                         "target announces; 'none' for none)")
+    group.addoption("--rmq-target-name", metavar="NAME", help="the target's name, for the reports")
     group.addoption("--rmq-acl-file", metavar="PATH",
                     help="the target broker runs with aclEnable=true on this plain_acl.yml (rmq-conformance "
                          "acl-file): run the acl cases only")
@@ -98,6 +112,9 @@ def parse_index_sizes(text: str) -> tuple[int, int]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}(spec): a conformance case and the clause it checks")
     config.addinivalue_line("markers", "slow: a case that waits for a target timeout (left out by default)")
+    config.addinivalue_line("markers", f"{alone.MARKER}: a case that runs while no other case runs "
+                                       "(conformance.alone)")
+    config.pluginmanager.register(alone.AloneLock(config), "rmq-conformance-alone")
     config.addinivalue_line("markers", f"{WAITS_MARKER}: waits on a timer of the target (runs first)")
     option = config.getoption
     endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
@@ -106,17 +123,33 @@ def pytest_configure(config: pytest.Config) -> None:
     chosen = option("--rmq-profile")
     index_sizes = option("--rmq-index-sizes")
     acl = option("--rmq-acl-file")
+    target = Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
+                    acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]))
+    strict = bool(option("--rmq-strict"))
     state = RunState(
-        target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
-                      acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"])),
-        profile=profiles.load(Path(chosen)) if chosen else profiles.NO_PROFILE,
-        strict=bool(option("--rmq-strict")),
+        target=target,
+        choice=_choose_profile(profiles.Request(chosen, strict, option("--rmq-target-name") or ""), target),
+        strict=strict,
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
         index_counts=parse_index_sizes(index_sizes) if index_sizes else None,
         related=[(href, text) for href, _, text in (link.partition("=") for link in option("--rmq-related"))],
+        target_name=option("--rmq-target-name") or "",
     )
     config.stash[STATE] = state
     config.pluginmanager.register(Reporter(state), "rmq-conformance-reporter")
+
+
+def _choose_profile(request: profiles.Request, target: Target) -> profiles.Choice:
+    """The run's profile; the target is asked for its version only when the choice depends on it."""
+    announced = None
+    if request.named is None and not request.strict and request.target_name != EMBEDDED:
+        announced = target.announced_version()
+    try:
+        if announced is None:
+            return profiles.choose(request, None)
+        return profiles.choose(request, *announced)
+    except profiles.ProfileError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _ha_parts(config: pytest.Config, broker: Endpoint | None) -> dict[str, Any]:
@@ -287,7 +320,7 @@ def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], durati
         verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
     area, cid = case_id(item)
     deviation = ""
-    known = state.profile.deviation_for(cid) if verdict is Verdict.FAIL else None
+    known = state.profile.deviation_for(cid) if verdict in (Verdict.FAIL, Verdict.NON_STRICT) else None
     if known is not None:
         verdict, deviation = known.verdict, known.citation()
     return CaseResult(
@@ -335,10 +368,14 @@ class Reporter:
             if name == USER_PROPERTY:
                 self.state.results.append(CaseResult.from_json(json.loads(value)))
 
+    def pytest_report_header(self) -> list[str]:
+        return [f"rmq-conformance {self.state.profile_line()}"]
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.state.results:
             terminalreporter.write_sep("=", "RocketMQ conformance")
             terminalreporter.write_line(console.summary(self.state.results))
+            terminalreporter.write_line(self.state.profile_line())
             if self.state.report_dir is not None:
                 terminalreporter.write_line(f"reports written to {self.state.report_dir}")
 
@@ -354,16 +391,22 @@ def write_reports(state: RunState) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     results = sorted(state.results, key=lambda r: r.case_id)
     target = state.target
-    meta = {"title": "RocketMQ conformance", "profile": state.profile.name, "strict": state.strict,
+    meta = {"title": "RocketMQ conformance", "target": state.target_name, "profile": state.profile.name,
+            "profile_file": state.profile.file, "profile_chosen": state.choice.how,
+            "announced_version": state.choice.announced, "strict": state.strict,
             "namesrv": str(target.namesrv or ""), "broker": str(target.broker or ""),
             "store": str(target.store or ""), "started": state.started, "finished": time.time()}
     json_files.write(directory, results, meta)
-    junit.write(directory / "junit.xml", results, strict=state.strict)
-    html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(target)}",
-               strict=state.strict, related=state.related)
+    junit.write(directory / "junit.xml", results, strict=state.strict,
+                properties={"target": state.target_name, "profile": state.profile.name,
+                            "profile_chosen": state.choice.how})
+    html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(state)}",
+               strict=state.strict, profile=state.profile_line(), related=state.related)
 
 
-def _describe(target: Target) -> str:
+def _describe(state: RunState) -> str:
+    target = state.target
     parts = [f"{name} {value}" for name, value in
              (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store)) if value]
-    return ", ".join(parts) or "no target"
+    where = ", ".join(parts) or "no target"
+    return f"{state.target_name} ({where})" if state.target_name else where

@@ -1,15 +1,17 @@
 """``python -m benchmarks.soak``: run the soak scenarios against a broker and print the table.
 
 Against any running broker: ``--broker HOST:PORT`` (and ``--pid`` for RSS and CPU figures). To include
-kill -9 cycles the harness must be able to start the broker again: ``--reference`` starts the reference
-broker itself (on free ports unless given), or ``--start CMD --pid-command CMD [--stop CMD] [--store DIR]``
-starts any broker in the background. ``--quick`` is the short form the default test run uses.
+kill -9 cycles the harness must be able to start the broker again: ``--target embedded`` (or
+``--reference``) starts the reference broker itself (on free ports unless given), ``--target
+apache-VERSION`` a provisioned release of Apache RocketMQ, ``--start CMD --pid-command CMD [--stop CMD]
+[--store DIR]`` any broker in the background. ``--quick`` is the short form the default test run uses.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import socket
 import sys
 import tempfile
@@ -17,9 +19,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 from benchmarks.soak import crash, hostile, load, wire
 from benchmarks.soak.report import Row, as_json, table
-from benchmarks.soak.target import Launcher, Target, command_launcher, raise_fd_limit, reference_launcher
+from benchmarks.soak.target import (
+    CommandLauncher,
+    Launcher,
+    Target,
+    command_launcher,
+    raise_fd_limit,
+    reference_launcher,
+    release_launcher,
+    tracebacks,
+)
 
 SCENARIOS = ("connections", "pulls", "storm", "partial", "kill")
 TOPIC = "SoakTopic"
@@ -33,6 +45,7 @@ class Sizes:
     storm_connections: int
     storm_frames: int
     storm_batches: int
+    storm_runs: int
     partial_rounds: int
     partial_per_round: int
     partial_mib: float
@@ -44,12 +57,14 @@ class Sizes:
 
 
 FULL = Sizes(connections=10_000, pulls=10_000, storm_connections=50_000, storm_frames=20, storm_batches=100,
+             storm_runs=1,
              partial_rounds=12, partial_per_round=16, partial_mib=8.0, kill_cycles=50, load_seconds=1.5,
              settle=3.0)
-"""The issue's targets: 10,000 connections and parked pulls, a million malformed frames, 50 kill -9s."""
+"""The issue's targets: 10,000 connections and parked pulls, a million malformed frames, 50 kill -9s. After
+the storms (``--storm-runs`` of them) a broker the harness runs must have logged no traceback."""
 QUICK = Sizes(connections=300, pulls=300, storm_connections=200, storm_frames=20, storm_batches=4,
-              partial_rounds=2, partial_per_round=4, partial_mib=1.0, kill_cycles=2, load_seconds=0.5,
-              settle=0.5)
+              storm_runs=1, partial_rounds=2, partial_per_round=4, partial_mib=1.0, kill_cycles=2,
+              load_seconds=0.5, settle=0.5)
 
 
 def _free_port_pair() -> int:
@@ -73,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     where = parser.add_argument_group("target")
     where.add_argument("--broker", help="address of a running broker (HOST:PORT)")
     where.add_argument("--pid", type=int, help="its pid, for RSS and CPU figures")
+    where.add_argument("--target", metavar="NAME", help=f"start this target (SYNC_FLUSH): "
+                       f"{', '.join(target_names())}")
     where.add_argument("--reference", action="store_true", help="start the reference broker (SYNC_FLUSH)")
     where.add_argument("--namesrv-port", type=int, default=0, help="with --reference (0: free)")
     where.add_argument("--broker-port", type=int, default=0, help="with --reference (0: free)")
@@ -101,8 +118,7 @@ async def _scenarios(target: Target, sizes: Sizes, only: Sequence[str]) -> list[
     steps = {
         "connections": lambda: load.connections(target, sizes.connections, TOPIC),
         "pulls": lambda: load.parked_pulls(target, sizes.pulls, TOPIC, sizes.queues),
-        "storm": lambda: hostile.storm(target, sizes.storm_connections, sizes.storm_frames,
-                                       sizes.storm_batches, TOPIC),
+        "storm": lambda: _storms(target, sizes),
         "partial": lambda: hostile.partial_frames(target, sizes.partial_rounds, sizes.partial_per_round,
                                                   int(sizes.partial_mib * 2**20)),
     }
@@ -112,8 +128,24 @@ async def _scenarios(target: Target, sizes: Sizes, only: Sequence[str]) -> list[
     return rows
 
 
-def _launcher(args: argparse.Namespace, scratch: Path) -> Launcher | None:
-    if args.reference:
+async def _storms(target: Target, sizes: Sizes) -> list[Row]:
+    """``storm_runs`` storms; then, when the harness runs the broker, the tracebacks in its log."""
+    rows: list[Row] = []
+    for _ in range(sizes.storm_runs):
+        rows += await hostile.storm(target, sizes.storm_connections, sizes.storm_frames, sizes.storm_batches,
+                                    TOPIC)
+    log = target.launcher.log if isinstance(target.launcher, CommandLauncher) else None
+    if log is not None:
+        found = tracebacks(log)
+        rows.append(Row("malformed storm", f"{found} tracebacks in the broker's log after {sizes.storm_runs} "
+                        "storm(s)", found == 0, "0 tracebacks"))
+    return rows
+
+
+def _launcher(args: argparse.Namespace, scratch: Path, stack: contextlib.ExitStack) -> Launcher | None:
+    if args.target is not None and parse_target(args.target) is not None:
+        return stack.enter_context(release_launcher(args.target, scratch / "apache", sync_flush=True))
+    if args.reference or args.target == EMBEDDED:
         broker_port = args.broker_port or _free_port_pair()
         namesrv_port = args.namesrv_port or _free_port_pair()
         return reference_launcher(args.store or scratch / "store", namesrv_port, broker_port, sync_flush=True)
@@ -127,8 +159,8 @@ def _launcher(args: argparse.Namespace, scratch: Path) -> Launcher | None:
 def run(args: argparse.Namespace) -> list[Row]:
     sizes = _sizes(args)
     raise_fd_limit(2 * max(sizes.connections, sizes.pulls // load.PULLS_PER_CONNECTION) + FD_HEADROOM)
-    with tempfile.TemporaryDirectory(prefix="rmq-soak-") as scratch:
-        launcher = _launcher(args, Path(scratch))
+    with tempfile.TemporaryDirectory(prefix="rmq-soak-") as scratch, contextlib.ExitStack() as stack:
+        launcher = _launcher(args, Path(scratch), stack)
         rows: list[Row] = []
         wanted = [n for n in args.only if n != "kill"]
         if wanted:
@@ -156,6 +188,11 @@ def run(args: argparse.Namespace) -> list[Row]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.target is not None:
+        try:
+            parse_target(args.target)
+        except UnknownTarget as exc:
+            raise SystemExit(f"python -m benchmarks.soak: {exc}") from None
     rows = run(args)
     print(table(rows, args.title))
     if args.json is not None:

@@ -184,14 +184,16 @@ def _errors(results: Sequence[CaseResult]) -> str:
             "failed). They say nothing about the target; rerun them.</p>")
 
 
-def render(results: Sequence[CaseResult], title: str, *, strict: bool = False,
+def render(results: Sequence[CaseResult], title: str, *, strict: bool = False, profile: str = "",
            related: Sequence[tuple[str, str]] = ()) -> str:
-    """The page; ``related`` are (link, text) pairs of other pages of the run (its store report, say)."""
+    """The page. ``profile``: the line naming the profile applied and how it was chosen; ``related``:
+    (link, text) pairs of other pages of the run (its store report, say)."""
     rows = "".join(case_row(r) for r in sorted(results, key=severity_key))
     links = [f'<a href="{CLAUSE_PAGE}">protocol clauses</a>', '<a href="index.json">index.json</a>',
              *(f'<a href="{e(href)}">{e(text)}</a>' for href, text in related)]
+    profile_line = f'<p class="meta">{e(profile)}</p>' if profile else ""
     body = (f'<p class="meta">{outcome(results, strict=strict)} See also: {" · ".join(links)}.</p>'
-            f"{_errors(results)}{summary_matrix(results)}{LEGEND}{filters(results)}"
+            f"{profile_line}{_errors(results)}{summary_matrix(results)}{LEGEND}{filters(results)}"
             '<table id="cases" class="cases"><tr><th>verdict</th><th>case</th><th>clause</th><th>level</th>'
             "<th>area</th><th>requirement</th><th>expected</th><th>actual</th><th>message</th><th>s</th>"
             f"</tr>{rows}</table>")
@@ -199,8 +201,8 @@ def render(results: Sequence[CaseResult], title: str, *, strict: bool = False,
 
 
 def write(path: Path, results: Sequence[CaseResult], title: str, *, strict: bool = False,
-          related: Sequence[tuple[str, str]] = ()) -> Path:
+          profile: str = "", related: Sequence[tuple[str, str]] = ()) -> Path:
     """The report page and, beside it, the clause page its links lead to."""
-    path.write_text(render(results, title, strict=strict, related=related), encoding="utf-8")
+    path.write_text(render(results, title, strict=strict, profile=profile, related=related), encoding="utf-8")
     clause_page.write(path.parent)
     return path

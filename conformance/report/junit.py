@@ -8,7 +8,7 @@ suite's run, not of the target) an error, UNSUPPORTED is skipped, and NON-STRICT
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import groupby
 from pathlib import Path
 
@@ -17,7 +17,9 @@ from conformance.result import CaseResult
 from conformance.verdict import Verdict
 
 
-def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
+def build(results: Sequence[CaseResult], *, strict: bool,
+          properties: Mapping[str, str] | None = None) -> ET.ElementTree:
+    """``properties`` (the target, the profile applied and how it was chosen) go on every suite."""
     root = ET.Element("testsuites", name="rmq-conformance")
     ordered = sorted(results, key=lambda r: r.area)
     for area, group in groupby(ordered, key=lambda r: r.area):
@@ -28,6 +30,10 @@ def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
                               errors=str(sum(r.verdict is Verdict.ERROR for r in members)),
                               skipped=str(sum(r.verdict is Verdict.UNSUPPORTED for r in members)),
                               time=f"{sum(r.duration for r in members):.3f}")
+        if properties:
+            suite_props = ET.SubElement(suite, "properties")
+            for name, value in properties.items():
+                ET.SubElement(suite_props, "property", name=name, value=value)
         for result in members:
             case = ET.SubElement(suite, "testcase", classname=f"conformance.{area}", name=result.case_id,
                                  time=f"{result.duration:.3f}")
@@ -49,8 +55,9 @@ def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def write(path: Path, results: Sequence[CaseResult], *, strict: bool) -> Path:
-    tree = build(results, strict=strict)
+def write(path: Path, results: Sequence[CaseResult], *, strict: bool,
+          properties: Mapping[str, str] | None = None) -> Path:
+    tree = build(results, strict=strict, properties=properties)
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)
     return path

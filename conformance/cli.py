@@ -39,8 +39,10 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
+from conformance import cli_help
 from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
+from conformance.cli_help import ExitStatus
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
@@ -79,7 +81,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _wire_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog=PROG, description=cli_help.DESCRIPTION, epilog=cli_help.epilog(),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version(parser)
     parser.add_argument("--target", default=EMBEDDED, metavar="NAME",
                         help=f"a target the suite starts and stops: {', '.join(target_names())} "
@@ -235,7 +238,32 @@ def _embedded(args: argparse.Namespace) -> int:
                                   "--rmq-related=../index.html=the report on the broker's wire run"])
     if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
         store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
-    return int(wire_code or store_code)
+    return combined(exit_status(wire_code), exit_status(store_code))
+
+
+PYTEST_EXITS = {pytest.ExitCode.OK: ExitStatus.CONFORMS,
+                pytest.ExitCode.TESTS_FAILED: ExitStatus.NONCONFORMING,
+                pytest.ExitCode.USAGE_ERROR: ExitStatus.BAD_INPUT,
+                pytest.ExitCode.NO_TESTS_COLLECTED: ExitStatus.BAD_INPUT}
+"""pytest's exit codes as the command's; any other (interrupted, internal error, and the plugin's status for
+a run whose only failures are its own errors) is RUN_FAILED."""
+
+
+def exit_status(code: int | pytest.ExitCode) -> ExitStatus:
+    return PYTEST_EXITS.get(pytest.ExitCode(code), ExitStatus.RUN_FAILED)
+
+
+def combined(*statuses: ExitStatus) -> ExitStatus:
+    """The status of several runs (a wire run and its store run): a target failure first, then a run
+    failure, then bad input."""
+    for status in (ExitStatus.NONCONFORMING, ExitStatus.RUN_FAILED, ExitStatus.BAD_INPUT):
+        if status in statuses:
+            return status
+    return ExitStatus.CONFORMS
+
+
+def _pytest(argv: list[str]) -> ExitStatus:
+    return exit_status(pytest.main(argv))
 
 
 def _provisioned(args: argparse.Namespace) -> int:
@@ -252,7 +280,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}",
               flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr))
-        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+        return _pytest(pytest_args(target, args, slow=args.slow))
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -303,8 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = _store_parser().parse_args(argv[1:])
             _check_options(args)
             replica = require_store(args.replica) if args.replica is not None else None
-            return int(pytest.main(pytest_args(Target(store=require_store(args.directory), replica=replica),
-                                               args)))
+            return _pytest(pytest_args(Target(store=require_store(args.directory), replica=replica), args))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
         if args.target != EMBEDDED:
@@ -314,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
             _check_reachable(target)
-            return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+            return _pytest(pytest_args(target, args, slow=args.slow))
     except BadInput as exc:
         return fail(PROG, exc)
     return _embedded(args)

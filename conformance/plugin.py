@@ -25,6 +25,7 @@ from conformance import alone
 from conformance import profile as profiles
 from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
 from conformance.checks import Check
+from conformance.cli_help import ExitStatus
 from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
@@ -35,6 +36,8 @@ from conformance.wire import Endpoint, Wire, WireError
 from spec.clauses import Level
 from spec.errors import RocketMQSpecError
 from spec.ha import HA_PORT_OFFSET
+
+RUN_FAILED = int(ExitStatus.RUN_FAILED)
 
 
 @dataclass
@@ -380,9 +383,14 @@ class Reporter:
                 terminalreporter.write_line(f"reports written to {self.state.report_dir}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(session.config, "workerinput") or self.state.report_dir is None:
+        if hasattr(session.config, "workerinput"):
             return
-        write_reports(self.state)
+        judged = [r for r in self.state.results if r.verdict is not Verdict.ERROR]
+        if len(judged) < len(self.state.results) and not any(is_failure(r, strict=self.state.strict)
+                                                             for r in judged):
+            session.exitstatus = RUN_FAILED  # only the run's own faults failed: nothing is said of the target
+        if self.state.report_dir is not None:
+            write_reports(self.state)
 
 
 def write_reports(state: RunState) -> None:

@@ -53,9 +53,9 @@ tr.total th, tr.total td { font-weight: bold; border-top: 2px solid #888; }
 table.cases { width: 100%; }
 table.cases td { overflow-wrap: anywhere; }
 table.cases td.k { overflow-wrap: normal; white-space: nowrap; }
-table.cases td.id { min-width: 16em; }
-table.cases td.text { min-width: 14em; }
-table.cases td.v { min-width: 12em; }
+table.cases td.id { min-width: 12em; }
+table.cases td.text { min-width: 12em; }
+table.cases td.v { min-width: 10em; }
 table.cases td.c { white-space: nowrap; }
 .verdict { color: #fff; font-weight: bold; white-space: nowrap; }
 .verdict a { color: #fff; }
@@ -75,6 +75,7 @@ details.frames summary { cursor: pointer; color: #1565c0; }
 @media (max-width: 760px) {
   body { margin: .6em; }
   h1 { font-size: 1.25em; overflow-wrap: anywhere; }
+  h2 { font-size: 1.05em; }
   table.cases, table.cases tbody, table.cases tr, table.cases td { display: block; width: auto; }
   table.cases tr:first-child { display: none; }
   table.cases tr { border: 1px solid #bbb; margin-bottom: .8em; }

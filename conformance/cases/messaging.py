@@ -224,19 +224,20 @@ class Client:
                 "batch": batch}
 
     def send_request(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
-                     code: int = RequestCode.SEND_MESSAGE_V2) -> RemotingCommand:
-        """The broker's answer, unjudged: for cases about refusals."""
+                     code: int = RequestCode.SEND_MESSAGE_V2, **fields: Any) -> RemotingCommand:
+        """The broker's answer, unjudged: for cases about refusals. ``fields`` sets other attributes of
+        the request (``serialize_type``)."""
         message = message or Message()
         spec = SEND_MESSAGE_REQUEST if code == RequestCode.SEND_MESSAGE else SEND_MESSAGE_REQUEST_V2
-        fields = encode_header(spec, self._send_values(topic, queue_id, message, batch=False))
-        return self.connection.call(code, fields, message.body)
+        header = encode_header(spec, self._send_values(topic, queue_id, message, batch=False))
+        return self.connection.call(code, header, message.body, **fields)
 
     def send(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
-             code: int = RequestCode.SEND_MESSAGE_V2) -> SendResult:
+             code: int = RequestCode.SEND_MESSAGE_V2, **fields: Any) -> SendResult:
         """A send that must succeed. A half message (PREPARED) is parked in the half topic, which the
         topic's queue never counts, so it is not waited for as a stored message is."""
         parked = message is not None and message.sys_flag & TRANSACTION_MASK == TransactionType.PREPARED
-        response = self.send_request(topic, message, queue_id=queue_id, code=code)
+        response = self.send_request(topic, message, queue_id=queue_id, code=code, **fields)
         return self._result(topic, f"send to {topic}/{queue_id}", response, settle=not parked)
 
     def send_batch(self, topic: str, messages: list[Message], *, queue_id: int = 0) -> SendResult:

@@ -18,6 +18,7 @@ from conformance.target import Server
 from conformance.wire import Wire
 from spec.codes import RequestCode, ResponseCode
 from spec.commitlog import MAX_MESSAGE_SIZE
+from spec.frame import SerializeType
 from spec.headers import SEND_MESSAGE_RESPONSE
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
@@ -144,6 +145,23 @@ def test_message_size_limit(over: int, client: Client, check: Check) -> None:
     view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
     (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
     check.equal("body length stored", MAX_MESSAGE_SIZE, len(record.body))
+
+
+@table("serialize_type", [
+    Row(t.name.lower(), "RMQ-BRK-STORED-PROPERTIES", f"A message sent with a {t.name} header whose tags, "
+        "keys and user property are non-ASCII is stored with exactly its properties, CLUSTER added, WAIT "
+        "left out.", t) for t in (SerializeType.JSON, SerializeType.ROCKETMQ)])
+def test_stored_properties_are_the_sent_ones(serialize_type: SerializeType, client: Client,
+                                            check: Check) -> None:
+    topic = client.create_topic()
+    message = Message("body ✓".encode(), tags="标签", keys=("ключ", "clé"), user={"note": "héllo 中文 🚀"})
+    client.send(topic, message, serialize_type=serialize_type)
+    (record,) = client.pulled(topic).records
+    stored = dict(record.properties)
+    check.that("CLUSTER added", bool(stored.pop(PropertyKey.CLUSTER, "")), expected="a cluster name",
+               actual=record.properties.get(PropertyKey.CLUSTER))
+    check.equal("the other properties", message.stored_properties, stored)
+    check.equal("body", message.body, record.body)
 
 
 @case("RMQ-BRK-SEND-EXT", "A send response carries MSG_REGION and TRACE_ON ('true' or 'false').")

@@ -1,8 +1,8 @@
 """A mutation session: a copy of the tree per worker, Cosmic Ray's work database, and the runs.
 
-``plan`` copies the project, has Cosmic Ray enumerate the mutants of the scoped modules into its session
-database (marking the operators left out of :mod:`conformance.mutation.scope` skipped, as its own filters
-do) and records which cases run each line. ``execute`` then takes pending mutants (all, or a sample),
+``plan`` copies the project and has Cosmic Ray enumerate the mutants of the scoped modules, for the
+operators :mod:`conformance.mutation.scope` keeps, into its session database; ``record_coverage`` finds
+which cases run each line. ``execute`` then takes pending mutants (all, or a sample),
 writes each into a worker's tree, runs the cases covering its lines in that tree and stores the outcome
 back in the database, so Cosmic Ray's own ``cr-report`` reads the session too. A session can be stopped
 and resumed: only pending mutants are run.
@@ -17,16 +17,18 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from cosmic_ray.commands.init import init
+from cosmic_ray.ast import ast_nodes, get_ast_from_path
+from cosmic_ray.ast.ast_query import ASTQuery
 from cosmic_ray.mutating import mutate_code
 from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
-from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
+from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
 from conformance.mutation.scope import OPERATORS, module_paths
 
@@ -72,11 +74,24 @@ def plan(project: Path, out: Path, workers: int, modules: list[str] | None = Non
     tree = _tree(out, 0)
     with use_db(str(out / DATABASE), WorkDB.Mode.create) as db:
         if db.num_work_items == 0:
-            init([tree / module for module in modules or module_paths(str(tree))], db, {})
-            skipped = [item.job_id for item in db.work_items
-                       if item.mutations[0].operator_name not in OPERATORS]
-            db.set_multiple_results(skipped, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+            db.add_work_items(work_items([tree / module for module in modules or module_paths(str(tree))]))
         return sum(1 for item in db.pending_work_items)
+
+
+def work_items(paths: Iterable[Path]) -> Iterator[WorkItem]:
+    """What Cosmic Ray's ``init`` enumerates, for the kept operators only (walking a module's tree once per
+    operator is most of the planning time, and all 200-odd operators would be walked otherwise)."""
+    operators = [(name, get_operator(name)()) for name in sorted(OPERATORS)]
+    for path in paths:
+        tree = get_ast_from_path(path)
+        for name, operator in operators:
+            positions = ((node, start, end) for node in ast_nodes(tree)
+                         for start, end in operator.mutation_positions(node))
+            for occurrence, (node, start, end) in enumerate(positions):
+                spec = MutationSpec(module_path=str(path), operator_name=name, operator_args={},
+                                    occurrence=occurrence, start_pos=start, end_pos=end,
+                                    definition_name=ASTQuery(node).get_definition_name())
+                yield WorkItem.single(job_id=uuid.uuid4().hex, mutation=spec)
 
 
 def record_coverage(out: Path, timeout: float, cases: list[str] | None = None) -> None:
@@ -147,7 +162,8 @@ def _run(tree: Path, module: str, mutated: str, args: list[str], timeout: float)
     try:
         done = subprocess.run([sys.executable, "-m", "conformance.mutation.runner", *args], cwd=tree,
                               capture_output=True, text=True, timeout=timeout, start_new_session=True)
-        return done.returncode == 0, (done.stdout + done.stderr)[-OUTPUT_TAIL:]
+        # the cases' verdicts are on stdout, the broker's log on stderr: keep the end of each
+        return done.returncode == 0, f"{done.stdout[-OUTPUT_TAIL:]}\n{done.stderr[-OUTPUT_TAIL // 4:]}"
     except subprocess.TimeoutExpired:
         return False, f"timed out after {timeout:.0f} s"
     finally:

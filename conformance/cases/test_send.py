@@ -17,7 +17,7 @@ from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import Wire
 from spec.codes import RequestCode, ResponseCode
-from spec.commitlog import MAX_MESSAGE_SIZE
+from spec.commitlog import MAX_MESSAGE_SIZE, MAX_PROPERTIES_BYTES
 from spec.frame import SerializeType
 from spec.headers import SEND_MESSAGE_RESPONSE
 from spec.message_id import decode_offset_msg_id
@@ -145,6 +145,30 @@ def test_message_size_limit(over: int, client: Client, check: Check) -> None:
     view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
     (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
     check.equal("body length stored", MAX_MESSAGE_SIZE, len(record.body))
+
+
+@table("over", [
+    Row("properties-of-32767-bytes", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose stored properties string "
+        "is exactly 32767 bytes long is stored.", 0),
+    Row("properties-one-byte-over", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose stored properties string "
+        "would be one byte longer than 32767 is refused with 13 MESSAGE_ILLEGAL.", 1),
+])
+def test_properties_size_limit(over: int, client: Client, check: Check) -> None:
+    """What the broker adds to the properties (CLUSTER) is measured on a small message of the same
+    properties, so the padding puts the stored string exactly at the limit, or one past it."""
+    topic = client.create_topic()
+    client.send(topic, Message(b"p", user={"pad": "x"}))
+    (probe,) = client.pulled(topic).records
+    pad = "x" * (1 + MAX_PROPERTIES_BYTES - len(probe.properties_text.encode()) + over)
+    response = client.send_request(topic, Message(b"p", user={"pad": pad}))
+    if over:
+        expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
+        return
+    expect_success(check, "send at the limit", response)
+    msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"]
+    view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
+    (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
+    check.equal("stored properties length", MAX_PROPERTIES_BYTES, len(record.properties_text.encode()))
 
 
 @table("serialize_type", [

@@ -10,6 +10,7 @@ with the suite's in ``test_live_stores`` and ``test_spark_verify``).
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -81,7 +82,7 @@ def test_the_rolled_over_stores_show_how_java_times_a_later_file_s_first_entry(e
     is that entry's own store time, so 0)."""
     paths = sorted((extracted[f"{version}-index-rollover"] / INDEX_DIR).iterdir())
     assert len(paths) >= 3
-    for previous_path, path in zip(paths, paths[1:], strict=False):
+    for previous_path, path in itertools.pairwise(paths):
         with IndexFile(previous_path) as previous, IndexFile(path) as index:
             first = index.entry(FIRST_INDEX)
             assert first.time_diff > 0 and index.header.begin_timestamp > previous.header.end_timestamp

@@ -37,7 +37,7 @@ from spec.headers import (
     SEND_MESSAGE_RESPONSE,
     header_for,
 )
-from spec.message_id import UniqKey, encode_uniq_key
+from spec.message_id import UniqKey, decode_offset_msg_id, encode_uniq_key
 from spec.properties import KEY_SEPARATOR, PropertyKey, encode_properties
 from spec.sysflag import (
     PERM_READ_WRITE,
@@ -261,6 +261,16 @@ class Client:
             self._unsettled[queue] = max(self._unsettled.get(queue, 0),
                                          result.queue_offset + len(result.msg_ids))
         return result
+
+    def viewed(self, what: str, response: RemotingCommand) -> MessageRecord:
+        """The record a successful send's answer names, read back by VIEW_MESSAGE_BY_ID of its offsetMsgId
+        (for a delayed message: the parked one)."""
+        expect_success(self.check, what, response)
+        msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"].split(",")[0]
+        view = self.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
+        records = decode_records(expect_success(self.check, f"{what}: VIEW_MESSAGE_BY_ID", view).body)
+        self.check.equal(f"{what}: records viewed", 1, len(records))
+        return records[0]
 
     def fill(self, topic: str, count: int, *, queue_id: int = 0) -> list[Message]:
         """``count`` messages sent one by one to one queue; returns what was sent, in order."""

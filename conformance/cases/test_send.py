@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from codec.command import RemotingCommand
-from codec.custom_header import decode_header
 from codec.fastjson import loads as fastjson_loads
 from codec.store import decode_records
 from conformance.case import Row, case, table
@@ -19,7 +18,6 @@ from conformance.wire import Wire
 from spec.codes import RequestCode, ResponseCode
 from spec.commitlog import MAX_MESSAGE_SIZE, MAX_PROPERTIES_BYTES
 from spec.frame import SerializeType
-from spec.headers import SEND_MESSAGE_RESPONSE
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.sysflag import PERM_READ_WRITE
@@ -140,10 +138,7 @@ def test_message_size_limit(over: int, client: Client, check: Check) -> None:
     if over:
         expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
         return
-    expect_success(check, "send at the limit", response)
-    msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"]
-    view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
-    (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
+    record = client.viewed("send at the limit", response)
     check.equal("body length stored", MAX_MESSAGE_SIZE, len(record.body))
 
 
@@ -164,10 +159,7 @@ def test_properties_size_limit(over: int, client: Client, check: Check) -> None:
     if over:
         expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
         return
-    expect_success(check, "send at the limit", response)
-    msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"]
-    view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
-    (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
+    record = client.viewed("send at the limit", response)
     check.equal("stored properties length", MAX_PROPERTIES_BYTES, len(record.properties_text.encode()))
 
 

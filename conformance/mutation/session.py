@@ -10,9 +10,11 @@ and resumed: only pending mutants are run.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -64,14 +66,20 @@ def _tree(out: Path, worker: int) -> Path:
     return out / f"tree-{worker}"
 
 
+def pristine(out: Path) -> Path:
+    """The copy no mutant is ever written into: mutants are described and the coverage run made there,
+    while the workers' trees (1..N) each hold the mutant they run."""
+    return _tree(out, 0)
+
+
 def plan(project: Path, out: Path, workers: int, modules: list[str] | None = None) -> int:
-    """Copy the project once per worker and enumerate the mutants of ``modules`` (default: the scope's);
-    returns how many are pending."""
+    """Copy the project (once pristine, once per worker) and enumerate the mutants of ``modules``
+    (default: the scope's); returns how many are pending."""
     out.mkdir(parents=True, exist_ok=True)
-    for worker in range(workers):
-        if not _tree(out, worker).exists():
-            shutil.copytree(project, _tree(out, worker), ignore=TREE_IGNORE)
-    tree = _tree(out, 0)
+    for n in range(workers + 1):
+        if not _tree(out, n).exists():
+            shutil.copytree(project, _tree(out, n), ignore=TREE_IGNORE)
+    tree = pristine(out)
     with use_db(str(out / DATABASE), WorkDB.Mode.create) as db:
         if db.num_work_items == 0:
             db.add_work_items(work_items([tree / module for module in modules or module_paths(str(tree))]))
@@ -99,14 +107,14 @@ def record_coverage(out: Path, timeout: float, cases: list[str] | None = None) -
     files or node ids ``cases``)."""
     if (out / COVERAGE).exists():
         return
-    tree = _tree(out, 0)
+    tree = pristine(out)
     selection = ["--all"] if not cases else runner_arguments(set(cases), tree / ".mutation")
     subprocess.run([sys.executable, "-m", "conformance.mutation.runner", *selection, "--coverage",
                     str(out / COVERAGE)], cwd=tree, timeout=timeout, check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if not (out / COVERAGE).exists():
         raise RuntimeError("the coverage run wrote no map: run python -m conformance.mutation.runner --all "
-                           f"--coverage OUT in {_tree(out, 0)} to see why")
+                           f"--coverage OUT in {pristine(out)} to see why")
 
 
 def describe(item: WorkItem, tree: Path) -> tuple[Mutant, str, str] | None:
@@ -128,9 +136,40 @@ def describe(item: WorkItem, tree: Path) -> tuple[Mutant, str, str] | None:
     return mutant, source, mutated
 
 
-def cases_for(mutant: Mutant, coverage: dict[str, dict[str, list[str]]]) -> set[str]:
-    lines = coverage.get(mutant.module, {})
-    return {case for n in range(mutant.first_line, mutant.last_line + 1) for case in lines.get(str(n), [])}
+def cases_for(mutant: Mutant, coverage: dict[str, dict[str, list[str]]], tree: Path) -> set[str]:
+    """The cases that run the mutated lines. A module- or class-level assignment runs once, at import, so
+    for one the cases are those running the lines that use the names it binds."""
+    names = assigned_names((tree / mutant.module).read_text(encoding="utf-8"), mutant.first_line,
+                           mutant.last_line)
+    if not names:
+        lines = coverage.get(mutant.module, {})
+        return {case for n in range(mutant.first_line, mutant.last_line + 1)
+                for case in lines.get(str(n), [])}
+    uses = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    found: set[str] = set()
+    for module, lines in coverage.items():
+        text = (tree / module).read_text(encoding="utf-8").splitlines()
+        for n, cases in lines.items():
+            line = int(n)
+            own = module == mutant.module and mutant.first_line <= line <= mutant.last_line
+            if not own and line <= len(text) and uses.search(text[line - 1]):
+                found.update(c for c in cases if c != STARTUP)
+    return found
+
+
+def assigned_names(source: str, first: int, last: int) -> set[str]:
+    """Names bound by module- or class-level assignments that overlap lines ``first``..``last``."""
+    names: set[str] = set()
+    bodies = [ast.parse(source).body]
+    while bodies:
+        for node in bodies.pop():
+            if isinstance(node, ast.ClassDef):
+                bodies.append(node.body)
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and node.lineno <= last and \
+                    (node.end_lineno or node.lineno) >= first:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 def _is_acl(case: str) -> bool:
@@ -188,19 +227,20 @@ def choose(items: Iterable[WorkItem], sample: int | None, seed: int) -> list[Wor
 
 
 def execute(out: Path, *, sample: int | None, seed: int, workers: int, timeout: float,
-            progress: Callable[[str], None]) -> None:
+            progress: Callable[[str], None], again: Callable[[WorkResult], bool] | None = None) -> None:
     """Run the chosen pending mutants, ``workers`` at a time (one tree each); results are written to the
-    database from this thread as they come in."""
+    database from this thread as they come in. ``again`` picks finished mutants to run once more (after a
+    case was added, say), before the pending ones."""
     coverage = json.loads((out / COVERAGE).read_text(encoding="utf-8"))
-    tree = _tree(out, 0)
-    free = list(range(workers))
+    tree = pristine(out)
+    free = list(range(1, workers + 1))
 
     def one(item: WorkItem) -> tuple[str, WorkResult]:
         described = describe(item, tree)
         if described is None:
             return "no mutation", WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
         mutant, source, mutated = described
-        cases = cases_for(mutant, coverage)
+        cases = cases_for(mutant, coverage, tree)
         if not cases:
             return "uncovered", _result(mutant, True, UNCOVERED, source, mutated)
         worker = free.pop()
@@ -213,7 +253,8 @@ def execute(out: Path, *, sample: int | None, seed: int, workers: int, timeout: 
         return ("survived" if passed else "killed"), _result(mutant, passed, output, source, mutated)
 
     with use_db(str(out / DATABASE), WorkDB.Mode.open) as db:
-        chosen = choose(db.pending_work_items, sample, seed)
+        rerun = [item for item, result in db.completed_work_items if again is not None and again(result)]
+        chosen = rerun + choose(db.pending_work_items, sample, seed)
         started = time.monotonic()
         with ThreadPoolExecutor(workers) as pool:
             for n, (item, (label, result)) in enumerate(zip(chosen, pool.map(one, chosen), strict=True), 1):

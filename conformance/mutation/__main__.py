@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds a mutant may run")
     run.add_argument("--again", choices=("survived", "uncovered"), help="first run again the finished "
                      "mutants that survived (after cases were added), or that no case ran")
+    run.add_argument("--refresh", action="store_true", help="first copy the project's suite (conformance, "
+                     "spec, codec) into the session's trees and record again which cases run each line")
     run.add_argument("--modules", nargs="+", metavar="PATH", help="mutate only these modules (relative to "
                      "the project; default: conformance.mutation.scope)")
     run.add_argument("--cases", nargs="+", metavar="PATH", help="judge with only these case files or node "
@@ -61,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = args.out or args.project / ".mutation"
     if args.command == "run":
         pending = session.plan(args.project, out, args.workers, args.modules)
+        if args.refresh:
+            session.refresh(args.project, out)
         _progress(f"{pending} mutants pending in {out}; recording which cases run each line ...")
         session.record_coverage(out, COVERAGE_TIMEOUT_S, args.cases)
         session.execute(out, sample=args.sample, seed=args.seed, workers=args.workers, timeout=args.timeout,

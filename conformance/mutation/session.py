@@ -36,6 +36,8 @@ from conformance.mutation.scope import OPERATORS, module_paths
 
 TREE_IGNORE = shutil.ignore_patterns(".git", ".venv", ".tox", ".cache", "__pycache__", "*.egg-info",
                                      "reports", ".mutation")
+SUITE_PACKAGES = ("conformance", "spec", "codec")
+"""What judges the broker, as opposed to the broker itself: refreshed in a session's trees on request."""
 DATABASE = "session.sqlite"
 COVERAGE = "coverage.json"
 UNCOVERED = "no case runs the mutated lines"
@@ -100,6 +102,16 @@ def work_items(paths: Iterable[Path]) -> Iterator[WorkItem]:
                                     occurrence=occurrence, start_pos=start, end_pos=end,
                                     definition_name=ASTQuery(node).get_definition_name())
                 yield WorkItem.single(job_id=uuid.uuid4().hex, mutation=spec)
+
+
+def refresh(project: Path, out: Path) -> None:
+    """Bring the suite in the session's trees up to the project's (cases added since the plan), keeping the
+    mutated packages as they were planned, and forget which cases ran which line, to record it again."""
+    trees = sorted(p for p in out.glob("tree-*") if p.is_dir())
+    for tree in trees:
+        for package in SUITE_PACKAGES:
+            shutil.copytree(project / package, tree / package, ignore=TREE_IGNORE, dirs_exist_ok=True)
+    (out / COVERAGE).unlink(missing_ok=True)
 
 
 def record_coverage(out: Path, timeout: float, cases: list[str] | None = None) -> None:

@@ -114,6 +114,19 @@ def test_registration_in_cluster_info(namesrv: Server, wire: Wire, check: Check)
                expected=broker.name, actual=sorted(info.get("brokerAddrTable", {}))[:5])
 
 
+@case("RMQ-NS-CLUSTER-INFO", "Cluster info lists a registered broker field by field: clusterAddrTable maps "
+      "its cluster to its name, brokerAddrTable its name to its broker data (cluster, brokerAddrs).")
+def test_cluster_info_fields(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    info = _cluster_info(connection)
+    check.equal("clusterAddrTable entry", [broker.name], info.get("clusterAddrTable", {}).get(broker.cluster))
+    data = info.get("brokerAddrTable", {}).get(broker.name) or {}
+    check.equal("brokerAddrTable entry", {"brokerName": broker.name, "cluster": broker.cluster,
+                                          "brokerAddrs": {"0": broker.addr}},
+                {"brokerName": data.get("brokerName"), "cluster": data.get("cluster"),
+                 "brokerAddrs": {str(k): v for k, v in (data.get("brokerAddrs") or {}).items()}})
+
+
 ROUTE_KEYS = {"brokerDatas", "queueDatas"}
 QUEUE_KEYS = {"brokerName", "perm", "readQueueNums", "writeQueueNums", "topicSysFlag"}
 BROKER_KEYS = {"brokerName", "cluster", "brokerAddrs"}

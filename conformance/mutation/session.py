@@ -77,6 +77,7 @@ def pristine(out: Path) -> Path:
 def plan(project: Path, out: Path, workers: int, modules: list[str] | None = None) -> int:
     """Copy the project (once pristine, once per worker) and enumerate the mutants of ``modules``
     (default: the scope's); returns how many are pending."""
+    out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     for n in range(workers + 1):
         if not _tree(out, n).exists():
@@ -164,7 +165,7 @@ def cases_for(mutant: Mutant, coverage: dict[str, dict[str, list[str]]], tree: P
         for n, cases in lines.items():
             line = int(n)
             own = module == mutant.module and mutant.first_line <= line <= mutant.last_line
-            if not own and line <= len(text) and uses.search(text[line - 1]):
+            if not own and 0 < line <= len(text) and uses.search(text[line - 1]):
                 found.update(c for c in cases if c != STARTUP)
     return found
 
@@ -240,19 +241,20 @@ def choose(items: Iterable[WorkItem], sample: int | None, seed: int) -> list[Wor
 
 def execute(out: Path, *, sample: int | None, seed: int, workers: int, timeout: float,
             progress: Callable[[str], None], again: Callable[[WorkResult], bool] | None = None) -> None:
-    """Run the chosen pending mutants, ``workers`` at a time (one tree each); results are written to the
-    database from this thread as they come in. ``again`` picks finished mutants to run once more (after a
-    case was added, say), before the pending ones."""
+    """Run the chosen pending mutants, ``workers`` at a time (one tree each), those that need every case
+    last; results are written to the database from this thread as they come in. ``again`` picks finished
+    mutants to run once more (after a case was added, say), before the pending ones."""
+    out = out.resolve()
     coverage = json.loads((out / COVERAGE).read_text(encoding="utf-8"))
     tree = pristine(out)
     free = list(range(1, workers + 1))
+    Job = tuple[WorkItem, tuple[Mutant, str, str] | None, set[str]]
 
-    def one(item: WorkItem) -> tuple[str, WorkResult]:
-        described = describe(item, tree)
+    def one(job: Job) -> tuple[str, WorkResult]:
+        _, described, cases = job
         if described is None:
             return "no mutation", WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
         mutant, source, mutated = described
-        cases = cases_for(mutant, coverage, tree)
         if not cases:
             return "uncovered", _result(mutant, True, UNCOVERED, source, mutated)
         worker = free.pop()
@@ -266,9 +268,13 @@ def execute(out: Path, *, sample: int | None, seed: int, workers: int, timeout: 
 
     with use_db(str(out / DATABASE), WorkDB.Mode.open) as db:
         rerun = [item for item, result in db.completed_work_items if again is not None and again(result)]
-        chosen = rerun + choose(db.pending_work_items, sample, seed)
+        jobs: list[Job] = []
+        for item in rerun + choose(db.pending_work_items, sample, seed):
+            described = describe(item, tree)
+            jobs.append((item, described, cases_for(described[0], coverage, tree) if described else set()))
+        jobs.sort(key=lambda job: job[2] == {STARTUP})
         started = time.monotonic()
         with ThreadPoolExecutor(workers) as pool:
-            for n, (item, (label, result)) in enumerate(zip(chosen, pool.map(one, chosen), strict=True), 1):
-                db.set_result(item.job_id, result)
-                progress(f"{n}/{len(chosen)} {label} ({(time.monotonic() - started) / n:.0f} s a mutant)")
+            for n, (job, (label, result)) in enumerate(zip(jobs, pool.map(one, jobs), strict=True), 1):
+                db.set_result(job[0].job_id, result)
+                progress(f"{n}/{len(jobs)} {label} ({(time.monotonic() - started) / n:.0f} s a mutant)")

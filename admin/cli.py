@@ -19,6 +19,7 @@ from typing import Any
 
 from admin.operations import Admin
 from admin.wire import DEFAULT_TIMEOUT, AdminError, parse_addr
+from spec.cli import Parser, add_version
 
 Runner = Callable[[Admin, argparse.Namespace], Any]
 
@@ -99,14 +100,10 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # one line, exit 2, as argparse does, without the usage block
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def parser() -> argparse.ArgumentParser:
-    top = _Parser(prog="rmq-admin", description=__doc__.split("\n\n")[0])
-    commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    top = Parser(prog="rmq-admin", description=__doc__.split("\n\n")[0])
+    add_version(top)
+    commands = top.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     for name, (summary, options, _) in COMMANDS.items():
         sub = commands.add_parser(name, help=summary, description=summary)
         sub.add_argument("-n", "--namesrvAddr", dest="namesrv", type=_address, required=True,

@@ -41,8 +41,10 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
+from conformance import cli_help
 from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
+from conformance.cli_help import ExitStatus
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
@@ -57,7 +59,8 @@ STORE_REPORT = "store"
 
 APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
-release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for."""
+release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
+(Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -81,7 +84,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _wire_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog=PROG, description=cli_help.DESCRIPTION, epilog=cli_help.epilog(),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version(parser)
     parser.add_argument("--target", default=EMBEDDED, metavar="NAME",
                         help=f"a target the suite starts and stops: {', '.join(target_names())} "
@@ -230,7 +234,8 @@ def _embedded(args: argparse.Namespace) -> int:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
-            wire_code = pytest.main(pytest_args(wire_target, args, slow=args.slow))
+            wire_code = pytest.main([*pytest_args(wire_target, args, slow=args.slow),
+                                     f"--rmq-related={STORE_REPORT}/index.html=the store it wrote"])
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
@@ -238,10 +243,36 @@ def _embedded(args: argparse.Namespace) -> int:
         # The wire run already imported the suite's modules, which a second run in this process cannot
         # assertion-rewrite; the cases report through ``check``, not bare asserts, so nothing is lost.
         store_code = pytest.main([*pytest_args(Target(store=target.store), store_args),
-                                  "-W", "ignore::pytest.PytestAssertRewriteWarning"])
+                                  "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                                  "--rmq-related=../index.html=the report on the broker's wire run"])
     if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
         store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
-    return int(wire_code or store_code)
+    return combined(exit_status(wire_code), exit_status(store_code))
+
+
+PYTEST_EXITS = {pytest.ExitCode.OK: ExitStatus.CONFORMS,
+                pytest.ExitCode.TESTS_FAILED: ExitStatus.NONCONFORMING,
+                pytest.ExitCode.USAGE_ERROR: ExitStatus.BAD_INPUT,
+                pytest.ExitCode.NO_TESTS_COLLECTED: ExitStatus.BAD_INPUT}
+"""pytest's exit codes as the command's; any other (interrupted, internal error, and the plugin's status for
+a run whose only failures are its own errors) is RUN_FAILED."""
+
+
+def exit_status(code: int | pytest.ExitCode) -> ExitStatus:
+    return PYTEST_EXITS.get(pytest.ExitCode(code), ExitStatus.RUN_FAILED)
+
+
+def combined(*statuses: ExitStatus) -> ExitStatus:
+    """The status of several runs (a wire run and its store run): a target failure first, then a run
+    failure, then bad input."""
+    for status in (ExitStatus.NONCONFORMING, ExitStatus.RUN_FAILED, ExitStatus.BAD_INPUT):
+        if status in statuses:
+            return status
+    return ExitStatus.CONFORMS
+
+
+def _pytest(argv: list[str]) -> ExitStatus:
+    return exit_status(pytest.main(argv))
 
 
 def _provisioned(args: argparse.Namespace) -> int:
@@ -261,7 +292,7 @@ def _provisioned(args: argparse.Namespace) -> int:
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
                         proxy=proxy)
-        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+        return _pytest(pytest_args(target, args, slow=args.slow))
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -314,8 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = _store_parser().parse_args(argv[1:])
             _check_options(args)
             replica = require_store(args.replica) if args.replica is not None else None
-            return int(pytest.main(pytest_args(Target(store=require_store(args.directory), replica=replica),
-                                               args)))
+            return _pytest(pytest_args(Target(store=require_store(args.directory), replica=replica), args))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
         if args.target != EMBEDDED:
@@ -326,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
                             proxy=args.proxy)
             _check_reachable(target)
-            return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+            return _pytest(pytest_args(target, args, slow=args.slow))
     except BadInput as exc:
         return fail(PROG, exc)
     return _embedded(args)

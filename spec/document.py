@@ -26,6 +26,10 @@ from spec.cli import Parser, add_version, fail
 
 PROG = "rmq-spec-doc"
 DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
+"""The document in the checkout this module was imported from (the tests' copy)."""
+CHECKOUT_DOCUMENT = Path("docs") / "PROTOCOL.md"
+"""What the command writes or checks: relative to the working directory, so it finds the checkout's
+document whether the project is installed editable or as a wheel (``tox -e doc``)."""
 
 _NOT_SECTIONS = {"clauses", "errors", "document", "cli"}
 """Modules that hold machinery rather than protocol content."""
@@ -176,12 +180,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog=PROG, description="Write or check docs/PROTOCOL.md.")
     add_version(parser)
     parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in document is stale")
-    parser.add_argument("--output", type=Path, default=DOCUMENT_PATH)
+    parser.add_argument("--output", type=Path, default=CHECKOUT_DOCUMENT,
+                        help=f"the document (default {CHECKOUT_DOCUMENT}, run from the checkout's root)")
     args = parser.parse_args(argv)
     text = render()
     if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
+        if not args.output.is_file():
+            return fail(PROG, f"{args.output} does not exist: run from the checkout's root or give --output")
+        if args.output.read_text(encoding="utf-8") != text:
             print(f"{args.output} is stale: run rmq-spec-doc", file=sys.stderr)
             return 1
         return 0

@@ -23,7 +23,7 @@ RESULTS_COMMAND = ["compare", "docs/results/reference-broker/index.json",
                    "--title", "Conformance results: the embedded reference broker and Apache RocketMQ 4.9.8 "
                               "(Java 17, ASYNC_MASTER, ASYNC_FLUSH, auto-create on)",
                    "--out"]
-"""How docs/RESULTS.md is made (README, section "Conformance results"), less the output file."""
+"""How docs/RESULTS.md is made (docs/conformance.md, section "Conformance results"), less the output file."""
 
 
 def _write(directory: Path, results: list[CaseResult], **meta: object) -> Path:

@@ -261,6 +261,12 @@ CHANGE_INVISIBLE = clause(
     "ChangeInvisibleDuration of a received message answers OK with a new receipt handle, and the message "
     "stays invisible for the new duration from then on; the new handle acks it.",
     source=_GRPC + "consumer/ChangeInvisibleDurationActivity.java")
+DLQ = clause(
+    "RMQ-GRPC-DLQ", Level.MUST,
+    "ForwardMessageToDeadLetterQueue of a received message answers OK, puts the message in its group's "
+    "%DLQ%<group> topic (CONSUMER_SEND_MSG_BACK with delay level -1) and acks it: the group does not "
+    "receive it again.",
+    source=_GRPC + "producer/ForwardMessageToDLQActivity.java")
 UNIMPLEMENTED = clause(
     "RMQ-GRPC-UNIMPLEMENTED", Level.MAY,
     "PullMessage, UpdateOffset, GetOffset and QueryOffset (and SyncLiteSubscription of a 2.0.4 server) "

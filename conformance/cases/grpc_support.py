@@ -7,6 +7,7 @@ due fails the case with the error's code, and UNIMPLEMENTED makes it UNSUPPORTED
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,7 +17,7 @@ from google.protobuf import duration_pb2
 from codec.grpc.v2 import definition_pb2 as v2
 from codec.grpc.v2 import service_pb2 as rpc
 from conformance.checks import Check
-from conformance.grpc_client import ProxyClient
+from conformance.grpc_client import ProxyClient, message
 from conformance.verdict import Outcome, Unsupported
 from conformance.wire import Endpoint
 from spec.codes import RequestCode
@@ -110,3 +111,33 @@ def ack(client: ProxyClient, group: str, topic: str, *messages: v2.Message) -> r
                                    receipt_handle=m.system_properties.receipt_handle) for m in messages]
     return call("AckMessage", lambda: client.call("AckMessage", rpc.AckMessageRequest(
         group=v2.Resource(name=group), topic=v2.Resource(name=topic), entries=entries)))
+
+
+def send_one(check: Check, client: ProxyClient, msg: v2.Message) -> rpc.SendResultEntry:
+    response = call("SendMessage", lambda: client.send(msg))
+    expect_status(check, "SendMessage", response.status, Code.OK)
+    check.equal("entries", 1, len(response.entries))
+    return response.entries[0]
+
+
+def new_consumer(check: Check, client: ProxyClient, admin: Client, topic: str) -> str:
+    """A new group, made through the broker, whose simple consumer has announced itself on Telemetry."""
+    group = consumer_group(admin)
+    answer = announce(check, client, client.consumer_settings(group, topic))
+    expect_status(check, "consumer settings", answer.status, Code.OK)
+    return group
+
+
+def sent_messages(check: Check, client: ProxyClient, topic: str, count: int, **options: object) -> list[str]:
+    return [send_one(check, client, message(topic, f"m{i}".encode(), **options)).message_id  # type: ignore[arg-type]
+            for i in range(count)]
+
+
+def received_again(client: ProxyClient, group: str, topic: str, bound_s: float) -> list[v2.Message]:
+    """Receives until something comes or ``bound_s`` passes: what came (nothing, when nothing did)."""
+    deadline = time.monotonic() + bound_s
+    while time.monotonic() < deadline:
+        _, got = receive(client, group, topic)
+        if got:
+            return got
+    return []

@@ -19,7 +19,9 @@ from conformance.case import Row, case, table
 from conformance.checks import Check
 from conformance.grpc_client import ProxyClient, message
 from conformance.target import Server
+from conformance.verdict import Unsupported
 from conformance.wire import Endpoint, Wire
+from spec.codes import RequestCode
 from spec.grpc_codes import Code
 from spec.grpc_rpcs import MAX_MESSAGE_SIZE
 
@@ -31,7 +33,11 @@ from .grpc_support import (
     connected,
     consumer_group,
     expect_status,
+    new_consumer,
     receive,
+    received_again,
+    send_one,
+    sent_messages,
     typed_topic,
 )
 from .messaging import Client
@@ -53,13 +59,6 @@ def proxy_client(proxy: Endpoint) -> Iterator[ProxyClient]:
 def admin(broker: Server, wire: Wire, check: Check) -> Client:
     """A remoting client of the proxy's broker, to create typed topics."""
     return Client(wire.connect(broker.endpoint), check)
-
-
-def _send_one(check: Check, client: ProxyClient, msg: v2.Message) -> rpc.SendResultEntry:
-    response = call("SendMessage", lambda: client.send(msg))
-    expect_status(check, "SendMessage", response.status, Code.OK)
-    check.equal("entries", 1, len(response.entries))
-    return response.entries[0]
 
 
 # -- metadata and routes -------------------------------------------------------------------------------
@@ -173,7 +172,7 @@ def test_termination(proxy_client: ProxyClient, admin: Client, check: Check) -> 
 @case("RMQ-GRPC-SEND", "SendMessage answers OK with the message's own id.")
 def test_send(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     msg = message(typed_topic(admin, "NORMAL"), b"hello", tag="TagA", keys=("k1",))
-    entry = _send_one(check, proxy_client, msg)
+    entry = send_one(check, proxy_client, msg)
     expect_status(check, "entry", entry.status, Code.OK)
     check.equal("message_id", msg.system_properties.message_id, entry.message_id)
 
@@ -246,7 +245,7 @@ def test_send_unknown_topic(proxy_client: ProxyClient, check: Check) -> None:
 def test_end_transaction(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "TRANSACTION")
     announce(check, proxy_client, proxy_client.producer_settings(topic))
-    entry = _send_one(check, proxy_client, message(topic, message_type=v2.TRANSACTION))
+    entry = send_one(check, proxy_client, message(topic, message_type=v2.TRANSACTION))
     check.that("transaction_id answered", bool(entry.transaction_id), expected="non-empty",
                actual=entry.transaction_id)
 
@@ -276,23 +275,11 @@ def test_unimplemented(rpc_name: str, proxy_client: ProxyClient, check: Check) -
 # -- consuming -----------------------------------------------------------------------------------------
 
 
-def _consumer(check: Check, client: ProxyClient, admin: Client, topic: str) -> str:
-    group = consumer_group(admin)
-    answer = announce(check, client, client.consumer_settings(group, topic))
-    expect_status(check, "consumer settings", answer.status, Code.OK)
-    return group
-
-
-def _sent(check: Check, client: ProxyClient, topic: str, count: int, **options: object) -> list[str]:
-    return [_send_one(check, client, message(topic, f"m{i}".encode(), **options)).message_id  # type: ignore[arg-type]
-            for i in range(count)]
-
-
 @case("RMQ-GRPC-RECEIVE", "ReceiveMessage streams OK, the messages, then a delivery timestamp; none twice.")
 def test_receive(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, admin, topic)
-    sent = _sent(check, proxy_client, topic, 3)
+    group = new_consumer(check, proxy_client, admin, topic)
+    sent = sent_messages(check, proxy_client, topic, 3)
     items, got = receive(proxy_client, group, topic)
     kinds = [item.WhichOneof("content") for item in items]
     check.equal("stream shape", ["status", "message", "message", "message", "delivery_timestamp"], kinds)
@@ -309,7 +296,7 @@ def test_receive(proxy_client: ProxyClient, admin: Client, check: Check) -> None
 @case("RMQ-GRPC-RECEIVE-INVISIBLE", "An invisible duration under 10 s is ILLEGAL_INVISIBLE_TIME.")
 def test_receive_invisible(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, admin, topic)
+    group = new_consumer(check, proxy_client, admin, topic)
     items, _ = receive(proxy_client, group, topic, invisible_s=5)
     expect_status(check, "5 s invisibility", items[0].status, Code.ILLEGAL_INVISIBLE_TIME)
 
@@ -317,8 +304,8 @@ def test_receive_invisible(proxy_client: ProxyClient, admin: Client, check: Chec
 @case("RMQ-GRPC-ACK", "AckMessage answers OK per entry; a garbled receipt handle is INTERNAL_SERVER_ERROR.")
 def test_ack(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, admin, topic)
-    _sent(check, proxy_client, topic, 2)
+    group = new_consumer(check, proxy_client, admin, topic)
+    sent_messages(check, proxy_client, topic, 2)
     _, got = receive(proxy_client, group, topic)
     response = ack(proxy_client, group, topic, *got)
     expect_status(check, "ack", response.status, Code.OK)
@@ -329,23 +316,14 @@ def test_ack(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
                 if bad.entries else code_name(bad.status.code))
 
 
-def _redelivered(client: ProxyClient, group: str, topic: str, bound_s: float) -> list[v2.Message]:
-    deadline = time.monotonic() + bound_s
-    while time.monotonic() < deadline:
-        _, got = receive(client, group, topic)
-        if got:
-            return got
-    return []
-
-
 @case("RMQ-GRPC-REDELIVERY", "An unacked message comes back after its invisible duration, one attempt later.")
 def test_redelivery(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, admin, topic)
-    sent = _sent(check, proxy_client, topic, 1)
+    group = new_consumer(check, proxy_client, admin, topic)
+    sent = sent_messages(check, proxy_client, topic, 1)
     _, first = receive(proxy_client, group, topic, invisible_s=10)
     check.equal("first receive", sent, [m.system_properties.message_id for m in first])
-    again = _redelivered(proxy_client, group, topic, 10 + REDELIVERY_BOUND_S)
+    again = received_again(proxy_client, group, topic, 10 + REDELIVERY_BOUND_S)
     check.equal("received again", sent, [m.system_properties.message_id for m in again])
     check.equal("delivery attempt", [2], [m.system_properties.delivery_attempt for m in again])
     acked = ack(proxy_client, group, topic, *again)
@@ -355,8 +333,8 @@ def test_redelivery(proxy_client: ProxyClient, admin: Client, check: Check) -> N
 @case("RMQ-GRPC-CHANGE-INVISIBLE", "ChangeInvisibleDuration answers a new handle; the message returns then.")
 def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
-    group = _consumer(check, proxy_client, admin, topic)
-    sent = _sent(check, proxy_client, topic, 1)
+    group = new_consumer(check, proxy_client, admin, topic)
+    sent = sent_messages(check, proxy_client, topic, 1)
     _, (received,) = receive(proxy_client, group, topic, invisible_s=60)
     changed = call("ChangeInvisibleDuration", lambda: proxy_client.call(
         "ChangeInvisibleDuration", rpc.ChangeInvisibleDurationRequest(
@@ -367,7 +345,7 @@ def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check
     old_handle = received.system_properties.receipt_handle
     check.that("a new receipt handle", changed.receipt_handle not in ("", old_handle),
                expected="a different handle", actual=changed.receipt_handle)
-    again = _redelivered(proxy_client, group, topic, REDELIVERY_BOUND_S)
+    again = received_again(proxy_client, group, topic, REDELIVERY_BOUND_S)
     check.equal("received again well before the first 60 s", sent,
                 [m.system_properties.message_id for m in again])
 
@@ -375,10 +353,46 @@ def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check
 @case("RMQ-GRPC-SEND-FIFO", "Messages of one message group are stored in one queue, in send order.")
 def test_send_fifo(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = typed_topic(admin, "FIFO")
-    group = _consumer(check, proxy_client, admin, topic)
-    sent = {name: _sent(check, proxy_client, topic, 3, message_group=name) for name in ("A", "B")}
+    group = new_consumer(check, proxy_client, admin, topic)
+    sent = {name: sent_messages(check, proxy_client, topic, 3, message_group=name) for name in ("A", "B")}
     _, got = receive(proxy_client, group, topic)
     for name, ids in sent.items():
         mine = [m for m in got if m.system_properties.message_group == name]
         check.equal(f"group {name}: queues", 1, len({m.system_properties.queue_id for m in mine}))
         check.equal(f"group {name}: order", ids, [m.system_properties.message_id for m in mine])
+
+
+@case("RMQ-GRPC-DLQ", "ForwardMessageToDeadLetterQueue answers OK; the message is in %DLQ%<group>, not again "
+      "received.")
+def test_forward_to_dead_letter_queue(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic = typed_topic(admin, "NORMAL")
+    group = new_consumer(check, proxy_client, admin, topic)
+    sent = sent_messages(check, proxy_client, topic, 1)
+    _, (received,) = receive(proxy_client, group, topic, invisible_s=10)
+    forwarded = call("ForwardMessageToDeadLetterQueue", lambda: proxy_client.call(
+        "ForwardMessageToDeadLetterQueue", rpc.ForwardMessageToDeadLetterQueueRequest(
+            group=v2.Resource(name=group), topic=v2.Resource(name=topic), message_id=sent[0],
+            receipt_handle=received.system_properties.receipt_handle, delivery_attempt=1,
+            max_delivery_attempts=16)))
+    expect_status(check, "ForwardMessageToDeadLetterQueue", forwarded.status, Code.OK)
+    dead = admin.answer("GET_MAX_OFFSET of the DLQ", RequestCode.GET_MAX_OFFSET,
+                        {"topic": f"%DLQ%{group}", "queueId": 0})
+    check.equal("messages in the DLQ", 1, dead["offset"])
+    check.equal("received again after the invisible time", [],
+                [m.system_properties.message_id for m in received_again(proxy_client, group, topic, 15)])
+
+
+@case("RMQ-GRPC-RECALL", "A delay message recalled with its send's recall_handle is never delivered.")
+def test_recall(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic = typed_topic(admin, "DELAY")
+    group = new_consumer(check, proxy_client, admin, topic)
+    due = int(time.time() * 1000) + 3000
+    entry = send_one(check, proxy_client, message(topic, delivery_ms=due))
+    if not entry.recall_handle:
+        raise Unsupported("the send answered no recall_handle: the broker cannot recall", actual="")
+    recalled = call("RecallMessage", lambda: proxy_client.call("RecallMessage", rpc.RecallMessageRequest(
+        topic=v2.Resource(name=topic), recall_handle=entry.recall_handle)))
+    expect_status(check, "RecallMessage", recalled.status, Code.OK)
+    check.equal("recalled message id", entry.message_id, recalled.message_id)
+    check.equal("delivered after its time", [],
+                [m.system_properties.message_id for m in received_again(proxy_client, group, topic, 10)])

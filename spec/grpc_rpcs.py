@@ -144,6 +144,18 @@ MAX_LONG_POLLING_MS = 20_000
 """``grpcClientConsumerMaxLongPollingTimeoutMillis``: the long-polling time pushed to push consumers."""
 CONSUMER_BATCH_SIZE = 32
 """``grpcClientConsumerLongPollingBatchSize``: the receive batch pushed to push consumers."""
+RENEW_AHEAD_MS = 10_000
+"""``renewAheadTimeMillis``: an auto-renewed message is renewed once its invisibility ends within this."""
+RENEW_PERIOD_MS = 5_000
+"""``renewSchedulePeriodMillis``: how often the proxy looks for messages to renew."""
+RENEW_MAX_MS = 3 * 3600 * 1000
+"""``renewMaxTimeMillis``: how long after its receive a message is renewed at most."""
+RENEW_SLICES_MS = (60_000, 180_000, 300_000, 600_000, 1_800_000, 3_600_000)
+"""``RenewStrategyPolicy``: the invisible time of the n-th renewal (the last one repeats)."""
+MAX_RENEW_RETRIES = 3
+"""``maxRenewRetryTimes``: failed renewals in a row after which the proxy lets the message go."""
+INVISIBLE_WHEN_CLEAR_MS = 1_000
+"""``invisibleTimeMillisWhenClear``: the invisible time left to the messages of a client that went away."""
 PRODUCER_MAX_ATTEMPTS = 3
 PRODUCER_BACKOFF_MS = (10, 1000, 2.0)
 """``grpcClientProducerBackoff{Initial,Max}Millis`` and multiplier: the producer retry policy pushed."""
@@ -261,6 +273,14 @@ CHANGE_INVISIBLE = clause(
     "ChangeInvisibleDuration of a received message answers OK with a new receipt handle, and the message "
     "stays invisible for the new duration from then on; the new handle acks it.",
     source=_GRPC + "consumer/ChangeInvisibleDurationActivity.java")
+AUTO_RENEW = clause(
+    "RMQ-GRPC-AUTO-RENEW", Level.SHOULD,
+    "A message received with auto_renew (a push consumer's receive) is popped invisible for 60 s and kept "
+    "invisible by the proxy while its client is registered: 10 s before its invisibility ends the proxy "
+    "changes it to 1 min, then 3, 5, 10, 30 min and 1 h, for at most 3 h after the receive. An ack or "
+    "change of the message with the handle the client received uses the proxy's newest handle; when the "
+    "client terminates or its registration expires its renewed messages become visible again within 1 s.",
+    source=_PROXY + "service/receipt/DefaultReceiptHandleManager.java")
 DLQ = clause(
     "RMQ-GRPC-DLQ", Level.MUST,
     "ForwardMessageToDeadLetterQueue of a received message answers OK, puts the message in its group's "

@@ -94,13 +94,15 @@ def announce(check: Check, client: ProxyClient, settings: v2.Settings) -> rpc.Te
 
 
 def receive(client: ProxyClient, group: str, topic: str, *, invisible_s: float = 30.0, batch: int = 32,
-            polling_s: float = 5.0) -> tuple[list[rpc.ReceiveMessageResponse], list[v2.Message]]:
-    """One ReceiveMessage: every item of the stream, and the messages among them."""
+            polling_s: float = 5.0, auto_renew: bool = False
+            ) -> tuple[list[rpc.ReceiveMessageResponse], list[v2.Message]]:
+    """One ReceiveMessage: every item of the stream, and the messages among them (``auto_renew``: as a
+    push consumer receives, the proxy choosing the invisible time and renewing it)."""
     request = rpc.ReceiveMessageRequest(
         group=v2.Resource(name=group), message_queue=v2.MessageQueue(topic=v2.Resource(name=topic), id=-1),
         filter_expression=v2.FilterExpression(type=v2.TAG, expression="*"), batch_size=batch,
         invisible_duration=duration_pb2.Duration(seconds=int(invisible_s), nanos=int(invisible_s % 1 * 1e9)),
-        long_polling_timeout=duration_pb2.Duration(seconds=int(polling_s)))
+        long_polling_timeout=duration_pb2.Duration(seconds=int(polling_s)), auto_renew=auto_renew)
     items = call("ReceiveMessage", lambda: list(client.stream("ReceiveMessage", request,
                                                               timeout=RECEIVE_DEADLINE_S)))
     return items, [item.message for item in items if item.WhichOneof("content") == "message"]

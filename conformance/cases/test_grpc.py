@@ -7,6 +7,7 @@ without one. Outcomes are the ``Code`` in each response's status (RMQ-GRPC-STATU
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 
@@ -45,6 +46,9 @@ from .support import unique
 
 pytestmark = pytest.mark.xdist_group("grpc")
 
+RELEASE_BOUND_S = 30.0
+"""Seconds within which a terminated push consumer's auto-renewed message reaches another client (1 s of
+invisibility after the release, a revive pass, a receive's long polling)."""
 REDELIVERY_BOUND_S = 30.0
 """Seconds after its invisible time within which an unacked message must be received again: a 5.x broker
 revives checkpoints every second or so, the bound only keeps a broken target from hanging the run."""
@@ -348,6 +352,33 @@ def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check
     again = received_again(proxy_client, group, topic, REDELIVERY_BOUND_S)
     check.equal("received again well before the first 60 s", sent,
                 [m.system_properties.message_id for m in again])
+
+
+@case("RMQ-GRPC-AUTO-RENEW", "A push consumer's auto-renewed message is released when the consumer "
+      "terminates: another client of the group receives it within seconds, not after 60 s.")
+def test_auto_renew_released_on_termination(proxy: Endpoint, admin: Client, check: Check) -> None:
+    topic = typed_topic(admin, "NORMAL")
+    group = consumer_group(admin)
+    with contextlib.ExitStack() as stack:
+        pusher = stack.enter_context(contextlib.closing(ProxyClient(str(proxy))))
+        other = stack.enter_context(contextlib.closing(ProxyClient(str(proxy))))
+        for client, kind in ((pusher, v2.PUSH_CONSUMER), (other, v2.SIMPLE_CONSUMER)):
+            answer = announce(check, client, client.consumer_settings(group, topic, client_type=kind))
+            expect_status(check, f"{v2.ClientType.Name(kind)} settings", answer.status, Code.OK)
+        sent = sent_messages(check, other, topic, 1)
+        _, got = receive(pusher, group, topic, auto_renew=True)
+        check.equal("received with auto_renew", sent, [m.system_properties.message_id for m in got])
+        started = time.monotonic()
+        terminated = call("NotifyClientTermination", lambda: pusher.call(
+            "NotifyClientTermination", rpc.NotifyClientTerminationRequest(group=v2.Resource(name=group))))
+        expect_status(check, "NotifyClientTermination", terminated.status, Code.OK)
+        again = received_again(other, group, topic, RELEASE_BOUND_S)
+        check.equal("received by the other client", sent, [m.system_properties.message_id for m in again])
+        check.that("released well before the 60 s a receive with auto_renew is invisible for",
+                   time.monotonic() - started < RELEASE_BOUND_S, expected=f"< {RELEASE_BOUND_S:.0f} s",
+                   actual=f"{time.monotonic() - started:.1f} s")
+        if again:
+            expect_status(check, "ack by the other client", ack(other, group, topic, *again).status, Code.OK)
 
 
 @case("RMQ-GRPC-SEND-FIFO", "Messages of one message group are stored in one queue, in send order.")

@@ -22,10 +22,11 @@ from codec.grpc.v2 import service_pb2 as rpc
 from codec.store.record import MessageRecord, decode_records
 from reference_broker.proxy import validation
 from reference_broker.proxy.call import OK_STATUS, CallContext, Refusal, status
-from reference_broker.proxy.channel import GrpcClientChannel
+from reference_broker.proxy.channel import ChannelRegistry, GrpcClientChannel
 from reference_broker.proxy.clients import subscription_data
 from reference_broker.proxy.local import LocalBroker
 from reference_broker.proxy.messages import delivered
+from reference_broker.proxy.renewal import Held, Renewals
 from reference_broker.proxy.settings import SettingsStore
 from spec.codes import RequestCode, ResponseCode
 from spec.grpc_codes import Code, code_for_remoting
@@ -118,9 +119,27 @@ def _offset_infos(text: str | None) -> dict[str, list[int]]:
 
 
 class Consumer:
-    def __init__(self, broker: LocalBroker, settings: SettingsStore) -> None:
+    def __init__(self, broker: LocalBroker, settings: SettingsStore, channels: ChannelRegistry) -> None:
         self._broker = broker
         self._settings = settings
+        self._channels = channels
+        self._inner = GrpcClientChannel("", "", lambda channel, command: None)
+        """The channel of the proxy's own requests (renewals)."""
+        self.renewals = Renewals(self._renew, self._online)
+
+    def _online(self, client_id: str, group: str) -> bool:
+        channel = self._channels.find(client_id)
+        return (channel is not None and not channel.closed.is_set()
+                and self._broker.has_consumer(group, channel))
+
+    async def _renew(self, client_id: str, held: Held, invisible_ms: int) -> str | None:
+        receipt = Receipt.decode(held.handle)
+        return await self._change_invisible("JAVA", self._inner, receipt, held.group, held.topic,
+                                            invisible_ms)
+
+    async def _newest(self, ctx: CallContext, group: str, message_id: str, handle: str) -> str:
+        """The handle to act with: the proxy's newest one when it renews the message."""
+        return await self.renewals.take(ctx.client_id, group, message_id, handle) or handle
 
     def _polling_ms(self, ctx: CallContext, request: rpc.ReceiveMessageRequest, settings: v2.Settings,
                     remaining_ms: int | None) -> int:
@@ -182,6 +201,13 @@ class Consumer:
                                                  self._with_receipts(decode_records(response.body), answer))]
         if not kept:
             return [rpc.ReceiveMessageResponse(status=status(Code.MESSAGE_NOT_FOUND, "no match message"))]
+        if request.auto_renew:
+            now = int(time.time() * 1000)
+            for message in kept:
+                attributes = message.system_properties
+                self.renewals.add(ctx.client_id, Held(group, topic, attributes.message_id,
+                                                      attributes.receipt_handle, now,
+                                                      attributes.delivery_attempt - 1))
         return [rpc.ReceiveMessageResponse(status=OK_STATUS),
                 *(rpc.ReceiveMessageResponse(message=m) for m in kept)]
 
@@ -239,7 +265,8 @@ class Consumer:
         entries = []
         for entry in request.entries:
             try:
-                receipt = Receipt.decode(entry.receipt_handle)
+                handle = await self._newest(ctx, request.group.name, entry.message_id, entry.receipt_handle)
+                receipt = Receipt.decode(handle)
                 receipt.check_fresh()
                 code = await self._ack(ctx, channel, receipt, request.group.name, request.topic.name)
                 result = status(Code.OK) if code == ResponseCode.SUCCESS else status(
@@ -263,23 +290,30 @@ class Consumer:
         if not 0 <= invisible <= MAX_INVISIBLE_MS:
             raise Refusal(Code.ILLEGAL_INVISIBLE_TIME, f"the invisibleTime is too "
                           f"{'small. min is 0' if invisible < 0 else f'large. max is {MAX_INVISIBLE_MS}'}")
-        receipt = Receipt.decode(request.receipt_handle)
+        handle = await self._newest(ctx, group, request.message_id, request.receipt_handle)
+        receipt = Receipt.decode(handle)
         receipt.check_fresh()
-        header = {"consumerGroup": group, "topic": receipt.real_topic(topic, group),
-                  "queueId": receipt.queue_id, "extraInfo": receipt.text, "offset": receipt.offset,
-                  "invisibleTime": invisible}
-        command = self._broker.request(RequestCode.CHANGE_MESSAGE_INVISIBLETIME, header,
-                                       language=ctx.language)
-        response = await self._broker.call(channel, command)
-        if response.code != ResponseCode.SUCCESS:
+        renewed = await self._change_invisible(ctx.language, channel, receipt, group, topic, invisible)
+        if renewed is None:
             return rpc.ChangeInvisibleDurationResponse(status=status(
                 Code.INTERNAL_SERVER_ERROR, "changeInvisibleDuration failed: status is abnormal"))
+        return rpc.ChangeInvisibleDurationResponse(status=OK_STATUS, receipt_handle=renewed)
+
+    async def _change_invisible(self, language: str, channel: GrpcClientChannel, receipt: Receipt, group: str,
+                                topic: str, invisible_ms: int) -> str | None:
+        """CHANGE_MESSAGE_INVISIBLETIME: the message's new receipt handle, None when the broker refused."""
+        header = {"consumerGroup": group, "topic": receipt.real_topic(topic, group),
+                  "queueId": receipt.queue_id, "extraInfo": receipt.text, "offset": receipt.offset,
+                  "invisibleTime": invisible_ms}
+        command = self._broker.request(RequestCode.CHANGE_MESSAGE_INVISIBLETIME, header, language=language)
+        response = await self._broker.call(channel, command)
+        if response.code != ResponseCode.SUCCESS:
+            return None
         changed = decode_header(CHANGE_INVISIBLE_TIME_RESPONSE, response.ext_fields)
         renewed = build_extra_info(receipt.start_offset, changed["popTime"], changed["invisibleTime"],
                                    changed["reviveQid"], retry_flag(receipt.real_topic(topic, group)),
                                    receipt.broker_name, receipt.queue_id, receipt.offset)
-        return rpc.ChangeInvisibleDurationResponse(status=OK_STATUS,
-                                                   receipt_handle=f"{renewed} {receipt.commit_log_offset}")
+        return f"{renewed} {receipt.commit_log_offset}"
 
     async def _to_dlq(self, ctx: CallContext, channel: GrpcClientChannel, receipt: Receipt, message_id: str,
                       group: str, topic: str) -> rpc.ForwardMessageToDeadLetterQueueResponse:
@@ -301,5 +335,6 @@ class Consumer:
                              ) -> rpc.ForwardMessageToDeadLetterQueueResponse:
         validation.topic(request.topic.name, self._broker.is_system_topic)
         validation.group(request.group.name)
-        return await self._to_dlq(ctx, channel, Receipt.decode(request.receipt_handle), request.message_id,
+        handle = await self._newest(ctx, request.group.name, request.message_id, request.receipt_handle)
+        return await self._to_dlq(ctx, channel, Receipt.decode(handle), request.message_id,
                                   request.group.name, request.topic.name)

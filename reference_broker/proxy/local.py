@@ -59,6 +59,12 @@ class LocalBroker:
     def group(self, name: str) -> SubscriptionGroup | None:
         return self._broker.groups.groups.get(name)
 
+    def has_consumer(self, group: str, channel: GrpcClientChannel) -> bool:
+        """Whether the client of ``channel`` is registered in consumer group ``group``
+        (``ConsumerManager.findChannel``)."""
+        members = self._broker.clients.consumer_group(group)
+        return members is not None and channel in members.channels
+
     def request(self, code: RequestCode, header: Mapping[str, Any] | None, body: bytes | None = None, *,
                 language: str = "JAVA", oneway: bool = False) -> RemotingCommand:
         spec = header_for(code, is_response=False)

@@ -7,7 +7,10 @@ threads.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING
 
 import grpc
@@ -42,9 +45,10 @@ class GrpcProxy:
         self.channels = ChannelRegistry(self._to_client)
         settings = SettingsStore(self.local.group)
         self.clients = Clients(self.local, settings, self.channels)
-        self.consumer = Consumer(self.local, settings)
+        self.consumer = Consumer(self.local, settings, self.channels)
         self.routes = Routes(self.local, 0)
         self._server: grpc.aio.Server | None = None
+        self._renewing: asyncio.Task[None] | None = None
         self.port = 0
 
     def _to_client(self, channel: GrpcClientChannel, command: RemotingCommand) -> rpc.TelemetryCommand | None:
@@ -63,6 +67,7 @@ class GrpcProxy:
         self.routes.port = self.port
         await server.start()
         self._server = server
+        self._renewing = asyncio.ensure_future(self.consumer.renewals.run(lambda: int(time.time() * 1000)))
         log.info("gRPC proxy serving on %s:%d", host, self.port)
         return self.port
 
@@ -70,5 +75,11 @@ class GrpcProxy:
         if self._server is not None:
             await self._server.stop(STOP_GRACE_S)
             self._server = None
+        if self._renewing is not None:
+            self._renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewing
+            self._renewing = None
+            await self.consumer.renewals.clear_all()
         self.channels.close_all()
         await self.local.close()

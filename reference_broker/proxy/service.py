@@ -130,8 +130,12 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
     async def NotifyClientTermination(
             self, request: rpc.NotifyClientTerminationRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.NotifyClientTerminationResponse:
-        return await _answer(context, rpc.NotifyClientTerminationResponse,
-                             lambda ctx: self._clients.terminate(ctx, request))
+        async def terminate(ctx: CallContext) -> rpc.NotifyClientTerminationResponse:
+            answer = await self._clients.terminate(ctx, request)
+            await self._consumer.renewals.clear(ctx.client_id)
+            return answer
+
+        return await _answer(context, rpc.NotifyClientTerminationResponse, terminate)
 
     async def Telemetry(self, request_iterator: AsyncIterator[rpc.TelemetryCommand],
                         context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[rpc.TelemetryCommand]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq import ApacheRocketMQ, NotServed, ToolMissing
+from apache_rocketmq.pytest_plugin import running_or_skip
 from codec.acl import Credentials, sign
 from conformance import acl_policy as policy
 from reference_broker.client import RemotingClient
@@ -82,14 +82,7 @@ def test_java_client_against_the_java_broker(tmp_path: Path) -> None:
     home = tmp_path / "java"
     # 4.x reads ROCKETMQ_HOME/conf/plain_acl.yml (PlainPermissionManager)
     policy.write_acl_file(home / "conf" / "plain_acl.yml")
-    java = ApacheRocketMQ(JAVA_RELEASE, home=home, broker_config={"aclEnable": "true"})
-    try:
-        java.start()
-    except (ToolMissing, NotServed) as exc:
-        pytest.skip(str(exc))
-    try:
+    with running_or_skip(JAVA_RELEASE, home, {"aclEnable": "true"}) as java:
         for topic in (policy.TOPIC_PUB, policy.TOPIC_SUB):
             asyncio.run(create_topic_at(java.broker_addr, java.namesrv_addr, topic, QUEUES, policy.ADMIN))
         check_broker(java.namesrv_addr, java.broker_addr)
-    finally:
-        java.stop()

@@ -50,7 +50,7 @@ def _update_topic(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]
     if not args.broker and not args.cluster:
         raise AdminError("updateTopic needs -b BROKER_ADDR or -c CLUSTER")
     done = admin.update_topic(args.topic, broker=args.broker, cluster=args.cluster, read_queues=args.read,
-                              write_queues=args.write, perm=args.perm)
+                              write_queues=args.write, perm=args.perm, attributes=args.attributes)
     return [{"broker": addr, "topic": args.topic, "result": "created or updated"} for addr in done]
 
 
@@ -83,7 +83,8 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
         (("-c", "--clusterName"), {"dest": "cluster"}),
         (("-r", "--readQueueNums"), {"dest": "read", "type": _queues, "default": 8}),
         (("-w", "--writeQueueNums"), {"dest": "write", "type": _queues, "default": 8}),
-        (("-p", "--perm"), {"type": _perm, "default": 6})], _update_topic),
+        (("-p", "--perm"), {"type": _perm, "default": 6}),
+        (("-a", "--attributes"), {"help": "5.x topic attributes, e.g. +message.type=FIFO"})], _update_topic),
     "deleteTopic": ("delete a topic from a cluster and the name server", [
         (("-t", "--topic"), {"required": True}),
         (("-c", "--clusterName"), {"dest": "cluster", "required": True})],

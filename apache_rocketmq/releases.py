@@ -53,6 +53,11 @@ class Release:
     def target_name(self) -> str:
         return f"apache-{self.version}"
 
+    @property
+    def has_proxy(self) -> bool:
+        """Whether the release ships rocketmq-proxy (5.x), which serves RocketMQ 5's gRPC protocol."""
+        return "rocketmq-proxy" in self.artifacts
+
 
 _JAVA17_OPENS = ("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
                  "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",

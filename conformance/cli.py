@@ -1,7 +1,9 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
     rmq-conformance [--target embedded|apache-VERSION] [--report DIR] [--strict] [--profile NAME] [-k SEL]
-    rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--report DIR] [--strict] [--profile NAME] [-k SEL]
+    rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--proxy HOST:PORT] [--report DIR] [--strict]
+                    [--profile NAME] [-k SEL]
+    rmq-conformance --proxy HOST:PORT [--broker HOST:PORT] [...]   (the grpc area: RocketMQ 5's SDK protocol)
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
@@ -91,6 +93,11 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT",
                         help="a running name server to check")
     parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT", help="a running broker to check")
+    parser.add_argument("--proxy", type=_endpoint, metavar="HOST:PORT",
+                        help="a running gRPC proxy (RocketMQ 5's SDK endpoint): run the grpc area against it")
+    parser.add_argument("--grpc", action="store_true",
+                        help="with --target apache-5.x: start the broker inside the release's rocketmq-proxy "
+                             "(local mode), so the grpc area runs against Apache's proxy too")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
@@ -187,7 +194,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("target-name", getattr(args, "target", None)),
-                        ("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+                        ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
+                        ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
@@ -203,7 +211,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv += ["-k", args.selection]
     # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
     argv += ["-m", "slow or not slow" if slow else "not slow"]
-    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
+    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv or target.proxy else None)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
@@ -275,12 +283,15 @@ def _provisioned(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
         print(f"starting {args.target} (jars resolved by Maven on first use) ...", flush=True)
         try:
-            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS))
+            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS,
+                                                  grpc=args.grpc))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
-        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}",
-              flush=True)
-        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr))
+        proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
+        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
+              + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
+        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
+                        proxy=proxy)
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 
@@ -292,7 +303,7 @@ def _check_options(args: argparse.Namespace) -> None:
             parse_target(args.target)
         except UnknownTarget as exc:
             raise BadInput(str(exc)) from None
-        if args.namesrv or args.broker or args.acl_file or args.acl:
+        if args.namesrv or args.broker or args.proxy or args.acl_file or args.acl:
             raise BadInput("--target starts a target of its own: give it or --namesrv/--broker, not both "
                            "(--acl/--acl-file go with the embedded broker or --broker)")
     if args.profile and args.profile != profiles.NONE:
@@ -310,6 +321,8 @@ def _check_reachable(target: Target) -> None:
                            ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
         if endpoint is not None and (why := target.unreachable(endpoint)):
             raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
+    if target.proxy is not None and (why := target.proxy_unreachable()):
+        raise BadInput(f"the gRPC proxy at {target.proxy} is unreachable: {why}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -337,10 +350,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_options(args)
         if args.target != EMBEDDED:
             return _provisioned(args)
-        if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
+        if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave:
             target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
-                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
+                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
+                            proxy=args.proxy)
             _check_reachable(target)
             return _pytest(pytest_args(target, args, slow=args.slow))
     except BadInput as exc:

@@ -77,6 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rmq-conformance", "RocketMQ conformance suite")
     group.addoption("--rmq-namesrv", metavar="HOST:PORT", help="name server to check")
     group.addoption("--rmq-broker", metavar="HOST:PORT", help="broker to check")
+    group.addoption("--rmq-proxy", metavar="HOST:PORT", help="gRPC proxy (RocketMQ 5 SDK endpoint) to check")
     group.addoption("--rmq-store", metavar="DIR", help="store directory to check offline")
     group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
@@ -127,7 +128,8 @@ def pytest_configure(config: pytest.Config) -> None:
     index_sizes = option("--rmq-index-sizes")
     acl = option("--rmq-acl-file")
     target = Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
-                    acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]))
+                    acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]),
+                    proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None)
     strict = bool(option("--rmq-strict"))
     state = RunState(
         target=target,
@@ -203,6 +205,13 @@ def namesrv(request: pytest.FixtureRequest) -> Server:
 @pytest.fixture(scope="session")
 def broker(request: pytest.FixtureRequest) -> Server:
     return _target(request).server("broker")
+
+
+@pytest.fixture(scope="session")
+def proxy(request: pytest.FixtureRequest) -> Endpoint:
+    endpoint = _target(request).proxy
+    assert endpoint is not None, "deselected when absent"
+    return endpoint
 
 
 @pytest.fixture(scope="session", params=ROLES)

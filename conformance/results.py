@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS
+from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS, parse_target
 from conformance.report.matrix import Report, differences, render_comparison
 from conformance.verdict import VERDICT_ORDER, Verdict
 from spec.cli import add_version
@@ -41,8 +41,10 @@ RESULTS_DIR = ROOT / "docs" / "results"
 RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
 INDEX = "index.json"
-STORE, ACL = "store", "acl"
-"""Subdirectories of the embedded broker's results: its store checked offline, and its ACL run."""
+STORE, ACL, GRPC = "store", "acl", "grpc"
+"""Subdirectories of a target's results: the embedded broker's store checked offline and its ACL run, and
+every target's ``grpc`` area against the gRPC proxy it serves (the reference broker's own; an Apache 5.x
+release's rocketmq-proxy in local mode)."""
 RUN_TIMEOUT = 1800.0
 TITLE = ("Conformance results: the embedded reference broker and Apache RocketMQ releases provisioned from "
          "Maven Central (Java 17, ASYNC_MASTER, ASYNC_FLUSH, auto-create on)")
@@ -54,7 +56,15 @@ def _runs(target: str) -> dict[str, list[str]]:
     runs = {"": ["--target", target]}
     if target == EMBEDDED:
         runs[ACL] = ["--acl"]
+        runs[GRPC] = ["-k", GRPC]
+    elif (release := parse_target(target)) is not None and release.has_proxy:
+        runs[GRPC] = ["--target", target, "--grpc", "-k", GRPC]
     return runs
+
+
+def grpc_targets() -> list[str]:
+    """The project targets that serve gRPC, in table order."""
+    return [target for target in PROJECT_TARGETS if GRPC in _runs(target)]
 
 
 def run_target(target: str, out: Path) -> None:
@@ -149,8 +159,14 @@ def readme_text(text: str) -> str:
     return _SPAN.sub(fill, text)
 
 
+GRPC_TITLE = ("gRPC (RocketMQ 5's SDK protocol, the grpc area): the reference broker's proxy and Apache "
+              "RocketMQ's rocketmq-proxy in local mode")
+
+
 def results_text() -> str:
-    return render_comparison([_report(target) for target in PROJECT_TARGETS], title=TITLE)
+    remoting = render_comparison([_report(target) for target in PROJECT_TARGETS], title=TITLE)
+    grpc = render_comparison([_report(target, GRPC) for target in grpc_targets()], title=GRPC_TITLE)
+    return remoting.rstrip("\n") + "\n\n" + grpc
 
 
 def render(*, check_only: bool) -> int:

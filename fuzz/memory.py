@@ -53,6 +53,18 @@ def process_cmdline(pid: int) -> list[str]:
 
 
 @dataclass(frozen=True)
+def process_rss(pid: int | None) -> int | None:
+    """VmRSS of process ``pid`` in bytes, or None when no pid was given or the process is gone."""
+    if pid is None:
+        return None
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), None)
+    return int(line.split()[1]) * 1024 if line else None
+
+
 class MemoryRule:
     growth_bytes: int = 256 << 20
     """Growth past baseline (+ heap, for a JVM) that is reported."""

@@ -213,6 +213,8 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_NC, "only reported by GET_NAMESRV_CONFIG", "productEnvName", owner=Owner.NAMESRV),
     JavaKey("clusterTest", Disposition.REFUSED, _NC, Owner.NAMESRV, "cluster-test routes are not supported",
             accepted=("false",)),
+    # -- ProxyConfig: the gRPC proxy the broker runs in its process (local mode) ----------------------
+    *_honoured("ProxyConfig", "grpcServerPort"),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),

@@ -52,7 +52,6 @@ def process_cmdline(pid: int) -> list[str]:
     return [arg.decode(errors="replace") for arg in raw.split(b"\0") if arg]
 
 
-@dataclass(frozen=True)
 def process_rss(pid: int | None) -> int | None:
     """VmRSS of process ``pid`` in bytes, or None when no pid was given or the process is gone."""
     if pid is None:
@@ -65,6 +64,7 @@ def process_rss(pid: int | None) -> int | None:
     return int(line.split()[1]) * 1024 if line else None
 
 
+@dataclass(frozen=True)
 class MemoryRule:
     growth_bytes: int = 256 << 20
     """Growth past baseline (+ heap, for a JVM) that is reported."""

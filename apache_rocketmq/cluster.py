@@ -8,6 +8,7 @@ period) on exit. Each instance runs in a ``ROCKETMQ_HOME`` of its own (:mod:`apa
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -28,6 +29,9 @@ from apache_rocketmq.releases import Release, release
 NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
 MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
+PROXY_MAIN = "org.apache.rocketmq.proxy.ProxyStartup"
+"""Run with ``-pm local`` it creates the broker from broker.conf in its own JVM and serves gRPC beside it
+(``ProxyStartup.createBrokerController``)."""
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT = 120.0
@@ -87,8 +91,15 @@ class ApacheRocketMQ:
     def __init__(self, version: str | Release, *, home: Path | None = None, store: Path | None = None,
                  namesrv_port: int = 0, broker_port: int = 0, namesrv: str | None = None,
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
-                 heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False) -> None:
+                 heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False,
+                 grpc: bool = False) -> None:
         self.release = version if isinstance(version, Release) else release(version)
+        if grpc and not self.release.has_proxy:
+            raise ProvisionError(f"Apache RocketMQ {self.release.version} has no rocketmq-proxy to serve "
+                                 "gRPC", expected="a 5.x release", seen=self.release.version)
+        self._grpc = grpc
+        self.grpc_addr = ""
+        """The gRPC port of the release's proxy, when started with ``grpc=True`` (local mode)."""
         self._temporary: tempfile.TemporaryDirectory[str] | None = None
         if home is None:
             self._temporary = tempfile.TemporaryDirectory(prefix=f"apache-rocketmq-{self.release.version}-")
@@ -242,9 +253,23 @@ class ApacheRocketMQ:
                               "namesrvAddr": self.namesrv_addr, "storePathRootDir": str(self.store_path),
                               **self._overrides}
         config = write_properties(self.home / "conf" / "broker.conf", self.broker_config)
-        self._spawn("broker", self.java_command(BROKER_MAIN, "-c", str(config), heap_mb=self._heap_mb))
+        if self._grpc:
+            self._spawn("broker", self.java_command(PROXY_MAIN, "-pm", "local", "-bc", str(config), "-pc",
+                                                    str(self._proxy_config()), heap_mb=self._heap_mb))
+        else:
+            self._spawn("broker", self.java_command(BROKER_MAIN, "-c", str(config), heap_mb=self._heap_mb))
         self.broker_addr = f"{LOOPBACK}:{self.broker_port}"
         self._wait("broker", self._broker_registered)
+
+    def _proxy_config(self) -> Path:
+        """rmq-proxy.json of a local-mode proxy: free gRPC and remoting ports (8081 and 8080 by default)."""
+        grpc_port = int(self.grpc_addr.rsplit(":", 1)[1]) if self.grpc_addr else free_port()
+        self.grpc_addr = f"{LOOPBACK}:{grpc_port}"
+        path = self.home / "conf" / "rmq-proxy.json"
+        path.write_text(json.dumps({"rocketMQClusterName": self.broker_config["brokerClusterName"],
+                                    "grpcServerPort": grpc_port, "remotingListenPort": free_port(),
+                                    "namesrvAddr": self.namesrv_addr}), encoding="utf-8")
+        return path
 
     def _wait(self, role: str, ready: Any) -> None:
         deadline = time.monotonic() + self._start_timeout
@@ -276,7 +301,9 @@ class ApacheRocketMQ:
         entry = (info.get("brokerAddrTable") or {}).get(self.broker_name) or {}
         addrs = {str(key): value for key, value in (entry.get("brokerAddrs") or {}).items()}
         # a killed broker's registration can outlive it for a moment: its port must answer as well
-        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr and _listening(self.broker_port)
+        registered = (addrs.get(self.broker_config["brokerId"]) == self.broker_addr
+                      and _listening(self.broker_port))
+        return registered and (not self.grpc_addr or _listening(int(self.grpc_addr.rsplit(":", 1)[1])))
 
     def _last_output(self, role: str) -> str:
         path = self.home / "logs" / f"{role}.out"

@@ -53,11 +53,19 @@ class Release:
     def target_name(self) -> str:
         return f"apache-{self.version}"
 
+    @property
+    def has_proxy(self) -> bool:
+        """Whether the release ships rocketmq-proxy (5.x), which serves RocketMQ 5's gRPC protocol."""
+        return "rocketmq-proxy" in self.artifacts
+
 
 _JAVA17_OPENS = ("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED")
-"""4.x unmaps its mapped files through ``sun.nio.ch.DirectBuffer`` by reflection (``UtilAll.cleanBuffer``),
-which Java 17 refuses unless the packages are opened; without them deleting a commitlog file fails."""
+                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
+                 "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED")
+"""4.x unmaps its mapped files through ``sun.nio.ch.DirectBuffer`` and ``jdk.internal.ref.Cleaner`` by
+reflection (``UtilAll.cleanBuffer``, ``MappedFile.invoke``), which Java 17 refuses unless the packages are
+opened; without them deleting a commitlog file fails, and so does the shutdown hook as it deletes the
+pre-allocated file, leaving the ``abort`` file of a crash behind a clean stop."""
 
 _FOUR = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-acl")
 _FIVE = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-proxy")

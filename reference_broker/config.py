@@ -20,6 +20,7 @@ from typing import Any
 
 from reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from reference_broker.store.config import parse_delay_levels
+from reference_broker.wire_release import DEFAULT_RELEASE
 from spec.consumequeue import DELAY_LEVELS
 from spec.errors import SpecViolation
 from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_NAMESRV_PORT = 9876
 DEFAULT_BROKER_PORT = 10911
+DEFAULT_GRPC_PORT = 8081
+GRPC_DISABLED = -1
 FAST_PORT_OFFSET = 2
 """Java's fast ("VIP") remoting server listens on ``listenPort - 2``."""
 LOOPBACK = "127.0.0.1"
@@ -54,11 +57,16 @@ class NamesrvConfig:
     kv_config_path: str | None = str(Path.home() / "namesrv" / "kvConfig.json")
     """Where the KV configuration is persisted on every change and read at start (``kvConfigPath``);
     None keeps it in memory only, as an embedded name server does unless given a config."""
+    wire_release: str = DEFAULT_RELEASE
+    """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``)."""
 
 
 @dataclass
 class BrokerConfig:
     broker_name: str = "broker-a"
+    wire_release: str = DEFAULT_RELEASE
+    """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``): its
+    version word and request codes, and 5.x behaviour (POP, timer messages) only for a 5.x release."""
     broker_cluster_name: str = "DefaultCluster"
     broker_id: int = 0
     listen_port: int = DEFAULT_BROKER_PORT
@@ -70,8 +78,11 @@ class BrokerConfig:
     """Connects queued for accept on each listening port (NettyServerConfig's ``serverSocketBacklog``)."""
     broker_ip1: str = LOOPBACK
     """The address advertised in route data and written as store host."""
-    namesrv_addr: str | None = f"{LOOPBACK}:{DEFAULT_NAMESRV_PORT}"
-    """Semicolon-separated ``host:port`` list; None registers nowhere."""
+    namesrv_addr: str | None = None
+    """Semicolon-separated ``host:port`` list of the name servers the broker joins (``namesrvAddr``). None:
+    an embedded run (``rmq-broker`` without it, :class:`~reference_broker.embedded.EmbeddedRocketMQ`) starts
+    a name server of its own and registers there; a bare :class:`~reference_broker.broker.server.Broker`
+    registers nowhere."""
     store_path_root_dir: str = str(Path.home() / "store")
     store_path_commit_log: str | None = None
     """None means ``<storePathRootDir>/commitlog``."""
@@ -99,6 +110,12 @@ class BrokerConfig:
     register_name_server_period: int = 30_000
     """Milliseconds between registrations; Java clamps it to [10000, 60000]."""
     long_polling_enable: bool = True
+    revive_queue_num: int = 8
+    """5.x ``reviveQueueNum``: queues of the POP revive topic rmq_sys_REVIVE_LOG_<cluster>."""
+    revive_interval: int = 1000
+    """5.x ``reviveInterval``: milliseconds between two reads of the revive queues."""
+    pop_polling_size: int = 1024
+    """5.x ``popPollingSize``: POP_MESSAGE / NOTIFICATION requests held per queue before POLLING_FULL."""
     short_polling_time_mills: int = 1000
     channel_expired_timeout: int = 120_000
     """Milliseconds without HEART_BEAT after which a client channel is dropped."""
@@ -122,6 +139,10 @@ class BrokerConfig:
     transaction_check_interval: int = 60_000
     """Milliseconds between runs of the transaction check service."""
     # -- the store (MessageStoreConfig) --------------------------------------------------------------
+    timer_wheel_enable: bool = True
+    """5.x timer messages (a 4.9.8 wire release has none, whatever this says)."""
+    timer_precision_ms: int = 1000
+    timer_max_delay_sec: int = 3 * 24 * 3600
     flush_interval_commit_log: int = 500
     flush_interval_consume_queue: int = 1000
     flush_delay_offset_interval: int = 10_000
@@ -150,6 +171,9 @@ class BrokerConfig:
     """Java's ``-Drocketmq.broker.diskSpaceCleanForciblyRatio``: above it files are deleted at once."""
     broker_role: str = BrokerRole.ASYNC_MASTER.value
     """ASYNC_MASTER, SYNC_MASTER or SLAVE (``spec.ha``); a master registers as brokerId 0."""
+    grpc_server_port: int | None = None
+    """Port of the gRPC proxy in the broker's process (``ProxyConfig.grpcServerPort``), which the 5.x SDKs
+    use. None: 8081, or a free port when ``listen_port`` is 0; 0 picks a free port; -1 serves no gRPC."""
     ha_listen_port: int | None = None
     """None: ``listenPort + 1``, which Java's BrokerStartup imposes whatever broker.conf says (so does
     ``load_config_file``); embedded callers may ask for 0, a free port."""
@@ -180,6 +204,12 @@ class BrokerConfig:
         if self.ha_listen_port is not None:
             return self.ha_listen_port
         return 0 if self.listen_port == 0 else self.listen_port + HA_PORT_OFFSET
+
+    @property
+    def resolved_grpc_port(self) -> int:
+        if self.grpc_server_port is not None:
+            return self.grpc_server_port
+        return 0 if self.listen_port == 0 else DEFAULT_GRPC_PORT
 
     @property
     def namesrv_addrs(self) -> list[str]:
@@ -315,12 +345,16 @@ class LoadedConfig:
 
     ignored: list[JavaKey] = dataclasses.field(default_factory=list)
     unknown: list[str] = dataclasses.field(default_factory=list)
+    broker_only: list[str] = dataclasses.field(default_factory=list)
+    """Keys of a broker's config found in a name server's file."""
 
     def warn(self) -> None:
         """One warning per ignored or unknown key, once, at start."""
         for key in self.ignored:
             log.warning("config key %s (%s) is ignored by the reference broker: %s", key.name, key.java_class,
                         key.reason)
+        for name in self.broker_only:
+            log.warning("config key %s is read by a broker, not by a name server: ignored", name)
         for name in self.unknown:
             log.warning("unknown config key %s ignored (neither Apache RocketMQ 4.9.8 nor the reference "
                         "broker reads it)", name)
@@ -368,6 +402,21 @@ def load_config_file(path: str | Path, broker: BrokerConfig, namesrv: NamesrvCon
     return loaded
 
 
+def load_namesrv_config_file(path: str | Path, namesrv: NamesrvConfig) -> LoadedConfig:
+    """Apply a namesrv.conf (``mqnamesrv -c``): the name server's keys and ``listenPort``, which a
+    broker.conf gives the broker. A broker's key there is reported as not read, like an ignored one."""
+    properties = parse_properties(Path(path).read_text(encoding="utf-8"))
+    port = properties.pop("listenPort", None)
+    broker_keys = [name for name in properties if (key := BY_NAME.get(name)) and key.owner is Owner.BROKER
+                   and key.disposition is Disposition.HONOURED]
+    loaded = apply_properties({name: value for name, value in properties.items() if name not in broker_keys},
+                              BrokerConfig(), namesrv, source=str(path))
+    if port is not None:
+        _apply(namesrv, BY_NAME["listenPort"], port.strip(), str(path))
+    loaded.broker_only += broker_keys
+    return loaded
+
+
 def validate(broker: BrokerConfig) -> None:
     """Checks of settings made in code rather than read from a file, run before any port is bound."""
     for key in ("flushDiskType", "messageDelayLevel", "deleteWhen", "storePathCommitLog", *sorted(_POSITIVE)):
@@ -385,6 +434,7 @@ __all__ = [
     "NamesrvConfig",
     "apply_properties",
     "load_config_file",
+    "load_namesrv_config_file",
     "parse_properties",
     "snake_case",
     "validate",

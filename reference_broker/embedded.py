@@ -28,11 +28,21 @@ START_TIMEOUT = 10.0
 
 
 class EmbeddedRocketMQ:
+    """A broker and, unless its config names name servers to join (``namesrv_addr``), a name server of
+    its own that it registers with: the all-in-one of ``rmq-broker`` without ``namesrvAddr``. With
+    ``namesrv_addr`` the broker joins those name servers (Apache RocketMQ's or another reference broker's)
+    and starts none, as ``mqbroker -n`` does."""
+
     def __init__(self, store_path: str | Path | None = None, *, broker_config: BrokerConfig | None = None,
-                 namesrv_config: NamesrvConfig | None = None) -> None:
+                 namesrv_config: NamesrvConfig | None = None, wire_release: str | None = None) -> None:
+        """``wire_release`` (``"4.9.8"``, ``"5.5.0"`` ...) makes both processes answer as that release."""
         self._own_store = store_path is None and broker_config is None
         self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0, kv_config_path=None)
         self.broker_config = broker_config or BrokerConfig(listen_port=0)
+        if wire_release is not None:
+            self.namesrv_config.wire_release = self.broker_config.wire_release = wire_release
+        self.joins_cluster = bool(self.broker_config.namesrv_addr)
+        """Whether the broker joins name servers named in its config rather than starting its own."""
         if store_path is not None:
             self.broker_config.store_path_root_dir = str(store_path)
         elif self._own_store:
@@ -42,6 +52,9 @@ class EmbeddedRocketMQ:
 
     @property
     def namesrv_addr(self) -> str:
+        """The name server the broker registered with first: its own, or the first it joined."""
+        if self.namesrv is None and self.broker is not None:
+            return self.broker.config.namesrv_addrs[0]
         return self._running(self.namesrv).addr
 
     @property
@@ -57,6 +70,11 @@ class EmbeddedRocketMQ:
         return self._running(self.broker).ha_addr
 
     @property
+    def grpc_addr(self) -> str | None:
+        """The gRPC proxy's ``host:port`` (RocketMQ 5's SDKs); None when ``grpc_server_port`` is -1."""
+        return self._running(self.broker).grpc_addr
+
+    @property
     def store_path(self) -> Path:
         return Path(self.broker_config.store_path_root_dir)
 
@@ -68,17 +86,19 @@ class EmbeddedRocketMQ:
 
     async def start(self) -> EmbeddedRocketMQ:
         validate(self.broker_config)
-        self.namesrv = NameServer(self.namesrv_config)
-        await self.namesrv.start()
-        advertised = LOOPBACK if self.namesrv_config.bind_address in ("0.0.0.0", "") else None
-        host = advertised or self.namesrv_config.bind_address
-        self.broker_config = dataclasses.replace(self.broker_config,
-                                                 namesrv_addr=f"{host}:{self.namesrv.server.port}")
+        if not self.joins_cluster:
+            self.namesrv = NameServer(self.namesrv_config)
+            await self.namesrv.start()
+            advertised = LOOPBACK if self.namesrv_config.bind_address in ("0.0.0.0", "") else None
+            host = advertised or self.namesrv_config.bind_address
+            self.broker_config = dataclasses.replace(self.broker_config,
+                                                     namesrv_addr=f"{host}:{self.namesrv.server.port}")
         try:
             self.broker = Broker(self.broker_config)
             await self.broker.start()
         except BaseException:
-            await self.namesrv.stop()
+            if self.namesrv is not None:
+                await self.namesrv.stop()
             raise
         return self
 
@@ -296,6 +316,10 @@ class SyncEmbeddedRocketMQ(_BackgroundLoop):
     @property
     def broker_ha_addr(self) -> str:
         return self.embedded.broker_ha_addr
+
+    @property
+    def grpc_addr(self) -> str | None:
+        return self.embedded.grpc_addr
 
     @property
     def store_path(self) -> Path:

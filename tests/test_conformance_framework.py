@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from conformance import cli, plugin, profile
+from conformance.ha_peer import FeedListener
 from conformance.recorder import Direction, Exchange, Record
 from conformance.report import console, json_files, junit
 from conformance.report.matrix import by_area, conforms
 from conformance.result import CaseResult, render
 from conformance.target import Target
-from conformance.verdict import Verdict
-from conformance.wire import Endpoint
+from conformance.verdict import SuiteError, Verdict
+from conformance.wire import Endpoint, NoResponse
 
 
 def sample_results() -> list[CaseResult]:
@@ -172,3 +174,35 @@ def test_index_sizes_option() -> None:
     for bad in ("1000", "1000,3000,1", "a,b", "0,4000", "1000,-1"):
         with pytest.raises(pytest.UsageError, match="index sizes"):
             plugin.parse_index_sizes(bad)
+
+
+def _called(error: BaseException, when: str) -> pytest.CallInfo[None]:
+    def fail() -> None:
+        raise error
+    return pytest.CallInfo.from_call(fail, when)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("error", "when", "verdict"), [
+    (SuiteError("cannot listen at the HA feed 127.0.0.1:1: [Errno 98] Address already in use"), "setup",
+     Verdict.ERROR),
+    (SuiteError("another case held the HA feed"), "call", Verdict.ERROR),
+    (TypeError("a fixture of the suite broke"), "setup", Verdict.ERROR),
+    (TypeError("the target's answer lacked a field"), "call", Verdict.FAIL),
+    (NoResponse("no response to code 17"), "setup", Verdict.FAIL),
+])
+def test_faults_of_the_suite_are_errors_of_the_run(error: BaseException, when: str, verdict: Verdict) -> None:
+    state = plugin.RunState(Target(), profile.NO_PROFILE, strict=False, report_dir=None)
+    assert plugin._verdict(state, _called(error, when), plugin.CaseRun())[0] is verdict
+
+
+def test_cases_playing_a_slaves_master_take_turns_at_its_address() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        feed = Endpoint("127.0.0.1", probe.getsockname()[1])
+    first = FeedListener(feed, turn_wait=5)
+    try:
+        with pytest.raises(SuiteError, match="held the HA feed"):
+            FeedListener(feed, turn_wait=0.2)
+    finally:
+        first.close()
+    FeedListener(feed, turn_wait=5).close()  # free again once the first gave it up

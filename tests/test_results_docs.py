@@ -1,6 +1,6 @@
-"""docs/RESULTS.md and the README's counts are what ``python -m conformance.results render`` makes of the
-committed reports in docs/results/ (one per target): a change to either that the command would undo, or a
-report updated without rendering, fails here."""
+"""docs/RESULTS.md and the counts in the README and docs/ are what ``python -m conformance.results render``
+makes of the committed reports in docs/results/ (one per target): a change to either that the command would
+undo, or a report updated without rendering, fails here."""
 
 from __future__ import annotations
 
@@ -15,18 +15,19 @@ def test_every_project_target_has_a_committed_report() -> None:
             assert index.is_file(), f"{index} is missing: run python -m conformance.results update {target}"
 
 
-def test_results_and_readme_are_rendered_from_the_reports() -> None:
+def test_results_and_documents_are_rendered_from_the_reports() -> None:
     assert results.RESULTS_DOC.read_text(encoding="utf-8") == results.results_text(), \
         "docs/RESULTS.md is stale: run python -m conformance.results render"
-    readme = results.README.read_text(encoding="utf-8")
-    assert readme == results.readme_text(readme), \
-        "README.md counts are stale: run python -m conformance.results render"
+    for path in results.spanned_documents():
+        text = path.read_text(encoding="utf-8")
+        assert text == results.spans_text(text, path.name), \
+            f"{path.name}: counts are stale: run python -m conformance.results render"
 
 
-def test_the_readme_carries_every_generated_span() -> None:
-    readme = results.README.read_text(encoding="utf-8")
+def test_every_generated_span_is_somewhere() -> None:
+    texts = "".join(path.read_text(encoding="utf-8") for path in results.spanned_documents())
     for name in results.SPANS:
-        assert f"<!-- generated:{name} -->" in readme and f"<!-- /generated:{name} -->" in readme, name
+        assert f"<!-- generated:{name} -->" in texts and f"<!-- /generated:{name} -->" in texts, name
 
 
 def test_every_release_conforms_under_its_profile_in_the_committed_reports() -> None:

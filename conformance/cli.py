@@ -57,7 +57,8 @@ CASES_DIR = Path(__file__).with_name("cases")
 STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
-APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3}
+APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,
+                   "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
 release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
 (Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""

@@ -138,9 +138,10 @@ def decode_recall_handle(handle: str) -> RecallHandle:
 GRPC_RECALL = clause(
     "RMQ-GRPC-RECALL", Level.MUST,
     "RecallMessage takes the recall_handle a delay message's send answered (base64url of 'v1 topic "
-    "brokerName timestamp messageId') and asks that broker to RECALL_MESSAGE it; a handle that does not "
-    "decode answers INTERNAL_SERVER_ERROR, a topic that is not DELAY or MIXED "
-    "MESSAGE_PROPERTY_CONFLICT_WITH_TYPE.",
+    "brokerName timestamp messageId') and asks that broker to RECALL_MESSAGE it, and the message is never "
+    "delivered; a handle that does not decode answers INTERNAL_SERVER_ERROR, a topic that is not DELAY or "
+    "MIXED MESSAGE_PROPERTY_CONFLICT_WITH_TYPE. A broker recalls only with recallMessageEnable=true (off by "
+    "default in Apache RocketMQ 5.x: 'recall failed, operation is forbidden').",
     source="proxy/src/main/java/org/apache/rocketmq/proxy/processor/ProducerProcessor.java")
 
 GRPC_PRODUCER_GROUP = clause(

@@ -108,9 +108,6 @@ class ProtoEnum:
     parent: str = ""
     """The message an enum is nested in (``OffsetOption.Policy``); empty for a top-level enum."""
 
-    def number(self, name: str) -> int:
-        return next(v.number for v in self.values if v.name == name)
-
 
 @dataclass(frozen=True)
 class MetadataKey:

@@ -50,11 +50,6 @@ class LocalBroker:
     def name(self) -> str:
         return self._broker.config.broker_name
 
-    @property
-    def host(self) -> str:
-        """The host the broker advertises (``brokerIP1``): routes name it with the proxy's port."""
-        return self._broker.addr.rsplit(":", 1)[0]
-
     def topic(self, name: str) -> TopicConfig | None:
         return self._broker.topics.get(name)
 

@@ -15,7 +15,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,6 +36,7 @@ PROXY_MAIN = "org.apache.rocketmq.proxy.ProxyStartup"
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT = 120.0
 """A cold JVM on a loaded 2-core machine takes 10-30 s to register a broker; this bounds a hung start."""
+BIND_ATTEMPTS = 3
 STOP_GRACE = 30.0
 """How long a SIGTERM'd JVM may run its shutdown hooks (a broker flushes and persists its offsets)."""
 FAST_PORT_OFFSET = -2
@@ -162,10 +163,10 @@ class ApacheRocketMQ:
         write_home(self.home, self.release)
         try:
             if self._external_namesrv is None:
-                self._start_namesrv()
+                self._with_free_ports("namesrv", self._start_namesrv, chosen=bool(self._namesrv_port))
             else:
                 self.namesrv_addr = self._external_namesrv
-            self._start_broker()
+            self._with_free_ports("broker", self._start_broker, chosen=bool(self._broker_port))
         except BaseException:
             self.stop()
             raise
@@ -219,6 +220,25 @@ class ApacheRocketMQ:
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         self._processes[role] = process
         return process
+
+    def _with_free_ports(self, role: str, start: Callable[[], None], *, chosen: bool) -> None:
+        """Start ``role``; when its ports were picked here and another process took one between the pick
+        and the JVM's bind (a shared machine binds ports all the time), pick again."""
+        for attempt in range(BIND_ATTEMPTS):
+            try:
+                start()
+                return
+            except StartFailed:
+                if chosen or attempt + 1 == BIND_ATTEMPTS or not self._bind_failed(role):
+                    raise
+                self._processes.pop(role, None)
+                log = self.home / "logs" / f"{role}.out"
+                log.rename(log.with_name(f"{role}.out.{attempt}"))
+
+    def _bind_failed(self, role: str) -> bool:
+        path = self.home / "logs" / f"{role}.out"
+        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        return "Address already in use" in text or "BindException" in text
 
     def _start_namesrv(self) -> None:
         port = self._namesrv_port or free_port()

@@ -3,7 +3,7 @@ documents generated from them.
 
     python -m conformance.results check [TARGET ...]   # run each target; exit 1 if any verdict differs
     python -m conformance.results update [TARGET ...]  # run each target and commit-ready its report
-    python -m conformance.results render [--check]     # docs/RESULTS.md and the README's counts
+    python -m conformance.results render [--check]     # docs/RESULTS.md and the documents' counts
 
 The targets are :data:`apache_rocketmq.targets.PROJECT_TARGETS` (the embedded reference broker and the
 newest release of each Apache RocketMQ line the project's Maven repository serves). ``docs/results/<target>
@@ -13,10 +13,10 @@ area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests
 differs from the committed one fails CI, whichever way it changed, until the report is updated in the same
 change that explains it.
 
-``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md``, the text
-between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by what :data:`SPANS` makes
-of the reports; with ``--check`` it writes nothing and exits 1 when either file is stale
-(``tests/test_results_docs.py`` does the same). The spans can sit anywhere in the README.
+``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md`` and the guides
+under ``docs/``, the text between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by
+what :data:`SPANS` makes of the reports; with ``--check`` it writes nothing and exits 1 when a file is stale
+(``tests/test_results_docs.py`` does the same). The spans can sit anywhere in those documents.
 """
 
 from __future__ import annotations
@@ -144,16 +144,22 @@ SPANS: dict[str, Callable[[], str]] = {
     "acl-cases": lambda: str(len(_report(EMBEDDED, ACL).cases)),
     "results-table": lambda: "\n" + _totals_table() + "\n",
 }
-"""README spans by name, each made from the committed reports."""
+"""Generated spans by name, each made from the committed reports."""
 
 _SPAN = re.compile(r"(<!-- generated:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
 
-def readme_text(text: str) -> str:
+def spanned_documents() -> list[Path]:
+    """The documents whose generated spans ``render`` fills: the README and the guides under docs/ (the
+    spans move with the text that holds them)."""
+    return [README, *sorted(path for path in (ROOT / "docs").glob("*.md") if path != RESULTS_DOC)]
+
+
+def spans_text(text: str, where: str = "README.md") -> str:
     def fill(match: re.Match[str]) -> str:
         name = match["name"]
         if name not in SPANS:
-            raise SystemExit(f"README.md: unknown generated span {name!r} (known: {', '.join(SPANS)})")
+            raise SystemExit(f"{where}: unknown generated span {name!r} (known: {', '.join(SPANS)})")
         return f"{match[1]}{SPANS[name]()}{match[4]}"
 
     return _SPAN.sub(fill, text)
@@ -171,8 +177,9 @@ def results_text() -> str:
 
 def render(*, check_only: bool) -> int:
     stale = []
-    for path, make in ((RESULTS_DOC, results_text), (README, lambda: readme_text(README.read_text("utf-8")))):
-        text = make()
+    documents = [(RESULTS_DOC, results_text()),
+                 *((path, spans_text(path.read_text("utf-8"), path.name)) for path in spanned_documents())]
+    for path, text in documents:
         if path.read_text(encoding="utf-8") != text:
             stale.append(path.relative_to(ROOT))
             if not check_only:

@@ -18,13 +18,10 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
-from apache_rocketmq import ApacheRocketMQ, NotServed, ToolMissing
+from apache_rocketmq import ApacheRocketMQ
+from apache_rocketmq.pytest_plugin import running_or_skip
 from codec.custom_header import encode_header
 from conformance import cli
 from reference_broker.broker.server import Broker
@@ -45,19 +42,6 @@ JAVA_RELEASE = FOUR_X
 """The line whose HA protocol the reference broker speaks."""
 SLAVE_SETTINGS = {"brokerId": 1, "brokerRole": "SLAVE", "registerNameServerPeriod": 10000}
 """10 s, the shortest period 4.x accepts, so the slave finds its master sooner than the default 30 s."""
-
-
-@contextmanager
-def _java(home: Path, settings: Mapping[str, object] | None = None) -> Iterator[ApacheRocketMQ]:
-    cluster = ApacheRocketMQ(JAVA_RELEASE, home=home, broker_config=settings)
-    try:
-        cluster.start()
-    except (ToolMissing, NotServed) as exc:
-        pytest.skip(str(exc))
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
 
 
 async def _send_all(addr: str, topic: str) -> None:
@@ -125,7 +109,7 @@ def test_reference_slave_of_a_java_master(tmp_path: Path) -> None:
         finally:
             await slave.stop()
 
-    with _java(tmp_path / "java") as java:
+    with running_or_skip(JAVA_RELEASE, tmp_path / "java") as java:
         asyncio.run(asyncio.wait_for(scenario(java), 90))
         master_store = java.store_path
         java.stop_broker()  # flushed and closed, as the store check reads it
@@ -156,7 +140,7 @@ def test_java_slave_of_a_reference_master(tmp_path: Path) -> None:
         finally:
             await master.stop()
 
-    with _java(tmp_path / "java", SLAVE_SETTINGS) as java:
+    with running_or_skip(JAVA_RELEASE, tmp_path / "java", SLAVE_SETTINGS) as java:
         asyncio.run(asyncio.wait_for(scenario(java), REPLICATION_WAIT + 30))
         slave_store = java.store_path
         java.stop_broker()

@@ -127,12 +127,13 @@ def _report(target: str, sub: str = "") -> Report:
     return dataclasses.replace(Report.load(path, target), source=str(path.relative_to(ROOT)))
 
 
-def _totals_table() -> str:
+def _totals_table(sub: str = "") -> str:
+    """Verdict totals per project target (``sub``: of that report of each target that has one)."""
     verdicts = [v for v in VERDICT_ORDER if v is not Verdict.INFO]
     rows = ["| target | profile | cases | " + " | ".join(v.value for v in verdicts) + " |",
             "|---|---|---:|" + "---:|" * len(verdicts)]
-    for target in PROJECT_TARGETS:
-        report = _report(target)
+    for target in grpc_targets() if sub == GRPC else PROJECT_TARGETS:
+        report = _report(target, sub)
         rows.append(f"| {target} | {report.meta.get('profile', '')} | {len(report.cases)} | "
                     + " | ".join(str(report.total(v)) for v in verdicts) + " |")
     return "\n".join(rows)
@@ -143,6 +144,8 @@ SPANS: dict[str, Callable[[], str]] = {
     "store-cases": lambda: str(len(_report(EMBEDDED, STORE).cases)),
     "acl-cases": lambda: str(len(_report(EMBEDDED, ACL).cases)),
     "results-table": lambda: "\n" + _totals_table() + "\n",
+    "grpc-cases": lambda: str(len(_report(EMBEDDED, GRPC).cases)),
+    "grpc-table": lambda: "\n" + _totals_table(GRPC) + "\n",
 }
 """Generated spans by name, each made from the committed reports."""
 

@@ -68,6 +68,11 @@ class Channel:
     async def send(self, command: RemotingCommand) -> bool:
         raise NotImplementedError
 
+    async def invoke(self, command: RemotingCommand, timeout: float) -> RemotingCommand:
+        """The client's answer to a request the broker sends it (TimeoutError after ``timeout`` s,
+        ConnectionError when it cannot be asked)."""
+        raise ConnectionError("this client cannot be called back")
+
     def close(self) -> None:
         raise NotImplementedError
 

@@ -281,6 +281,15 @@ AUTO_RENEW = clause(
     "change of the message with the handle the client received uses the proxy's newest handle; when the "
     "client terminates or its registration expires its renewed messages become visible again within 1 s.",
     source=_PROXY + "service/receipt/DefaultReceiptHandleManager.java")
+RELAY = clause(
+    "RMQ-GRPC-RELAY", Level.MUST,
+    "An admin request the broker relays to a gRPC client reaches it on its Telemetry stream with a nonce: "
+    "GET_CONSUMER_RUNNING_INFO with jstackEnable as a PrintThreadStackTraceCommand, whose ThreadStackTrace "
+    "answer becomes a SUCCESS holding a ConsumerRunningInfo with that jstack; CONSUME_MESSAGE_DIRECTLY as a "
+    "VerifyMessageCommand with the message, whose VerifyMessageResult answer (status OK) becomes a SUCCESS "
+    "holding a ConsumeMessageDirectlyResult with consumeResult CR_SUCCESS (CR_LATER for "
+    "FAILED_TO_CONSUME_MESSAGE, CR_RETURN_NULL for MESSAGE_CORRUPTED) and remark \"from gRPC client\".",
+    source=_GRPC + "channel/GrpcClientChannel.java")
 DLQ = clause(
     "RMQ-GRPC-DLQ", Level.MUST,
     "ForwardMessageToDeadLetterQueue of a received message answers OK, puts the message in its group's "

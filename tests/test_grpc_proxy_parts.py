@@ -8,11 +8,17 @@ import base64
 
 import pytest
 
+from codec.bodies import decode_body
+from codec.command import RemotingCommand
 from codec.grpc.v2 import definition_pb2 as v2
+from codec.grpc.v2 import service_pb2 as rpc
 from conformance.grpc_client import message
 from reference_broker.proxy import messages, validation
 from reference_broker.proxy.call import CallContext, Refusal, address_of
 from reference_broker.proxy.consumer import Receipt, _offset_infos
+from reference_broker.proxy.relay import relay_answer, relay_command
+from spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT
+from spec.codes import RequestCode, ResponseCode
 from spec.grpc_codes import Code, code_for_remoting
 from spec.grpc_mapping import (
     BORN_HOST,
@@ -118,3 +124,29 @@ def test_call_context_and_codes() -> None:
     assert address_of("ipv6:[::1]:5000") == "::1:5000"
     assert code_for_remoting(17) is Code.TOPIC_NOT_FOUND
     assert code_for_remoting(1) is Code.INTERNAL_SERVER_ERROR
+
+
+def test_relayed_requests_and_answers() -> None:
+    """RMQ-GRPC-RELAY: running info without a thread dump sends nothing; each verify status is its
+    CMResult; a failed thread dump is SYSTEM_ERROR, a FIFO one NO_PERMISSION."""
+    info = RemotingCommand.request(RequestCode.GET_CONSUMER_RUNNING_INFO,
+                                   {"consumerGroup": "g", "clientId": "c"}, opaque=5)
+    assert relay_command(info, "n") is None
+    info.ext_fields["jstackEnable"] = "true"
+    assert relay_command(info, "n").print_thread_stack_trace_command.nonce == "n"
+    with pytest.raises(ValueError):
+        relay_command(RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, {"consumerGroup": "g"},
+                                              b"garbage"), "n")
+    failed = rpc.TelemetryCommand(status=v2.Status(code=Code.INTERNAL_ERROR),
+                                  thread_stack_trace=rpc.ThreadStackTrace(nonce="n"))
+    assert relay_answer(info, failed).code == ResponseCode.SYSTEM_ERROR
+    failed.status.code = Code.VERIFY_FIFO_MESSAGE_UNSUPPORTED
+    assert relay_answer(info, failed).code == ResponseCode.NO_PERMISSION
+    direct = RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, {"consumerGroup": "g"}, opaque=6)
+    for code, result in ((Code.OK, "CR_SUCCESS"), (Code.FAILED_TO_CONSUME_MESSAGE, "CR_LATER"),
+                         (Code.MESSAGE_CORRUPTED, "CR_RETURN_NULL"), (Code.INTERNAL_ERROR, None)):
+        answer = relay_answer(direct, rpc.TelemetryCommand(status=v2.Status(code=code),
+                                                           verify_message_result=rpc.VerifyMessageResult()))
+        assert answer.code == ResponseCode.SUCCESS and answer.opaque == 6
+        body = decode_body(CONSUME_MESSAGE_DIRECTLY_RESULT, answer.body)
+        assert body.get("consumeResult") == result and body["remark"] == "from gRPC client"

@@ -7,24 +7,28 @@ without one. Outcomes are the ``Code`` in each response's status (RMQ-GRPC-STATU
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from google.protobuf import duration_pb2
 
+from codec.bodies import decode_body
 from codec.grpc.v2 import definition_pb2 as v2
 from codec.grpc.v2 import service_pb2 as rpc
 from conformance.case import Row, case, table
 from conformance.checks import Check
-from conformance.grpc_client import ProxyClient, message
+from conformance.grpc_client import ProxyClient, Telemetry, message
 from conformance.target import Server
 from conformance.verdict import Unsupported
 from conformance.wire import Endpoint, Wire
+from spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT, CONSUMER_RUNNING_INFO
 from spec.codes import RequestCode
 from spec.grpc_codes import Code
 from spec.grpc_rpcs import MAX_MESSAGE_SIZE
+from spec.message_id import encode_offset_msg_id
 
 from .grpc_support import (
     ack,
@@ -42,10 +46,12 @@ from .grpc_support import (
     typed_topic,
 )
 from .messaging import Client
-from .support import unique
+from .support import expect_success, unique
 
 pytestmark = pytest.mark.xdist_group("grpc")
 
+RELAY_WAIT_S = 20.0
+"""Seconds a case waits for the relayed Telemetry command (the broker waits 10 s for the client)."""
 RELEASE_BOUND_S = 30.0
 """Seconds within which a terminated push consumer's auto-renewed message reaches another client (1 s of
 invisibility after the release, a revive pass, a receive's long polling)."""
@@ -379,6 +385,95 @@ def test_auto_renew_released_on_termination(proxy: Endpoint, admin: Client, chec
                    actual=f"{time.monotonic() - started:.1f} s")
         if again:
             expect_status(check, "ack by the other client", ack(other, group, topic, *again).status, Code.OK)
+
+
+def _announced_consumer(check: Check, client: ProxyClient, admin: Client) -> tuple[str, str, Telemetry]:
+    """A topic, a new group, and the Telemetry stream on which the group's consumer announced itself
+    (the stream the broker's relayed requests come on)."""
+    topic = typed_topic(admin, "NORMAL")
+    group = consumer_group(admin)
+    stream, settings = call("Telemetry", lambda: client.announce(client.consumer_settings(group, topic)))
+    check.that("settings answered", isinstance(settings, rpc.TelemetryCommand), expected="a TelemetryCommand",
+               actual=repr(settings))
+    return topic, group, stream
+
+
+def _answering(stream: Telemetry, answer: Callable[[rpc.TelemetryCommand], rpc.TelemetryCommand | None]
+               ) -> concurrent.futures.Future[rpc.TelemetryCommand | None]:
+    """Answer the first relayed command the stream brings (in a thread: the admin request that makes the
+    broker relay it blocks the case); the future holds that command, or None when none came."""
+    def run() -> rpc.TelemetryCommand | None:
+        deadline = time.monotonic() + RELAY_WAIT_S
+        while time.monotonic() < deadline:
+            try:
+                command = stream.receive(max(deadline - time.monotonic(), 0.1))
+            except TimeoutError:
+                return None
+            if not isinstance(command, rpc.TelemetryCommand):
+                return None
+            reply = answer(command)
+            if reply is not None:
+                stream.send(reply)
+                return command
+        return None
+
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="telemetry-answer")
+    future = pool.submit(run)
+    pool.shutdown(wait=False)
+    return future
+
+
+@case("RMQ-GRPC-RELAY", "GET_CONSUMER_RUNNING_INFO with jstackEnable reaches a gRPC consumer as a "
+      "PrintThreadStackTraceCommand; its ThreadStackTrace is the broker's answer.")
+def test_relay_running_info(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    _, group, stream = _announced_consumer(check, proxy_client, admin)
+    stack = "rmq-spec thread stack"
+
+    def answer(command: rpc.TelemetryCommand) -> rpc.TelemetryCommand | None:
+        if command.WhichOneof("command") != "print_thread_stack_trace_command":
+            return None
+        nonce = command.print_thread_stack_trace_command.nonce
+        return rpc.TelemetryCommand(status=v2.Status(code=Code.OK, message="OK"), thread_stack_trace=(
+            rpc.ThreadStackTrace(nonce=nonce, thread_stack_trace=stack)))
+
+    relayed = _answering(stream, answer)
+    response = admin.call(RequestCode.GET_CONSUMER_RUNNING_INFO, {
+        "consumerGroup": group, "clientId": proxy_client.client_id, "jstackEnable": True})
+    command = relayed.result(timeout=RELAY_WAIT_S + 5)
+    check.that("a PrintThreadStackTraceCommand with a nonce", command is not None and bool(
+        command.print_thread_stack_trace_command.nonce), expected="a nonce", actual=repr(command))
+    expect_success(check, "GET_CONSUMER_RUNNING_INFO", response)
+    info = decode_body(CONSUMER_RUNNING_INFO, response.body or b"{}")
+    check.equal("jstack of the running info", stack, info.get("jstack"))
+
+
+@case("RMQ-GRPC-RELAY", "CONSUME_MESSAGE_DIRECTLY reaches a gRPC consumer as a VerifyMessageCommand with "
+      "the message; its VerifyMessageResult is CR_SUCCESS from gRPC client.")
+def test_relay_consume_directly(proxy_client: ProxyClient, admin: Client, broker: Server,
+                                check: Check) -> None:
+    topic, group, stream = _announced_consumer(check, proxy_client, admin)
+    sent = sent_messages(check, proxy_client, topic, 1)
+    _, (received,) = receive(proxy_client, group, topic)
+    expect_status(check, "ack", ack(proxy_client, group, topic, received).status, Code.OK)
+    physical = int(received.system_properties.receipt_handle.split(" ")[-1])
+    msg_id = encode_offset_msg_id(broker.endpoint.host, broker.endpoint.port, physical)
+
+    def answer(command: rpc.TelemetryCommand) -> rpc.TelemetryCommand | None:
+        if command.WhichOneof("command") != "verify_message_command":
+            return None
+        return rpc.TelemetryCommand(status=v2.Status(code=Code.OK, message="OK"), verify_message_result=(
+            rpc.VerifyMessageResult(nonce=command.verify_message_command.nonce)))
+
+    relayed = _answering(stream, answer)
+    response = admin.call(RequestCode.CONSUME_MESSAGE_DIRECTLY, {
+        "consumerGroup": group, "clientId": proxy_client.client_id, "msgId": msg_id})
+    command = relayed.result(timeout=RELAY_WAIT_S + 5)
+    check.equal("the message to verify", sent, [] if command is None else [
+        command.verify_message_command.message.system_properties.message_id])
+    expect_success(check, "CONSUME_MESSAGE_DIRECTLY", response)
+    result = decode_body(CONSUME_MESSAGE_DIRECTLY_RESULT, response.body or b"{}")
+    check.equal("consume result", ("CR_SUCCESS", "from gRPC client"),
+                (result.get("consumeResult"), result.get("remark")))
 
 
 @case("RMQ-GRPC-SEND-FIFO", "Messages of one message group are stored in one queue, in send order.")

@@ -16,7 +16,7 @@ from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from reference_broker.broker.admin import BrokerParts
 from reference_broker.client import next_opaque
-from reference_broker.server import Connection, Handler, Request, error_remark
+from reference_broker.server import Channel, Connection, Handler, Request, error_remark
 from reference_broker.wire_release import wire_release
 from spec import admin
 from spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
@@ -105,12 +105,12 @@ class RelayHandlers:
         """``callConsumer``: forward to the group's client ``client_id`` and answer with its response."""
         members = self.parts.clients.consumer_group(group)
         found = [(c, i) for c, i in (members.channels.items() if members else ())
-                 if i.client_id == client_id and isinstance(c, Connection)]
+                 if i.client_id == client_id and isinstance(c, Channel)]
         if not found:
             return request.reply(ResponseCode.SYSTEM_ERROR,
                                  admin.CLIENT_NOT_ONLINE_REMARK.format(group=group, client=client_id))
         channel, info = found[0]
-        assert isinstance(channel, Connection)
+        assert isinstance(channel, Channel)  # a connection, or a gRPC client of the in-process proxy
         if info.version < MQVersion.V3_1_8_SNAPSHOT:
             return request.reply(ResponseCode.SYSTEM_ERROR,
                                  f"The Consumer <{client_id}> Version <{info.version}> too low to finish, "

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Callable
 
 from codec.command import RemotingCommand
 from codec.grpc.v2 import service_pb2 as rpc
+from reference_broker.proxy.relay import relay_answer
 from reference_broker.server import Channel
 
 log = logging.getLogger(__name__)
@@ -24,14 +26,20 @@ TELEMETRY_BACKLOG = 1024
 not read its stream must not make the broker hold its check-backs without bound)."""
 
 RequestTranslator = Callable[["GrpcClientChannel", RemotingCommand], rpc.TelemetryCommand | None]
+RelayTranslator = Callable[[RemotingCommand, str], rpc.TelemetryCommand | None]
+"""A request the broker relays to the client (running info, direct consumption) and a nonce: the
+Telemetry command to send, or None to send nothing."""
 
 
 class GrpcClientChannel(Channel):
-    def __init__(self, client_id: str, peer: str, on_request: RequestTranslator) -> None:
+    def __init__(self, client_id: str, peer: str, on_request: RequestTranslator,
+                 on_relay: RelayTranslator | None = None) -> None:
         self.client_id = client_id
         self.peer = peer
         self.closed = asyncio.Event()
         self._on_request = on_request
+        self._on_relay = on_relay
+        self._relays: dict[str, asyncio.Future[rpc.TelemetryCommand]] = {}
         self._awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
         self._telemetry: asyncio.Queue[rpc.TelemetryCommand | None] | None = None
 
@@ -77,16 +85,46 @@ class GrpcClientChannel(Channel):
     async def send(self, command: RemotingCommand) -> bool:
         return self.write(command)
 
+    async def invoke(self, command: RemotingCommand, timeout: float) -> RemotingCommand:
+        """A relayed request (``GrpcClientChannel.writeAndFlush``): sent on Telemetry with a nonce, the
+        client's answer as the broker's response. When nothing can be sent the call waits out its time,
+        as the broker's invokeSync does against Apache's proxy."""
+        nonce = uuid.uuid4().hex
+        future: asyncio.Future[rpc.TelemetryCommand] = asyncio.get_running_loop().create_future()
+        self._relays[nonce] = future
+        try:
+            if self.closed.is_set():
+                raise ConnectionError("the gRPC client is gone")
+            translated = None if self._on_relay is None else self._on_relay(command, nonce)
+            if translated is None or not self.push(translated):
+                log.debug("request %d not relayed to gRPC client %s", command.code, self.client_id)
+            answer = await asyncio.wait_for(future, timeout)
+        except ValueError as exc:
+            raise ConnectionError(str(exc)) from None
+        finally:
+            self._relays.pop(nonce, None)
+        return relay_answer(command, answer)
+
+    def relayed(self, nonce: str, answer: rpc.TelemetryCommand) -> bool:
+        """The client's answer to a relayed request (``getAndRemoveResponseFuture``); False when no
+        request waits for this nonce."""
+        future = self._relays.pop(nonce, None)
+        if future is None or future.done():
+            return False
+        future.set_result(answer)
+        return True
+
     def close(self) -> None:
         self.closed.set()
         if self._telemetry is not None:
             self._telemetry.put_nowait(None)
             self._telemetry = None
-        for future in self._awaiting.values():
+        for future in [*self._awaiting.values(), *self._relays.values()]:
             if not future.done():
                 future.set_exception(ConnectionError("the gRPC client is gone"))
                 future.exception()  # nobody may be waiting any more: the failure is not worth a warning
         self._awaiting.clear()
+        self._relays.clear()
 
     def __hash__(self) -> int:
         return id(self)
@@ -99,14 +137,16 @@ class ChannelRegistry:
     """One channel per client id (``GrpcChannelManager``): every RPC of a client, and its Telemetry
     stream, reach the broker through the same channel."""
 
-    def __init__(self, on_request: RequestTranslator) -> None:
+    def __init__(self, on_request: RequestTranslator, on_relay: RelayTranslator | None = None) -> None:
         self._on_request = on_request
+        self._on_relay = on_relay
         self._channels: dict[str, GrpcClientChannel] = {}
 
     def channel(self, client_id: str, peer: str) -> GrpcClientChannel:
         channel = self._channels.get(client_id)
         if channel is None or channel.closed.is_set():
-            channel = self._channels[client_id] = GrpcClientChannel(client_id, peer, self._on_request)
+            channel = self._channels[client_id] = GrpcClientChannel(client_id, peer, self._on_request,
+                                                                    self._on_relay)
         return channel
 
     def find(self, client_id: str) -> GrpcClientChannel | None:

@@ -23,6 +23,7 @@ from reference_broker.proxy.clients import Clients
 from reference_broker.proxy.consumer import Consumer
 from reference_broker.proxy.local import LocalBroker
 from reference_broker.proxy.producer import Producer
+from reference_broker.proxy.relay import relay_command
 from reference_broker.proxy.route import Routes
 from reference_broker.proxy.service import MessagingService
 from reference_broker.proxy.settings import SettingsStore
@@ -42,7 +43,7 @@ class GrpcProxy:
     def __init__(self, broker: Broker) -> None:
         self.local = LocalBroker(broker)
         self.producer = Producer(self.local)
-        self.channels = ChannelRegistry(self._to_client)
+        self.channels = ChannelRegistry(self._to_client, relay_command)
         settings = SettingsStore(self.local.group)
         self.clients = Clients(self.local, settings, self.channels)
         self.consumer = Consumer(self.local, settings, self.channels)

@@ -147,11 +147,15 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             try:
                 ctx.require_client_id()
                 async for command in request_iterator:
-                    if command.WhichOneof("command") == "settings":
+                    kind = command.WhichOneof("command")
+                    if kind == "settings":
                         answer = await self._clients.settings_received(ctx, command)
                         self._clients.channel(ctx).attach(outgoing)
                         outgoing.put_nowait(answer)
-                    # thread stacks and verify results answer relays the proxy does not make
+                    elif kind in ("thread_stack_trace", "verify_message_result"):
+                        channel = self._clients.channels.find(ctx.client_id)
+                        if channel is not None:
+                            channel.relayed(getattr(command, kind).nonce, command)
             except Refusal as exc:
                 refusal.append(exc)
             finally:

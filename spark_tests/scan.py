@@ -9,6 +9,7 @@ the record decoder.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,12 +53,13 @@ def _crc_sum(column: Column) -> Column:
     return F.coalesce(F.sum(F.crc32(column)), F.lit(0))
 
 
-def spark_scan_summary(spark: SparkSession, root: Path | str, *,
+def spark_scan_summary(spark: SparkSession, root: Path | str | Sequence[Path | str], *,
                        split_bytes: int | None = None) -> ScanSummary:
+    """The summary of one store, or of several loaded as one (``root`` a list of directories)."""
     reader = spark.read.format(FORMAT)
     if split_bytes:
         reader = reader.option("splitBytes", str(split_bytes))
-    frame = reader.load(str(root))
+    frame = reader.load(str(root) if isinstance(root, Path | str) else [str(r) for r in root])
     identity = F.concat_ws("|", *(F.col(name).cast("string") for name in IDENTITY_FIELDS)).cast("binary")
     row = frame.agg(F.count(F.lit(1)), F.coalesce(F.sum("total_size"), F.lit(0)), _crc_sum(F.col("body")),
                     _crc_sum(identity)).first()

@@ -19,7 +19,8 @@ from codec.store import StoreDirectory
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from spark_tests.planning import CommitLogSplit
 from spark_tests.pushdown import RecordFilter, queue_plan, record_filter
-from spark_tests.store_source import FORMAT, RecordsPartition, filtered_partitions
+from spark_tests.store_plan import RecordsPartition, filtered_partitions
+from spark_tests.store_source import FORMAT
 from tests.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark

@@ -9,6 +9,7 @@ index file. Partitions name files by path, so the tasks that read them need only
 
 from __future__ import annotations
 
+import math
 import mmap
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from codec.store.commitlog import map_file
 from codec.store.data_end import zero_from
 from spark_tests.planning import CommitLogFile, CommitLogSplit, plan_splits
 from spark_tests.pushdown import RecordFilter, group_records, queue_plan
+from spark_tests.time_range import narrowed_by_time
 from spec.commitlog import BLANK_MAGIC
 from spec.errors import RocketMQSpecError
 
@@ -86,33 +88,54 @@ def filtered_partitions(store: StoreDirectory, wanted: RecordFilter,
                         split_bytes: int) -> list[InputPartition]:
     """The partitions a query with ``wanted`` needs: the wanted records the consume queues point at,
     grouped by file, and the commitlog ranges no consume queue accounts for; or, when the filter does
-    not involve the queues or they are inconsistent, the full plan. Partitions wholly outside a
-    physical-offset range are left out."""
+    not involve the queues or they are inconsistent, the full plan. A store-time range becomes a
+    physical-offset range (:mod:`spark_tests.time_range`); partitions are cut to that range."""
     files = store.commitlog.files
     if not files:
         return []
+    starts = np.unique(record_boundaries(store, "consumequeue", None))
+    wanted = narrowed_by_time(store, wanted, starts)
     low, high = wanted.bounds("physical_offset")
+    first = _start_at_or_before(store, starts, low)
     data_end = files[-1].start + files[-1].path.stat().st_size
     plan = queue_plan(store, wanted, files[0].start, data_end) if wanted.uses_queues else None
     if plan is None:
-        return [split for split in commitlog_splits(store, split_bytes, "consumequeue")
-                if split.end > low and split.start <= high]
+        return [cut for split in commitlog_splits(store, split_bytes, "consumequeue")
+                if (cut := _cut(split, low, high, first)) is not None]
     in_range = (plan.wanted >= low) & (plan.wanted <= high)
-    starts = [f.start for f in files]
-    groups = group_records(plan.wanted[in_range], plan.sizes[in_range], starts, split_bytes)
+    groups = group_records(plan.wanted[in_range], plan.sizes[in_range], [f.start for f in files], split_bytes)
     parts: list[InputPartition] = [
         RecordsPartition(str(files[number].path), files[number].start, offsets.astype(np.int64).tobytes())
         for number, offsets in groups]
     for begin, end in plan.gaps:
-        if end <= low or begin > high:
-            continue
         for segment in files:
             segment_end = segment.start + segment.path.stat().st_size
             start = max(begin, segment.start)
             if segment.start < end and begin < segment_end and not (
                     end >= segment_end and holds_no_record(segment.path, start - segment.start)):
-                parts.append(CommitLogSplit(str(segment.path), segment.start, start, min(end, segment_end)))
+                cut = _cut(CommitLogSplit(str(segment.path), segment.start, start, min(end, segment_end)),
+                           low, high, first)
+                parts += [cut] if cut is not None else []
     return parts
+
+
+def _start_at_or_before(store: StoreDirectory, starts: np.ndarray, low: float) -> int | None:
+    """The last known record start at or before ``low`` (checked against the store), if any: no record
+    before it can be at or after ``low``."""
+    at = int(np.searchsorted(starts, low, side="right")) - 1
+    if low == -math.inf or at < 0 or not starts_record(store, int(starts[at])):
+        return None
+    return int(starts[at])
+
+
+def _cut(split: CommitLogSplit, low: float, high: float, first: int | None) -> CommitLogSplit | None:
+    """``split`` without the records that begin outside ``[low, high]`` as far as record starts allow
+    (from ``first``, a record start at or before ``low``); None if that leaves nothing."""
+    if split.end <= low or split.start > high:
+        return None
+    start = split.start if first is None else max(split.start, first)
+    end = split.end if high == math.inf else min(split.end, int(high) + 1)
+    return CommitLogSplit(split.path, split.base, start, end) if start < end else None
 
 
 def holds_no_record(path: Path, position: int) -> bool:

@@ -1,24 +1,20 @@
 """One job over several brokers' stores: ``load([dir_a, dir_b])`` or a glob reads them as one DataFrame
-with a ``broker`` column, each task reading one broker's range, and equals each store read on its own.
-
-Broker A's store is the one Java 4.9.8 wrote (the golden store), broker B's one the reference broker
-wrote, so the stores differ in topics, sizes and writers.
+with a ``broker`` column, each task reading one broker's range, and equals each store read on its own
+(the stores: :mod:`tests.spark_stores`).
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
 from spark_tests.store_source import FORMAT
-from spark_tests.traffic import fill_store
-from tests.golden import STORE_TARBALL
+from tests.spark_stores import two_broker_stores
 
 pytestmark = pytest.mark.spark
 
@@ -28,13 +24,7 @@ SPLIT = 16 << 10
 
 @pytest.fixture(scope="module")
 def cluster_stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """``<root>/broker-a/store`` (Java's) and ``<root>/broker-b/store`` (the reference broker's)."""
-    root = tmp_path_factory.mktemp("cluster-stores")
-    golden = extract_store(STORE_TARBALL, tmp_path_factory.mktemp("golden"))
-    (root / "broker-a").mkdir()
-    shutil.move(golden, root / "broker-a" / "store")
-    fill_store(root / "broker-b" / "store", 96 << 10, commitlog_file_size=32 << 10, mean_body=500)
-    return root / "broker-a" / "store", root / "broker-b" / "store"
+    return two_broker_stores(tmp_path_factory.mktemp("cluster-stores"), tmp_path_factory.mktemp("golden"))
 
 
 def load(spark: SparkSession, paths: str | list[str], **options: str) -> DataFrame:  # noqa: F811

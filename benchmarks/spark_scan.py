@@ -93,15 +93,15 @@ def _checked(scan: Scan, codec: Scan, what: str) -> Scan:
 
 
 def build_store(root: Path, total: int, file_bytes: int = FILE_BYTES) -> int:
-    """Fill a store of ``total`` bytes, nine tenths one topic then a tenth the needle topic; returns
-    how many records the needle topic got. A store built once is kept: ``root/BUILT`` records the
-    needle count, and a store without it is built again from scratch."""
+    """Fill a store of ``total`` bytes, one record in ``NEEDLE_SHARE`` in the needle topic (spread
+    through the whole store); returns how many records the needle topic got. A store built once is
+    kept: ``root/BUILT`` records the needle count, and a store without it is built again from scratch."""
     marker = root / "BUILT"
     if marker.exists():
         return int(marker.read_text())
     shutil.rmtree(root, ignore_errors=True)
-    fill_store(root, total * (NEEDLE_SHARE - 1) // NEEDLE_SHARE, commitlog_file_size=file_bytes)
-    needles = len(fill_store(root, total // NEEDLE_SHARE, commitlog_file_size=file_bytes, topic=NEEDLE))
+    sent = fill_store(root, total, commitlog_file_size=file_bytes, spread=(NEEDLE, NEEDLE_SHARE))
+    needles = sum(1 for message in sent if message.key.startswith(NEEDLE))
     marker.write_text(str(needles))
     return needles
 

@@ -33,6 +33,9 @@ from pathlib import Path
 from types import TracebackType
 
 from pyspark.find_spark_home import _find_spark_home
+from pyspark.sql import SparkSession
+
+from spark_tests.session import register_sources, worker_python
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
@@ -126,7 +129,7 @@ class StandaloneCluster:
     def _environment(self) -> dict[str, str]:
         return {**os.environ, "SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": LOOPBACK,
                 "SPARK_DAEMON_MEMORY": DAEMON_MEMORY, "SPARK_LOG_DIR": str(self.root / "logs"),
-                "PYSPARK_PYTHON": sys.executable}
+                "PYSPARK_PYTHON": worker_python()}
 
     def _start(self, name: str, main_class: str, *args: str) -> Daemon:
         log = self.root / f"{name}.log"
@@ -185,10 +188,23 @@ class StandaloneCluster:
             "spark.driver.host": LOOPBACK,
             "spark.driver.bindAddress": LOOPBACK,
             "spark.ui.enabled": "false",
-            "spark.pyspark.python": sys.executable,
+            "spark.pyspark.python": worker_python(),
             "spark.sql.session.timeZone": "UTC",
             "spark.sql.python.filterPushdown.enabled": "true",
+            "spark.scheduler.minRegisteredResourcesRatio": "1.0",
         }
+
+    def session(self, archive: Path, app_name: str = "rmq-spark-cluster") -> SparkSession:
+        """A SparkSession of this process on the cluster (this process is the driver), shipping
+        ``archive`` to the executors as ``--py-files`` would."""
+        builder = SparkSession.builder.appName(app_name)
+        for key, value in self.app_conf().items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        spark.sparkContext.addPyFile(str(archive))
+        register_sources(spark)
+        return spark
 
     def submit(self, script: Path | str, *args: str, py_files: Sequence[Path] = (),
                conf: Mapping[str, str] | None = None, timeout: float = START_TIMEOUT,

@@ -17,13 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import SparkSession
 
 from reference_broker.embedded import SyncEmbeddedRocketMQ
 from spark_tests.audit import audit
 from spark_tests.cluster import ARCHIVE_NAME, StandaloneCluster, project_archive
 from spark_tests.copy_job import transform_body
+from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
 from spark_tests.scan import codec_scan_summary
-from spark_tests.traffic import drain, prepare_topic, produce
+from spark_tests.traffic import drain, fill_store, prepare_topic, produce
+from spark_tests.verify import verify_store
 from tests.spark_stores import two_broker_stores
 
 pytestmark = pytest.mark.spark
@@ -32,6 +35,8 @@ JOB = Path(find_spec("spark_tests.cluster_job").origin or "")
 QUEUES = 4
 MESSAGES = 40
 SPLIT = 16 << 10
+LARGER_STORE = 24 << 20
+LARGER_FILES = 4 << 20
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +97,19 @@ def test_jobs_on_a_standalone_cluster_give_what_they_give_locally(
     assert report.ok and (report.arrived, report.duplicates) == (MESSAGES, 0), report.summary()
     originals = {s.key: int(s.key.rsplit("-", 1)[1]) for s in sent}
     assert all(record.body == transform_body(body(originals[arrived.key])) for arrived, record in drained)
+
+
+@pytest.mark.slow
+def test_the_verify_job_and_a_larger_scan_on_the_cluster(cluster: StandaloneCluster, archive: Path,
+                                                         stores: tuple[Path, Path], tmp_path: Path,
+                                                         spark: SparkSession) -> None:  # noqa: F811
+    """The long form: the verify job's verdicts on the cluster equal those of a local run, and a store
+    of many files and splits scans as the codec scans it."""
+    larger = tmp_path / "larger" / "store"
+    fill_store(larger, LARGER_STORE, commitlog_file_size=LARGER_FILES)
+    found = submit(cluster, archive, {"verify": {"root": str(stores[0])},
+                                      "scan": {"roots": [str(larger), str(stores[1])], "split_bytes": SPLIT}},
+                   tmp_path / "driver.log")
+    local = [dataclasses.asdict(case) for case in verify_store(spark, stores[0])]
+    assert found["verify"]["cases"] == local and local
+    assert found["scan"]["larger"] == dataclasses.asdict(codec_scan_summary(larger))

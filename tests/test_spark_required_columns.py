@@ -43,5 +43,15 @@ def test_the_plan_names_the_columns_a_query_uses(spark: SparkSession, golden_sto
     assert sorted(map(repr, pruned.collect())) == sorted(map(repr, full.collect()))
 
 
+@pytest.mark.parametrize("where", ["store_timestamp >= 0", "topic = 'GoldenTopicA' AND queue_id < 2"])
+def test_pushed_filters_work_on_the_columns_a_query_uses(spark: SparkSession, golden_store: Path,  # noqa: F811
+                                                         where: str) -> None:
+    def query(messages: DataFrame) -> DataFrame:
+        return messages.where(where).groupBy().agg(F.sum("total_size"))
+
+    pushed = store_query(spark, golden_store, query, filterPushdown="true").collect()
+    assert pushed == query(spark.read.format(FORMAT).load(str(golden_store))).collect()
+
+
 def test_a_plan_without_a_store_read_names_nothing(spark: SparkSession) -> None:  # noqa: F811
     assert required_columns(spark.range(3)) is None

@@ -5,7 +5,8 @@ directory, a big one (``RMQ_SPARK_BIG_BYTES``, default 4.4 GB; built there once 
 Records are ~4 KB bodies; one in ten belongs to a second topic, spread through the whole store in runs,
 which the one-topic queries select. Every figure is measured in CPU time as well as wall-clock time:
 the codec's process, and for Spark the driver's JVM and everything it forks (Python workers, planners),
-plus on a standalone cluster the worker daemons and their executors. The machine this runs on may be
+plus on a standalone cluster the worker daemons and their executors, sampled while the query runs
+(``benchmarks.common.TreeCpu``). The machine this runs on may be
 shared, so the ratios (``x codec``, ``x no pushdown``) are taken on CPU per record, and each row notes
 the 1-minute load average when it was measured. Spark figures are of a second run after a warm-up on the
 small store, of a single run on the big one.
@@ -38,7 +39,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
-from benchmarks.common import Result, tree_cpu_seconds  # noqa: E402
+from benchmarks.common import Result, TreeCpu  # noqa: E402
 from codec.store import StoreDirectory  # noqa: E402
 from spark_tests.cluster import StandaloneCluster, project_archive  # noqa: E402
 from spark_tests.export import export_store  # noqa: E402
@@ -130,18 +131,24 @@ class Timer:
 
     def __init__(self, spark: SparkSession, pids: list[int], warm: bool) -> None:
         self.spark, self.pids, self.warm = spark, pids, warm
+        self.done: list[DataFrame] = []
 
     def __call__(self, frame: DataFrame) -> Scan:
+        print(f"  {time.strftime('%H:%M:%S')} query {len(self.done) + 1} (load {os.getloadavg()[0]:.1f})",
+              file=sys.stderr, flush=True)
+        self.done.append(frame)
         if self.warm:
             frame.first()
-        start, cpu = time.perf_counter(), self.cpu()
-        row = frame.first()
-        elapsed, used = time.perf_counter() - start, self.cpu() - cpu
+        with self.cpu() as cpu:
+            start = time.perf_counter()
+            row = frame.first()
+            elapsed = time.perf_counter() - start
         assert row is not None
-        return Scan(elapsed, used, int(row[0]), int(row[1] or 0), os.getloadavg()[0])
+        return Scan(elapsed, cpu.seconds, int(row[0]), int(row[1] or 0), os.getloadavg()[0])
 
-    def cpu(self) -> float:
-        return sum(tree_cpu_seconds(pid) for pid in self.pids) + time.process_time()
+    def cpu(self) -> TreeCpu:
+        """The CPU of the JVMs (and all they fork) while a query runs; the driver's Python only waits."""
+        return TreeCpu(self.pids)
 
 
 def _jvm(spark: SparkSession) -> int:
@@ -209,10 +216,11 @@ def measure(root: Path, needles: int, label: str, work: Path, warm: bool) -> lis
             scans[f"time-{pushdown}"] = timed(_read(spark, root, lambda m: _totals(m.where(window)),
                                                     filterPushdown=pushdown))
         export = work / "parquet"
-        start, cpu = time.perf_counter(), timed.cpu()
-        export_store(spark, [root], export, split_bytes=SPLIT_BYTES)
-        exported = Scan(time.perf_counter() - start, timed.cpu() - cpu, codec.records, codec.size,
-                        os.getloadavg()[0])
+        with timed.cpu() as cpu:
+            start = time.perf_counter()
+            export_store(spark, [root], export, split_bytes=SPLIT_BYTES)
+            elapsed = time.perf_counter() - start
+        exported = Scan(elapsed, cpu.seconds, codec.records, codec.size, os.getloadavg()[0])
         scans["parquet"] = timed(_needle(spark.read.parquet(str(export))))
     with _local(2, warm) as timed:
         scans["local2"] = _checked(timed(_read(timed.spark, root, _totals)), whole, "local[2]")

@@ -178,4 +178,4 @@ def store_partitions(store: StoreDirectory, table: str, wanted: RecordFilter, *,
         return [IndexPartition(str(path)) for path in store.index_files()]
     if not wanted.empty:
         return filtered_partitions(store, wanted, split_bytes)
-    return commitlog_splits(store, split_bytes, boundaries, index_sizes=index_sizes)
+    return [*commitlog_splits(store, split_bytes, boundaries, index_sizes=index_sizes)]

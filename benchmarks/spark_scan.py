@@ -131,12 +131,12 @@ class Timer:
 
     def __init__(self, spark: SparkSession, pids: list[int], warm: bool) -> None:
         self.spark, self.pids, self.warm = spark, pids, warm
-        self.done: list[DataFrame] = []
+        self.queries = 0
 
     def __call__(self, frame: DataFrame) -> Scan:
-        print(f"  {time.strftime('%H:%M:%S')} query {len(self.done) + 1} (load {os.getloadavg()[0]:.1f})",
+        self.queries += 1
+        print(f"  {time.strftime('%H:%M:%S')} query {self.queries} (load {os.getloadavg()[0]:.1f})",
               file=sys.stderr, flush=True)
-        self.done.append(frame)
         if self.warm:
             frame.first()
         with self.cpu() as cpu:

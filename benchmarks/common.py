@@ -5,6 +5,7 @@ Speed and memory targets are checked here, by people reading the table, never by
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -96,6 +97,7 @@ class TreeCpu:
         self.roots, self.interval = roots, interval
         self.first: dict[int, int] = {}
         self.last: dict[int, int] = {}
+        self.commands: dict[int, str] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -109,7 +111,10 @@ class TreeCpu:
             frontier += children
         for pid in tree & table.keys():
             ticks = table[pid][1]
-            self.first.setdefault(pid, ticks if initial else 0)
+            if pid not in self.first:
+                self.first[pid] = ticks if initial else 0
+                with contextlib.suppress(OSError):
+                    self.commands[pid] = Path(f"/proc/{pid}/comm").read_text().strip()
             self.last[pid] = ticks
 
     def _run(self) -> None:
@@ -128,4 +133,12 @@ class TreeCpu:
 
     @property
     def seconds(self) -> float:
-        return sum(self.last[pid] - self.first[pid] for pid in self.last) / os.sysconf("SC_CLK_TCK")
+        return sum(self.by_command().values())
+
+    def by_command(self) -> dict[str, float]:
+        """The CPU seconds by command name (``java``, ``python3`` ...)."""
+        totals: dict[str, float] = {}
+        for pid, ticks in self.last.items():
+            name = self.commands.get(pid, "?")
+            totals[name] = totals.get(name, 0.0) + (ticks - self.first[pid]) / os.sysconf("SC_CLK_TCK")
+        return totals

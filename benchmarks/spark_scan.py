@@ -84,6 +84,8 @@ class Scan:
     size: int
     load: float
     """1-minute load average of the machine at the end of the measurement."""
+    jvm_share: float | None = None
+    """The share of the CPU the JVMs used (the rest: Python workers and planners)."""
 
     @property
     def cpu_per_record(self) -> float:
@@ -144,7 +146,8 @@ class Timer:
             row = frame.first()
             elapsed = time.perf_counter() - start
         assert row is not None
-        return Scan(elapsed, cpu.seconds, int(row[0]), int(row[1] or 0), os.getloadavg()[0])
+        return Scan(elapsed, cpu.seconds, int(row[0]), int(row[1] or 0), os.getloadavg()[0],
+                    cpu.by_command().get("java", 0.0) / max(cpu.seconds, 1e-9))
 
     def cpu(self) -> TreeCpu:
         """The CPU of the JVMs (and all they fork) while a query runs; the driver's Python only waits."""
@@ -192,8 +195,9 @@ def _row(label: str, name: str, scan: Scan, target: str = "", against: Scan | No
         wall = (against.seconds / max(against.records, 1)) / (scan.seconds / max(scan.records, 1))
         cpu = against.cpu_per_record / scan.cpu_per_record
         ratio = f"{cpu:.2f}x {ratio_of} by CPU ({wall:.2f}x by wall); "
+    jvm = f" ({scan.jvm_share:.0%} JVM)" if scan.jvm_share is not None else ""
     note = (f"{ratio}{scan.records:,} records, {scan.size / 1e6:,.0f} MB in {scan.seconds:.1f} s, "
-            f"{scan.cpu_per_record * 1e6:.1f} us CPU/record, load {scan.load:.1f}")
+            f"{scan.cpu_per_record * 1e6:.1f} us CPU/record{jvm}, load {scan.load:.1f}")
     return Result("spark scan", f"{label}: {name}", scan.records / scan.seconds,
                   scan.size / scan.seconds / 1e6, target, note)
 

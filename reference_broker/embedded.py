@@ -34,10 +34,13 @@ class EmbeddedRocketMQ:
     and starts none, as ``mqbroker -n`` does."""
 
     def __init__(self, store_path: str | Path | None = None, *, broker_config: BrokerConfig | None = None,
-                 namesrv_config: NamesrvConfig | None = None) -> None:
+                 namesrv_config: NamesrvConfig | None = None, wire_release: str | None = None) -> None:
+        """``wire_release`` (``"4.9.8"``, ``"5.5.0"`` ...) makes both processes answer as that release."""
         self._own_store = store_path is None and broker_config is None
         self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0, kv_config_path=None)
         self.broker_config = broker_config or BrokerConfig(listen_port=0)
+        if wire_release is not None:
+            self.namesrv_config.wire_release = self.broker_config.wire_release = wire_release
         self.joins_cluster = bool(self.broker_config.namesrv_addr)
         """Whether the broker joins name servers named in its config rather than starting its own."""
         if store_path is not None:
@@ -65,6 +68,11 @@ class EmbeddedRocketMQ:
     @property
     def broker_ha_addr(self) -> str:
         return self._running(self.broker).ha_addr
+
+    @property
+    def grpc_addr(self) -> str | None:
+        """The gRPC proxy's ``host:port`` (RocketMQ 5's SDKs); None when ``grpc_server_port`` is -1."""
+        return self._running(self.broker).grpc_addr
 
     @property
     def store_path(self) -> Path:
@@ -308,6 +316,10 @@ class SyncEmbeddedRocketMQ(_BackgroundLoop):
     @property
     def broker_ha_addr(self) -> str:
         return self.embedded.broker_ha_addr
+
+    @property
+    def grpc_addr(self) -> str | None:
+        return self.embedded.grpc_addr
 
     @property
     def store_path(self) -> Path:

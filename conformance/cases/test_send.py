@@ -16,6 +16,8 @@ from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import Wire
 from spec.codes import RequestCode, ResponseCode
+from spec.commitlog import MAX_MESSAGE_SIZE, MAX_PROPERTIES_BYTES
+from spec.frame import SerializeType
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.sysflag import PERM_READ_WRITE
@@ -115,6 +117,67 @@ _JAVA_CODES = ("Java answers 1 SYSTEM_ERROR for a malformed topic or queueId and
 ])
 def test_send_refused(refused: _Refused, client: Client, check: Check) -> None:
     expect_refused(check, "send", refused(client))
+
+
+@case("RMQ-BRK-SEND-CHECKS", "A send to a topic of 127 characters, the longest allowed, is stored.")
+def test_longest_topic_is_accepted(client: Client, check: Check) -> None:
+    topic = client.create_topic(name=unique("t").ljust(MAX_TOPIC_LENGTH, "x"))
+    client.send(topic, Message(b"longest topic"))
+    check.equal("topic stored", [topic], [r.topic for r in client.pulled(topic).records])
+
+
+@table("over", [
+    Row("body-of-max-message-size", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose body is exactly "
+        "maxMessageSize (4 MiB) long is stored whole.", 0),
+    Row("body-one-byte-over", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose body is one byte longer than "
+        "maxMessageSize is refused with 13 MESSAGE_ILLEGAL.", 1),
+])
+def test_message_size_limit(over: int, client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    response = client.send_request(topic, Message(bytes(MAX_MESSAGE_SIZE + over), tags="S"))
+    if over:
+        expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
+        return
+    record = client.viewed("send at the limit", response)
+    check.equal("body length stored", MAX_MESSAGE_SIZE, len(record.body))
+
+
+@table("over", [
+    Row("properties-of-32767-bytes", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose stored properties string "
+        "is exactly 32767 bytes long is stored.", 0),
+    Row("properties-one-byte-over", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose stored properties string "
+        "would be one byte longer than 32767 is refused with 13 MESSAGE_ILLEGAL.", 1),
+])
+def test_properties_size_limit(over: int, client: Client, check: Check) -> None:
+    """What the broker adds to the properties (CLUSTER) is measured on a small message of the same
+    properties, so the padding puts the stored string exactly at the limit, or one past it."""
+    topic = client.create_topic()
+    client.send(topic, Message(b"p", user={"pad": "x"}))
+    (probe,) = client.pulled(topic).records
+    pad = "x" * (1 + MAX_PROPERTIES_BYTES - len(probe.properties_text.encode()) + over)
+    response = client.send_request(topic, Message(b"p", user={"pad": pad}))
+    if over:
+        expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
+        return
+    record = client.viewed("send at the limit", response)
+    check.equal("stored properties length", MAX_PROPERTIES_BYTES, len(record.properties_text.encode()))
+
+
+@table("serialize_type", [
+    Row(t.name.lower(), "RMQ-BRK-STORED-PROPERTIES", f"A message sent with a {t.name} header whose tags, "
+        "keys and user property are non-ASCII is stored with exactly its properties, CLUSTER added, WAIT "
+        "left out.", t) for t in (SerializeType.JSON, SerializeType.ROCKETMQ)])
+def test_stored_properties_are_the_sent_ones(serialize_type: SerializeType, client: Client,
+                                            check: Check) -> None:
+    topic = client.create_topic()
+    message = Message("body ✓".encode(), tags="标签", keys=("ключ", "clé"), user={"note": "héllo 中文 🚀"})
+    client.send(topic, message, serialize_type=serialize_type)
+    (record,) = client.pulled(topic).records
+    stored = dict(record.properties)
+    check.that("CLUSTER added", bool(stored.pop(PropertyKey.CLUSTER, "")), expected="a cluster name",
+               actual=record.properties.get(PropertyKey.CLUSTER))
+    check.equal("the other properties", message.stored_properties, stored)
+    check.equal("body", message.body, record.body)
 
 
 @case("RMQ-BRK-SEND-EXT", "A send response carries MSG_REGION and TRACE_ON ('true' or 'false').")

@@ -15,8 +15,12 @@ from typing import Any
 
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.config import BrokerConfig
+from reference_broker.wire_release import wire_release
+from spec.pop import revive_topic
 from spec.store_layout import TOPIC_CONFIG_FIELDS
 from spec.sysflag import PERM_READ_WRITE, PermName
+from spec.timer import TIMER_TOPIC
+from spec.topic_attributes import MESSAGE_TYPE
 
 TOPICS_FILE = "topics.json"
 DEFAULT_TOPIC = "TBW102"
@@ -59,19 +63,31 @@ class TopicConfig:
     topic_filter_type: str = "SINGLE_TAG"
     topic_sys_flag: int = 0
     order: bool = False
+    attributes: dict[str, str] = field(default_factory=dict)
+    """5.x topic attributes (``spec.topic_attributes``); written only when there are some, so a topic
+    without any keeps 4.9.8's JSON."""
 
     def as_json(self) -> dict[str, Any]:
         values = {"order": self.order, "perm": self.perm, "readQueueNums": self.read_queue_nums,
                   "topicFilterType": self.topic_filter_type, "topicName": self.topic_name,
                   "topicSysFlag": self.topic_sys_flag, "writeQueueNums": self.write_queue_nums}
-        return {name: values[name] for name in TOPIC_CONFIG_FIELDS}
+        json = {name: values[name] for name in TOPIC_CONFIG_FIELDS}
+        if self.attributes:
+            json["attributes"] = dict(self.attributes)
+        return json
+
+    @property
+    def message_type(self) -> str:
+        """The ``message.type`` attribute, NORMAL when unset (``TopicConfig.getTopicMessageType``)."""
+        return self.attributes.get(MESSAGE_TYPE, "NORMAL")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TopicConfig:
         return cls(topic_name=data["topicName"], read_queue_nums=int(data.get("readQueueNums", 16)),
                    write_queue_nums=int(data.get("writeQueueNums", 16)), perm=int(data.get("perm", 6)),
                    topic_filter_type=data.get("topicFilterType", "SINGLE_TAG"),
-                   topic_sys_flag=int(data.get("topicSysFlag", 0)), order=bool(data.get("order", False)))
+                   topic_sys_flag=int(data.get("topicSysFlag", 0)), order=bool(data.get("order", False)),
+                   attributes={str(k): str(v) for k, v in (data.get("attributes") or {}).items()})
 
 
 @dataclass
@@ -119,7 +135,8 @@ class TopicConfigManager:
             self.data_version = DataVersion.from_json(stored.get("dataVersion", {}))
 
     def _system_topics(self) -> list[TopicConfig]:
-        """What Java's TopicConfigManager constructor creates, in its order."""
+        """What Java's TopicConfigManager constructor creates, in its order (5.x adds the revive, broker
+        member, transaction and timer topics)."""
         c = self.config
         inherit = int(PermName.INHERIT)
         rw = int(PERM_READ_WRITE)
@@ -137,6 +154,15 @@ class TopicConfigManager:
         if c.trace_topic_enable:
             topics.append(TopicConfig(c.msg_trace_topic_name, 1, 1))
         topics.append(TopicConfig(f"{c.broker_cluster_name}_REPLY_TOPIC", 1, 1))
+        if wire_release(c.wire_release).is_5x:
+            topics += [
+                TopicConfig(revive_topic(c.broker_cluster_name), c.revive_queue_num, c.revive_queue_num),
+                TopicConfig(f"rmq_sys_SYNC_BROKER_MEMBER_{c.broker_name}", 1, 1, perm=inherit),
+                TopicConfig("RMQ_SYS_TRANS_HALF_TOPIC", 1, 1),
+                TopicConfig("RMQ_SYS_TRANS_OP_HALF_TOPIC", 1, 1),
+            ]
+            if c.timer_wheel_enable:
+                topics.append(TopicConfig(TIMER_TOPIC, 1, 1))
         return topics
 
     def is_system_topic(self, topic: str) -> bool:

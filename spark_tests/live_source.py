@@ -20,7 +20,7 @@ in the topic's write queues, broker then queue order, modulo their count; round-
 ignored. Delivery is at-least-once: a replayed micro-batch is sent again. A job that gives each row a
 key of its own (the copy job passes its source message's UNIQ_KEY on) sends a replayed row with the id
 it had, so consumers that drop ids they have seen, as RocketMQ consumers are told to, get every message
-once (``docs/SPARK.md``: delivery).
+once (``docs/spark-cluster.md``: delivery).
 
 The source reads every broker of the topic's route: the master of each master-slave set, or its slave
 while it has none (:func:`spark_tests.broker_api.serving_address`).

@@ -35,6 +35,15 @@ class Release:
     artifacts: tuple[str, ...]
     """The artifacts resolved, with their dependencies, into one class path."""
     java_options: tuple[str, ...] = ()
+    subset: str = ""
+    """Names a row that resolves only some artifacts of the release (say its config classes, where the
+    repository lacks its servers), so that it is cached apart from the whole release."""
+    transitive: bool = True
+    """False: the artifacts alone, without their dependencies (enough to read their classes)."""
+
+    @property
+    def cache_name(self) -> str:
+        return f"{self.version}-{self.subset}" if self.subset else self.version
 
     @property
     def line(self) -> str:

@@ -57,7 +57,8 @@ STORE_REPORT = "store"
 
 APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
-release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for."""
+release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
+(Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local

@@ -110,6 +110,38 @@ def test_shipped_profile_matches_cases() -> None:
     assert shipped.deviation_for("framing::largest_length_accepted[broker]") is None
 
 
+@pytest.mark.parametrize(("request_", "announced", "chosen", "how"), [
+    (profile.Request(), 407, "rocketmq-4.9", "version 407 (V4_9_7), covered by profile rocketmq-4.9"),
+    (profile.Request(), 479, "rocketmq-5", "covered by profile rocketmq-5"),
+    (profile.Request(), 513, "rocketmq-5", "covered by profile rocketmq-5"),
+    (profile.Request(), 493, "", "which no shipped profile covers"),
+    (profile.Request(), None, "", "not asked"),
+    (profile.Request(strict=True), 407, "", "--strict"),
+    (profile.Request(named="none"), 407, "", "--profile none"),
+    (profile.Request(named="rocketmq-5"), 407, "rocketmq-5", "--profile rocketmq-5"),
+    (profile.Request(target_name="embedded"), 409, "", "embedded reference broker"),
+])
+def test_the_profile_follows_the_version_the_target_announces(request_: profile.Request,
+                                                              announced: int | None, chosen: str,
+                                                              how: str) -> None:
+    choice = profile.choose(request_, announced)
+    assert choice.profile.file == chosen and how in choice.how
+
+
+def test_a_deviation_bound_to_some_releases_holds_for_those_only() -> None:
+    black_list = "admin::update_config_black_list[broker-black-list]"
+    assert profile.choose(profile.Request(), 407).profile.deviation_for(black_list) is not None
+    assert profile.choose(profile.Request(), 409).profile.deviation_for(black_list) is None
+
+
+def test_a_deviation_naming_a_release_its_profile_does_not_cover_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('versions = ["4.9.7"]\n[[deviation]]\ncase = "a::b"\nverdict = "NON-STRICT"\n'
+                    'reason = "r"\nsource = "s"\nversions = ["5.5.0"]\n')
+    with pytest.raises(profile.ProfileError, match="does not cover"):
+        profile.load(path)
+
+
 def test_endpoint_parsing() -> None:
     assert Endpoint.parse("127.0.0.1:9876") == Endpoint("127.0.0.1", 9876)
     assert Endpoint.parse("[::1]:10911") == Endpoint("::1", 10911)

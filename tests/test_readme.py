@@ -61,7 +61,7 @@ def test_the_set_up_is_two_commands_and_ci_runs_the_second() -> None:
                         "python3 -m pip install -e '.[dev]' && python3 -m pytest -n 2"]
     ci = (PROJECT_ROOT / ".ci" / "run").read_text()
     assert "python3 -m venv" in ci and "python3 -m pip install -q -e '.[dev]'" in ci
-    assert ci.rstrip().endswith("python3 -m pytest -n 2")
+    assert "\npython3 -m pytest -n 2\n" in ci
 
 
 def _shown_commands() -> list[list[str]]:

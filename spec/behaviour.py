@@ -192,6 +192,12 @@ BRK_PULL_CHECKS = clause(
     "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
     "outside the topic's read queues 1 SYSTEM_ERROR.",
     source=_PULL)
+BRK_PULL_SUBSCRIPTION = clause(
+    "RMQ-BRK-PULL-SUBSCRIPTION", Level.MUST,
+    "A pull without FLAG_SUBSCRIPTION is filtered by the subscription the group's heartbeat registered for "
+    "the topic; one naming a subVersion newer than that subscription's is answered 25 "
+    "SUBSCRIPTION_NOT_LATEST ('the consumer's subscription not latest').",
+    source=_PULL)
 BRK_OFFSET_MOVED_EVENT = clause(
     "RMQ-BRK-OFFSET-MOVED-EVENT", Level.SHOULD,
     "A master that answers a pull 21 PULL_OFFSET_MOVED writes a message to topic OFFSET_MOVED_EVENT queue 0 "

@@ -189,6 +189,20 @@ def test_send_response_ext_fields(client: Client, check: Check) -> None:
                actual=ext.get(PropertyKey.TRACE_SWITCH))
 
 
+@case("RMQ-BRK-CREATE-TOPIC", "A topic created without the optional topicSysFlag is listed by "
+      "GET_ALL_TOPIC_CONFIG with topicSysFlag 0.")
+def test_create_topic_defaults(client: Client, check: Check) -> None:
+    topic = unique("topic")
+    expect_success(check, "UPDATE_AND_CREATE_TOPIC", client.connection.call(
+        RequestCode.UPDATE_AND_CREATE_TOPIC, {"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "2",
+                                              "writeQueueNums": "2", "perm": str(int(PERM_READ_WRITE)),
+                                              "topicFilterType": "SINGLE_TAG", "order": "false"}))
+    response = expect_success(check, "GET_ALL_TOPIC_CONFIG",
+                              client.connection.call(RequestCode.GET_ALL_TOPIC_CONFIG))
+    config = fastjson_loads(response.body or b"{}").get("topicConfigTable", {}).get(topic, {})
+    check.equal("topicSysFlag", 0, config.get("topicSysFlag"))
+
+
 @case("RMQ-BRK-CREATE-TOPIC", "A created topic is listed by GET_ALL_TOPIC_CONFIG with its queues and perm.")
 def test_create_topic(client: Client, check: Check) -> None:
     topic = client.create_topic(ROUTE_QUEUES)

@@ -144,6 +144,8 @@ def test_pull_remark(position: Position, client: Client, check: Check) -> None:
         (False, 0, ResponseCode.TOPIC_NOT_EXIST)),
     Row("queue-out-of-range", "RMQ-BRK-PULL-CHECKS", "A pull of queue 4 of a 4-queue topic is answered 1.",
         (True, 4, ResponseCode.SYSTEM_ERROR)),
+    Row("queue-negative", "RMQ-BRK-PULL-CHECKS", "A pull of queue -1 is answered 1.",
+        (True, -1, ResponseCode.SYSTEM_ERROR)),
 ])
 def test_pull_refused(target: tuple[bool, int, int], client: Client, check: Check) -> None:
     created, queue_id, code = target

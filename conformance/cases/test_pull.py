@@ -8,6 +8,7 @@ first request does, so no heartbeat has to come first.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from codec import fastjson
 from codec.store import MessageRecord, decode_records
@@ -20,6 +21,7 @@ from spec.behaviour import FAST_PORT_OFFSET
 from spec.clauses import Level
 from spec.codes import RequestCode, ResponseCode
 
+from .admin_support import group_config
 from .messaging import SUSPEND_HEADROOM, Client, Message, pull_header, subscription
 from .support import expect_code, expect_success, unique
 
@@ -217,14 +219,30 @@ def test_pull_by_registered_subscription(pulled_version: int, client: Client, ch
     consumer = subscription(group, topic)
     consumer["subscriptionDataSet"][0]["subVersion"] = REGISTERED_SUB_VERSION
     expect_success(check, "HEART_BEAT", client.heartbeat(unique("client"), [consumer]))
-    response = client.call(RequestCode.PULL_MESSAGE, {
-        "consumerGroup": group, "topic": topic, "queueId": 0, "queueOffset": 0,
-        "maxMsgNums": 32, "sysFlag": 0, "commitOffset": 0, "suspendTimeoutMillis": 0, "subscription": "*",
-        "subVersion": pulled_version, "expressionType": "TAG"})
+    response = client.call(RequestCode.PULL_MESSAGE, _registered_pull(group, topic, pulled_version))
     if pulled_version > REGISTERED_SUB_VERSION:
         expect_code(check, "pull of a newer subscription", response, ResponseCode.SUBSCRIPTION_NOT_LATEST)
     else:
         expect_success(check, "pull of an older subscription", response)
+
+
+@case("RMQ-BRK-PULL-SUBSCRIPTION", "A broadcasting consumer of a group whose consumeBroadcastEnable is false "
+      "pulling by its registered subscription is answered 16 NO_PERMISSION.")
+def test_broadcast_refused_to_a_group_without_it(client: Client, check: Check) -> None:
+    topic, group = client.create_topic(), unique("cg")
+    expect_success(check, "create group", client.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
+                                                      group_config(group, broadcast=False)))
+    consumer = {**subscription(group, topic), "messageModel": "BROADCASTING"}
+    expect_success(check, "HEART_BEAT", client.heartbeat(unique("client"), [consumer]))
+    response = client.call(RequestCode.PULL_MESSAGE, _registered_pull(group, topic, 0))
+    expect_code(check, "broadcast pull", response, ResponseCode.NO_PERMISSION)
+
+
+def _registered_pull(group: str, topic: str, sub_version: int) -> dict[str, Any]:
+    """A pull header without FLAG_SUBSCRIPTION: the broker filters by the registered subscription."""
+    return {"consumerGroup": group, "topic": topic, "queueId": 0, "queueOffset": 0, "maxMsgNums": 32,
+            "sysFlag": 0, "commitOffset": 0, "suspendTimeoutMillis": 0, "subscription": "*",
+            "subVersion": sub_version, "expressionType": "TAG"}
 
 
 FILTERED_TAGS = ("A", "B", "C", None, "Aa", "BB")

@@ -52,7 +52,7 @@ from .admin_support import (
     reset_offset,
 )
 from .messaging import QUEUES, Client, Message
-from .support import expect_refused, expect_success, unique
+from .support import expect_code, expect_refused, expect_success, unique
 from .test_namesrv import _registered
 
 RUNTIME = re.compile(r"\[ ([\d,]+) days, ([\d,]+) hours, ([\d,]+) minutes, ([\d,]+) seconds \]")
@@ -61,6 +61,8 @@ CAPACITY = re.compile(r"Total : ([\d.]+) (B|[KMGTPE]iB), Free : ([\d.]+) (B|[KMG
 """``MixAll.humanReadableByteCount`` of the CommitLog directory's total and usable space."""
 BYTE_UNITS = {"B": 1, **{f"{p}iB": 1024 ** (n + 1) for n, p in enumerate("KMGTPE")}}
 CLOCK_SLACK_S = 60
+CALL_CLIENT_TIMEOUT_S = 10
+"""How long a broker waits for a client it calls (``Broker2Client.callClient``: invokeSync, 10000 ms)."""
 """How far the target's clock may be from the suite's for a case comparing its times with now."""
 
 
@@ -462,6 +464,31 @@ def test_call_consumer(relayed: int, client: Client, broker: Server, wire: Wire,
     if answer is not None:
         expect_success(check, "relayed answer", answer)
         check.equal("client's body", b'{"jstack":"relayed"}', answer.body)
+
+
+@case("RMQ-ADMIN-CALL-CONSUMER", "GET_CONSUMER_RUNNING_INFO naming a client that is not among the group's "
+      "online members (though the group has one) is answered 1 'The Consumer <group> <client> not online'.")
+def test_call_consumer_not_among_members(client: Client, broker: Server, wire: Wire, check: Check) -> None:
+    consumer = Consumer.online(wire.connect(broker.endpoint), check, client.create_topic())
+    other = unique("127.0.0.1@client")
+    refused(check, "running info of another client", client.call(
+        RequestCode.GET_CONSUMER_RUNNING_INFO, {"consumerGroup": consumer.group, "clientId": other}),
+        ResponseCode.SYSTEM_ERROR, admin.CLIENT_NOT_ONLINE_REMARK.format(group=consumer.group, client=other))
+
+
+@case("RMQ-ADMIN-CALL-CONSUMER", "A consumer that does not answer the broker's call within 10 s makes the "
+      "broker answer 207 CONSUME_MSG_TIMEOUT.")
+def test_call_consumer_unanswered(client: Client, broker: Server, wire: Wire, check: Check) -> None:
+    consumer = Consumer.online(wire.connect(broker.endpoint), check, client.create_topic())
+    request = client.request(RequestCode.GET_CONSUMER_RUNNING_INFO,
+                             {"consumerGroup": consumer.group, "clientId": consumer.client_id})
+    client.connection.send(request)
+    check.that("client called", consumer.called(RequestCode.GET_CONSUMER_RUNNING_INFO) is not None,
+               expected="a call", actual="nothing")
+    answer = client.connection.response_to(request.opaque, CALL_CLIENT_TIMEOUT_S + RESPONSE_TIMEOUT * 3)
+    check.that("admin answered", answer is not None, expected="a response", actual="none")
+    if answer is not None:
+        expect_code(check, "unanswered call", answer, ResponseCode.CONSUME_MSG_TIMEOUT)
 
 
 # -- refusals of unknown names ------------------------------------------------------------------------

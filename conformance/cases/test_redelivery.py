@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from codec.custom_header import encode_header
 from codec.store import MessageRecord, decode_records
 from conformance.case import case
 from conformance.checks import Check
 from spec.codes import RequestCode, ResponseCode
 from spec.consumequeue import DELAY_LEVELS, delay_level_ms
+from spec.headers import SEND_MESSAGE_REQUEST_V2
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.redelivery import (
@@ -168,3 +170,28 @@ def test_send_back_of_no_message_is_refused(client: Client, check: Check) -> Non
     response = _send_back(client, NO_RECORD_OFFSET, unique("cg"))
     expect_code(check, "CONSUMER_SEND_MSG_BACK", response, ResponseCode.SYSTEM_ERROR)
     check.equal("remark", send_back_not_found_remark(NO_RECORD_OFFSET), response.remark)
+
+
+def _send_to_retry_topic(client: Client, group: str, message: Message, reconsume_times: int,
+                         max_reconsume_times: int) -> None:
+    """A consumer's own retry send (what a client does when CONSUMER_SEND_MSG_BACK fails): to the group's
+    retry topic, with its reconsume counts in the header."""
+    values = {**client.send_values(f"{RETRY_PREFIX}{group}", 0, message),
+              "reconsumeTimes": reconsume_times, "maxReconsumeTimes": max_reconsume_times}
+    response = client.connection.call(RequestCode.SEND_MESSAGE_V2,
+                                      encode_header(SEND_MESSAGE_REQUEST_V2, values), message.body)
+    expect_success(client.check, f"send to {RETRY_PREFIX}{group}", response)
+
+
+@case("RMQ-BRK-SEND-BACK-DLQ", "A send to %RETRY%<group> whose reconsumeTimes has reached the header's "
+      "maxReconsumeTimes is stored in %DLQ%<group> queue 0; one below it in the retry topic.")
+def test_retry_send_past_the_limit_goes_to_the_dead_letter_topic(client: Client, check: Check) -> None:
+    below, reached = unique("cg"), unique("cg")
+    kept = Message(b"retried by the consumer", keys=(unique("key"),))
+    _send_to_retry_topic(client, below, kept, 2, 3)
+    retried = _first(client, f"{RETRY_PREFIX}{below}", 0, DELIVERY_SLACK_MS)
+    check.equal("retry queue", [kept.uniq], [r.uniq_key for r in retried])
+    dead = Message(b"reconsumed enough", keys=(unique("key"),))
+    _send_to_retry_topic(client, reached, dead, 3, 3)
+    letters = _first(client, f"{DLQ_PREFIX}{reached}", 0, DELIVERY_SLACK_MS)
+    check.equal("dead-letter queue", [dead.uniq], [r.uniq_key for r in letters])

@@ -92,6 +92,12 @@ NS_CLUSTER_INFO = clause(
     "Cluster info is a JSON object with brokerAddrTable (brokerName -> broker data) and clusterAddrTable "
     "(cluster name -> broker names).",
     source="common/src/main/java/org/apache/rocketmq/common/protocol/body/ClusterInfo.java")
+NS_QUERY_DATA_VERSION = clause(
+    "RMQ-NS-QUERY-DATA-VERSION", Level.MUST,
+    "QUERY_DATA_VERSION answers changed=false when the DataVersion a broker sends equals the one it last "
+    "registered (counter and timestamp), true otherwise, with that registered version as the body.",
+    source="namesrv/src/main/java/org/apache/rocketmq/namesrv/processor/DefaultRequestProcessor.java "
+           "(queryBrokerTopicConfig); RouteInfoManager.java (isBrokerTopicConfigChanged)")
 NS_UNREGISTER = clause(
     "RMQ-NS-UNREGISTER", Level.MUST,
     "UNREGISTER_BROKER removes the broker: its topics lose their route and cluster info no longer lists it.",

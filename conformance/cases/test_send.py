@@ -128,6 +128,14 @@ def test_send_refused(refused: tuple[_Refused, int], client: Client, check: Chec
                         actual=f"{response.code} {response.remark or ''}".strip())
 
 
+@case("RMQ-BRK-CREATE-TOPIC", "UPDATE_AND_CREATE_TOPIC of a 128-character topic is refused; one of 127 is "
+      "created.")
+def test_create_topic_length_limit(client: Client, check: Check) -> None:
+    longest = unique("t").ljust(MAX_TOPIC_LENGTH, "x")
+    expect_refused(check, "create a 128-character topic", client.create_topic_request(longest + "x"))
+    expect_success(check, "create a 127-character topic", client.create_topic_request(longest))
+
+
 @case("RMQ-BRK-SEND-CHECKS", "A send to a topic of 127 characters, the longest allowed, is stored.")
 def test_longest_topic_is_accepted(client: Client, check: Check) -> None:
     topic = client.create_topic(name=unique("t").ljust(MAX_TOPIC_LENGTH, "x"))

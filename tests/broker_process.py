@@ -27,7 +27,8 @@ STOP_TIMEOUT_S = 30.0
 LOG_TAIL = 4000
 """Characters of the broker's log quoted in a failure message."""
 
-_BANNERS = (re.compile(r"^name server (?P<namesrv>\S+), broker (?P<broker>\S+) \(fast \S+\)(, gRPC \S+)?, store .+$"),
+_BANNERS = (re.compile(r"^name server (?P<namesrv>\S+), broker (?P<broker>\S+) \(fast \S+\)(, gRPC \S+)?, "
+                       r"store .+$"),
             re.compile(r"^broker (?P<broker>\S+) \(fast \S+\)(, gRPC \S+)?, store .+, "
                        r"joined name server\(s\) (?P<namesrv>\S+)$"),
             re.compile(r"^name server (?P<namesrv>\S+)$"))

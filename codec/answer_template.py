@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from codec.command import EncodedCommand, RemotingCommand, encode
 from codec.fast import pack_words
+from codec.hotpath import twin
 from spec.frame import LENGTH_FIELD_SIZE, TYPE_WORD_SIZE, Flag, SerializeType
 
 _PLAIN = re.compile(r"[0-9A-Za-z,\-]*")
@@ -26,6 +27,25 @@ _MARK_BASE = 1_987_654_320
 """Markers are this number plus a small index, written as the opaque (an int) or as a string value.
 Encoding the prototype checks that each occurs exactly once, so a fixed value that happens to contain one
 is detected rather than mistaken for a slot."""
+
+
+def _join_answer(pieces: tuple[bytes, ...], order: tuple[int, ...], opaque: int,
+                 values: tuple[str, ...]) -> bytes | None:
+    """The frame of a template's ``pieces`` joined around the texts ``order`` names (0 the opaque, n the
+    n-th of ``values``); None when a value is not plain text."""
+    texts = [str(opaque), *values]
+    for value in values:
+        if _PLAIN.fullmatch(value) is None:
+            return None
+    parts = [pieces[0]]
+    for cut, number in enumerate(order, 1):
+        parts.append(texts[number].encode("ascii"))
+        parts.append(pieces[cut])
+    header = b"".join(parts)
+    return pack_words(TYPE_WORD_SIZE + len(header), SerializeType.JSON, len(header)) + header
+
+
+join_answer = twin("join_answer", _join_answer)
 
 
 class JsonAnswerTemplate:
@@ -62,17 +82,7 @@ class JsonAnswerTemplate:
         is not plain text, which the template cannot write as ``encode`` would."""
         if len(values) != len(self.slots):
             raise ValueError(f"template has {len(self.slots)} slots, got {len(values)} values")
-        texts = [str(opaque), *values]
-        for value in values:
-            if _PLAIN.fullmatch(value) is None:
-                return None
-        pieces = self._pieces
-        parts = [pieces[0]]
-        for cut, number in enumerate(self._order, 1):
-            parts.append(texts[number].encode("ascii"))
-            parts.append(pieces[cut])
-        header = b"".join(parts)
-        return pack_words(TYPE_WORD_SIZE + len(header), SerializeType.JSON, len(header)) + header
+        return join_answer(self._pieces, self._order, opaque, tuple(values))
 
     def command(self, opaque: int, values: Sequence[str]) -> RemotingCommand | None:
         """The answer as a command carrying its frame, or None as for :meth:`frame`."""

@@ -18,8 +18,9 @@ from typing import NamedTuple, NoReturn
 
 import numpy as np
 
+from codec.hotpath import twin
 from spec import hashing as spec_hashing
-from spec.commitlog import FIXED_PART_V4, MESSAGE_MAGIC_V2, RMQ_CL_LAYOUT, RMQ_CL_TOTAL_SIZE
+from spec.commitlog import FIXED_PART_V4, MESSAGE_MAGIC_V1, MESSAGE_MAGIC_V2, RMQ_CL_LAYOUT, RMQ_CL_TOTAL_SIZE
 from spec.consumequeue import RMQ_CQ_ENTRY
 from spec.errors import SpecViolation, StoreError
 from spec.sysflag import MessageSysFlag
@@ -162,8 +163,31 @@ def pack_record(head: tuple[int, int, int, int, int, int, int, int, int], born: 
     """Same bytes as ``CommitLogRecord.build``; ``head`` is TOTALSIZE .. BORNTIMESTAMP in record order
     and the hosts are (packed IP, port). Values that do not fit their fields are refused, as the schema
     refuses them, with a SpecViolation."""
+    return _pack_record_raw(head, born, store_timestamp, store, reconsume_times, prepared_transaction_offset,
+                            body, topic.encode("utf-8"), properties.encode("utf-8"))
+
+
+def _pack_plain_record(queue_id: int, flag: int, queue_offset: int, physical_offset: int, sys_flag: int,
+                       born_timestamp: int, born_ip: bytes, born_port: int, store_timestamp: int,
+                       store_ip: bytes, store_port: int, reconsume_times: int, body: bytes, topic: bytes,
+                       properties: bytes) -> bytes:
+    """A v1 record of a producer's message (no prepared-transaction offset) with TOTALSIZE and BODYCRC
+    computed: ``pack_record`` of the same fields, flat, for the broker's send path."""
+    size = record_length(sys_flag, len(body), len(topic), len(properties), MESSAGE_MAGIC_V1)
+    return _pack_record_raw(
+        (size, MESSAGE_MAGIC_V1, spec_hashing.masked_crc32(body), queue_id, flag, queue_offset,
+         physical_offset, sys_flag, born_timestamp), (born_ip, born_port), store_timestamp,
+        (store_ip, store_port), reconsume_times, 0, body, topic, properties)
+
+
+pack_plain_record = twin("pack_plain_record", _pack_plain_record, declines=True)
+
+
+def _pack_record_raw(head: tuple[int, int, int, int, int, int, int, int, int], born: tuple[bytes, int],
+                     store_timestamp: int, store: tuple[bytes, int], reconsume_times: int,
+                     prepared_transaction_offset: int, body: bytes, topic_raw: bytes,
+                     props_raw: bytes) -> bytes:
     sys_flag = head[7]
-    topic_raw, props_raw = topic.encode("utf-8"), properties.encode("utf-8")
     try:
         parts = [_HEAD.pack(*head), _checked_host(born, sys_flag, BORNHOST_V6),
                  _INT64.pack(store_timestamp), _checked_host(store, sys_flag, STOREHOST_V6),
@@ -191,7 +215,7 @@ HASH_CHUNK = 64
 short enough that the intermediate integer stays a few machine words."""
 
 
-def java_string_hash(text: str) -> int:
+def _java_string_hash(text: str) -> int:
     """Same value as ``spec.hashing.java_string_hash``. ASCII text, which every index key and tag in
     practice is, has one UTF-16 unit per byte, so its bytes are hashed directly; other text goes to the
     spec's function."""
@@ -204,6 +228,9 @@ def java_string_hash(text: str) -> int:
             h = 31 * h + unit
         h &= 0xFFFFFFFF
     return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+java_string_hash = twin("java_string_hash", _java_string_hash)
 
 
 def index_key_hash(key: str) -> int:

@@ -35,6 +35,7 @@ from reference_broker.broker.registration import BrokerRegistrar
 from reference_broker.broker.relay import RelayHandlers
 from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.send_back import SendBackHandlers
+from reference_broker.broker.send_lane import SendLane
 from reference_broker.broker.slave_sync import SlaveSynchronizer
 from reference_broker.broker.stats import BrokerStats
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
@@ -175,9 +176,14 @@ class Broker:
         self.hold = PullHold(store.arrivals)
         parts = BrokerParts(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                             self.stats, self.config_version, self._permission_changed)
+        sends = SendHandlers(self.config, self.topics, self.groups, store)
+        if self.guard is None:
+            lane = SendLane(sends, self.stats)
+            self.server.use_lane(lane)
+            self.fast_server.use_lane(lane)
         handlers = {
             **self.handlers.table(),
-            **SendHandlers(self.config, self.topics, self.groups, store).table(),
+            **sends.table(),
             **SendBackHandlers(self.config, self.topics, self.groups, store).table(),
             **PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                            self.hold).table(),

@@ -86,11 +86,9 @@ class ConsumeQueue:
 
     def put(self, queue_offset: int, commitlog_offset: int, size: int, tags_code: int) -> bool:
         """Write the entry of ``queue_offset``; False when it is already there (a replayed record)."""
-        last = self.files.last
-        if last is not None and last.remaining >= CQ_ENTRY_SIZE \
-                and queue_offset * CQ_ENTRY_SIZE == last.file_from_offset + last.wrote:
+        if self.next_entry_fits(queue_offset):
             # a send's entry: the next one, and its file has room (checked first, as it is nearly all)
-            last.append(encode_entry(commitlog_offset, size, tags_code))
+            self.append_next(commitlog_offset, size, tags_code)
             return True
         current = self.max_offset
         if queue_offset < current:
@@ -103,6 +101,16 @@ class ConsumeQueue:
             self._append(filler, PRE_BLANK_ENTRY)
         self._append(queue_offset, encode_entry(commitlog_offset, size, tags_code))
         return True
+
+    def next_entry_fits(self, queue_offset: int) -> bool:
+        """``queue_offset`` is the entry just past the last one and the last file has room for it."""
+        last = self.files.last
+        return (last is not None and last.remaining >= CQ_ENTRY_SIZE
+                and queue_offset * CQ_ENTRY_SIZE == last.file_from_offset + last.wrote)
+
+    def append_next(self, commitlog_offset: int, size: int, tags_code: int) -> None:
+        """Write the entry ``next_entry_fits`` accepted."""
+        self.files.files[-1].append(encode_entry(commitlog_offset, size, tags_code))
 
     def _append(self, queue_offset: int, entry: bytes) -> None:
         last = self.files.last

@@ -23,7 +23,9 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import NamedTuple
 
+from codec.fast_store import BORNHOST_V6, STOREHOST_V6, offset_msg_id, pack_record, packed_ip, record_length
 from codec.store.checkpoint import CheckpointData, encode_checkpoint, read_checkpoint
+from codec.store.indexfile import message_index_keys
 from codec.store.record import HostPort, MessageRecord, make_record
 from reference_broker.store.arrival import ArrivalNotifier, MessageArrival
 from reference_broker.store.commitlog import CommitLog
@@ -54,11 +56,18 @@ from reference_broker.store.status import (
 )
 from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_OP_TAG
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_PROPERTIES_LENGTH
+from spec.commitlog import (
+    END_FILE_MIN_BLANK_LENGTH,
+    MAX_PROPERTIES_BYTES,
+    MAX_TOPIC_BYTES_V1,
+    MESSAGE_MAGIC_V1,
+    RMQ_CL_PROPERTIES_LENGTH,
+)
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
-from spec.hashing import tags_code, to_int32
+from spec.hashing import masked_crc32, tags_code, to_int32
+from spec.message_id import IPV6_LEN
 from spec.properties import PropertyKey, round_trips
 from spec.store_layout import (
     ABORT_FILE,
@@ -105,6 +114,14 @@ class _Draft(NamedTuple):
     properties: dict[str, str] | None = None
     """``parse_properties(properties_text)`` when the put already has it; the dispatch (tags code, index
     keys) then reads it instead of parsing the stored string a second time."""
+
+
+class PlainPut(NamedTuple):
+    """Where ``put_plain`` stored a message, and its offsetMsgId."""
+
+    physical_offset: int
+    queue_offset: int
+    msg_id: str
 
 
 class MessageStore:
@@ -288,6 +305,61 @@ class MessageStore:
             stored.pop(PropertyKey.WAIT, None)
             draft = draft._replace(properties=stored)
         return self._append([draft], message.wait_store_msg_ok)
+
+    def put_plain(self, message: InnerMessage) -> PlainPut | None:
+        """A producer's message that needs nothing but an append, appended and dispatched at once; None,
+        with nothing written, for any message the general put must handle (a delay, a transaction type,
+        a wait for flush or slave, a new queue or file, a refused size).
+
+        This is ``put_message`` of such a message in fewer steps: the same stored bytes, the same
+        consume-queue entry, index keys and notification, without the intermediate records and results
+        (``tests/test_send_lane.py`` holds the two equal byte for byte)."""
+        sys_flag = message.sys_flag
+        config = self.config
+        if sys_flag & TRANSACTION_MASK or message.delay_level > 0 or message.topic == SCHEDULE_TOPIC \
+                or not self._cluster_round_trips or (
+                message.wait_store_msg_ok and (config.flush_disk_type is FlushDiskType.SYNC_FLUSH
+                                               or config.broker_role is BrokerRole.SYNC_MASTER)):
+            return None
+        props = dict(message.properties)
+        text = producer_text(props, add_cluster(props, config.cluster_name))
+        props.pop(PropertyKey.WAIT, None)
+        topic, queue_id, body = message.topic, message.queue_id, message.body
+        topic_raw, text_raw = topic.encode(), text.encode()
+        born, store = message.born_host, self.store_host
+        born_ip, store_ip = packed_ip(born.ip), packed_ip(store.ip)
+        sys_flag |= (BORNHOST_V6 if len(born_ip) == IPV6_LEN else 0) | (
+            STOREHOST_V6 if len(store_ip) == IPV6_LEN else 0)
+        size = record_length(sys_flag, len(body), len(topic_raw), len(text_raw), MESSAGE_MAGIC_V1)
+        if len(topic_raw) > MAX_TOPIC_BYTES_V1 or len(text_raw) > MAX_PROPERTIES_BYTES \
+                or size > config.max_message_size:
+            return None
+        key = (topic, queue_id)
+        with self._put_lock:
+            queue, last = self.queues.get(key), self.commitlog.files.last
+            queue_offset = self._next_queue_offset.get(key, 0)
+            if (not self._running or self.retention.disk_full or config.broker_role is BrokerRole.SLAVE
+                    or queue is None or last is None or not queue.next_entry_fits(queue_offset)
+                    or size + END_FILE_MIN_BLANK_LENGTH > last.remaining):
+                return None
+            physical = last.file_from_offset + last.wrote
+            stamp = now_ms()
+            last.append(pack_record(
+                (size, MESSAGE_MAGIC_V1, masked_crc32(body), queue_id, message.flag, queue_offset, physical,
+                 sys_flag, message.born_timestamp), (born_ip, born.port), stamp, (store_ip, store.port),
+                message.reconsume_times, 0, body, topic, text))
+            self._next_queue_offset[key] = queue_offset + 1
+            code = _tags_code(props.get(PropertyKey.TAGS))
+            queue.append_next(physical, size, code)
+            queue.last_store_timestamp = stamp
+            self.arrivals.notify(MessageArrival(topic, queue_id, queue_offset + 1, code, stamp))
+            if config.message_index_enable:
+                self.index.put_keys(message_index_keys(topic, props), physical, stamp)
+                self._stamps[2] = stamp
+            self._stamps[0] = self._stamps[1] = stamp
+        if self.on_append is not None:
+            self.on_append()
+        return PlainPut(physical, queue_offset, offset_msg_id(store_ip, store.port, physical))
 
     def _put_copy(self, message: InnerMessage, store_host: HostPort) -> Appended:
         props = dict(message.properties)

@@ -31,9 +31,9 @@ ENVIRONMENT = "RMQ_PURE_PYTHON"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _load() -> ModuleType | None:
-    if os.environ.get(ENVIRONMENT, "") not in ("", "0"):
-        return None
+def load_compiled() -> ModuleType | None:
+    """The extension, configured, whatever the environment asks (None where it is not built): the
+    equality tests compare it with the pure functions even in a pure-Python run."""
     try:
         module = importlib.import_module("codec._hotpath")
     except ImportError:
@@ -44,6 +44,12 @@ def _load() -> ModuleType | None:
                      max_topic_length=2 ** (8 * Int8ub.sizeof()) - 1,
                      max_properties_length=2 ** (8 * Int16ub.sizeof()) - 1)
     return module
+
+
+def _load() -> ModuleType | None:
+    if os.environ.get(ENVIRONMENT, "") not in ("", "0"):
+        return None
+    return load_compiled()
 
 
 compiled = _load()

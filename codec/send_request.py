@@ -59,19 +59,21 @@ class SendScanner:
 
     def __init__(self, specs: Mapping[int, HeaderSpec]) -> None:
         self._specs = dict(specs)
-        self._prefixes = tuple(f'{{"code":{code},'.encode() for code in self._specs)
-        self._plans = {code: tuple((field.name.encode(), field.key, _KINDS[field.type], field.required)
-                                   for field in spec.fields) for code, spec in self._specs.items()}
+        self.prefixes = tuple(f'{{"code":{code},'.encode() for code in self._specs)
+        """How a JSON header written by Java starts for each code (the compiled reader's first test)."""
+        self.plans = {code: tuple((field.name.encode(), field.key, _KINDS[field.type], field.required)
+                                  for field in spec.fields) for code, spec in self._specs.items()}
+        """Each table's fields as the compiled reader takes them: wire name, key, type number, required."""
         self._compiled = compiled.scan_send if compiled is not None else None
 
     def scan(self, frame: bytes) -> SendRequest | None:
         """The frame's opaque, typed header and body if it is a request of one of the codes, else None;
         ``frame`` is a whole frame, length word included."""
         if self._compiled is not None:
-            result: SendRequest | None = self._compiled(frame, self._prefixes, self._plans)
+            result: SendRequest | None = self._compiled(frame, self.prefixes, self.plans)
             return result
-        return _scan(frame, self._prefixes, self._specs)
+        return _scan(frame, self.prefixes, self._specs)
 
     def scan_pure(self, frame: bytes) -> SendRequest | None:
         """``scan`` by the pure-Python function, whatever is loaded (for the equality tests)."""
-        return _scan(frame, self._prefixes, self._specs)
+        return _scan(frame, self.prefixes, self._specs)

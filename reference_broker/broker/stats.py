@@ -62,7 +62,10 @@ class BrokerStats:
 
     def _count(self, name: str, key: str, count: int) -> None:
         minute = int(self.clock()) // MINUTE
-        self.items.setdefault((name, key), StatsWindow()).add(minute, count)
+        window = self.items.get((name, key))
+        if window is None:
+            window = self.items[(name, key)] = StatsWindow()
+        window.add(minute, count)
 
     def count_put(self, topic: str, count: int) -> None:
         self.put_total += count

@@ -23,7 +23,7 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import NamedTuple
 
-from codec.fast_store import BORNHOST_V6, STOREHOST_V6, offset_msg_id, pack_record, packed_ip, record_length
+from codec.fast_store import BORNHOST_V6, STOREHOST_V6, offset_msg_id, pack_plain_record, packed_ip
 from codec.store.checkpoint import CheckpointData, encode_checkpoint, read_checkpoint
 from codec.store.indexfile import message_index_keys
 from codec.store.record import HostPort, MessageRecord, make_record
@@ -66,7 +66,7 @@ from spec.commitlog import (
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
-from spec.hashing import masked_crc32, tags_code, to_int32
+from spec.hashing import tags_code, to_int32
 from spec.message_id import IPV6_LEN
 from spec.properties import PropertyKey, round_trips
 from spec.store_layout import (
@@ -324,30 +324,31 @@ class MessageStore:
         props = dict(message.properties)
         text = producer_text(props, add_cluster(props, config.cluster_name))
         props.pop(PropertyKey.WAIT, None)
-        topic, queue_id, body = message.topic, message.queue_id, message.body
+        topic, queue_id = message.topic, message.queue_id
         topic_raw, text_raw = topic.encode(), text.encode()
+        if len(topic_raw) > MAX_TOPIC_BYTES_V1 or len(text_raw) > MAX_PROPERTIES_BYTES:
+            return None
         born, store = message.born_host, self.store_host
         born_ip, store_ip = packed_ip(born.ip), packed_ip(store.ip)
         sys_flag |= (BORNHOST_V6 if len(born_ip) == IPV6_LEN else 0) | (
             STOREHOST_V6 if len(store_ip) == IPV6_LEN else 0)
-        size = record_length(sys_flag, len(body), len(topic_raw), len(text_raw), MESSAGE_MAGIC_V1)
-        if len(topic_raw) > MAX_TOPIC_BYTES_V1 or len(text_raw) > MAX_PROPERTIES_BYTES \
-                or size > config.max_message_size:
-            return None
         key = (topic, queue_id)
         with self._put_lock:
             queue, last = self.queues.get(key), self.commitlog.files.last
             queue_offset = self._next_queue_offset.get(key, 0)
             if (not self._running or self.retention.disk_full or config.broker_role is BrokerRole.SLAVE
-                    or queue is None or last is None or not queue.next_entry_fits(queue_offset)
-                    or size + END_FILE_MIN_BLANK_LENGTH > last.remaining):
+                    or queue is None or last is None or not queue.next_entry_fits(queue_offset)):
                 return None
             physical = last.file_from_offset + last.wrote
             stamp = now_ms()
-            last.append(pack_record(
-                (size, MESSAGE_MAGIC_V1, masked_crc32(body), queue_id, message.flag, queue_offset, physical,
-                 sys_flag, message.born_timestamp), (born_ip, born.port), stamp, (store_ip, store.port),
-                message.reconsume_times, 0, body, topic, text))
+            record = pack_plain_record(
+                queue_id, message.flag, queue_offset, physical, sys_flag, message.born_timestamp, born_ip,
+                born.port, stamp, store_ip, store.port, message.reconsume_times, message.body, topic_raw,
+                text_raw)
+            size = len(record)
+            if size > config.max_message_size or size + END_FILE_MIN_BLANK_LENGTH > last.remaining:
+                return None
+            last.append(record)
             self._next_queue_offset[key] = queue_offset + 1
             code = _tags_code(props.get(PropertyKey.TAGS))
             queue.append_next(physical, size, code)

@@ -160,7 +160,7 @@ class ApacheRocketMQ:
         for role in ("broker", "namesrv"):
             process = self._processes.pop(role, None)
             if process is not None:
-                _terminate(process)
+                terminate(process)
         for output in self._outputs:
             output.close()
         self._outputs.clear()
@@ -173,6 +173,17 @@ class ApacheRocketMQ:
         process = self._processes.pop("broker")
         process.kill()
         process.wait()
+
+    def stop_broker(self) -> None:
+        """Stop the broker cleanly (SIGTERM: it flushes, persists its offsets and removes ``abort``)."""
+        terminate(self._processes.pop("broker"))
+
+    def restart_broker(self) -> None:
+        """Start the broker again after :meth:`kill_broker` or :meth:`stop_broker`, on the same ports, store
+        and settings; the name server keeps running."""
+        assert "broker" not in self._processes, "kill_broker() or stop_broker() first"
+        self._broker_port = self.broker_port
+        self._start_broker()
 
     # -- processes --------------------------------------------------------------------------------------
 
@@ -241,7 +252,8 @@ class ApacheRocketMQ:
             return False
         entry = (info.get("brokerAddrTable") or {}).get(self.broker_name) or {}
         addrs = {str(key): value for key, value in (entry.get("brokerAddrs") or {}).items()}
-        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr
+        # a killed broker's registration can outlive it for a moment: its port must answer as well
+        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr and _listening(self.broker_port)
 
     def _last_output(self, role: str) -> str:
         path = self.home / "logs" / f"{role}.out"
@@ -252,7 +264,15 @@ class ApacheRocketMQ:
         return " | ".join(lines[-3:]) or "(no output)"
 
 
-def _terminate(process: subprocess.Popen[bytes]) -> None:
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection((LOOPBACK, port), timeout=2.0).close()
+    except OSError:
+        return False
+    return True
+
+
+def terminate(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
     try:

@@ -314,7 +314,7 @@ def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], durati
         verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
     area, cid = case_id(item)
     deviation = ""
-    known = state.profile.deviation_for(cid) if verdict is Verdict.FAIL else None
+    known = state.profile.deviation_for(cid) if verdict in (Verdict.FAIL, Verdict.NON_STRICT) else None
     if known is not None:
         verdict, deviation = known.verdict, known.citation()
     return CaseResult(

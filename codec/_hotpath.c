@@ -601,6 +601,110 @@ static PyObject *join_answer(PyObject *self, PyObject *args) {
     return frame;
 }
 
+/* ------------------------------------------------------------------ pulls */
+
+/* gather_records(rows, files, file_size, max_nums, max_bytes, max_count, tag_codes)
+ *   -> (scanned, records, queue_offset_deltas, missing): codec.fast_store.gather_records. ``rows`` are
+ * consume-queue entries (big-endian commitlog offset, size, tags code; 20 bytes each), ``files`` the
+ * commitlog's files as (start offset, written length, mapping). */
+static PyObject *gather_records(PyObject *self, PyObject *args) {
+    Py_buffer rows;
+    PyObject *files, *tag_codes;
+    long long file_size, max_bytes;
+    long max_nums, max_count;
+    if (!PyArg_ParseTuple(args, "y*O!LlLlO", &rows, &PyList_Type, &files, &file_size, &max_nums, &max_bytes,
+                          &max_count, &tag_codes)) return NULL;
+    PyObject *records = PyList_New(0), *deltas = PyList_New(0), *result = NULL;
+    Py_buffer mapping = {0};
+    Py_ssize_t mapped_index = -1;
+    if (records == NULL || deltas == NULL) goto out;
+    Py_ssize_t entries = rows.len / 20, scanned = 0, file_count = PyList_GET_SIZE(files);
+    long long total = 0, first_start = 0;
+    int missing = 0;
+    if (file_count > 0) {
+        first_start = PyLong_AsLongLong(PyTuple_GET_ITEM(PyList_GET_ITEM(files, 0), 0));
+        if (first_start == -1 && PyErr_Occurred()) goto out;
+    }
+    const unsigned char *entry = rows.buf;
+    for (; scanned < entries; scanned++, entry += 20) {
+        long long phys = (long long)((uint64_t)get32(entry) << 32 | get32(entry + 4));
+        int32_t size = (int32_t)get32(entry + 8);
+        int64_t code = (int64_t)((uint64_t)get32(entry + 12) << 32 | get32(entry + 16));
+        Py_ssize_t count = PyList_GET_SIZE(records);
+        if (total && count && (count >= max_nums || total + size > max_bytes || count >= max_count)) break;
+        if (tag_codes != Py_None) {
+            PyObject *key = PyLong_FromLong((long)(int32_t)code);
+            int found = key ? PySet_Contains(tag_codes, key) : -1;
+            Py_XDECREF(key);
+            if (found < 0) goto out;
+            if (!found) continue;
+        }
+        Py_ssize_t index = -1;
+        if (file_count > 0 && phys >= first_start && file_size > 0) {
+            long long at = (phys - first_start) / file_size;
+            if (at < file_count) index = (Py_ssize_t)at;
+        }
+        PyObject *raw = NULL;
+        if (index >= 0) {
+            PyObject *file = PyList_GET_ITEM(files, index);
+            long long start = PyLong_AsLongLong(PyTuple_GET_ITEM(file, 0));
+            long long wrote = PyLong_AsLongLong(PyTuple_GET_ITEM(file, 1));
+            if (PyErr_Occurred()) goto out;
+            long long pos = phys - start;
+            if (pos + size <= wrote) {
+                if (index != mapped_index) {
+                    if (mapped_index >= 0) PyBuffer_Release(&mapping);
+                    mapped_index = -1;
+                    if (PyObject_GetBuffer(PyTuple_GET_ITEM(file, 2), &mapping, PyBUF_SIMPLE) < 0) goto out;
+                    mapped_index = index;
+                }
+                /* a slice of the mapping, as Python's: empty for a negative size, cut at the mapping's end */
+                long long end = size > 0 ? pos + size : pos;
+                if (end > mapping.len) end = mapping.len;
+                if (pos > end) pos = end;
+                raw = PyBytes_FromStringAndSize((const char *)mapping.buf + pos, (Py_ssize_t)(end - pos));
+                if (raw == NULL) goto out;
+            }
+        }
+        if (raw == NULL) {
+            missing = 1;
+            continue;
+        }
+        PyObject *delta = PyLong_FromSsize_t(scanned);
+        if (delta == NULL || PyList_Append(records, raw) < 0 || PyList_Append(deltas, delta) < 0) {
+            Py_DECREF(raw);
+            Py_XDECREF(delta);
+            goto out;
+        }
+        Py_DECREF(raw);
+        Py_DECREF(delta);
+        total += size;
+    }
+    result = Py_BuildValue("(nOOO)", scanned, records, deltas, missing ? Py_True : Py_False);
+out:
+    if (mapped_index >= 0) PyBuffer_Release(&mapping);
+    Py_XDECREF(records);
+    Py_XDECREF(deltas);
+    PyBuffer_Release(&rows);
+    return result;
+}
+
+/* count_records(body) -> int: the records of a pull body, each starting with its total size. */
+static PyObject *count_records(PyObject *self, PyObject *arg) {
+    Py_buffer body;
+    if (PyObject_GetBuffer(arg, &body, PyBUF_SIMPLE) < 0) return NULL;
+    long long count = 0;
+    Py_ssize_t position = 0;
+    while (position + 4 <= body.len) {
+        int32_t size = (int32_t)get32((const unsigned char *)body.buf + position);
+        if (size <= 0) break;
+        position += size;
+        count++;
+    }
+    PyBuffer_Release(&body);
+    return PyLong_FromLongLong(count);
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyMethodDef methods[] = {
@@ -611,6 +715,8 @@ static PyMethodDef methods[] = {
     {"pack_plain_record", pack_plain_record, METH_VARARGS, "A v1 CommitLog record with size and CRC."},
     {"java_string_hash", java_string_hash, METH_O, "Java String.hashCode."},
     {"join_answer", join_answer, METH_VARARGS, "A JSON answer frame joined from a template."},
+    {"gather_records", gather_records, METH_VARARGS, "The records a pull's consume-queue entries point at."},
+    {"count_records", count_records, METH_O, "The records of a pull body."},
     {NULL, NULL, 0, NULL},
 };
 

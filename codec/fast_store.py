@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 import mmap
 import struct
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple, NoReturn
 
@@ -37,6 +38,7 @@ STOREHOST_V6 = int(MessageSysFlag.STOREHOST_V6)
 _INT32_SIZE = 4
 """The port after a host's address."""
 _INT64 = struct.Struct(">q")
+_INT32 = struct.Struct(">i")
 _TAIL = struct.Struct(">iqi")
 """RECONSUMETIMES, PREPARED OFFSET, body length."""
 _TOPIC_LENGTH = {False: struct.Struct(">B"), True: struct.Struct(">H")}
@@ -263,6 +265,68 @@ def pack_cq_entry(commitlog_offset: int, size: int, tags_code: int) -> bytes:
     except struct.error as exc:
         raise SpecViolation(f"consume-queue entry field out of range: {exc}", expected="int64, int32, int64",
                             seen=(commitlog_offset, size, tags_code), clause=RMQ_CQ_ENTRY.id) from None
+
+
+CommitLogFile = tuple[int, int, ReadableBuffer]
+"""One file of a commitlog as a reader of its records needs it: start offset, written length, mapping."""
+
+
+def _gather_records(rows: np.ndarray, files: list[CommitLogFile], file_size: int, max_nums: int,
+                    max_bytes: int, max_count: int,
+                    tag_codes: frozenset[int] | None) -> tuple[int, list[bytes], list[int], bool]:
+    """The records consume-queue ``rows`` point at, for a pull: (entries scanned, records, their positions
+    among the rows, whether a record was missing from ``files``). Entries are taken in order until the
+    batch is full (``isTheBatchFull``: ``max_nums`` records, ``max_bytes`` bytes or ``max_count`` records,
+    the first always fits); an entry whose tags code (as a Java int) is not in ``tag_codes`` is skipped."""
+    records: list[bytes] = []
+    deltas: list[int] = []
+    total = 0
+    missing = False
+    first = files[0][0] if files else 0
+    scanned = 0
+    for scanned, (phys, size, code) in enumerate(_in_batches(rows, max_nums)):
+        if total and records and (len(records) >= max_nums or total + size > max_bytes
+                                  or len(records) >= max_count):
+            break
+        if tag_codes is not None and spec_hashing.to_int32(code) not in tag_codes:
+            continue
+        index = (phys - first) // file_size if files and phys >= first else len(files)
+        if index >= len(files) or phys - files[index][0] + size > files[index][1]:
+            missing = True
+            continue
+        position = phys - files[index][0]
+        records.append(bytes(files[index][2][position:position + size]))
+        deltas.append(scanned)
+        total += size
+    else:
+        scanned = len(rows)
+    return scanned, records, deltas, missing
+
+
+def _in_batches(rows: np.ndarray, batch: int) -> Iterator[tuple[int, int, int]]:
+    """Consume-queue rows as Python values, ``batch`` at a time: a pull usually stops after its batch of
+    the up to 800 entries it may scan, and converting them all at once cost more than the rest of it."""
+    step = max(batch, 1)
+    for start in range(0, len(rows), step):
+        yield from rows[start:start + step].tolist()
+
+
+gather_records = twin("gather_records", _gather_records)
+
+
+def _count_records(body: bytes) -> int:
+    """The records of a pull body: each starts with its total size; a size that is not positive ends it."""
+    count = position = 0
+    while position + _INT32.size <= len(body):
+        (size,) = _INT32.unpack_from(body, position)
+        if size <= 0:
+            break
+        position += size
+        count += 1
+    return count
+
+
+count_records = twin("count_records", _count_records)
 
 
 def cq_entries(data: bytes | memoryview) -> np.ndarray:

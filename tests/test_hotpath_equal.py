@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,14 @@ from hypothesis import strategies as st
 from codec.answer_template import _join_answer
 from codec.command import RemotingCommand, encode
 from codec.custom_header import encode_header
-from codec.fast_store import _java_string_hash, _pack_plain_record, packed_ip
+from codec.fast_store import (
+    CQ_DTYPE,
+    _count_records,
+    _gather_records,
+    _java_string_hash,
+    _pack_plain_record,
+    packed_ip,
+)
 from codec.hotpath import load_compiled, twin
 from codec.send_request import SendScanner
 from fuzz.strategies.commitlog import hosts
@@ -211,6 +219,40 @@ def test_pack_plain_record_refuses_alike(fields: tuple[Any, ...]) -> None:
         seen = SpecViolation
     assume(expected is SpecViolation or isinstance(expected, bytes))
     assert seen == expected
+
+
+# ---------------------------------------------------------------- pulls
+
+@st.composite
+def pull_inputs(draw: st.DrawFn) -> tuple[Any, ...]:
+    """A commitlog of a few small files, consume-queue rows pointing into, across and past them, and
+    the batch limits and tag filter of a pull."""
+    file_size = draw(st.integers(16, 64))
+    count = draw(st.integers(0, 3))
+    files = [(index * file_size, draw(st.integers(0, file_size)), draw(st.binary(min_size=file_size,
+                                                                              max_size=file_size)))
+             for index in range(count)]
+    rows = np.array(draw(st.lists(st.tuples(st.integers(-8, file_size * (count + 1)), st.integers(-4, 40),
+                                            st.integers(-(1 << 40), 1 << 40)), max_size=40)), dtype=CQ_DTYPE)
+    tag_codes = draw(st.none() | st.frozensets(st.integers(-(1 << 31), (1 << 31) - 1) | st.sampled_from(
+        [int(code) for code in rows["tags_code"].astype("<i4")] or [0])))
+    limits = draw(st.integers(0, 8)), draw(st.integers(0, 200)), draw(st.integers(0, 8))
+    return rows, files, file_size, *limits, tag_codes
+
+
+@EQUALITY
+@given(pull_inputs())
+def test_gather_records_equal(inputs: tuple[Any, ...]) -> None:
+    assert compiled is not None
+    assert compiled.gather_records(*inputs) == _gather_records(*inputs)
+
+
+@EQUALITY
+@given(st.lists(st.integers(-2, 30), max_size=8), st.binary(max_size=3))
+def test_count_records_equal(sizes: list[int], tail: bytes) -> None:
+    assert compiled is not None
+    body = b"".join(size.to_bytes(4, "big", signed=True) + bytes(max(size - 4, 0)) for size in sizes) + tail
+    assert compiled.count_records(body) == _count_records(body)
 
 
 # ---------------------------------------------------------------- hashes and answers

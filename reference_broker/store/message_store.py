@@ -18,14 +18,19 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import NamedTuple
 
-import numpy as np
-
-from codec.fast_store import BORNHOST_V6, STOREHOST_V6, offset_msg_id, pack_plain_record, packed_ip
+from codec.fast_store import (
+    BORNHOST_V6,
+    STOREHOST_V6,
+    gather_records,
+    offset_msg_id,
+    pack_plain_record,
+    packed_ip,
+)
 from codec.store.checkpoint import CheckpointData, encode_checkpoint, read_checkpoint
 from codec.store.indexfile import message_index_keys
 from codec.store.record import HostPort, MessageRecord, make_record
@@ -68,7 +73,7 @@ from spec.commitlog import (
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
-from spec.hashing import tags_code, to_int32
+from spec.hashing import tags_code
 from spec.message_id import IPV6_LEN
 from spec.properties import PropertyKey, round_trips
 from spec.store_layout import (
@@ -618,35 +623,16 @@ class MessageStore:
         if rows is None:
             return GetResult(GetMessageStatus.OFFSET_FOUND_NULL, queue.next_file_offset(offset), min_offset,
                              max_offset)
-        status = GetMessageStatus.NO_MATCHED_MESSAGE
-        messages: list[bytes] = []
-        queue_offsets: list[int] = []
-        total_bytes = 0
-        scanned = 0
-        for scanned, (phys, size, code) in enumerate(_batched(rows, max_nums)):
-            if self._batch_full(size, max_nums, total_bytes, len(messages)):
-                break
-            if tag_codes is not None and to_int32(code) not in tag_codes:
-                continue
-            raw = self.commitlog.read(phys, size)
-            if raw is None:
-                if not messages:
-                    status = GetMessageStatus.MESSAGE_WAS_REMOVING
-                continue
-            messages.append(raw)
-            queue_offsets.append(offset + scanned)
-            total_bytes += size
-            status = GetMessageStatus.FOUND
-        else:
-            scanned = len(rows)
-        return GetResult(status, offset + scanned, min_offset, max_offset, messages, queue_offsets)
-
-    def _batch_full(self, size: int, max_nums: int, total_bytes: int, count: int) -> bool:
-        """``isTheBatchFull`` with the in-memory limits; the first message always fits."""
-        if not total_bytes or not count:
-            return False
-        return (count >= max_nums or total_bytes + size > self.config.max_transfer_bytes_on_message_in_memory
-                or count >= self.config.max_transfer_count_on_message_in_memory)
+        config = self.config
+        files = [(mapped.file_from_offset, mapped.wrote, mapped.mm) for mapped in self.commitlog.files.files]
+        scanned, messages, deltas, missing = gather_records(
+            rows, files, self.commitlog.files.file_size, max_nums,
+            config.max_transfer_bytes_on_message_in_memory, config.max_transfer_count_on_message_in_memory,
+            tag_codes)
+        status = GetMessageStatus.FOUND if messages else (
+            GetMessageStatus.MESSAGE_WAS_REMOVING if missing else GetMessageStatus.NO_MATCHED_MESSAGE)
+        return GetResult(status, offset + scanned, min_offset, max_offset, messages,
+                         [offset + delta for delta in deltas])
 
     def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         return self.queues.get((topic, queue_id))
@@ -725,14 +711,6 @@ class MessageStore:
         raws = [raw for raw in map(self.view_by_offset, offsets) if raw is not None]
         timestamp, phy_offset = self.index.last_update
         return QueryResult(raws, timestamp, phy_offset)
-
-
-def _batched(rows: np.ndarray, batch: int) -> Iterator[tuple[int, int, int]]:
-    """Consume-queue rows as Python values, ``batch`` at a time: a pull usually stops after its batch of
-    the up to 800 entries it may scan, and converting them all at once cost more than the rest of it."""
-    step = max(batch, 1)
-    for start in range(0, len(rows), step):
-        yield from rows[start:start + step].tolist()
 
 
 def _to_real_topic(parked: MessageRecord, sys_flag: int, prepared_offset: int) -> _Draft:

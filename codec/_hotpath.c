@@ -381,8 +381,8 @@ decline:
     return 0;
 }
 
-/* scan_send(frame, prefixes, plans) -> (opaque, header, body) | None: see codec/send_scan.py. */
-static PyObject *scan_send(PyObject *self, PyObject *args) {
+/* scan_request(frame, prefixes, plans) -> (code, opaque, header, body) | None: codec/send_request.py. */
+static PyObject *scan_request(PyObject *self, PyObject *args) {
     Py_buffer frame;
     PyObject *prefixes, *plans;
     if (!PyArg_ParseTuple(args, "y*O!O!", &frame, &PyTuple_Type, &prefixes, &PyDict_Type, &plans)) return NULL;
@@ -414,7 +414,7 @@ static PyObject *scan_send(PyObject *self, PyObject *args) {
     int typed = typed_fields(&h, plan, &values);
     if (typed < 0) goto fail;
     if (typed == 0) goto decline;
-    result = Py_BuildValue("(iNy#)", h.opaque, values, (const char *)header + header_length,
+    result = Py_BuildValue("(iiNy#)", h.code, h.opaque, values, (const char *)header + header_length,
                            n - 8 - header_length);
     PyBuffer_Release(&frame);
     return result;
@@ -544,13 +544,24 @@ static PyObject *java_string_hash(PyObject *self, PyObject *text) {
 
 /* ------------------------------------------------------------------ answers */
 
-/* join_answer(pieces, order, opaque, values) -> bytes | None: JsonAnswerTemplate.frame's join. */
+static PyObject *join_answer_body(PyObject *pieces, PyObject *order, int opaque, PyObject *values,
+                                  const void *body, Py_ssize_t body_length);
+
+/* join_answer(pieces, order, opaque, values[, body]) -> bytes | None: JsonAnswerTemplate.frame's join. */
 static PyObject *join_answer(PyObject *self, PyObject *args) {
     PyObject *pieces, *order, *values;
     int opaque;
+    Py_buffer body = {0};
     if (unconfigured()) return NULL;
-    if (!PyArg_ParseTuple(args, "O!O!iO!", &PyTuple_Type, &pieces, &PyTuple_Type, &order, &opaque,
-                          &PyTuple_Type, &values)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!O!iO!|y*", &PyTuple_Type, &pieces, &PyTuple_Type, &order, &opaque,
+                          &PyTuple_Type, &values, &body)) return NULL;
+    PyObject *frame = join_answer_body(pieces, order, opaque, values, body.buf, body.buf ? body.len : 0);
+    if (body.buf) PyBuffer_Release(&body);
+    return frame;
+}
+
+static PyObject *join_answer_body(PyObject *pieces, PyObject *order, int opaque, PyObject *values,
+                                  const void *body, Py_ssize_t body_length) {
     Py_ssize_t slots = PyTuple_GET_SIZE(values), cuts = PyTuple_GET_SIZE(order);
     if (PyTuple_GET_SIZE(pieces) != cuts + 1) {
         PyErr_SetString(PyExc_ValueError, "a template has one piece more than it has cuts");
@@ -559,7 +570,7 @@ static PyObject *join_answer(PyObject *self, PyObject *args) {
     const char *texts[16];
     Py_ssize_t lengths[16];
     char digits[16];
-    if (slots + 1 > 16) Py_RETURN_NONE;
+    if (slots + 1 > 16) Py_RETURN_NONE;  /* more values than templates have: the pure function joins them */
     lengths[0] = snprintf(digits, sizeof digits, "%d", opaque);
     texts[0] = digits;
     for (Py_ssize_t i = 0; i < slots; i++) {
@@ -581,10 +592,10 @@ static PyObject *join_answer(PyObject *self, PyObject *args) {
         if (which < 0 || which > slots) { PyErr_SetString(PyExc_ValueError, "cut names no value"); return NULL; }
         header += lengths[which] + PyBytes_GET_SIZE(PyTuple_GET_ITEM(pieces, i + 1));
     }
-    PyObject *frame = PyBytes_FromStringAndSize(NULL, 8 + header);
+    PyObject *frame = PyBytes_FromStringAndSize(NULL, 8 + header + body_length);
     if (frame == NULL) return NULL;
     unsigned char *o = (unsigned char *)PyBytes_AS_STRING(frame);
-    put32(o, (uint32_t)(4 + header));
+    put32(o, (uint32_t)(4 + header + body_length));
     put32(o + 4, (uint32_t)spec.json_type << 24 | (uint32_t)header);
     o += 8;
     PyObject *first = PyTuple_GET_ITEM(pieces, 0);
@@ -598,6 +609,7 @@ static PyObject *join_answer(PyObject *self, PyObject *args) {
         memcpy(o, PyBytes_AS_STRING(piece), PyBytes_GET_SIZE(piece));
         o += PyBytes_GET_SIZE(piece);
     }
+    if (body_length) memcpy(o, body, body_length);
     return frame;
 }
 
@@ -710,7 +722,7 @@ static PyObject *count_records(PyObject *self, PyObject *arg) {
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Set the spec's constants the other functions use."},
-    {"scan_send", scan_send, METH_VARARGS, "A plain send request's opaque, typed header and body, or None."},
+    {"scan_request", scan_request, METH_VARARGS, "A request's code, opaque, typed header and body, or None."},
     {"parse_properties", parse_properties, METH_O, "A properties string's map (spec.properties rules)."},
     {"pack_plain_record", pack_plain_record, METH_VARARGS, "A v1 CommitLog record with size and CRC."},
     {"java_string_hash", java_string_hash, METH_O, "Java String.hashCode."},

@@ -30,7 +30,7 @@ from codec.fast_store import (
     packed_ip,
 )
 from codec.hotpath import load_compiled, twin
-from codec.send_request import SendScanner
+from codec.request_scan import RequestScanner
 from fuzz.strategies.commitlog import hosts
 from fuzz.strategies.frames import frames
 from fuzz.strategies.primitives import INT32, INT64, int32s, texts
@@ -39,7 +39,7 @@ from spec.codes import RequestCode
 from spec.commitlog import MESSAGE_MAGIC_V1, CommitLogRecord
 from spec.errors import SpecViolation
 from spec.hashing import java_string_hash as spec_java_string_hash
-from spec.headers import SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
+from spec.headers import PULL_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
 from spec.properties import encode_properties, parse_properties
 from spec.sysflag import MessageSysFlag
 
@@ -48,14 +48,15 @@ pytestmark = pytest.mark.skipif(compiled is None, reason="codec._hotpath is not 
 EQUALITY = settings(max_examples=200, deadline=None)
 """Generous example counts (each example is microseconds of work); no deadline on a shared machine."""
 
-SCANNER = SendScanner({int(RequestCode.SEND_MESSAGE): SEND_MESSAGE_REQUEST,
-                       int(RequestCode.SEND_MESSAGE_V2): SEND_MESSAGE_REQUEST_V2})
+SCANNER = RequestScanner({int(RequestCode.SEND_MESSAGE): SEND_MESSAGE_REQUEST,
+                          int(RequestCode.SEND_MESSAGE_V2): SEND_MESSAGE_REQUEST_V2,
+                          int(RequestCode.PULL_MESSAGE): PULL_MESSAGE_REQUEST})
 V6 = int(MessageSysFlag.BORNHOST_V6) | int(MessageSysFlag.STOREHOST_V6)
 
 
 def _scan_compiled(frame: bytes) -> Any:
     assert compiled is not None
-    return compiled.scan_send(frame, SCANNER.prefixes, SCANNER.plans)
+    return compiled.scan_request(frame, SCANNER.prefixes, SCANNER.plans)
 
 
 # ---------------------------------------------------------------- the send scanner
@@ -67,10 +68,12 @@ _booleans = st.sampled_from(["true", "false", "TRUE", "False", "1", "0", " true"
 
 
 @st.composite
-def send_requests(draw: st.DrawFn) -> RemotingCommand:
-    """SEND_MESSAGE(_V2) requests as clients write them, with values a decoder may or may not take."""
-    v2 = draw(st.booleans())
-    spec = SEND_MESSAGE_REQUEST_V2 if v2 else SEND_MESSAGE_REQUEST
+def lane_requests(draw: st.DrawFn) -> RemotingCommand:
+    """SEND_MESSAGE(_V2) and PULL_MESSAGE requests as clients write them, with values a decoder may or may
+    not take."""
+    code, spec = draw(st.sampled_from([(RequestCode.SEND_MESSAGE_V2, SEND_MESSAGE_REQUEST_V2),
+                                       (RequestCode.SEND_MESSAGE, SEND_MESSAGE_REQUEST),
+                                       (RequestCode.PULL_MESSAGE, PULL_MESSAGE_REQUEST)]))
     fields: dict[str, str] = {}
     for field in spec.fields:
         if not field.required and draw(st.booleans()):
@@ -89,15 +92,14 @@ def send_requests(draw: st.DrawFn) -> RemotingCommand:
         fields[field.name] = value
     if draw(st.booleans()):
         fields[draw(texts(max_size=4))] = draw(texts())  # a key no table has (ACL signature, region ...)
-    code = RequestCode.SEND_MESSAGE_V2 if v2 else RequestCode.SEND_MESSAGE
     return RemotingCommand(code, version=draw(int32s()), opaque=draw(int32s()),
                            flag=draw(st.sampled_from([0, 0, 0, 1, 2])), ext_fields=fields,
                            body=draw(st.binary(max_size=64)) or None)
 
 
 @EQUALITY
-@given(send_requests())
-def test_scan_equals_general_decoder_on_send_requests(command: RemotingCommand) -> None:
+@given(lane_requests())
+def test_scan_equals_general_decoder_on_lane_requests(command: RemotingCommand) -> None:
     frame = encode(command)
     pure = SCANNER.scan_pure(frame)
     fast = _scan_compiled(frame)
@@ -115,7 +117,7 @@ def test_scan_declines_or_agrees_on_any_frame(frame: bytes) -> None:
 
 
 @EQUALITY
-@given(send_requests(), st.data())
+@given(lane_requests(), st.data())
 def test_scan_declines_or_agrees_on_mutated_frames(command: RemotingCommand, data: st.DataObject) -> None:
     frame = bytearray(encode(command))
     for _ in range(data.draw(st.integers(1, 3))):
@@ -285,4 +287,5 @@ def test_send_fields_round_trip_through_the_scanner() -> None:
               "batch": False}
     fields = encode_header(SEND_MESSAGE_REQUEST_V2, header)
     frame = encode(RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, fields, b"x", opaque=3))
-    assert _scan_compiled(frame) == SCANNER.scan_pure(frame) == (3, header, b"x")
+    expected = (int(RequestCode.SEND_MESSAGE_V2), 3, header, b"x")
+    assert _scan_compiled(frame) == SCANNER.scan_pure(frame) == expected

@@ -1,9 +1,9 @@
-"""The send lane equals the general send path: the same store bytes and the same answers.
+"""The lanes equal the general path: the same store bytes and the same answers.
 
 ``MessageStore.put_plain`` (what the lane calls) against ``put_message`` on generated producer messages:
 two stores fed the same messages on the same clock end up byte for byte the same (commitlog, consume
 queues, index), and each plain put reports the offsets and msgId the general put reports. Over the wire,
-a broker with the lane and one without answer every kind of send request the same way.
+a broker with lanes and one without answer every kind of send and pull request the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codec.store import HostPort
+from codec.store import HostPort, decode_records
 from fuzz.strategies.properties import property_maps
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
@@ -28,7 +28,7 @@ from reference_broker.store import message_store as message_store_module
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey, encode_properties
 from spec.sysflag import MessageSysFlag, TransactionType
-from tests.messaging_support import send, small_config
+from tests.messaging_support import pull, send, small_config
 from tests.test_store_engine_helpers import tiny_config
 
 HOSTS = (HostPort("127.0.0.1", 40666), HostPort("::1", 40667))
@@ -118,10 +118,35 @@ REQUESTS: list[tuple[str, dict[str, Any]]] = [
 ]
 PROPERTIES = [{"TAGS": "t", "WAIT": "true"}, {"DELAY": "1"}, {"TRAN_MSG": "true"},
               {"WAIT": "false", "KEYS": "a b"}]
+PULLS: list[tuple[str, int, int, dict[str, Any]]] = [
+    ("Lane", 0, 0, {}),
+    ("Lane", 0, 1, {"max_nums": 1}),
+    ("Lane", 0, 0, {"expression": "t"}),
+    ("Lane", 0, 0, {"expression": "nothing || else"}),
+    ("Lane", 0, 0, {"commit_offset": 1}),
+    ("Lane", 0, 1000, {}),
+    ("Lane", 1, 0, {"suspend_ms": 50}),
+    ("Lane", 3, 0, {}),
+    ("Lane", 0, 2, {}),
+    ("Lane", 0, 3, {}),
+    ("Lane", 0, 3, {"suspend_ms": 50}),
+    ("Lane", 0, 0, {"expression": None}),
+    ("Lane", 9, 0, {}),
+    ("Missing", 0, 0, {}),
+    ("%RETRY%cg", 0, 0, {"group": "other"}),
+]
+"""Pulls the lane answers (found, filtered, not found without a wait, committing) and ones it leaves to
+the general path (parked, offset moved, refused)."""
 
 
-async def _answers(root: Path, lane: bool) -> list[tuple[int, str, dict[str, str]]]:
-    answers = []
+def _record_fields(body: bytes | None) -> list[tuple[Any, ...]]:
+    """What a pull body carries that does not depend on the broker's clock or ports."""
+    return [(r.queue_id, r.queue_offset, r.physical_offset, r.body, r.topic, r.properties_text)
+            for r in decode_records(body)]
+
+
+async def _answers(root: Path, lane: bool) -> list[tuple[Any, ...]]:
+    answers: list[tuple[Any, ...]] = []
     async with EmbeddedRocketMQ(root, broker_config=small_config(root)) as mq:
         client = await RemotingClient.connect(mq.broker_addr)
         try:
@@ -133,13 +158,18 @@ async def _answers(root: Path, lane: bool) -> list[tuple[int, str, dict[str, str
                         fields["msgId"] = str(decode_offset_msg_id(fields["msgId"]).offset)
                     remark = re.sub(r"Producer: \S+", "Producer: (peer)", answer.remark or "")
                     answers.append((answer.code, remark, fields))
+            for topic, queue_id, offset, options in PULLS:
+                answer = await pull(client, topic, queue_id, offset, **options)
+                remark = re.sub(r"consumer:\[/\S+\]", "consumer:[(peer)]", answer.remark or "")
+                fields = dict(answer.ext_fields or {})
+                answers.append((answer.code, remark, fields, _record_fields(answer.body)))
         finally:
             await client.close()
     assert (mq.broker is not None and mq.broker.server.lane is not None) == lane
     return answers
 
 
-def test_lane_answers_as_the_general_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lanes_answer_as_the_general_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with_lane = asyncio.run(_answers(tmp_path / "lane", lane=True))
     monkeypatch.setattr(RemotingServer, "use_lane", lambda self, lane: None)
     without = asyncio.run(_answers(tmp_path / "general", lane=False))

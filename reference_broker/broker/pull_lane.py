@@ -15,7 +15,7 @@ from codec.answer_template import JsonAnswerTemplate
 from codec.custom_header import encode_header
 from reference_broker.broker.pull import PullHandlers, pull_status, response_code
 from reference_broker.broker.stats import BrokerStats
-from reference_broker.server import SERVER_VERSION, Refused
+from reference_broker.server import Refused
 from spec.codes import ResponseCode
 from spec.ha import BrokerRole
 from spec.headers import PULL_MESSAGE_RESPONSE
@@ -26,14 +26,18 @@ if TYPE_CHECKING:
 
 _COMMIT_OFFSET = int(PullSysFlag.COMMIT_OFFSET)
 _SUSPEND = int(PullSysFlag.SUSPEND)
-_SLOTS = tuple(encode_header(PULL_MESSAGE_RESPONSE, {field.key: 0 for field in PULL_MESSAGE_RESPONSE.fields}))
-"""The response header's keys in the order the general path writes them."""
+_SLOTS = tuple(encode_header(PULL_MESSAGE_RESPONSE, {field.key: 0 for field in PULL_MESSAGE_RESPONSE.fields
+                                                     if field.required}))
+"""The response header's keys in the order the general path writes them: the required fields (the
+optional ones are 5.x static-topic fields neither path writes)."""
 
 
 class PullLane:
-    def __init__(self, pulls: PullHandlers, stats: BrokerStats) -> None:
+    def __init__(self, pulls: PullHandlers, stats: BrokerStats, version: int) -> None:
         self._pulls = pulls
         self._stats = stats
+        self._version = version
+        """The MQVersion word of the server's answers (its wire release)."""
         self._templates: dict[tuple[int, str], JsonAnswerTemplate] = {}
 
     def take(self, connection: Connection, opaque: int, header: dict[str, Any], body: bytes) -> bool:
@@ -67,5 +71,5 @@ class PullLane:
         template = self._templates.get((code, remark))
         if template is None:
             template = self._templates[(code, remark)] = JsonAnswerTemplate(
-                code, dict.fromkeys(_SLOTS, ""), _SLOTS, version=SERVER_VERSION, remark=remark)
+                code, dict.fromkeys(_SLOTS, ""), _SLOTS, version=self._version, remark=remark)
         return template

@@ -199,7 +199,7 @@ class Broker:
                              self.hold)
         if self.guard is None:  # a guard sees every request first: no lanes
             send_lanes = dict.fromkeys(SEND_CODES, SendLane(sends, self.stats).take)
-            pull_lane = {RequestCode.PULL_MESSAGE: PullLane(pulls, self.stats).take}
+            pull_lane = {RequestCode.PULL_MESSAGE: PullLane(pulls, self.stats, self.release.version).take}
             self.server.use_lane(Lanes({**send_lanes, **pull_lane}))
             self.fast_server.use_lane(Lanes(send_lanes))  # the fast port serves no pulls
         handlers = {

@@ -417,7 +417,7 @@ class MessageStore:
                                                or config.broker_role is BrokerRole.SYNC_MASTER)
         return not (message.sys_flag & TRANSACTION_MASK or message.delay_level > 0 or waits
                     or message.topic in _PARKING_TOPICS or not self._cluster_round_trips
-                    or any(key in message.properties for key in TIMER_TRIGGERS))
+                    or not message.properties.keys().isdisjoint(TIMER_TRIGGERS))
 
     def _put_copy(self, message: InnerMessage, store_host: HostPort) -> Appended:
         props = dict(message.properties)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ipaddress
 import mmap
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import NamedTuple, NoReturn
 
@@ -271,9 +272,9 @@ CommitLogFile = tuple[int, int, ReadableBuffer]
 """One file of a commitlog as a reader of its records needs it: start offset, written length, mapping."""
 
 
-def _gather_records(rows: np.ndarray, files: list[CommitLogFile], file_size: int, max_nums: int,
+def _gather_records(rows: np.ndarray, files: Sequence[CommitLogFile], file_size: int, max_nums: int,
                     max_bytes: int, max_count: int,
-                    tag_codes: frozenset[int] | None) -> tuple[int, list[bytes], list[int], bool]:
+                    tag_codes: AbstractSet[int] | None) -> tuple[int, list[bytes], list[int], bool]:
     """The records consume-queue ``rows`` point at, for a pull: (entries scanned, records, their positions
     among the rows, whether a record was missing from ``files``). Entries are taken in order until the
     batch is full (``isTheBatchFull``: ``max_nums`` records, ``max_bytes`` bytes or ``max_count`` records,

@@ -68,7 +68,7 @@ def twin(name: str, pure: F, *, declines: bool = False) -> F:
     if fast is None:
         return pure
     if not declines:
-        return fast  # type: ignore[no-any-return]
+        return fast
 
     def decided(*args: Any) -> Any:
         result = fast(*args)

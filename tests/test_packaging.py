@@ -103,6 +103,10 @@ def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     bin_dir, env = installed(tmp_path, wheel)
     assert implementation(bin_dir, env) == "compiled"
     run_main_job(tmp_path, bin_dir, env)
+    # what tox -e doc runs, from the checkout, with the project installed as a wheel rather than editable
+    doc = subprocess.run([bin_dir / "rmq-spec-doc", "--check"], cwd=PROJECT_ROOT, env=env,
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert doc.returncode == 0, doc.stderr
 
 
 def test_wheel_built_without_a_compiler_runs_the_pure_python_path(tmp_path: Path) -> None:

@@ -1,162 +1,270 @@
-"""The reference broker side by side with a release of Apache RocketMQ, back to back on one machine.
+"""The reference broker side by side with Apache RocketMQ releases, back to back on one machine, in one table.
 
-The release is provisioned for the run (``--target apache-VERSION``, default :data:`DEFAULT_PEER`; see
-:func:`java_peer`, the part other benchmarks reuse) and each broker in turn takes:
+``python -m benchmarks.java_compare [--quick] [--targets embedded apache-4.9.7 apache-5.5.0] [--json]``
+provisions each release (``apache_rocketmq``: jars from Maven into the cache), and for each target in turn:
 
-- a Java producer (the project's ``Produce`` driver on the release's client: N threads of synchronous
-  128-byte sends through ``DefaultMQProducer``, the load of Apache's benchmark ``Producer -w N -s 128``),
-  whose rate and average RT over its steady windows are compared;
-- this project's lean producers (``broker_bench``) with the same thread counts, which time every send and
-  so give the p99 latency the Java producer does not print, and the broker's CPU per send;
-- this project's pull benchmark over what was sent.
+- starts it on free loopback ports and times the start (launch to registered with its name server), then
+  takes the resident memory of its processes (broker and name server);
+- runs the same load against it: the project's ``Bench`` program on one client release
+  (:data:`CLIENT`, whatever the target), compiled at run time against that release's jars. ``Bench`` sends
+  128-byte messages synchronously with 4 and then 16 threads, then pulls them back with 4 and 16 threads
+  (32 a request), timing every call; the first third of each phase is warm-up;
+- reads the broker's CPU (its processes' user + system time, ``/proc``) over the counted part of each
+  phase, per message.
 
-Targets: the reference broker at >= 0.8x Java's send rate with 4 and 16 threads and p99 <= 2x Java's,
-and >= 0.8x Java's pull rate. Where the release cannot be provisioned (no Java or Maven, a repository that
-does not serve it) only the reference broker's rows are measured, and the table says why.
+Targets: sends and pulls of the reference broker >= 0.8x each Apache release's at 4 and 16 threads, p99
+<= 2x theirs. On a shared machine the rates move with everyone else's load; CPU per message much less, so
+the table gives both and says how loaded the machine was.
 """
 
 from __future__ import annotations
 
-import asyncio
+import argparse
 import contextlib
-import re
+import json
+import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from apache_rocketmq import NotServed, ToolMissing
+from apache_rocketmq import ApacheRocketMQ, ProvisionError
 from apache_rocketmq.drivers import driver_command
-from apache_rocketmq.releases import Release
-from apache_rocketmq.targets import parse_target, started
-from benchmarks.broker_bench import MESSAGE, broker_process, pull_all, timed_sends
-from benchmarks.common import Result
+from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, started
+from benchmarks.broker_bench import rss_mib
+from benchmarks.common import Result, cpu_seconds
 
-DEFAULT_PEER = "apache-4.9.7"
-"""The 4.x release the reference broker reproduces, as served by the project's Maven repository."""
+CLIENT = "4.9.7"
+"""The client release every target is driven with: one load generator for all, so the comparison is fair
+(the 4.x remoting protocol, which 5.x brokers serve too)."""
+DEFAULT_TARGETS = (EMBEDDED, "apache-4.9.7", "apache-5.5.0")
 THREADS = (4, 16)
-SECONDS = {False: 30, True: 16}
-"""How long each Java producer run sends (quick or not); its first two-second windows are warm-up."""
-WARMUP_WINDOWS = 2
-WINDOW = re.compile(r"window sent=(\d+) failed=(\d+) avg_rt_ms=([\d.]+)")
-WINDOW_SECONDS = 2.0
-"""``Produce`` prints one line every two seconds."""
+SECONDS = {False: 18, True: 6}
+"""Length of each phase (quick or not); a third of it is warm-up."""
+MESSAGE_SIZE = 128
+TOPIC = "SideBySide"
+BENCH_TIMEOUT_MARGIN = 180.0
+"""Seconds the load program may take beyond its phases (JVM start, client start, route lookups)."""
 
 
 @dataclass(frozen=True)
-class JavaPeer:
-    """A provisioned release: its broker's addresses and pid, and the release whose client drives it."""
+class Phase:
+    mode: str
+    threads: int
+    ops: int
+    messages: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    failed: int
+    cpu_us: float
+    """Broker CPU per message over the counted part of the phase."""
 
-    release: Release
-    namesrv: str
-    broker: str
-    broker_pid: int
+    @property
+    def rate(self) -> float:
+        """Messages per second."""
+        return self.messages / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class TargetRun:
+    name: str
+    startup_s: float
+    rss_mib: float
+    """Resident memory of the broker (and name server) once started, before any load."""
+    rss_loaded_mib: float = 0.0
+    phases: dict[str, Phase] = field(default_factory=dict)
+    """Keyed ``send-4``, ``pull-16`` ..."""
+
+
+@dataclass(frozen=True)
+class _Launched:
+    namesrv_addr: str
+    pids: tuple[int, ...]
 
 
 @contextlib.contextmanager
-def java_peer(name: str, workdir: Path) -> Iterator[JavaPeer]:
-    """Start the release ``name`` (``apache-5.5.0``) for a benchmark; stopped when the block ends."""
+def _launched(name: str, workdir: Path) -> Iterator[_Launched]:
+    """The target running, with the pids whose memory and CPU count (a release's name server too)."""
     found = parse_target(name)
     if found is None:
-        raise ValueError(f"{name} is not an Apache RocketMQ release")
-    with started(name, workdir) as running:
-        yield JavaPeer(found, running.namesrv_addr, running.broker_addr, running.broker_pid)
+        with started(name, workdir) as running:
+            yield _Launched(running.namesrv_addr, (running.broker_pid,))
+        return
+    with ApacheRocketMQ(found, home=workdir) as cluster:
+        pids = (cluster.broker_pid, *((cluster.namesrv_pid,) if cluster.namesrv_pid else ()))
+        yield _Launched(cluster.namesrv_addr, pids)
 
 
-@dataclass(frozen=True)
-class ProducerRun:
-    tps: int
-    average_rt_ms: float
-    failed: int
+def _cpu(pids: Sequence[int]) -> float:
+    return sum(cpu_seconds(pid) for pid in pids)
 
 
-def java_producer(peer: JavaPeer, namesrv: str, threads: int, seconds: int, work: Path) -> ProducerRun:
-    """The release's client sending for ``seconds`` to ``namesrv``'s cluster: the rate and average RT of
-    the windows after warm-up."""
-    topic = f"JavaBench{threads}"
-    command = driver_command(peer.release, "Produce", namesrv, topic, str(threads), str(len(MESSAGE)), "0",
-                             str(seconds), home=work)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120, check=False)
-    windows = list(WINDOW.finditer(done.stdout))[WARMUP_WINDOWS:]
-    if not windows:
-        raise RuntimeError("the Java producer printed no steady window:\n"
-                           f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    sent = sum(int(m[1]) for m in windows)
-    rt = sum(float(m[3]) * (int(m[1]) + int(m[2])) for m in windows) / max(sent, 1)
-    return ProducerRun(int(sent / (len(windows) * WINDOW_SECONDS)), rt, sum(int(m[2]) for m in windows))
+def _parse_phase(line: str) -> dict[str, str]:
+    return dict(part.split("=", 1) for part in line.split()[1:])
 
 
-def _producer_rows(peer: JavaPeer, namesrv: str, work: Path, quick: bool) -> list[Result]:
+def measure(name: str, workdir: Path, seconds: int) -> TargetRun:
+    """Start ``name``, load it with ``Bench`` and read what it cost; stopped again before returning."""
+    launched_at = time.monotonic()
+    with _launched(name, workdir / "target") as target:
+        run = TargetRun(name, time.monotonic() - launched_at, sum(rss_mib(pid) for pid in target.pids))
+        command = driver_command(CLIENT, "Bench", target.namesrv_addr, TOPIC, str(MESSAGE_SIZE), str(seconds),
+                                 *map(str, THREADS), home=workdir / "client")
+        phases = 2 * len(THREADS)
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as bench:
+            assert bench.stdout is not None
+            deadline = time.monotonic() + phases * seconds + BENCH_TIMEOUT_MARGIN
+            tail: list[str] = []
+            phase_start, cpu_start = time.monotonic(), _cpu(target.pids)
+            warm = seconds / 3
+            for line in bench.stdout:
+                tail = [*tail[-20:], line]
+                if not line.startswith("phase "):
+                    continue
+                cpu_end = _cpu(target.pids)
+                fields = _parse_phase(line)
+                counted = float(fields["seconds"])
+                elapsed = time.monotonic() - phase_start
+                # the broker's CPU over the whole phase, scaled to its counted part (after the warm-up)
+                share = counted / elapsed if elapsed > warm else 1.0
+                messages = int(fields["messages"])
+                cpu_us = (cpu_end - cpu_start) * share / max(messages, 1) * 1e6
+                phase = Phase(fields["mode"], int(fields["threads"]), int(fields["ops"]), messages, counted,
+                              float(fields["p50_ms"]), float(fields["p99_ms"]), int(fields["failed"]), cpu_us)
+                run.phases[f"{phase.mode}-{phase.threads}"] = phase
+                print(f"  {name}: {phase.mode} x{phase.threads}: {phase.rate:,.0f} msg/s, "
+                      f"p99 {phase.p99_ms:.2f} ms", file=sys.stderr, flush=True)
+                phase_start, cpu_start = time.monotonic(), cpu_end
+                if time.monotonic() > deadline:
+                    break
+            bench.kill()
+        if len(run.phases) < phases:
+            raise RuntimeError(f"Bench against {name} printed {len(run.phases)} of {phases} phases:\n"
+                               + "".join(tail))
+        run.rss_loaded_mib = sum(rss_mib(pid) for pid in target.pids)
+    return run
+
+
+# ---------------------------------------------------------------- the table
+
+_ROWS: tuple[tuple[str, str, str, str], ...] = tuple(
+    row for threads in THREADS for row in (
+        (f"send msg/s, {threads} threads", f"send-{threads}", "rate", ">= 0.8x"),
+        (f"send p99 ms, {threads} threads", f"send-{threads}", "p99_ms", "<= 2x"),
+    )) + tuple(
+    row for threads in THREADS for row in (
+        (f"pull msg/s, {threads} threads", f"pull-{threads}", "rate", ">= 0.8x"),
+        (f"pull p99 ms, {threads} threads", f"pull-{threads}", "p99_ms", "<= 2x"),
+    )) + (
+    ("broker CPU us/send, 16 threads", "send-16", "cpu_us", ""),
+    ("broker CPU us/pulled msg, 16 threads", "pull-16", "cpu_us", ""),
+)
+
+
+def _value(run: TargetRun, key: str, attribute: str) -> float:
+    return float(getattr(run.phases[key], attribute))
+
+
+def _format(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
+
+
+def _ratio(ours: float, theirs: float, target: str) -> str:
+    if not theirs:
+        return ""
+    ratio = ours / theirs
+    met = {">= 0.8x": ratio >= 0.8, "<= 2x": ratio <= 2.0}.get(target)
+    return f"{ratio:.2f}x" + ("" if met is None else " ✓" if met else " ✗")
+
+
+def table(runs: Sequence[TargetRun], load: tuple[float, float, float]) -> str:
+    """Markdown: a column per target, then the reference broker's ratio to each other target."""
+    reference = next((run for run in runs if run.name == EMBEDDED), None)
+    others = [run for run in runs if run is not reference]
+    header = ["measure", *(run.name for run in runs), *(f"{EMBEDDED} / {run.name}" for run in others
+                                                        if reference is not None)]
+    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    for label, key, attribute, target in _ROWS:
+        cells = [_format(_value(run, key, attribute)) for run in runs]
+        if reference is not None:
+            ours = _value(reference, key, attribute)
+            cells += [_ratio(ours, _value(run, key, attribute), target) for run in others]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    for label, attribute in (("startup s (launch to registered)", "startup_s"), ("RSS MiB, idle", "rss_mib"),
+                             ("RSS MiB, after the load", "rss_loaded_mib")):
+        cells = [_format(getattr(run, attribute)) for run in runs]
+        if reference is not None:
+            cells += [_ratio(getattr(reference, attribute), getattr(run, attribute), "") for run in others]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Load average before the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
+                 f"({os.cpu_count()} CPUs); client: Bench on Apache RocketMQ {CLIENT}'s client, "
+                 f"{MESSAGE_SIZE}-byte messages; ✓/✗: the issue's target (sends and pulls >= 0.8x, "
+                 "p99 <= 2x).")
+    return "\n".join(lines)
+
+
+def compare(targets: Sequence[str], quick: bool) -> tuple[list[TargetRun], tuple[float, float, float]]:
+    load = os.getloadavg()
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="rmq-side-by-side-") as work:
+        for name in targets:
+            print(f"measuring {name} ...", file=sys.stderr, flush=True)
+            runs.append(measure(name, Path(work) / name, SECONDS[quick]))
+    return runs, load
+
+
+def run(quick: bool = False) -> list[Result]:
+    """For ``benchmarks/run.py``: the reference broker's rates, each with its ratios in the note."""
+    try:
+        runs, _ = compare(DEFAULT_TARGETS, quick)
+    except ProvisionError as exc:
+        print(f"java_compare not measured: {exc}", file=sys.stderr)
+        return []
+    reference, others = runs[0], runs[1:]
     results = []
-    for threads in THREADS:
-        java = java_producer(peer, peer.namesrv, threads, SECONDS[quick], work)
-        ours = java_producer(peer, namesrv, threads, SECONDS[quick], work)
-        results.append(Result(
-            _group(peer), f"Java producer ({peer.release.version} client), {threads} threads, 128 B sync",
-            ours.tps,
-            ours.tps * len(MESSAGE) / 1e6, ">= 0.8x Java",
-            f"{ours.tps / max(java.tps, 1):.2f}x Java ({java.tps:,}/s); "
-            f"average RT {ours.average_rt_ms:.2f} ms vs {java.average_rt_ms:.2f} ms; "
-            f"failed {ours.failed} vs {java.failed}"))
+    for label, key, attribute, target in _ROWS[:8]:
+        if attribute != "rate":
+            continue
+        ours = _value(reference, key, attribute)
+        notes = [f"{run.name} {_format(_value(run, key, attribute))} "
+                 f"({_ratio(ours, _value(run, key, attribute), target)})" for run in others]
+        results.append(Result("side by side", label, ours, ours * MESSAGE_SIZE / 1e6, f"{target} Apache",
+                               "; ".join(notes)))
     return results
 
 
-def _lean_rows(peer: JavaPeer | None, addr: str, pid: int, quick: bool) -> list[Result]:
-    """This project's producers and pulls against the reference broker and, given one, the Java broker."""
-    seconds = 1.0 if quick else 5.0
-    results = []
-    targets = {"reference": (addr, pid)}
-    if peer is not None:
-        targets["Java"] = (peer.broker, peer.broker_pid)
-    for threads in THREADS:
-        runs = {name: asyncio.run(timed_sends(target, broker_pid, threads, seconds))
-                for name, (target, broker_pid) in targets.items()}
-        ours = runs["reference"]
-        note = f"p50 {ours.p50_ms:.2f} ms, p99 {ours.p99_ms:.2f} ms, broker CPU {ours.cpu_us:.0f} us/send"
-        target = ""
-        if "Java" in runs:
-            java = runs["Java"]
-            target = "p99 <= 2x Java"
-            note += (f"; Java {java.rate:,.0f}/s, p99 {java.p99_ms:.2f} ms "
-                     f"({ours.p99_ms / java.p99_ms:.2f}x), rate {ours.rate / java.rate:.2f}x Java")
-            if java.cpu_us:
-                note += f", Java broker CPU {java.cpu_us:.0f} us/send"
-        results.append(Result(_group(peer), f"lean sync send 128 B, {threads} producers", ours.rate,
-                              ours.rate * len(MESSAGE) / 1e6, target, note))
-    pulls = {name: asyncio.run(pull_all(target)) for name, (target, _) in targets.items()}
-    seconds_ours, pulled = pulls["reference"]
-    note = f"{pulled:,} messages"
-    target = ""
-    if "Java" in pulls:
-        seconds_java, pulled_java = pulls["Java"]
-        target = ">= 0.8x Java"
-        note += (f"; Java {pulled_java / seconds_java:,.0f}/s, "
-                 f"{(pulled / seconds_ours) / (pulled_java / seconds_java):.2f}x Java")
-    results.append(Result(_group(peer), "pull 32 x 128 B per request", pulled / seconds_ours,
-                          pulled * len(MESSAGE) / seconds_ours / 1e6, target, note))
-    return results
-
-
-def _group(peer: JavaPeer | None) -> str:
-    return f"vs Apache RocketMQ {peer.release.version}" if peer else "vs Apache RocketMQ"
-
-
-def run(quick: bool = False, peer_name: str = DEFAULT_PEER) -> list[Result]:
-    with (tempfile.TemporaryDirectory(prefix="rmq-java-compare-") as work,
-          broker_process(Path(work) / "store") as broker, contextlib.ExitStack() as stack):
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--version", action="version", version="rocketmq-spec java_compare 1")
+    parser.add_argument("--quick", action="store_true", help=f"{SECONDS[True]} s phases instead of "
+                        f"{SECONDS[False]} s")
+    parser.add_argument("--targets", nargs="+", default=list(DEFAULT_TARGETS), metavar="NAME",
+                        help=f"targets to compare (default: {' '.join(DEFAULT_TARGETS)})")
+    parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    args = parser.parse_args(argv)
+    for name in args.targets:
         try:
-            peer: JavaPeer | None = stack.enter_context(java_peer(peer_name, Path(work) / "peer"))
-        except (ToolMissing, NotServed) as exc:
-            peer = None
-            print(f"{peer_name} not measured: {exc}", file=sys.stderr)
-        results = _producer_rows(peer, broker.namesrv, Path(work), quick) if peer is not None else []
-        return results + _lean_rows(peer, broker.addr, broker.pid, quick)
+            parse_target(name)
+        except UnknownTarget as exc:
+            print(f"java_compare: {exc}", file=sys.stderr)
+            return 2
+    try:
+        runs, load = compare(args.targets, args.quick)
+    except ProvisionError as exc:
+        print(f"java_compare: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"load_average": load, "client": CLIENT,
+                          "targets": [asdict(run) for run in runs]}, indent=2))
+    else:
+        print(table(runs, load))
+    return 0
 
 
 if __name__ == "__main__":
-    from benchmarks.run import table
-
-    target = next((arg.split("=", 1)[1] for arg in sys.argv if arg.startswith("--target=")), DEFAULT_PEER)
-    print(table(run(quick="--quick" in sys.argv, peer_name=target)))
+    sys.exit(main())

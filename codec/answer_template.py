@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from codec.command import EncodedCommand, RemotingCommand, encode
 from codec.fast import pack_words
+from codec.hotpath import twin
 from spec.frame import LENGTH_FIELD_SIZE, TYPE_WORD_SIZE, Flag, SerializeType
 
 _PLAIN = re.compile(r"[0-9A-Za-z,\-]*")
@@ -28,19 +29,40 @@ Encoding the prototype checks that each occurs exactly once, so a fixed value th
 is detected rather than mistaken for a slot."""
 
 
+def _join_answer(pieces: tuple[bytes, ...], order: tuple[int, ...], opaque: int, values: tuple[str, ...],
+                 body: bytes = b"") -> bytes | None:
+    """The frame of a template's ``pieces`` joined around the texts ``order`` names (0 the opaque, n the
+    n-th of ``values``), then ``body``; None when a value is not plain text."""
+    texts = [str(opaque), *values]
+    for value in values:
+        if _PLAIN.fullmatch(value) is None:
+            return None
+    parts = [pieces[0]]
+    for cut, number in enumerate(order, 1):
+        parts.append(texts[number].encode("ascii"))
+        parts.append(pieces[cut])
+    header = b"".join(parts)
+    return b"".join((pack_words(TYPE_WORD_SIZE + len(header) + len(body), SerializeType.JSON, len(header)),
+                     header, body))
+
+
+join_answer = twin("join_answer", _join_answer, declines=True)
+
+
 class JsonAnswerTemplate:
-    """JSON responses with code, flag, language and version given once, no remark and no body.
+    """JSON responses with code, flag, language, version and remark given once.
 
     ``ext_fields`` are the answer's extFields in wire order; ``slots`` name those whose values (given
-    there as anything) differ per answer, as the opaque does."""
+    there as anything) differ per answer, as the opaque does. A body, when an answer has one, follows the
+    header as it is."""
 
-    def __init__(self, code: int, ext_fields: Mapping[str, str], slots: Sequence[str], *,
-                 version: int, language: str | int = RemotingCommand.language) -> None:
-        self.code, self.version, self.language = code, version, language
+    def __init__(self, code: int, ext_fields: Mapping[str, str], slots: Sequence[str], *, version: int,
+                 language: str | int = RemotingCommand.language, remark: str | None = None) -> None:
+        self.code, self.version, self.language, self.remark = code, version, language, remark
         self.fields = dict(ext_fields)
         self.slots = tuple(slots)
         markers = [str(_MARK_BASE)] + [str(_MARK_BASE + 1 + number) for number in range(len(self.slots))]
-        prototype = RemotingCommand(code, language, version, _MARK_BASE, int(Flag.RESPONSE), None,
+        prototype = RemotingCommand(code, language, version, _MARK_BASE, int(Flag.RESPONSE), remark,
                                     {**self.fields, **dict(zip(self.slots, markers[1:], strict=True))}, None,
                                     SerializeType.JSON)
         header = encode(prototype)[LENGTH_FIELD_SIZE + TYPE_WORD_SIZE:].decode("utf-8")
@@ -57,28 +79,18 @@ class JsonAnswerTemplate:
         pieces.append(header[position:].encode("utf-8"))
         self._pieces = tuple(pieces)
 
-    def frame(self, opaque: int, values: Sequence[str]) -> bytes | None:
-        """The whole frame for ``opaque`` and the slots' ``values`` (in ``slots`` order); None when a value
-        is not plain text, which the template cannot write as ``encode`` would."""
+    def frame(self, opaque: int, values: Sequence[str], body: bytes = b"") -> bytes | None:
+        """The whole frame for ``opaque``, the slots' ``values`` (in ``slots`` order) and ``body``; None when
+        a value is not plain text, which the template cannot write as ``encode`` would."""
         if len(values) != len(self.slots):
             raise ValueError(f"template has {len(self.slots)} slots, got {len(values)} values")
-        texts = [str(opaque), *values]
-        for value in values:
-            if _PLAIN.fullmatch(value) is None:
-                return None
-        pieces = self._pieces
-        parts = [pieces[0]]
-        for cut, number in enumerate(self._order, 1):
-            parts.append(texts[number].encode("ascii"))
-            parts.append(pieces[cut])
-        header = b"".join(parts)
-        return pack_words(TYPE_WORD_SIZE + len(header), SerializeType.JSON, len(header)) + header
+        return join_answer(self._pieces, self._order, opaque, tuple(values), body)
 
     def command(self, opaque: int, values: Sequence[str]) -> RemotingCommand | None:
         """The answer as a command carrying its frame, or None as for :meth:`frame`."""
         frame = self.frame(opaque, values)
         if frame is None:
             return None
-        return EncodedCommand(self.code, self.language, self.version, opaque, int(Flag.RESPONSE), None,
+        return EncodedCommand(self.code, self.language, self.version, opaque, int(Flag.RESPONSE), self.remark,
                               {**self.fields, **dict(zip(self.slots, values, strict=True))}, None,
                               SerializeType.JSON, frame)

@@ -13,13 +13,16 @@ from __future__ import annotations
 import ipaddress
 import mmap
 import struct
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import NamedTuple, NoReturn
 
 import numpy as np
 
+from codec.hotpath import twin
 from spec import hashing as spec_hashing
-from spec.commitlog import FIXED_PART_V4, MESSAGE_MAGIC_V2, RMQ_CL_LAYOUT, RMQ_CL_TOTAL_SIZE
+from spec.commitlog import FIXED_PART_V4, MESSAGE_MAGIC_V1, MESSAGE_MAGIC_V2, RMQ_CL_LAYOUT, RMQ_CL_TOTAL_SIZE
 from spec.consumequeue import RMQ_CQ_ENTRY
 from spec.errors import SpecViolation, StoreError
 from spec.sysflag import MessageSysFlag
@@ -36,6 +39,7 @@ STOREHOST_V6 = int(MessageSysFlag.STOREHOST_V6)
 _INT32_SIZE = 4
 """The port after a host's address."""
 _INT64 = struct.Struct(">q")
+_INT32 = struct.Struct(">i")
 _TAIL = struct.Struct(">iqi")
 """RECONSUMETIMES, PREPARED OFFSET, body length."""
 _TOPIC_LENGTH = {False: struct.Struct(">B"), True: struct.Struct(">H")}
@@ -162,8 +166,31 @@ def pack_record(head: tuple[int, int, int, int, int, int, int, int, int], born: 
     """Same bytes as ``CommitLogRecord.build``; ``head`` is TOTALSIZE .. BORNTIMESTAMP in record order
     and the hosts are (packed IP, port). Values that do not fit their fields are refused, as the schema
     refuses them, with a SpecViolation."""
+    return _pack_record_raw(head, born, store_timestamp, store, reconsume_times, prepared_transaction_offset,
+                            body, topic.encode("utf-8"), properties.encode("utf-8"))
+
+
+def _pack_plain_record(queue_id: int, flag: int, queue_offset: int, physical_offset: int, sys_flag: int,
+                       born_timestamp: int, born_ip: bytes, born_port: int, store_timestamp: int,
+                       store_ip: bytes, store_port: int, reconsume_times: int, body: bytes, topic: bytes,
+                       properties: bytes) -> bytes:
+    """A v1 record of a producer's message (no prepared-transaction offset) with TOTALSIZE and BODYCRC
+    computed: ``pack_record`` of the same fields, flat, for the broker's send path."""
+    size = record_length(sys_flag, len(body), len(topic), len(properties), MESSAGE_MAGIC_V1)
+    return _pack_record_raw(
+        (size, MESSAGE_MAGIC_V1, spec_hashing.masked_crc32(body), queue_id, flag, queue_offset,
+         physical_offset, sys_flag, born_timestamp), (born_ip, born_port), store_timestamp,
+        (store_ip, store_port), reconsume_times, 0, body, topic, properties)
+
+
+pack_plain_record = twin("pack_plain_record", _pack_plain_record, declines=True)
+
+
+def _pack_record_raw(head: tuple[int, int, int, int, int, int, int, int, int], born: tuple[bytes, int],
+                     store_timestamp: int, store: tuple[bytes, int], reconsume_times: int,
+                     prepared_transaction_offset: int, body: bytes, topic_raw: bytes,
+                     props_raw: bytes) -> bytes:
     sys_flag = head[7]
-    topic_raw, props_raw = topic.encode("utf-8"), properties.encode("utf-8")
     try:
         parts = [_HEAD.pack(*head), _checked_host(born, sys_flag, BORNHOST_V6),
                  _INT64.pack(store_timestamp), _checked_host(store, sys_flag, STOREHOST_V6),
@@ -191,7 +218,7 @@ HASH_CHUNK = 64
 short enough that the intermediate integer stays a few machine words."""
 
 
-def java_string_hash(text: str) -> int:
+def _java_string_hash(text: str) -> int:
     """Same value as ``spec.hashing.java_string_hash``. ASCII text, which every index key and tag in
     practice is, has one UTF-16 unit per byte, so its bytes are hashed directly; other text goes to the
     spec's function."""
@@ -204,6 +231,9 @@ def java_string_hash(text: str) -> int:
             h = 31 * h + unit
         h &= 0xFFFFFFFF
     return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+java_string_hash = twin("java_string_hash", _java_string_hash)
 
 
 def index_key_hash(key: str) -> int:
@@ -236,6 +266,68 @@ def pack_cq_entry(commitlog_offset: int, size: int, tags_code: int) -> bytes:
     except struct.error as exc:
         raise SpecViolation(f"consume-queue entry field out of range: {exc}", expected="int64, int32, int64",
                             seen=(commitlog_offset, size, tags_code), clause=RMQ_CQ_ENTRY.id) from None
+
+
+CommitLogFile = tuple[int, int, ReadableBuffer]
+"""One file of a commitlog as a reader of its records needs it: start offset, written length, mapping."""
+
+
+def _gather_records(rows: np.ndarray, files: Sequence[CommitLogFile], file_size: int, max_nums: int,
+                    max_bytes: int, max_count: int,
+                    tag_codes: AbstractSet[int] | None) -> tuple[int, list[bytes], list[int], bool]:
+    """The records consume-queue ``rows`` point at, for a pull: (entries scanned, records, their positions
+    among the rows, whether a record was missing from ``files``). Entries are taken in order until the
+    batch is full (``isTheBatchFull``: ``max_nums`` records, ``max_bytes`` bytes or ``max_count`` records,
+    the first always fits); an entry whose tags code (as a Java int) is not in ``tag_codes`` is skipped."""
+    records: list[bytes] = []
+    deltas: list[int] = []
+    total = 0
+    missing = False
+    first = files[0][0] if files else 0
+    scanned = 0
+    for scanned, (phys, size, code) in enumerate(_in_batches(rows, max_nums)):
+        if total and records and (len(records) >= max_nums or total + size > max_bytes
+                                  or len(records) >= max_count):
+            break
+        if tag_codes is not None and spec_hashing.to_int32(code) not in tag_codes:
+            continue
+        index = (phys - first) // file_size if files and phys >= first else len(files)
+        if index >= len(files) or phys - files[index][0] + size > files[index][1]:
+            missing = True
+            continue
+        position = phys - files[index][0]
+        records.append(bytes(files[index][2][position:position + size]))
+        deltas.append(scanned)
+        total += size
+    else:
+        scanned = len(rows)
+    return scanned, records, deltas, missing
+
+
+def _in_batches(rows: np.ndarray, batch: int) -> Iterator[tuple[int, int, int]]:
+    """Consume-queue rows as Python values, ``batch`` at a time: a pull usually stops after its batch of
+    the up to 800 entries it may scan, and converting them all at once cost more than the rest of it."""
+    step = max(batch, 1)
+    for start in range(0, len(rows), step):
+        yield from rows[start:start + step].tolist()
+
+
+gather_records = twin("gather_records", _gather_records)
+
+
+def _count_records(body: bytes) -> int:
+    """The records of a pull body: each starts with its total size; a size that is not positive ends it."""
+    count = position = 0
+    while position + _INT32.size <= len(body):
+        (size,) = _INT32.unpack_from(body, position)
+        if size <= 0:
+            break
+        position += size
+        count += 1
+    return count
+
+
+count_records = twin("count_records", _count_records)
 
 
 def cq_entries(data: bytes | memoryview) -> np.ndarray:

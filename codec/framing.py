@@ -11,6 +11,7 @@ out in order, followed by a terminal :class:`FrameRejected` event, after which i
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from codec.command import RemotingCommand, decode_checked_payload
@@ -43,9 +44,14 @@ Event = FrameReceived | FrameRejected
 
 
 class FrameDecoder:
-    def __init__(self) -> None:
+    """``claim``, when given, sees each complete frame (length word included) before it is decoded; a
+    frame it returns True for has been dealt with by the caller and gives no event (the broker's send
+    lane answers the commonest requests this way, see ``reference_broker.broker.send_lane``)."""
+
+    def __init__(self, claim: Callable[[bytes], bool] | None = None) -> None:
         self._buffer = bytearray()
         self._error: RocketMQSpecError | None = None
+        self._claim = claim
 
     @property
     def error(self) -> RocketMQSpecError | None:
@@ -80,6 +86,7 @@ class FrameDecoder:
     def _drain(self, events: list[Event]) -> None:
         """Append each complete frame to ``events``; raise on the first malformed one."""
         buffer = self._buffer
+        claim = self._claim
         start = 0
         while len(buffer) - start >= LENGTH_FIELD_SIZE:
             (length,) = struct.unpack_from(">i", buffer, start)
@@ -92,8 +99,10 @@ class FrameDecoder:
             if len(buffer) < end:
                 break
             frame = bytes(buffer[start:end])
+            start = end
+            if claim is not None and claim(frame):
+                continue
             command = decode_checked_payload(memoryview(frame)[LENGTH_FIELD_SIZE:], serialize_type,
                                              header_length)
             events.append(FrameReceived(frame, command))
-            start = end
         del buffer[:start]

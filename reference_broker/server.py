@@ -14,7 +14,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from codec.bodies import decode_body
 from codec.command import RemotingCommand
@@ -85,8 +85,9 @@ class Connection(FramedConnection, Channel):
     (GET_CONSUMER_RUNNING_INFO, CONSUME_MESSAGE_DIRECTLY), as Java's ``invokeSync(channel, ...)`` does."""
 
     def __init__(self, server: RemotingServer) -> None:
+        lane = server.lane
         super().__init__(lambda command: server.received(self, command), lambda: server.lost(self),
-                         SERVER_CHANNEL_MAX_IDLE)
+                         SERVER_CHANNEL_MAX_IDLE, (lambda frame: lane.take(self, frame)) if lane else None)
         self.pending = 0
         self.awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
 
@@ -194,6 +195,14 @@ def _require(spec: HeaderSpec | None) -> HeaderSpec:
 Handler = Callable[[Request], Awaitable[RemotingCommand | None]]
 """Returns the response, or None when there is none to send (oneway work, a parked long poll)."""
 
+class Lane(Protocol):
+    """A shortcut for the commonest requests (the broker's ``SendLane``): ``take`` sees each frame of a
+    connection before it is decoded and either answers it at once and returns True, or returns False
+    having done nothing, and the frame takes the general path."""
+
+    def take(self, connection: Connection, frame: bytes) -> bool: ...
+
+
 Guard = Callable[[RemotingCommand, str], None]
 """Java's server RPC hook: sees every request (and the peer's ``host:port``) before dispatch, even one whose
 code has no handler, and raises ``Refused`` to answer it instead of the handler (not answered if oneway)."""
@@ -271,7 +280,15 @@ class RemotingServer:
         self._server: asyncio.Server | None = None
         self._connections: set[Connection] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.lane: Lane | None = None
         self.port = 0
+
+    def use_lane(self, lane: Lane) -> None:
+        """Let ``lane`` take the frames it can from connections accepted from now on; never with a guard,
+        which must see every request first."""
+        if self.guard is not None:
+            raise ValueError("a guarded server has no lane: the guard sees every request first")
+        self.lane = lane
 
     async def start(self, host: str, port: int) -> int:
         """Listen on ``host:port`` (0 = a free port) and serve; returns the bound port."""

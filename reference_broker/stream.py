@@ -91,12 +91,13 @@ class FramedConnection(asyncio.Protocol):
     """
 
     def __init__(self, on_command: Callable[[RemotingCommand], object],
-                 on_lost: Callable[[], object] | None = None, idle_timeout: float | None = None) -> None:
+                 on_lost: Callable[[], object] | None = None, idle_timeout: float | None = None,
+                 claim: Callable[[bytes], bool] | None = None) -> None:
         self._on_command = on_command
         self._on_lost = on_lost
         self._idle_timeout = idle_timeout
         self._watchdog: _IdleWatchdog | None = None
-        self._decoder = FrameDecoder()
+        self._decoder = FrameDecoder(claim)
         self._transport: asyncio.Transport | None = None
         self._writable = asyncio.Event()
         self._writable.set()
@@ -154,10 +155,14 @@ class FramedConnection(asyncio.Protocol):
     def write(self, command: RemotingCommand) -> bool:
         """Write one command without waiting; False when the connection is already gone. Reading pauses
         while the peer is not taking our writes, so callers that cannot wait still add only boundedly."""
+        return self.write_frame(encode(command))
+
+    def write_frame(self, frame: bytes) -> bool:
+        """``write`` of a command already encoded."""
         transport = self._transport
         if transport is None or self.closed.is_set() or transport.is_closing():
             return False
-        transport.write(encode(command))
+        transport.write(frame)
         return True
 
     async def send(self, command: RemotingCommand) -> bool:

@@ -13,8 +13,9 @@ from codec.bodies import (
     encode_properties_text,
     object_key,
 )
+from codec.fast_store import count_records as record_count
 from reference_broker.broker.admin import disk_used_ratio
-from reference_broker.broker.stats import DAY, MINUTE, TOPIC_PUT_NUMS, BrokerStats, record_count
+from reference_broker.broker.stats import DAY, MINUTE, TOPIC_PUT_NUMS, BrokerStats
 from spec.admin import RUNTIME_INFO_KEYS
 from spec.admin_bodies import CONSUME_STATS, RESET_OFFSET_BODY, TOPIC_STATS_TABLE
 from spec.bodies import KV_TABLE, BodySpec

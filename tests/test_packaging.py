@@ -35,9 +35,9 @@ SHIPPED = ("conformance/cases/test_framing.py", "conformance/profiles/rocketmq-4
            "pyspark_rocketmq/__init__.py", "pyspark_rocketmq_store/__init__.py", "spec/clauses.py")
 
 
-def build(out: Path, *kinds: str) -> list[Path]:
+def build(out: Path, *kinds: str, env: dict[str, str] | None = None) -> list[Path]:
     subprocess.run([sys.executable, "-m", "build", *kinds, "--outdir", str(out), str(PROJECT_ROOT)],
-                   check=True, capture_output=True, timeout=BUILD_TIMEOUT)
+                   check=True, capture_output=True, timeout=BUILD_TIMEOUT, env=env)
     return sorted(out.iterdir())
 
 
@@ -86,18 +86,39 @@ def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
     assert "passed" in job.stdout
 
 
+def implementation(bin_dir: Path, env: dict[str, str]) -> str:
+    """Which per-send codec work the installed copy runs (``codec.hotpath``)."""
+    ask = "from codec import hotpath; print(hotpath.implementation())"
+    return subprocess.run([bin_dir / "python", "-c", ask], env=env, capture_output=True, text=True,
+                          check=True, cwd=bin_dir).stdout.strip()
+
+
 def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     (wheel,) = build(tmp_path / "dist", "--wheel")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert set(SHIPPED) <= names, set(SHIPPED) - names
     assert any(name.startswith("fuzz/regressions/") for name in names)
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
+    assert any(name.startswith("codec/_hotpath") and name.endswith(".so") for name in names)
     bin_dir, env = installed(tmp_path, wheel)
+    assert implementation(bin_dir, env) == "compiled"
     run_main_job(tmp_path, bin_dir, env)
     # what tox -e doc runs, from the checkout, with the project installed as a wheel rather than editable
     doc = subprocess.run([bin_dir / "rmq-spec-doc", "--check"], cwd=PROJECT_ROOT, env=env,
                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert doc.returncode == 0, doc.stderr
+
+
+def test_wheel_built_without_a_compiler_runs_the_pure_python_path(tmp_path: Path) -> None:
+    """No C compiler at build time (``CC`` that fails): the build goes on without the extension and the
+    installed copy picks the pure-Python twins by itself. The wheel is built from the sdist, as pip
+    builds one on such a machine, so no earlier build in the checkout can lend it an extension."""
+    built = build(tmp_path / "dist", env={**os.environ, "CC": "false"})
+    (wheel,) = [path for path in built if path.suffix == ".whl"]
+    assert not any(name.startswith("codec/_hotpath") for name in zipfile.ZipFile(wheel).namelist())
+    bin_dir, env = installed(tmp_path, wheel)
+    assert implementation(bin_dir, env) == "pure-python"
+    run_main_job(tmp_path, bin_dir, env)
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ and only the pages of touched slots and entries are ever written.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from spec.indexfile import (
     slot_position,
     time_diff_seconds,
 )
+from spec.properties import PropertyKey, split_keys
 from spec.sysflag import TRANSACTION_MASK, TransactionType
 
 MAX_TIMESTAMP = 2**63 - 1
@@ -61,8 +62,15 @@ def index_keys(record: MessageRecord) -> list[str]:
     """The ``topic#key`` strings the broker indexes a record under, in its order (RMQ-IDX-KEYS)."""
     if record.sys_flag & TRANSACTION_MASK == TransactionType.ROLLBACK:
         return []
-    keys = [record.uniq_key] if record.uniq_key else []
-    return [index_key(record.topic, k) for k in keys + record.keys]
+    return message_index_keys(record.topic, record.properties)
+
+
+def message_index_keys(topic: str, properties: Mapping[str, str]) -> list[str]:
+    """The index keys of a record that is not a rollback, from its topic and property map: UNIQ_KEY
+    first, then each of KEYS."""
+    uniq_key = properties.get(PropertyKey.UNIQ_KEY)
+    keys = [uniq_key] if uniq_key else []
+    return [index_key(topic, k) for k in keys + split_keys(properties.get(PropertyKey.KEYS))]
 
 
 def index_sizes(size: int) -> tuple[int, int]:

@@ -84,7 +84,7 @@ class PullHandlers:
     async def pull(self, request: Request) -> RemotingCommand:
         header = request.header()
         try:
-            codes = self._check(request, header)
+            codes = self.check(request.connection.peer, header)
         except Refused as refused:
             return request.reply(refused.code, refused.remark, header={})
         flags = PullSysFlag(header["sysFlag"])
@@ -107,7 +107,7 @@ class PullHandlers:
                                          codes)
         status = pull_status(result.status)
         code = response_code(status, offset)
-        suggest, code = self._suggestion(header["consumerGroup"], code)
+        suggest, code = self.suggestion(header["consumerGroup"], code)
         if code == ResponseCode.PULL_OFFSET_MOVED:
             self._offset_moved(header, result.next_begin_offset)
         return request.reply(
@@ -131,7 +131,7 @@ class PullHandlers:
         if not result.ok:
             log.warning("OFFSET_MOVED_EVENT of %s not written: %s", group, result.status.name)
 
-    def _suggestion(self, group_name: str, code: ResponseCode) -> tuple[int, ResponseCode]:
+    def suggestion(self, group_name: str, code: ResponseCode) -> tuple[int, ResponseCode]:
         """RMQ-HA-SLAVE-READ / RMQ-HA-SLAVE-PULL-OFFSETS: which broker the consumer should pull from next,
         and a slave's "retry" where a master corrects the offset. The store never suggests the slave for a
         lagging consumer: it has no memory-ratio reckoning (``isSuggestPullingFromSlave`` stays false)."""
@@ -142,8 +142,9 @@ class PullHandlers:
             return group_broker, ResponseCode.PULL_RETRY_IMMEDIATELY
         return suggest, code
 
-    def _check(self, request: Request, header: Mapping[str, Any]) -> TagCodes:
-        """``PullMessageProcessor.processRequest``'s checks, in its order; returns the tag filter."""
+    def check(self, peer: str, header: Mapping[str, Any]) -> TagCodes:
+        """``PullMessageProcessor.processRequest``'s checks, in its order, for a pull from ``peer``; returns
+        the tag filter."""
         group_name, topic_name, queue_id = header["consumerGroup"], header["topic"], header["queueId"]
         if not self.config.broker_permission & PermName.READ:
             raise Refused(ResponseCode.NO_PERMISSION,
@@ -164,7 +165,7 @@ class PullHandlers:
             # Java prints channel.remoteAddress(), an InetSocketAddress: "/ip:port".
             raise Refused(ResponseCode.SYSTEM_ERROR,
                           f"queueId[{queue_id}] is illegal, topic:[{topic_name}] topicConfig.readQueueNums:"
-                          f"[{topic.read_queue_nums}] consumer:[/{request.connection.peer}]")
+                          f"[{topic.read_queue_nums}] consumer:[/{peer}]")
         if PullSysFlag.SUBSCRIPTION in PullSysFlag(header["sysFlag"]):
             expression_type = header.get("expressionType")
             if not is_tag_type(expression_type) and not header.get("subscription"):

@@ -99,7 +99,7 @@ class SendHandlers(StoreWriters):
         how the C++ 1.2 client's SEND_MESSAGE with ``batch=1`` becomes a batch."""
         header = request.header()
         try:
-            topic = self._check(header, request.connection.peer)
+            topic = self.check(header, request.connection.peer)
             if header.get("batch"):
                 result, queue_id = await self._send_batch(request, header, topic)
             else:
@@ -126,6 +126,10 @@ class SendHandlers(StoreWriters):
         return request.reply(code, None, extra_fields=ext,
                              header={"msgId": msg_id, "queueId": queue_id, "queueOffset": queue_offset})
 
+    def stored_template(self, code: int) -> JsonAnswerTemplate | None:
+        """The template ``stored_reply`` answers a JSON request with, for this code and the settings."""
+        return self._template(code, self._send_ext)
+
     def _template(self, code: int, ext: dict[str, str]) -> JsonAnswerTemplate | None:
         """One template per answer code and broker settings; None when the settings defeat a template
         (a setting holding a marker), which leaves those answers to the general encoding."""
@@ -140,7 +144,7 @@ class SendHandlers(StoreWriters):
                 self._templates[key] = None
         return self._templates[key]
 
-    def _check(self, header: Mapping[str, Any], peer: str) -> TopicConfig:
+    def check(self, header: Mapping[str, Any], peer: str) -> TopicConfig:
         """``msgCheck``: name, forbidden system topics, auto-creation, queue id range."""
         topic_name = header["topic"]
         problem = topic_name_problem(topic_name)
@@ -167,7 +171,7 @@ class SendHandlers(StoreWriters):
         queue_id: int = header["queueId"]
         return queue_id if queue_id >= 0 else self._random.randrange(topic.write_queue_nums)
 
-    def _sys_flag(self, header: Mapping[str, Any], topic: TopicConfig) -> int:
+    def sys_flag(self, header: Mapping[str, Any], topic: TopicConfig) -> int:
         sys_flag: int = header["sysFlag"]
         if topic.topic_filter_type == "MULTI_TAG":
             sys_flag |= MessageSysFlag.MULTI_TAGS
@@ -184,7 +188,7 @@ class SendHandlers(StoreWriters):
                         topic: TopicConfig) -> tuple[PutResult, int]:
         queue_id = self._queue_id(header, topic)
         target, target_queue = self._retry_or_dlq(request, header, queue_id)
-        message = self._inner(request, header, target, target_queue, self._sys_flag(header, topic),
+        message = self._inner(request, header, target, target_queue, self.sys_flag(header, topic),
                               request.command.body or b"")
         if message.properties.get(PropertyKey.TRANSACTION_PREPARED, "").lower() == "true":
             if self.config.reject_transaction_message:
@@ -221,7 +225,7 @@ class SendHandlers(StoreWriters):
             raise Refused(ResponseCode.MESSAGE_ILLEGAL,
                           f"batch request does not support retry group {topic_name}")
         queue_id = self._queue_id(header, topic)
-        batch = self._inner(request, header, topic_name, queue_id, self._sys_flag(header, topic), b"")
+        batch = self._inner(request, header, topic_name, queue_id, self.sys_flag(header, topic), b"")
         items = [BatchItem(block.body, block.flag, block.properties)
                  for block in decode_batch(request.command.body or b"")]
         return await self.store.put_batch_async(batch, items), queue_id

@@ -24,6 +24,7 @@ from reference_broker.acl.guard import AccessGuard, acl_file_path
 from reference_broker.broker.admin import AdminHandlers, BrokerParts
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
+from reference_broker.broker.lanes import Lanes
 from reference_broker.broker.locks import RebalanceLockManager
 from reference_broker.broker.long_polling import PullHold
 from reference_broker.broker.lookup import LookupHandlers
@@ -31,10 +32,12 @@ from reference_broker.broker.metadata import MetadataHandlers
 from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.broker.pull import PullHandlers
+from reference_broker.broker.pull_lane import PullLane
 from reference_broker.broker.registration import BrokerRegistrar
 from reference_broker.broker.relay import RelayHandlers
 from reference_broker.broker.send import SendHandlers
 from reference_broker.broker.send_back import SendBackHandlers
+from reference_broker.broker.send_lane import SEND_CODES, SendLane
 from reference_broker.broker.slave_sync import SlaveSynchronizer
 from reference_broker.broker.stats import BrokerStats
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
@@ -206,12 +209,19 @@ class Broker:
         self.hold = PullHold(store.arrivals)
         parts = BrokerParts(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                             self.stats, self.config_version, self._permission_changed)
+        sends = SendHandlers(self.config, self.topics, self.groups, store)
+        pulls = PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
+                             self.hold)
+        if self.guard is None:  # a guard sees every request first: no lanes
+            send_lanes = dict.fromkeys(SEND_CODES, SendLane(sends, self.stats).take)
+            pull_lane = {RequestCode.PULL_MESSAGE: PullLane(pulls, self.stats, self.release.version).take}
+            self.server.use_lane(Lanes({**send_lanes, **pull_lane}))
+            self.fast_server.use_lane(Lanes(send_lanes))  # the fast port serves no pulls
         handlers = {
             **self.handlers.table(),
-            **SendHandlers(self.config, self.topics, self.groups, store).table(),
+            **sends.table(),
             **SendBackHandlers(self.config, self.topics, self.groups, store).table(),
-            **PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
-                           self.hold).table(),
+            **pulls.table(),
             **LookupHandlers(store).table(),
             **(AclAdminHandlers(self.guard, self.config).table() if self.guard is not None else {}),
             **MetadataHandlers(self.offsets, self.groups, lambda: store.scheduler.offsets).table(),

@@ -9,13 +9,13 @@ themselves stay unchanged.
 
 from __future__ import annotations
 
-import struct
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from codec.command import RemotingCommand
+from codec.fast_store import count_records
 from reference_broker.server import Handler, Request
 from spec.codes import ResponseCode
 
@@ -23,7 +23,6 @@ TOPIC_PUT_NUMS = "TOPIC_PUT_NUMS"
 GROUP_GET_NUMS = "GROUP_GET_NUMS"
 """``BrokerStatsManager`` item names mqadmin's statsAll asks for (keys: topic, and topic@group)."""
 MINUTE, HOUR, DAY = 60, 3600, 86400
-_TOTAL_SIZE = struct.Struct(">i")
 
 Clock = Callable[[], float]
 
@@ -62,7 +61,10 @@ class BrokerStats:
 
     def _count(self, name: str, key: str, count: int) -> None:
         minute = int(self.clock()) // MINUTE
-        self.items.setdefault((name, key), StatsWindow()).add(minute, count)
+        window = self.items.get((name, key))
+        if window is None:
+            window = self.items[(name, key)] = StatsWindow()
+        window.add(minute, count)
 
     def count_put(self, topic: str, count: int) -> None:
         self.put_total += count
@@ -106,18 +108,6 @@ class BrokerStats:
             if response is not None and response.code == ResponseCode.SUCCESS and response.body:
                 fields = request.command.ext_fields or {}
                 self.count_get(fields.get("consumerGroup", ""), fields.get("topic", ""),
-                               record_count(response.body))
+                               count_records(response.body))
             return response
         return counted
-
-
-def record_count(body: bytes) -> int:
-    """Records in a pull body: each starts with its total size."""
-    count = position = 0
-    while position + _TOTAL_SIZE.size <= len(body):
-        size = _TOTAL_SIZE.unpack_from(body, position)[0]
-        if size <= 0:
-            break
-        position += size
-        count += 1
-    return count

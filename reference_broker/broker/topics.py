@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from reference_broker.broker.persistence import ConfigFiles
@@ -43,6 +44,7 @@ TOPIC_MAX_LENGTH = 127
 _VALID_TOPIC = re.compile(r"^[%|a-zA-Z0-9_-]+$")
 
 
+@lru_cache(maxsize=4096)
 def topic_name_problem(topic: str) -> str | None:
     """``TopicValidator.validateTopic``'s remark for an unusable name, or None when it is fine."""
     if not topic.strip():

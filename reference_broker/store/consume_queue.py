@@ -29,6 +29,9 @@ class ConsumeQueue:
         self.last_store_timestamp = 0
         self._min_logic = 0
         """Queue offset of the first entry whose record is still in the commitlog (``minLogicOffset``)."""
+        self._fillers: tuple[MappedFile, int] | None = None
+        """The first file and how many pre-blank entries lead it, once an entry follows them (every pull
+        asks for the minimum, and counting them means reading the whole file)."""
 
     def recover(self) -> None:
         """Map the files and find the written end: the first entry without offset >= 0 and size > 0."""
@@ -55,9 +58,17 @@ class ConsumeQueue:
         first = self.files.files[0] if self.files.files else None
         if first is None:
             return 0
+        return max(first.file_from_offset // CQ_ENTRY_SIZE + self._leading_fillers(first), self._min_logic)
+
+    def _leading_fillers(self, first: MappedFile) -> int:
+        if self._fillers is not None and self._fillers[0] is first:
+            return self._fillers[1]
         blank = self._rows(first, 0, first.wrote // CQ_ENTRY_SIZE)["size"] == PRE_BLANK_SIZE
-        fillers = len(blank) if blank.all() else int(np.argmin(blank))
-        return max(first.file_from_offset // CQ_ENTRY_SIZE + fillers, self._min_logic)
+        if blank.all():
+            return len(blank)  # nothing but fillers so far: more may come
+        fillers = int(np.argmin(blank))
+        self._fillers = (first, fillers)
+        return fillers
 
     def delete_expired(self, commitlog_min: int) -> list[MappedFile]:
         """``deleteExpiredFile``: retire leading full files whose last entry points below the commitlog's
@@ -86,11 +97,9 @@ class ConsumeQueue:
 
     def put(self, queue_offset: int, commitlog_offset: int, size: int, tags_code: int) -> bool:
         """Write the entry of ``queue_offset``; False when it is already there (a replayed record)."""
-        last = self.files.last
-        if last is not None and last.remaining >= CQ_ENTRY_SIZE \
-                and queue_offset * CQ_ENTRY_SIZE == last.file_from_offset + last.wrote:
+        if self.next_entry_fits(queue_offset):
             # a send's entry: the next one, and its file has room (checked first, as it is nearly all)
-            last.append(encode_entry(commitlog_offset, size, tags_code))
+            self.append_next(commitlog_offset, size, tags_code)
             return True
         current = self.max_offset
         if queue_offset < current:
@@ -104,6 +113,16 @@ class ConsumeQueue:
         self._append(queue_offset, encode_entry(commitlog_offset, size, tags_code))
         return True
 
+    def next_entry_fits(self, queue_offset: int) -> bool:
+        """``queue_offset`` is the entry just past the last one and the last file has room for it."""
+        last = self.files.last
+        return (last is not None and last.remaining >= CQ_ENTRY_SIZE
+                and queue_offset * CQ_ENTRY_SIZE == last.file_from_offset + last.wrote)
+
+    def append_next(self, commitlog_offset: int, size: int, tags_code: int) -> None:
+        """Write the entry ``next_entry_fits`` accepted."""
+        self.files.files[-1].append(encode_entry(commitlog_offset, size, tags_code))
+
     def _append(self, queue_offset: int, entry: bytes) -> None:
         last = self.files.last
         if last is None or last.remaining < CQ_ENTRY_SIZE:
@@ -113,6 +132,12 @@ class ConsumeQueue:
     def entries(self, queue_offset: int, max_count: int) -> list[Entry] | None:
         """Up to ``max_count`` entries from ``queue_offset``, never crossing into the next file (as
         ``getIndexBuffer``); None when no file holds ``queue_offset``."""
+        rows = self.rows(queue_offset, max_count)
+        return None if rows is None else rows.tolist()
+
+    def rows(self, queue_offset: int, max_count: int) -> np.ndarray | None:
+        """``entries`` as rows of ``CQ_DTYPE`` read from the mapping, for a reader that may need only a
+        few of them."""
         mapped = self.files.file_for(queue_offset * CQ_ENTRY_SIZE)
         if mapped is None:
             return None
@@ -120,7 +145,7 @@ class ConsumeQueue:
         count = min(max_count, mapped.wrote // CQ_ENTRY_SIZE - first)
         if count <= 0:
             return None
-        return self._rows(mapped, first, count).tolist()
+        return self._rows(mapped, first, count)
 
     def entry(self, queue_offset: int) -> Entry | None:
         found = self.entries(queue_offset, 1)
@@ -147,6 +172,7 @@ class ConsumeQueue:
             offset -= 1
         if offset < self.max_offset:
             self.files.truncate(offset * CQ_ENTRY_SIZE)
+            self._fillers = None
 
     def flush(self) -> None:
         self.files.flush()

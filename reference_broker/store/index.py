@@ -65,14 +65,18 @@ class IndexService:
         keys = index_keys(record)
         if record.physical_offset == self.last_indexed:
             keys = [key for key in keys if not self._has(key, record.physical_offset)]
+        self.put_keys(keys, record.physical_offset, record.store_timestamp)
+
+    def put_keys(self, keys: list[str], phy_offset: int, store_timestamp: int) -> None:
+        """Index a new record (one past every record indexed so far) under ``keys``."""
         if not keys:
             return
         for key in keys:
             current = self._writable()
-            if not current.put(key, record.physical_offset, record.store_timestamp):
+            if not current.put(key, phy_offset, store_timestamp):
                 current.flush()
-                self._roll().put(key, record.physical_offset, record.store_timestamp)
-        self.last_indexed = record.physical_offset
+                self._roll().put(key, phy_offset, store_timestamp)
+        self.last_indexed = phy_offset
 
     def _has(self, key: str, phy_offset: int) -> bool:
         return any(phy_offset in index.lookup(key) for index in reversed(self.files))

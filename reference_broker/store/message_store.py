@@ -23,7 +23,16 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import NamedTuple
 
+from codec.fast_store import (
+    BORNHOST_V6,
+    STOREHOST_V6,
+    gather_records,
+    offset_msg_id,
+    pack_plain_record,
+    packed_ip,
+)
 from codec.store.checkpoint import CheckpointData, encode_checkpoint, read_checkpoint
+from codec.store.indexfile import message_index_keys
 from codec.store.record import HostPort, MessageRecord, make_record
 from reference_broker.store.arrival import ArrivalNotifier, MessageArrival
 from reference_broker.store.commitlog import CommitLog
@@ -54,12 +63,22 @@ from reference_broker.store.status import (
 )
 from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_OP_TAG
 from reference_broker.timer import TimerIllegal, TimerSettings, TimerWheel, park_timer_message
+from reference_broker.timer.transform import TRIGGERS as TIMER_TRIGGERS
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import MESSAGE_MAGIC_V1, RECORD_RESERVE, RMQ_CL_MAX_MESSAGE, RMQ_CL_PROPERTIES_LENGTH
+from spec.commitlog import (
+    END_FILE_MIN_BLANK_LENGTH,
+    MAX_PROPERTIES_BYTES,
+    MAX_TOPIC_BYTES_V1,
+    MESSAGE_MAGIC_V1,
+    RECORD_RESERVE,
+    RMQ_CL_MAX_MESSAGE,
+    RMQ_CL_PROPERTIES_LENGTH,
+)
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
-from spec.hashing import tags_code, to_int32
+from spec.hashing import tags_code
+from spec.message_id import IPV6_LEN
 from spec.properties import PropertyKey, round_trips
 from spec.store_layout import (
     ABORT_FILE,
@@ -107,6 +126,18 @@ class _Draft(NamedTuple):
     properties: dict[str, str] | None = None
     """``parse_properties(properties_text)`` when the put already has it; the dispatch (tags code, index
     keys) then reads it instead of parsing the stored string a second time."""
+
+
+_PARKING_TOPICS = frozenset({SCHEDULE_TOPIC, TIMER_TOPIC})
+"""Topics whose messages wake a delivery service: never a plain put."""
+
+
+class PlainPut(NamedTuple):
+    """Where ``put_plain`` stored a message, and its offsetMsgId."""
+
+    physical_offset: int
+    queue_offset: int
+    msg_id: str
 
 
 class MessageStore:
@@ -323,6 +354,70 @@ class MessageStore:
             stored.pop(PropertyKey.WAIT, None)
             draft = draft._replace(properties=stored)
         return self._append([draft], message.wait_store_msg_ok)
+
+    def put_plain(self, message: InnerMessage) -> PlainPut | None:
+        """A producer's message that needs nothing but an append, appended and dispatched at once; None,
+        with nothing written, for any message the general put must handle (a delay, a transaction type,
+        a wait for flush or slave, a new queue or file, a refused size).
+
+        This is ``put_message`` of such a message in fewer steps: the same stored bytes, the same
+        consume-queue entry, index keys and notification, without the intermediate records and results
+        (``tests/test_lanes.py`` holds the two equal byte for byte)."""
+        if not self._plain(message):
+            return None
+        sys_flag = message.sys_flag
+        config = self.config
+        props = dict(message.properties)
+        text = producer_text(props, add_cluster(props, config.cluster_name))
+        props.pop(PropertyKey.WAIT, None)
+        topic, queue_id = message.topic, message.queue_id
+        topic_raw, text_raw = topic.encode(), text.encode()
+        if len(topic_raw) > MAX_TOPIC_BYTES_V1 or len(text_raw) > MAX_PROPERTIES_BYTES:
+            return None
+        born, store = message.born_host, self.store_host
+        born_ip, store_ip = packed_ip(born.ip), packed_ip(store.ip)
+        sys_flag |= (BORNHOST_V6 if len(born_ip) == IPV6_LEN else 0) | (
+            STOREHOST_V6 if len(store_ip) == IPV6_LEN else 0)
+        key = (topic, queue_id)
+        with self._put_lock:
+            queue, last = self.queues.get(key), self.commitlog.files.last
+            queue_offset = self._next_queue_offset.get(key, 0)
+            if (not self._running or self.retention.disk_full or config.broker_role is BrokerRole.SLAVE
+                    or queue is None or last is None or not queue.next_entry_fits(queue_offset)):
+                return None
+            physical = last.file_from_offset + last.wrote
+            stamp = now_ms()
+            record = pack_plain_record(
+                queue_id, message.flag, queue_offset, physical, sys_flag, message.born_timestamp, born_ip,
+                born.port, stamp, store_ip, store.port, message.reconsume_times, message.body, topic_raw,
+                text_raw)
+            size, limit = len(record), config.max_message_size
+            if len(message.body) > limit or size > limit + RECORD_RESERVE \
+                    or size + END_FILE_MIN_BLANK_LENGTH > last.remaining:
+                return None
+            last.append(record)
+            self._next_queue_offset[key] = queue_offset + 1
+            code = _tags_code(props.get(PropertyKey.TAGS))
+            queue.append_next(physical, size, code)
+            queue.last_store_timestamp = stamp
+            self.arrivals.notify(MessageArrival(topic, queue_id, queue_offset + 1, code, stamp))
+            if config.message_index_enable:
+                self.index.put_keys(message_index_keys(topic, props), physical, stamp)
+                self._stamps[2] = stamp
+            self._stamps[0] = self._stamps[1] = stamp
+        if self.on_append is not None:
+            self.on_append()
+        return PlainPut(physical, queue_offset, offset_msg_id(store_ip, store.port, physical))
+
+    def _plain(self, message: InnerMessage) -> bool:
+        """Whether ``message`` may be a plain put: no transaction, delay or timer, not for a topic a
+        delivery service watches, nothing to wait for once appended."""
+        config = self.config
+        waits = message.wait_store_msg_ok and (config.flush_disk_type is FlushDiskType.SYNC_FLUSH
+                                               or config.broker_role is BrokerRole.SYNC_MASTER)
+        return not (message.sys_flag & TRANSACTION_MASK or message.delay_level > 0 or waits
+                    or message.topic in _PARKING_TOPICS or not self._cluster_round_trips
+                    or not message.properties.keys().isdisjoint(TIMER_TRIGGERS))
 
     def _put_copy(self, message: InnerMessage, store_host: HostPort) -> Appended:
         props = dict(message.properties)
@@ -600,39 +695,20 @@ class MessageStore:
         if offset > max_offset:  # 4.9.8 corrects to the max offset (older versions to 0 when min is 0)
             return GetResult(GetMessageStatus.OFFSET_OVERFLOW_BADLY, max_offset, min_offset, max_offset)
         scan = max(MAX_FILTER_SCAN_BYTES, max_nums * CQ_ENTRY_SIZE) // CQ_ENTRY_SIZE
-        entries = queue.entries(offset, scan)
-        if entries is None:
+        rows = queue.rows(offset, scan)
+        if rows is None:
             return GetResult(GetMessageStatus.OFFSET_FOUND_NULL, queue.next_file_offset(offset), min_offset,
                              max_offset)
-        status = GetMessageStatus.NO_MATCHED_MESSAGE
-        messages: list[bytes] = []
-        queue_offsets: list[int] = []
-        total_bytes = 0
-        scanned = 0
-        for scanned, (phys, size, code) in enumerate(entries):
-            if self._batch_full(size, max_nums, total_bytes, len(messages)):
-                break
-            if tag_codes is not None and to_int32(code) not in tag_codes:
-                continue
-            raw = self.commitlog.read(phys, size)
-            if raw is None:
-                if not messages:
-                    status = GetMessageStatus.MESSAGE_WAS_REMOVING
-                continue
-            messages.append(raw)
-            queue_offsets.append(offset + scanned)
-            total_bytes += size
-            status = GetMessageStatus.FOUND
-        else:
-            scanned = len(entries)
-        return GetResult(status, offset + scanned, min_offset, max_offset, messages, queue_offsets)
-
-    def _batch_full(self, size: int, max_nums: int, total_bytes: int, count: int) -> bool:
-        """``isTheBatchFull`` with the in-memory limits; the first message always fits."""
-        if not total_bytes or not count:
-            return False
-        return (count >= max_nums or total_bytes + size > self.config.max_transfer_bytes_on_message_in_memory
-                or count >= self.config.max_transfer_count_on_message_in_memory)
+        config = self.config
+        files = [(mapped.file_from_offset, mapped.wrote, mapped.mm) for mapped in self.commitlog.files.files]
+        scanned, messages, deltas, missing = gather_records(
+            rows, files, self.commitlog.files.file_size, max_nums,
+            config.max_transfer_bytes_on_message_in_memory, config.max_transfer_count_on_message_in_memory,
+            tag_codes)
+        status = GetMessageStatus.FOUND if messages else (
+            GetMessageStatus.MESSAGE_WAS_REMOVING if missing else GetMessageStatus.NO_MATCHED_MESSAGE)
+        return GetResult(status, offset + scanned, min_offset, max_offset, messages,
+                         [offset + delta for delta in deltas])
 
     def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         return self.queues.get((topic, queue_id))

@@ -1,0 +1,75 @@
+"""The pull lane (see ``lanes``): a PULL_MESSAGE answered at once when it needs no wait.
+
+A pull that finds messages, or finds none and may not be parked, is answered as ``PullHandlers.pull``
+answers it (the same checks, the same store call and offset commit, the same response code, remark and
+header) with its header joined from a template per answer code and status. A pull that would be parked
+(nothing found, SUSPEND set) or whose offset must be corrected (which also writes an OFFSET_MOVED_EVENT)
+is left to the general path before anything is done.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from codec.answer_template import JsonAnswerTemplate
+from codec.custom_header import encode_header
+from reference_broker.broker.pull import PullHandlers, pull_status, response_code
+from reference_broker.broker.stats import BrokerStats
+from reference_broker.server import Refused
+from spec.codes import ResponseCode
+from spec.ha import BrokerRole
+from spec.headers import PULL_MESSAGE_RESPONSE
+from spec.sysflag import PullSysFlag
+
+if TYPE_CHECKING:
+    from reference_broker.server import Connection
+
+_COMMIT_OFFSET = int(PullSysFlag.COMMIT_OFFSET)
+_SUSPEND = int(PullSysFlag.SUSPEND)
+_SLOTS = tuple(encode_header(PULL_MESSAGE_RESPONSE, {field.key: 0 for field in PULL_MESSAGE_RESPONSE.fields
+                                                     if field.required}))
+"""The response header's keys in the order the general path writes them: the required fields (the
+optional ones are 5.x static-topic fields neither path writes)."""
+
+
+class PullLane:
+    def __init__(self, pulls: PullHandlers, stats: BrokerStats, version: int) -> None:
+        self._pulls = pulls
+        self._stats = stats
+        self._version = version
+        """The MQVersion word of the server's answers (its wire release)."""
+        self._templates: dict[tuple[int, str], JsonAnswerTemplate] = {}
+
+    def take(self, connection: Connection, opaque: int, header: dict[str, Any], body: bytes) -> bool:
+        """Answer a pull that needs no wait; False, with nothing done, for any other."""
+        pulls = self._pulls
+        try:
+            codes = pulls.check(connection.peer, header)
+        except Refused:
+            return False
+        group, topic, queue_id = header["consumerGroup"], header["topic"], header["queueId"]
+        offset, flags = header["queueOffset"], header["sysFlag"]
+        result = pulls.store.get_messages(topic, queue_id, offset, header["maxMsgNums"], codes)
+        status = pull_status(result.status)
+        suggest, code = pulls.suggestion(group, response_code(status, offset))
+        parked = code == ResponseCode.PULL_NOT_FOUND and flags & _SUSPEND
+        if parked or code == ResponseCode.PULL_OFFSET_MOVED:
+            return False
+        if flags & _COMMIT_OFFSET and pulls.config.role is not BrokerRole.SLAVE:
+            pulls.offsets.commit(group, topic, queue_id, header["commitOffset"])
+        found = code == ResponseCode.SUCCESS
+        answer = self._template(int(code), status.name).frame(
+            opaque, (str(suggest), str(result.next_begin_offset), str(result.min_offset),
+                     str(result.max_offset)), result.body if found else b"")
+        assert answer is not None, "decimal numbers are plain text"
+        connection.write_frame(answer)
+        if found and result.messages:
+            self._stats.count_get(group, topic, len(result.messages))
+        return True
+
+    def _template(self, code: int, remark: str) -> JsonAnswerTemplate:
+        template = self._templates.get((code, remark))
+        if template is None:
+            template = self._templates[(code, remark)] = JsonAnswerTemplate(
+                code, dict.fromkeys(_SLOTS, ""), _SLOTS, version=self._version, remark=remark)
+        return template

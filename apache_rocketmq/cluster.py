@@ -3,79 +3,36 @@
 :class:`ApacheRocketMQ` is to a release what ``reference_broker.embedded.SyncEmbeddedRocketMQ`` is to the
 reference broker: a context manager that starts a name server and a broker on free ports, returns once
 the broker has registered with the name server, and stops both (SIGTERM, then SIGKILL after a grace
-period) on exit. Each instance runs in a ``ROCKETMQ_HOME`` of its own (:mod:`apache_rocketmq.home`).
+period) on exit (:mod:`apache_rocketmq.servers`). Each instance runs in a ``ROCKETMQ_HOME`` of its own
+(:mod:`apache_rocketmq.home`).
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import tempfile
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any
 
-from admin.operations import Admin
-from admin.wire import AdminError
 from apache_rocketmq.home import read_properties, write_home, write_properties
 from apache_rocketmq.jdk import Jdk, find_jdk
-from apache_rocketmq.maven import ProvisionError, resolve
+from apache_rocketmq.maven import resolve
 from apache_rocketmq.releases import Release, release
+from apache_rocketmq.servers import (
+    DEFAULT_BROKER_CONFIG,
+    FAST_PORT_OFFSET,
+    HA_PORT_OFFSET,
+    LOOPBACK,
+    START_TIMEOUT,
+    LoopbackServers,
+    free_port,
+)
 
 NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
 MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
 
-LOOPBACK = "127.0.0.1"
-START_TIMEOUT = 120.0
-"""A cold JVM on a loaded 2-core machine takes 10-30 s to register a broker; this bounds a hung start."""
-STOP_GRACE = 30.0
-"""How long a SIGTERM'd JVM may run its shutdown hooks (a broker flushes and persists its offsets)."""
-FAST_PORT_OFFSET = -2
-HA_PORT_OFFSET = 1
-"""BrokerStartup serves the fast (VIP) channel on listenPort - 2 and HA on listenPort + 1."""
 
-DEFAULT_BROKER_CONFIG: dict[str, str] = {
-    "brokerClusterName": "DefaultCluster",
-    "brokerName": "broker-a",
-    "brokerId": "0",
-    "brokerIP1": LOOPBACK,
-    "autoCreateTopicEnable": "true",
-    "flushDiskType": "ASYNC_FLUSH",
-    "brokerRole": "ASYNC_MASTER",
-}
-"""What ``mqbroker`` with an empty broker.conf amounts to, pinned to loopback so routes name 127.0.0.1."""
-
-
-class StartFailed(ProvisionError):
-    """A name server or broker exited or did not become ready; the message quotes its last output."""
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port(offsets: Sequence[int] = (0,)) -> int:
-    """A port ``p`` such that every ``p + offset`` can be bound now (Java binds all interfaces)."""
-    for _ in range(200):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            probe.bind(("", 0))
-            port = int(probe.getsockname()[1])
-        if all(1024 < port + offset < 65536 and _bindable(port + offset) for offset in offsets):
-            return port
-    raise ProvisionError("no free port group found on this machine", expected="free ports", seen="none")
-
-
-class ApacheRocketMQ:
+class ApacheRocketMQ(LoopbackServers):
     """A name server and a broker of one release; ``namesrv=`` joins an existing name server instead."""
 
     def __init__(self, version: str | Release, *, home: Path | None = None, store: Path | None = None,
@@ -83,98 +40,22 @@ class ApacheRocketMQ:
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
                  heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False) -> None:
         self.release = version if isinstance(version, Release) else release(version)
-        self._temporary: tempfile.TemporaryDirectory[str] | None = None
-        if home is None:
-            self._temporary = tempfile.TemporaryDirectory(prefix=f"apache-rocketmq-{self.release.version}-")
-            home = Path(self._temporary.name)
-        self.home = home
-        self.store_path = store or home / "store"
+        super().__init__(f"Apache RocketMQ {self.release.version}", home, namesrv=namesrv,
+                         start_timeout=start_timeout)
+        self.store_path = store or self.home / "store"
         self._namesrv_port = namesrv_port
         self._broker_port = broker_port
-        self._external_namesrv = namesrv
         self._overrides = dict(read_properties(config_file)) if config_file else {}
         self._overrides.update({key: str(value) for key, value in (broker_config or {}).items()})
         self._heap_mb = heap_mb
-        self._start_timeout = start_timeout
         self._progress = progress
-        self._processes: dict[str, subprocess.Popen[bytes]] = {}
-        self._outputs: list[IO[bytes]] = []
         self.jdk: Jdk | None = None
         self.classpath: list[Path] = []
-        self.namesrv_addr = ""
-        self.broker_addr = ""
-        self.broker_config: dict[str, str] = {}
 
-    # -- addresses --------------------------------------------------------------------------------------
-
-    @property
-    def broker_port(self) -> int:
-        return int(self.broker_config["listenPort"])
-
-    @property
-    def broker_fast_addr(self) -> str:
-        return f"{LOOPBACK}:{self.broker_port + FAST_PORT_OFFSET}"
-
-    @property
-    def ha_addr(self) -> str:
-        return f"{LOOPBACK}:{self.broker_port + HA_PORT_OFFSET}"
-
-    @property
-    def broker_name(self) -> str:
-        return self.broker_config["brokerName"]
-
-    @property
-    def broker_pid(self) -> int:
-        return self._processes["broker"].pid
-
-    @property
-    def namesrv_pid(self) -> int | None:
-        process = self._processes.get("namesrv")
-        return process.pid if process else None
-
-    # -- life cycle -------------------------------------------------------------------------------------
-
-    def __enter__(self) -> ApacheRocketMQ:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> ApacheRocketMQ:
+    def _prepare(self) -> None:
         self.jdk = find_jdk(self.release.min_java)
         self.classpath = resolve(self.release, progress=self._progress)
         write_home(self.home, self.release)
-        try:
-            if self._external_namesrv is None:
-                self._start_namesrv()
-            else:
-                self.namesrv_addr = self._external_namesrv
-            self._start_broker()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def stop(self) -> None:
-        """Stop the broker, then the name server (reverse start order), each given time to shut down."""
-        for role in ("broker", "namesrv"):
-            process = self._processes.pop(role, None)
-            if process is not None:
-                _terminate(process)
-        for output in self._outputs:
-            output.close()
-        self._outputs.clear()
-        if self._temporary is not None:
-            self._temporary.cleanup()
-            self._temporary = None
-
-    def kill_broker(self) -> None:
-        """SIGKILL the broker (a crash: no shutdown hook runs, the store keeps its ``abort`` file)."""
-        process = self._processes.pop("broker")
-        process.kill()
-        process.wait()
-
-    # -- processes --------------------------------------------------------------------------------------
 
     def java_command(self, main_class: str, *args: str, heap_mb: int | None = None) -> list[str]:
         """The command line running ``main_class`` of this release (also mqadmin and the clients)."""
@@ -183,17 +64,6 @@ class ApacheRocketMQ:
         return [str(self.jdk.java), heap, f"-Duser.home={self.home}", f"-Drocketmq.home.dir={self.home}",
                 "-Djava.net.preferIPv4Stack=true", *self.release.java_options,
                 "-cp", os.pathsep.join(map(str, self.classpath)), main_class, *args]
-
-    def environment(self) -> dict[str, str]:
-        return {**os.environ, "ROCKETMQ_HOME": str(self.home), "NAMESRV_ADDR": self.namesrv_addr}
-
-    def _spawn(self, role: str, command: list[str]) -> subprocess.Popen[bytes]:
-        output = (self.home / "logs" / f"{role}.out").open("ab")
-        self._outputs.append(output)
-        process = subprocess.Popen(command, cwd=self.home, env=self.environment(), stdout=output,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-        self._processes[role] = process
-        return process
 
     def _start_namesrv(self) -> None:
         port = self._namesrv_port or free_port()
@@ -211,59 +81,6 @@ class ApacheRocketMQ:
         self._spawn("broker", self.java_command(BROKER_MAIN, "-c", str(config), heap_mb=self._heap_mb))
         self.broker_addr = f"{LOOPBACK}:{self.broker_port}"
         self._wait("broker", self._broker_registered)
-
-    def _wait(self, role: str, ready: Any) -> None:
-        deadline = time.monotonic() + self._start_timeout
-        process = self._processes[role]
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise StartFailed(f"Apache RocketMQ {self.release.version} {role} exited with status "
-                                  f"{process.returncode}: {self._last_output(role)}",
-                                  expected=f"a running {role}", seen=f"exit {process.returncode}")
-            if ready():
-                return
-            time.sleep(0.25)
-        raise StartFailed(f"Apache RocketMQ {self.release.version} {role} was not ready within "
-                          f"{self._start_timeout:.0f} s: {self._last_output(role)}",
-                          expected=f"a ready {role}", seen="timeout")
-
-    def _namesrv_ready(self) -> bool:
-        try:
-            Admin(self.namesrv_addr, 2.0).cluster_info()
-        except AdminError:
-            return False
-        return True
-
-    def _broker_registered(self) -> bool:
-        try:
-            info = Admin(self.namesrv_addr, 2.0).cluster_info()
-        except AdminError:
-            return False
-        entry = (info.get("brokerAddrTable") or {}).get(self.broker_name) or {}
-        addrs = {str(key): value for key, value in (entry.get("brokerAddrs") or {}).items()}
-        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr
-
-    def _last_output(self, role: str) -> str:
-        path = self.home / "logs" / f"{role}.out"
-        try:
-            lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line]
-        except OSError:
-            return "(no output)"
-        return " | ".join(lines[-3:]) or "(no output)"
-
-
-def _terminate(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        process.wait(STOP_GRACE)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def provision(version: str, *, progress: bool = False) -> tuple[Release, Jdk, list[Path]]:

@@ -15,12 +15,11 @@ import uuid
 from dataclasses import dataclass, field
 
 from admin.wire import AdminConnection
-from codec.bodies import encode_body
 from codec.store import decode_records
-from spec.admin_bodies import SUBSCRIPTION_GROUP_CONFIG
 from spec.codes import RequestCode, ResponseCode
 from spec.properties import encode_properties
 from spec.sysflag import PullSysFlag
+from tests.mqadmin_commands import create_group
 
 QUEUES = 4
 PER_QUEUE = 5
@@ -67,11 +66,7 @@ def write(broker: str) -> Scene:
             queue_id, key = number % QUEUES, f"k{number}_{suffix}"
             body = f"takeover message {number} ".encode() * (number + 1)
             scene.sent.append(Sent(queue_id, _send(connection, scene.topic, queue_id, body, key), body, key))
-        # 5.x refuses offsets of a group it has no subscription config for
-        group = encode_body(SUBSCRIPTION_GROUP_CONFIG, {
-            "groupName": scene.group, "consumeEnable": True, "consumeBroadcastEnable": True,
-            "retryQueueNums": 1, "retryMaxTimes": 16, "brokerId": 0, "whichBrokerWhenConsumeSlowly": 1})
-        connection.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, group)
+        create_group(connection, scene.group)
         for queue_id in range(QUEUES):
             connection.call(RequestCode.UPDATE_CONSUMER_OFFSET, {
                 "consumerGroup": scene.group, "topic": scene.topic, "queueId": queue_id,

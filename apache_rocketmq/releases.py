@@ -13,6 +13,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from spec.version import MQVersion
+
 GROUP_ID = "org.apache.rocketmq"
 
 
@@ -26,7 +28,7 @@ class Logging(enum.Enum):
 @dataclass(frozen=True)
 class Release:
     version: str
-    mq_version: int
+    mq_version: MQVersion
     """The MQVersion.Version ordinal the release puts in the ``version`` word of its commands."""
     min_java: int
     logging: Logging
@@ -53,12 +55,12 @@ _FIVE = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-clie
 
 RELEASES: dict[str, Release] = {release.version: release for release in (
     #        version  MQVersion  Java  logging                artifacts
-    Release("4.9.7", 407, 8, Logging.LOGBACK_CONF, _FOUR, _JAVA17_OPENS),
-    Release("4.9.8", 409, 8, Logging.LOGBACK_CONF, _FOUR, _JAVA17_OPENS),
-    Release("5.3.3", 479, 8, Logging.EMBEDDED, _FIVE),
-    Release("5.4.0", 493, 8, Logging.EMBEDDED, _FIVE),
-    Release("5.5.0", 513, 8, Logging.EMBEDDED, _FIVE),
-    Release("5.5.1", 515, 8, Logging.EMBEDDED, _FIVE),
+    Release("4.9.7", MQVersion.V4_9_7, 8, Logging.LOGBACK_CONF, _FOUR, _JAVA17_OPENS),
+    Release("4.9.8", MQVersion.V4_9_8, 8, Logging.LOGBACK_CONF, _FOUR, _JAVA17_OPENS),
+    Release("5.3.3", MQVersion.V5_3_3, 8, Logging.EMBEDDED, _FIVE),
+    Release("5.4.0", MQVersion.V5_4_0, 8, Logging.EMBEDDED, _FIVE),
+    Release("5.5.0", MQVersion.V5_5_0, 8, Logging.EMBEDDED, _FIVE),
+    Release("5.5.1", MQVersion.V5_5_1, 8, Logging.EMBEDDED, _FIVE),
 )}
 
 

@@ -84,6 +84,8 @@ class LoopbackServers:
         self.home = home
         self._external_namesrv = namesrv
         """A running name server to register with instead of starting one."""
+        self._broker_port = 0
+        """The broker's listenPort when given (0: a free one is chosen)."""
         self._start_timeout = start_timeout
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
         self._outputs: list[IO[bytes]] = []
@@ -151,7 +153,7 @@ class LoopbackServers:
         for role in ("broker", "namesrv"):
             process = self._processes.pop(role, None)
             if process is not None:
-                self._terminate(process)
+                terminate(process, self.stop_grace)
         for output in self._outputs:
             output.close()
         self._outputs.clear()
@@ -164,6 +166,17 @@ class LoopbackServers:
         process = self._processes.pop("broker")
         process.kill()
         process.wait()
+
+    def stop_broker(self) -> None:
+        """Stop the broker cleanly (SIGTERM: it flushes, persists its offsets and removes ``abort``)."""
+        terminate(self._processes.pop("broker"), self.stop_grace)
+
+    def restart_broker(self) -> None:
+        """Start the broker again after :meth:`kill_broker` or :meth:`stop_broker`, on the same ports, store
+        and settings; the name server keeps running."""
+        assert "broker" not in self._processes, "kill_broker() or stop_broker() first"
+        self._broker_port = self.broker_port
+        self._start_broker()
 
     def environment(self) -> dict[str, str]:
         return {**os.environ, "ROCKETMQ_HOME": str(self.home), "NAMESRV_ADDR": self.namesrv_addr}
@@ -204,7 +217,8 @@ class LoopbackServers:
             return False
         entry = (info.get("brokerAddrTable") or {}).get(self.broker_name) or {}
         addrs = {str(key): value for key, value in (entry.get("brokerAddrs") or {}).items()}
-        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr
+        # a killed broker's registration can outlive it for a moment: its port must answer as well
+        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr and _listening(self.broker_port)
 
     def _last_output(self, role: str) -> str:
         path = self.home / "logs" / f"{role}.out"
@@ -214,15 +228,25 @@ class LoopbackServers:
             return "(no output)"
         return " | ".join(lines[-3:]) or "(no output)"
 
-    def _terminate(self, process: subprocess.Popen[bytes]) -> None:
-        if process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(self.stop_grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection((LOOPBACK, port), timeout=2.0).close()
+    except OSError:
+        return False
+    return True
+
+
+def terminate(process: subprocess.Popen[bytes], grace: float = LoopbackServers.stop_grace) -> None:
+    """SIGTERM the process's group, then SIGKILL it if it has not exited within ``grace`` seconds."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

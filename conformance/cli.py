@@ -1,6 +1,7 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
-    rmq-conformance [--namesrv HOST:PORT] [--broker HOST:PORT] [--report DIR] [--strict] [-k SELECTION]
+    rmq-conformance [--target embedded|apache-VERSION] [--report DIR] [--strict] [--profile NAME] [-k SEL]
+    rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--report DIR] [--strict] [--profile NAME] [-k SEL]
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
@@ -11,16 +12,23 @@ ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start 
 an ACL broker refuses the others' unsigned requests). ``--acl`` alone runs them against the embedded
 broker started with ACL on that policy. ACL runs are sequential, as some cases change the policy.
 
-Without a name server or broker the embedded reference broker is started on loopback and checked, which
-is how the suite is meant to be tried first; once it has stopped, the store it wrote is checked too (reports
-under ``store/`` of the report directory). The cases run under pytest (in parallel with ``-n``), which
-prints progress while they run; the verdict table is printed at the end. ``compare`` writes the case × run
-matrix of two or more reports as Markdown: two targets side by side, or repeated runs of one target.
+``--target apache-5.5.0`` provisions that release of Apache RocketMQ from Maven Central
+(``apache_rocketmq``), runs the suite against it and stops it; ``--namesrv``/``--broker`` check any other
+running broker. The profile of known deviations follows the version the target announces in its answers
+(``conformance.profile``) unless ``--profile`` names one (``none`` for none) or ``--strict`` asks for none.
+
+Without a target (or with ``--target embedded``) the embedded reference broker is started on loopback and
+checked, which is how the suite is meant to be tried first; once it has stopped, the store it wrote is
+checked too (reports under ``store/`` of the report directory). The cases run under pytest (in parallel
+with ``-n``), which prints progress while they run; the verdict table is printed at the end. ``compare``
+writes the case × run matrix of two or more reports as Markdown: two targets side by side, or repeated runs
+of one target.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
 import tempfile
@@ -29,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
 from conformance.target import Target
@@ -41,6 +50,10 @@ CASES_DIR = Path(__file__).with_name("cases")
 
 STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
+
+APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3}
+"""Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
+release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for."""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -66,8 +79,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _wire_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version(parser)
-    parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT")
-    parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT")
+    parser.add_argument("--target", default=EMBEDDED, metavar="NAME",
+                        help=f"a target the suite starts and stops: {', '.join(target_names())} "
+                             f"(default {EMBEDDED})")
+    parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT",
+                        help="a running name server to check")
+    parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT", help="a running broker to check")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
@@ -161,7 +178,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
-    for name, value in (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+    for name, value in (("target-name", getattr(args, "target", None)),
+                        ("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
@@ -181,7 +199,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
-        argv += ["-n", workers, "--dist", "loadgroup"]  # the HA cases sharing one target run on one worker
+        argv += ["-n", workers]
     argv.append("-v" if args.verbose else "-q")
     return argv
 
@@ -213,10 +231,35 @@ def _embedded(args: argparse.Namespace) -> int:
     return int(wire_code or store_code)
 
 
+def _provisioned(args: argparse.Namespace) -> int:
+    """Run the wire cases against a release of Apache RocketMQ started for the run and stopped after it."""
+    from apache_rocketmq import ProvisionError
+    from apache_rocketmq.targets import started
+
+    with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
+        print(f"starting {args.target} (jars resolved by Maven on first use) ...", flush=True)
+        try:
+            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS))
+        except ProvisionError as exc:
+            raise BadInput(f"{args.target}: {exc}") from None
+        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}",
+              flush=True)
+        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr))
+        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+
+
 def _check_options(args: argparse.Namespace) -> None:
     """Options that would otherwise fail inside every case: a profile that cannot be read, a report
-    directory that is a file."""
-    if args.profile:
+    directory that is a file, a target that is not known."""
+    if getattr(args, "target", EMBEDDED) != EMBEDDED:
+        try:
+            parse_target(args.target)
+        except UnknownTarget as exc:
+            raise BadInput(str(exc)) from None
+        if args.namesrv or args.broker or args.acl_file or args.acl:
+            raise BadInput("--target starts a target of its own: give it or --namesrv/--broker, not both "
+                           "(--acl/--acl-file go with the embedded broker or --broker)")
+    if args.profile and args.profile != profiles.NONE:
         try:
             profiles.load(Path(args.profile))
         except profiles.ProfileError as exc:
@@ -253,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                args)))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
+        if args.target != EMBEDDED:
+            return _provisioned(args)
         if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
             target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,

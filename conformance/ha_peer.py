@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 from codec.ha import (
     BlockDecoder,
@@ -21,6 +25,7 @@ from codec.ha import (
     encode_block,
     encode_report,
 )
+from conformance.verdict import SuiteError
 from conformance.wire import Endpoint
 
 READ_SIZE = 64 * 1024
@@ -133,10 +138,24 @@ class MasterPeer(_Socket):
 
 
 class FeedListener:
-    """Where a target slave connects, its haMasterAddress pointing here."""
+    """Where a target slave connects, its haMasterAddress pointing here, for the length of one case.
 
-    def __init__(self, feed: Endpoint) -> None:
-        self.sock = socket.create_server((feed.host, feed.port), reuse_port=False)
+    The slave's configuration fixes the address, so the cases playing its master take turns, whichever
+    process runs them: a listener is bound only while its holder has the lock named after the address.
+    """
+
+    def __init__(self, feed: Endpoint, turn_wait: float) -> None:
+        lock = Path(tempfile.gettempdir()) / f"rmq-conformance-feed-{feed.host}-{feed.port}.lock"
+        self._turn = FileLock(lock)
+        try:
+            self._turn.acquire(timeout=turn_wait)
+        except Timeout:
+            raise SuiteError(f"another case held the HA feed {feed} for over {turn_wait:.0f} s") from None
+        try:
+            self.sock = socket.create_server((feed.host, feed.port), reuse_port=False)
+        except OSError as exc:
+            self._turn.release()
+            raise SuiteError(f"cannot listen at the HA feed {feed}: {exc}") from exc
 
     def accept(self, timeout: float) -> MasterPeer | None:
         self.sock.settimeout(timeout)
@@ -147,4 +166,7 @@ class FeedListener:
         return MasterPeer(conn)
 
     def close(self) -> None:
-        self.sock.close()
+        try:
+            self.sock.close()
+        finally:
+            self._turn.release()

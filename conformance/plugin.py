@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from apache_rocketmq.targets import EMBEDDED
+from conformance import alone
 from conformance import profile as profiles
 from conformance.case import MARKER, CaseSpec, spec_of
 from conformance.checks import Check
@@ -28,7 +30,7 @@ from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
 from conformance.result import USER_PROPERTY, CaseResult, render
 from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
-from conformance.verdict import Outcome, Verdict
+from conformance.verdict import Outcome, SuiteError, Verdict
 from conformance.wire import Endpoint, Wire, WireError
 from spec.clauses import Level
 from spec.errors import RocketMQSpecError
@@ -48,13 +50,22 @@ STATE = pytest.StashKey["RunState"]()
 @dataclass
 class RunState:
     target: Target
-    profile: profiles.Profile
+    choice: profiles.Choice
     strict: bool
     report_dir: Path | None
     index_counts: tuple[int, int] | None = None
     """(maxHashSlotNum, maxIndexNum) of the store's index files, when given rather than inferred."""
     results: list[CaseResult] = field(default_factory=list)
     started: float = field(default_factory=time.time)
+    target_name: str = ""
+    """The target's name when the run started it (``embedded``, ``apache-5.5.0``)."""
+
+    @property
+    def profile(self) -> profiles.Profile:
+        return self.choice.profile
+
+    def profile_line(self) -> str:
+        return f"profile: {self.profile.name} ({self.choice.how})"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -65,7 +76,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
     group.addoption("--rmq-strict", action="store_true", help="NON-STRICT verdicts fail the run")
-    group.addoption("--rmq-profile", metavar="FILE|NAME", help="target profile of known deviations")
+    group.addoption("--rmq-profile", metavar="FILE|NAME",
+                    help="target profile of known deviations (default: the one covering the version the "
+                         "target announces; 'none' for none)")
+    group.addoption("--rmq-target-name", metavar="NAME", help="the target's name, for the reports")
     group.addoption("--rmq-acl-file", metavar="PATH",
                     help="the target broker runs with aclEnable=true on this plain_acl.yml (rmq-conformance "
                          "acl-file): run the acl cases only")
@@ -94,6 +108,9 @@ def parse_index_sizes(text: str) -> tuple[int, int]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}(spec): a conformance case and the clause it checks")
     config.addinivalue_line("markers", "slow: a case that waits for a target timeout (left out by default)")
+    config.addinivalue_line("markers", f"{alone.MARKER}: a case that runs while no other case runs "
+                                       "(conformance.alone)")
+    config.pluginmanager.register(alone.AloneLock(config), "rmq-conformance-alone")
     option = config.getoption
     endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
                  for name in ("namesrv", "broker")}
@@ -101,16 +118,32 @@ def pytest_configure(config: pytest.Config) -> None:
     chosen = option("--rmq-profile")
     index_sizes = option("--rmq-index-sizes")
     acl = option("--rmq-acl-file")
+    target = Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
+                    acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]))
+    strict = bool(option("--rmq-strict"))
     state = RunState(
-        target=Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
-                      acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"])),
-        profile=profiles.load(Path(chosen)) if chosen else profiles.NO_PROFILE,
-        strict=bool(option("--rmq-strict")),
+        target=target,
+        choice=_choose_profile(profiles.Request(chosen, strict, option("--rmq-target-name") or ""), target),
+        strict=strict,
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
         index_counts=parse_index_sizes(index_sizes) if index_sizes else None,
+        target_name=option("--rmq-target-name") or "",
     )
     config.stash[STATE] = state
     config.pluginmanager.register(Reporter(state), "rmq-conformance-reporter")
+
+
+def _choose_profile(request: profiles.Request, target: Target) -> profiles.Choice:
+    """The run's profile; the target is asked for its version only when the choice depends on it."""
+    announced = None
+    if request.named is None and not request.strict and request.target_name != EMBEDDED:
+        announced = target.announced_version()
+    try:
+        if announced is None:
+            return profiles.choose(request, None)
+        return profiles.choose(request, *announced)
+    except profiles.ProfileError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _ha_parts(config: pytest.Config, broker: Endpoint | None) -> dict[str, Any]:
@@ -246,14 +279,21 @@ def case_id(item: pytest.Item) -> tuple[str, str]:
     return area, f"{area}::{item.name.removeprefix('test_')}"
 
 
-def _verdict(item: pytest.Item, state: RunState, excinfo: pytest.ExceptionInfo[BaseException] | None,
+TARGET_ERRORS = (Outcome, WireError, OSError, RocketMQSpecError)
+"""What the target's answers (or silence) raise; anything else a fixture raises is the suite's fault."""
+
+
+def _verdict(state: RunState, call: pytest.CallInfo[None],
              run: CaseRun) -> tuple[Verdict, str, object, object]:
+    excinfo = call.excinfo
     if excinfo is None:
         tolerated = run.check.tolerated
         if tolerated:
             return Verdict.NON_STRICT, "; ".join(f"{o.what}: {o.tolerated}" for o in tolerated), None, None
         return Verdict.PASS, "", None, None
     error = excinfo.value
+    if isinstance(error, SuiteError) or (call.when == "setup" and not isinstance(error, TARGET_ERRORS)):
+        return Verdict.ERROR, f"{type(error).__name__}: {error}", None, None
     if isinstance(error, Outcome):
         return error.verdict, error.message, error.expected, error.actual
     if isinstance(error, WireError | OSError):
@@ -269,7 +309,7 @@ def _verdict(item: pytest.Item, state: RunState, excinfo: pytest.ExceptionInfo[B
 def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], duration: float) -> CaseResult:
     state = item.config.stash[STATE]
     run = item.stash.get(RUN, CaseRun())
-    verdict, message, expected, actual = _verdict(item, state, call.excinfo, run)
+    verdict, message, expected, actual = _verdict(state, call, run)
     if verdict is Verdict.FAIL and spec.level is not Level.MUST:
         verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
     area, cid = case_id(item)
@@ -322,10 +362,14 @@ class Reporter:
             if name == USER_PROPERTY:
                 self.state.results.append(CaseResult.from_json(json.loads(value)))
 
+    def pytest_report_header(self) -> list[str]:
+        return [f"rmq-conformance {self.state.profile_line()}"]
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.state.results:
             terminalreporter.write_sep("=", "RocketMQ conformance")
             terminalreporter.write_line(console.summary(self.state.results))
+            terminalreporter.write_line(self.state.profile_line())
             if self.state.report_dir is not None:
                 terminalreporter.write_line(f"reports written to {self.state.report_dir}")
 
@@ -341,16 +385,22 @@ def write_reports(state: RunState) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     results = sorted(state.results, key=lambda r: r.case_id)
     target = state.target
-    meta = {"title": "RocketMQ conformance", "profile": state.profile.name, "strict": state.strict,
+    meta = {"title": "RocketMQ conformance", "target": state.target_name, "profile": state.profile.name,
+            "profile_file": state.profile.file, "profile_chosen": state.choice.how,
+            "announced_version": state.choice.announced, "strict": state.strict,
             "namesrv": str(target.namesrv or ""), "broker": str(target.broker or ""),
             "store": str(target.store or ""), "started": state.started, "finished": time.time()}
     json_files.write(directory, results, meta)
-    junit.write(directory / "junit.xml", results, strict=state.strict)
-    html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(target)}",
-               strict=state.strict)
+    junit.write(directory / "junit.xml", results, strict=state.strict,
+                properties={"target": state.target_name, "profile": state.profile.name,
+                            "profile_chosen": state.choice.how})
+    html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(state)}",
+               strict=state.strict, profile=state.profile_line())
 
 
-def _describe(target: Target) -> str:
+def _describe(state: RunState) -> str:
+    target = state.target
     parts = [f"{name} {value}" for name, value in
              (("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store)) if value]
-    return ", ".join(parts) or "no target"
+    where = ", ".join(parts) or "no target"
+    return f"{state.target_name} ({where})" if state.target_name else where

@@ -84,6 +84,25 @@ class Target:
         """Whether a fresh connection still gets an answer to the role's ping."""
         return self.unreachable(endpoint) is None
 
+    def announced_version(self) -> tuple[int, str] | None:
+        """The ``version`` word of the broker's answer (the name server's without a broker) and who gave
+        it; None without a wire target or when neither answers."""
+        for role in ("broker", "namesrv"):
+            endpoint = getattr(self, role)
+            if endpoint is None:
+                continue
+            try:
+                connection = Connection(endpoint, Exchange())
+            except ConnectionLost:
+                return None
+            try:
+                return Server(role, endpoint).ping(connection).version, f"the {role} at {endpoint}"
+            except (WireError, OSError):
+                return None
+            finally:
+                connection.close()
+        return None
+
     def unreachable(self, endpoint: Endpoint) -> str | None:
         """Why a fresh connection to ``endpoint`` gets no answer to the role's ping (None: it answers)."""
         role = "namesrv" if endpoint == self.namesrv else "broker"

@@ -21,6 +21,9 @@ class Verdict(enum.Enum):
     """The case reports a property of the target without judging it."""
     CRASH = "CRASH"
     """The target stopped answering during or after the case."""
+    ERROR = "ERROR"
+    """The suite could not judge the case: a fault of the run itself (a local port it could not bind, a
+    fixture that broke), not of the target."""
 
     @property
     def breaks_conformance(self) -> bool:
@@ -61,3 +64,8 @@ class Info(Outcome):
 
 class Crash(Outcome):
     verdict = Verdict.CRASH
+
+
+class SuiteError(Exception):
+    """A fault on the suite's side (its own listener, lock or fixture): the case gets no verdict on the
+    target, and the run reports an error of its own."""

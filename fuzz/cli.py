@@ -1,22 +1,34 @@
 """``rmq-fuzz``: fuzz a name server and broker on loopback, or replay saved regression cases.
 
-Bounded by ``--seconds`` and ``--max-frames``; progress goes to stderr once a second, the summary to
-stdout and to ``OUT/summary.json``. Findings are written to ``OUT/regressions`` in the format of
-``fuzz.regression``; copy the ones worth keeping into ``fuzz/regressions``.
+The target is one the fuzzer starts and stops (``--target embedded|apache-VERSION``, its broker's pid
+watched for memory) or a running one (``--namesrv``/``--broker``, ``--pid``). Bounded by ``--seconds`` and
+``--max-frames``; progress goes to stderr once a second, the summary to stdout and to ``OUT/summary.json``.
+Findings are written to ``OUT/regressions`` in the format of ``fuzz.regression``; copy the ones worth
+keeping into ``fuzz/regressions``.
+
+The target's profile (chosen as ``rmq-conformance`` chooses it: by the version its answers carry, unless
+``--profile NAME|none``) cites its known defects: a finding with such a cause goes to
+``OUT/regressions/known`` with the citation, is counted as known and does not fail the run (``fuzz.known``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from apache_rocketmq import ProvisionError
+from apache_rocketmq.targets import UnknownTarget, parse_target, started, target_names
 from codec.acl import Credentials
+from conformance.profile import Choice, ProfileError, Request, choose
 from fuzz.corpus import Listener, SeedFrame, golden_dir, load_seeds
 from fuzz.ha_live import HAFuzzer
+from fuzz.known import UnknownCause, matcher
 from fuzz.live import FuzzConfig, LiveFuzzer, Summary
 from fuzz.memory import MemoryRule, jvm_heap_bytes, process_cmdline
 from fuzz.regression import REGRESSIONS_DIR, FindingClass, load_cases, replay
@@ -36,8 +48,13 @@ MAX_SECONDS = 24 * 3600
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description=__doc__.splitlines()[0])
     add_version(parser)
-    parser.add_argument("--namesrv", required=True, help="name server HOST:PORT (loopback only)")
-    parser.add_argument("--broker", required=True, help="broker HOST:PORT (loopback only)")
+    parser.add_argument("--target", metavar="NAME",
+                        help=f"start and stop this target: {', '.join(target_names())}")
+    parser.add_argument("--namesrv", help="a running name server HOST:PORT (loopback only)")
+    parser.add_argument("--broker", help="a running broker HOST:PORT (loopback only)")
+    parser.add_argument("--profile", metavar="NAME|FILE",
+                        help="the target's profile of known defects (default: chosen by the version it "
+                             "announces; 'none' for none)")
     parser.add_argument("--seconds", type=float, default=60.0, help="time limit (default 60)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-out"), help="findings and summary go here")
     parser.add_argument("--max-frames", type=int, default=1_000_000, help="frame limit (default 1000000)")
@@ -76,10 +93,12 @@ def _replay(target: Target, paths: list[Path]) -> int:
     return 1 if failed else 0
 
 
-def _report(summary: Summary, out: Path, elapsed: float) -> None:
+def _report(summary: Summary, out: Path, elapsed: float, choice: Choice) -> None:
     out.mkdir(parents=True, exist_ok=True)
     data = {"frames_sent": summary.frames_sent, "batches": summary.batches, "seconds": round(elapsed, 1),
-            "stopped": summary.stopped, "findings": dict(summary.findings),
+            "stopped": summary.stopped, "profile": choice.profile.name, "profile_chosen": choice.how,
+            "findings": dict(summary.findings), "known": dict(summary.known),
+            "known_cases": [{"case": str(path), "cited": why} for path, why in summary.known_cases],
             "duplicates": dict(summary.duplicates), "waiting_streams": summary.waiting,
             "idle_judged": summary.idle_judged, "stalls_seconds": summary.stalls, "memory": summary.memory,
             "cases": [str(path) for path in summary.cases]}
@@ -95,6 +114,9 @@ def _report(summary: Summary, out: Path, elapsed: float) -> None:
         print(f"  target stalled {len(summary.stalls)} time(s), answering again after {summary.stalls} s")
     for path in summary.cases:
         print(f"  case {path}")
+    print(f"profile: {choice.profile.name} ({choice.how})")
+    for path, why in summary.known_cases:
+        print(f"  known defect of the target, not failing the run: {path}\n    {why}")
 
 
 def _fuzz_ha(args: argparse.Namespace, target: Target) -> int:
@@ -113,6 +135,8 @@ def _fuzz_ha(args: argparse.Namespace, target: Target) -> int:
 
 def _checked_target(args: argparse.Namespace) -> Target:
     """The target, once both addresses are loopback and both listeners answer; else :class:`BadInput`."""
+    if not (args.namesrv and args.broker):
+        raise BadInput("give --target NAME, or --namesrv and --broker of a running target")
     for addr in (args.namesrv, args.broker):
         try:
             parse_loopback(addr)
@@ -151,9 +175,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BadInput(f"regression case {path} does not exist")
         if (args.access_key is None) != (args.secret_key is None):
             raise BadInput("--access-key and --secret-key go together")
-        target = _checked_target(args)
+        if args.target is not None:
+            if args.namesrv or args.broker or args.pid:
+                raise BadInput("--target starts a target of its own: give it or --namesrv/--broker/--pid")
+            parse_target(args.target)
         seeds = [] if args.replay is not None or args.ha else _seeds(args.golden)
-    except BadInput as exc:
+    except (BadInput, UnknownTarget) as exc:
+        return fail(PROG, exc)
+    if args.target is None:
+        return _run(args, seeds)
+    with tempfile.TemporaryDirectory(prefix="rmq-fuzz-") as work, contextlib.ExitStack() as stack:
+        try:
+            running = stack.enter_context(started(args.target, Path(work)))
+        except ProvisionError as exc:
+            return fail(PROG, f"{args.target}: {exc}")
+        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr} "
+              f"(pid {running.broker_pid})", file=sys.stderr, flush=True)
+        args.namesrv, args.broker, args.pid = running.namesrv_addr, running.broker_addr, running.broker_pid
+        return _run(args, seeds)
+
+
+def _run(args: argparse.Namespace, seeds: list[SeedFrame]) -> int:
+    try:
+        target = _checked_target(args)
+        choice = choose(Request(args.profile, target_name=args.target or ""), target.announced_version(),
+                        "the broker")
+        known = matcher(choice.profile)
+    except (BadInput, ProfileError, UnknownCause) as exc:
         return fail(PROG, exc)
     if args.replay is not None:
         return _replay(target, args.replay)
@@ -161,18 +209,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fuzz_ha(args, target)
     credentials = Credentials(args.access_key, args.secret_key) if args.access_key is not None else None
     config = FuzzConfig(target, min(args.seconds, MAX_SECONDS), args.max_frames, args.batch_size, args.seed,
-                        memory_rule(args), args.idle_timeout, credentials=credentials)
-    started = last = time.monotonic()
+                        memory_rule(args), args.idle_timeout, credentials=credentials, known=known)
+    started_at = last = time.monotonic()
 
     def progress(summary: Summary) -> None:
         nonlocal last
         now = time.monotonic()
         if now - last >= PROGRESS_INTERVAL:
             last = now
-            print(summary.line(now - started), file=sys.stderr, flush=True)
+            print(summary.line(now - started_at), file=sys.stderr, flush=True)
 
     summary = LiveFuzzer(config, seeds, args.out / "regressions", progress).run()
-    _report(summary, args.out, time.monotonic() - started)
+    _report(summary, args.out, time.monotonic() - started_at, choice)
     return 1 if summary.findings else 0
 
 

@@ -17,9 +17,10 @@ import dataclasses
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codec.acl import Credentials, sign
 from codec.command import decode, encode
@@ -43,6 +44,9 @@ from fuzz.wire import WireConnection
 from spec.acl import UNIQUE_KEY_QUERY
 from spec.errors import RocketMQSpecError
 
+if TYPE_CHECKING:
+    from conformance.profile import KnownDefect
+
 MAX_CONNECTIONS = 3
 """Connections per batch: two already interleave; a third catches state shared across more than a pair."""
 
@@ -54,6 +58,9 @@ MUTATION_RATE = 0.85
 
 DRAIN_SECONDS = 0.05
 """How long to read answers on connections that owe us nothing, so their buffers do not fill up."""
+
+KNOWN_DIR = "known"
+"""Subdirectory of the findings directory for findings the target's profile cites as known defects."""
 
 SLOW_CLOSE_LIMIT = 120.0
 """Seconds a reproduced unanswered stream is watched for a late close: a close within it is a slow close
@@ -75,6 +82,8 @@ class FuzzConfig:
     credentials: Credentials | None = None
     """Sign every broker seed before it is mutated, so intact frames pass an ACL broker's check and reach
     its handlers while mutated ones exercise the check itself."""
+    known: Callable[[FindingClass, Sequence[bytes]], KnownDefect | None] = lambda finding, streams: None
+    """The target's known defects (``fuzz.known.matcher`` of its profile): matching findings are known."""
 
 
 @dataclass
@@ -101,6 +110,10 @@ class Summary:
     """Seconds the target took to answer again after a probe went unanswered (busy, not hung)."""
     memory: dict[str, int | float | None] = field(default_factory=dict)
     stopped: str = ""
+    known: Counter[str] = field(default_factory=Counter)
+    """Findings that are a known defect of the target (its profile cites them), by class."""
+    known_cases: list[tuple[Path, str]] = field(default_factory=list)
+    """Each known defect's saved case and the profile's citation."""
 
     def line(self, elapsed: float) -> str:
         found = ", ".join(f"{kind} {n}" for kind, n in sorted(self.findings.items())) or "none"
@@ -304,5 +317,11 @@ class LiveFuzzer:
         self._seen.add(key)
         case = RegressionCase(finding, batch.listener, [ConnectionCase(frames) for frames in connections],
                               batch.mutations, note, self.config.seed, self.summary.batches)
+        defect = self.config.known(finding, [b"".join(frames) for frames in connections])
+        if defect is not None:
+            case.note = f"{note}; a known defect of the target: {defect.citation()}"
+            self.summary.known[finding.value] += 1
+            self.summary.known_cases.append((case.save(self.out / KNOWN_DIR), defect.citation()))
+            return
         self.summary.findings[finding.value] += 1
         self.summary.cases.append(case.save(self.out))

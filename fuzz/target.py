@@ -53,6 +53,17 @@ class Target:
     def addr(self, listener: Listener) -> str:
         return self.namesrv if listener is Listener.NAMESRV else self.broker
 
+    def announced_version(self) -> int | None:
+        """The ``version`` word of the broker's answer to a probe (None when it does not answer)."""
+        try:
+            conn = WireConnection(self.broker)
+        except OSError:
+            return None
+        with conn:
+            answer = conn.request(RemotingCommand.request(PROBE_CODES[Listener.BROKER], opaque=next_opaque()),
+                                  PROBE_TIMEOUT)
+        return None if answer is None else answer.version
+
     def health(self, listener: Listener) -> Health:
         if self.pid is not None and not Path(f"/proc/{self.pid}").exists():
             return Health.CRASH

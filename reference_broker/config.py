@@ -70,8 +70,11 @@ class BrokerConfig:
     """Connects queued for accept on each listening port (NettyServerConfig's ``serverSocketBacklog``)."""
     broker_ip1: str = LOOPBACK
     """The address advertised in route data and written as store host."""
-    namesrv_addr: str | None = f"{LOOPBACK}:{DEFAULT_NAMESRV_PORT}"
-    """Semicolon-separated ``host:port`` list; None registers nowhere."""
+    namesrv_addr: str | None = None
+    """Semicolon-separated ``host:port`` list of the name servers the broker joins (``namesrvAddr``). None:
+    an embedded run (``rmq-broker`` without it, :class:`~reference_broker.embedded.EmbeddedRocketMQ`) starts
+    a name server of its own and registers there; a bare :class:`~reference_broker.broker.server.Broker`
+    registers nowhere."""
     store_path_root_dir: str = str(Path.home() / "store")
     store_path_commit_log: str | None = None
     """None means ``<storePathRootDir>/commitlog``."""
@@ -315,12 +318,16 @@ class LoadedConfig:
 
     ignored: list[JavaKey] = dataclasses.field(default_factory=list)
     unknown: list[str] = dataclasses.field(default_factory=list)
+    broker_only: list[str] = dataclasses.field(default_factory=list)
+    """Keys of a broker's config found in a name server's file."""
 
     def warn(self) -> None:
         """One warning per ignored or unknown key, once, at start."""
         for key in self.ignored:
             log.warning("config key %s (%s) is ignored by the reference broker: %s", key.name, key.java_class,
                         key.reason)
+        for name in self.broker_only:
+            log.warning("config key %s is read by a broker, not by a name server: ignored", name)
         for name in self.unknown:
             log.warning("unknown config key %s ignored (neither Apache RocketMQ 4.9.8 nor the reference "
                         "broker reads it)", name)
@@ -368,6 +375,21 @@ def load_config_file(path: str | Path, broker: BrokerConfig, namesrv: NamesrvCon
     return loaded
 
 
+def load_namesrv_config_file(path: str | Path, namesrv: NamesrvConfig) -> LoadedConfig:
+    """Apply a namesrv.conf (``mqnamesrv -c``): the name server's keys and ``listenPort``, which a
+    broker.conf gives the broker. A broker's key there is reported as not read, like an ignored one."""
+    properties = parse_properties(Path(path).read_text(encoding="utf-8"))
+    port = properties.pop("listenPort", None)
+    broker_keys = [name for name in properties if (key := BY_NAME.get(name)) and key.owner is Owner.BROKER
+                   and key.disposition is Disposition.HONOURED]
+    loaded = apply_properties({name: value for name, value in properties.items() if name not in broker_keys},
+                              BrokerConfig(), namesrv, source=str(path))
+    if port is not None:
+        _apply(namesrv, BY_NAME["listenPort"], port.strip(), str(path))
+    loaded.broker_only += broker_keys
+    return loaded
+
+
 def validate(broker: BrokerConfig) -> None:
     """Checks of settings made in code rather than read from a file, run before any port is bound."""
     for key in ("flushDiskType", "messageDelayLevel", "deleteWhen", "storePathCommitLog", *sorted(_POSITIVE)):
@@ -385,6 +407,7 @@ __all__ = [
     "NamesrvConfig",
     "apply_properties",
     "load_config_file",
+    "load_namesrv_config_file",
     "parse_properties",
     "snake_case",
     "validate",

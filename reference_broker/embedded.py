@@ -28,11 +28,18 @@ START_TIMEOUT = 10.0
 
 
 class EmbeddedRocketMQ:
+    """A broker and, unless its config names name servers to join (``namesrv_addr``), a name server of
+    its own that it registers with: the all-in-one of ``rmq-broker`` without ``namesrvAddr``. With
+    ``namesrv_addr`` the broker joins those name servers (Apache RocketMQ's or another reference broker's)
+    and starts none, as ``mqbroker -n`` does."""
+
     def __init__(self, store_path: str | Path | None = None, *, broker_config: BrokerConfig | None = None,
                  namesrv_config: NamesrvConfig | None = None) -> None:
         self._own_store = store_path is None and broker_config is None
         self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0, kv_config_path=None)
         self.broker_config = broker_config or BrokerConfig(listen_port=0)
+        self.joins_cluster = bool(self.broker_config.namesrv_addr)
+        """Whether the broker joins name servers named in its config rather than starting its own."""
         if store_path is not None:
             self.broker_config.store_path_root_dir = str(store_path)
         elif self._own_store:
@@ -42,6 +49,9 @@ class EmbeddedRocketMQ:
 
     @property
     def namesrv_addr(self) -> str:
+        """The name server the broker registered with first: its own, or the first it joined."""
+        if self.namesrv is None and self.broker is not None:
+            return self.broker.config.namesrv_addrs[0]
         return self._running(self.namesrv).addr
 
     @property
@@ -68,17 +78,19 @@ class EmbeddedRocketMQ:
 
     async def start(self) -> EmbeddedRocketMQ:
         validate(self.broker_config)
-        self.namesrv = NameServer(self.namesrv_config)
-        await self.namesrv.start()
-        advertised = LOOPBACK if self.namesrv_config.bind_address in ("0.0.0.0", "") else None
-        host = advertised or self.namesrv_config.bind_address
-        self.broker_config = dataclasses.replace(self.broker_config,
-                                                 namesrv_addr=f"{host}:{self.namesrv.server.port}")
+        if not self.joins_cluster:
+            self.namesrv = NameServer(self.namesrv_config)
+            await self.namesrv.start()
+            advertised = LOOPBACK if self.namesrv_config.bind_address in ("0.0.0.0", "") else None
+            host = advertised or self.namesrv_config.bind_address
+            self.broker_config = dataclasses.replace(self.broker_config,
+                                                     namesrv_addr=f"{host}:{self.namesrv.server.port}")
         try:
             self.broker = Broker(self.broker_config)
             await self.broker.start()
         except BaseException:
-            await self.namesrv.stop()
+            if self.namesrv is not None:
+                await self.namesrv.stop()
             raise
         return self
 

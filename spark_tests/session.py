@@ -5,6 +5,9 @@ Jobs, tests and benchmarks all go through here so that they measure and check th
 
 from __future__ import annotations
 
+import os
+import sys
+
 from pyspark.sql import SparkSession
 
 from spark_tests.live_source import RocketMQLiveDataSource
@@ -15,10 +18,23 @@ DEFAULT_SHUFFLE_PARTITIONS = 4
 """Spark's default of 200 shuffle partitions turns every small join into hundreds of empty tasks; the
 jobs here run on a laptop-sized ``local[n]``, where a handful per core keeps joins balanced."""
 
+PYSPARK_PYTHON = "PYSPARK_PYTHON"
+
+
+def worker_python() -> str:
+    """The interpreter Spark's Python workers are to run: ``PYSPARK_PYTHON`` when the user chose one, else
+    this one. Unset, Spark starts the ``python3`` on ``PATH`` for the workers that look the formats up by
+    name and read the data; outside an activated environment that is another interpreter, which lacks
+    this project (``DATA_SOURCE_NOT_FOUND``, ``No module named 'spark_tests'``). Set in the environment as
+    well, so a JVM started afterwards in this process inherits it."""
+    return os.environ.setdefault(PYSPARK_PYTHON, sys.executable)
+
+
 def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
                   shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS) -> SparkSession:
     """A ``local[cores]`` session, UI off, filters pushed to Python data sources that take them, with this
-    project's formats registered (``rocketmq-store`` and ``rocketmq``).
+    project's formats registered (``rocketmq-store`` and ``rocketmq``), its Python workers running this
+    interpreter (:func:`worker_python`).
 
     ``getOrCreate`` returns an already running session unchanged apart from the runtime options set here,
     so callers that need a different core count must stop the running session first.
@@ -26,6 +42,7 @@ def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
     spark = (
         SparkSession.builder.master(f"local[{cores}]")
         .appName(app_name)
+        .config("spark.pyspark.python", worker_python())
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))

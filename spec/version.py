@@ -1,8 +1,9 @@
 """MQVersion ordinals: which release a RemotingCommand's ``version`` word names.
 
 The word is the release's position in Java's ``MQVersion.Version`` enum, and servers change behaviour at
-a few of them. Only the ordinals the reference implementations act on are listed; each is the enum
-position of the named release in 4.9.8's ``MQVersion``.
+a few of them. Listed are the ordinals the reference implementations act on and those of the releases
+the project runs as targets (whose answers carry them); each is the enum position of the named release in
+Java's ``MQVersion`` (the enum only grows at its end, so a position never changes meaning).
 """
 
 from __future__ import annotations
@@ -24,8 +25,22 @@ class MQVersion(enum.IntEnum):
     maxReconsumeTimes instead of the group's retryMaxTimes."""
     V4_9_4 = 401
     """From it on the name server writes route data as standard JSON (quoted map keys)."""
+    V4_9_7 = 407
     V4_9_8 = 409
     """The release whose behaviour the reference broker reproduces; it announces this version."""
+    V5_3_3 = 479
+    V5_4_0 = 493
+    V5_5_0 = 513
+    V5_5_1 = 515
+
+
+def release_name(ordinal: int) -> str | None:
+    """``"4.9.7"`` for 407: the release an ordinal names, when it is one listed here and not a snapshot."""
+    try:
+        name = MQVersion(ordinal).name
+    except ValueError:
+        return None
+    return None if name.endswith("SNAPSHOT") else name.removeprefix("V").replace("_", ".")
 
 
 CURRENT_VERSION = MQVersion.V4_9_8

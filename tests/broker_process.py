@@ -27,7 +27,13 @@ STOP_TIMEOUT_S = 30.0
 LOG_TAIL = 4000
 """Characters of the broker's log quoted in a failure message."""
 
-_BANNER = re.compile(r"^name server (\S+), broker (\S+) \(fast (\S+)\), store (.+)$")
+_BANNERS = (re.compile(r"^name server (?P<namesrv>\S+), broker (?P<broker>\S+) \(fast \S+\), store .+$"),
+            re.compile(r"^broker (?P<broker>\S+) \(fast \S+\), store .+, "
+                       r"joined name server\(s\) (?P<namesrv>\S+)$"),
+            re.compile(r"^name server (?P<namesrv>\S+)$"))
+"""The line each role prints once it listens: the all-in-one, a broker that joined name servers, a name
+server alone."""
+FREE_PORTS = ("--namesrv-port", "0", "--broker-port", "0")
 
 
 def write_broker_conf(path: Path, properties: dict[str, str]) -> Path:
@@ -37,12 +43,17 @@ def write_broker_conf(path: Path, properties: dict[str, str]) -> Path:
 
 
 class BrokerProcess:
-    """One run of ``python -m reference_broker.cli -c CONF`` on free ports; leaving the ``with`` block
-    always ends the process (SIGKILL if it is still running), whatever happened inside."""
+    """One run of ``rmq-broker -c CONF`` on free ports (or of ``rmq-namesrv``, given ``command``); leaving
+    the ``with`` block always ends the process (SIGKILL if it is still running), whatever happened inside.
+    A broker whose conf names ``namesrvAddr`` joins that name server: give it ``options=("--broker-port",
+    "0")``."""
 
-    def __init__(self, conf: Path, log: Path) -> None:
+    def __init__(self, conf: Path, log: Path, *, options: tuple[str, ...] = FREE_PORTS,
+                 command: str = "main") -> None:
         self.conf = conf
         self.log = log
+        self.options = options
+        self.command = command
         self.broker_addr = ""
         self.namesrv_addr = ""
         self._process: subprocess.Popen[str] | None = None
@@ -57,8 +68,8 @@ class BrokerProcess:
     def __enter__(self) -> BrokerProcess:
         self._log_file = self.log.open("a", encoding="utf-8")
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "reference_broker.cli", "-c", str(self.conf), "--namesrv-port", "0",
-             "--broker-port", "0"],
+            [sys.executable, "-c", f"import sys, reference_broker.cli as c; sys.exit(c.{self.command}())",
+             "-c", str(self.conf), *self.options],
             cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=self._log_file, text=True,
             env={**os.environ, "HOME": str(self.log.parent)})  # Java's default kvConfigPath is under $HOME
         try:
@@ -80,9 +91,9 @@ class BrokerProcess:
         while (left := deadline - time.monotonic()) > 0:
             ready, _, _ = select.select([stdout], [], [], left)
             line = stdout.readline() if ready else ""
-            match = _BANNER.match(line.strip())
+            match = next(filter(None, (banner.match(line.strip()) for banner in _BANNERS)), None)
             if match:
-                self.namesrv_addr, self.broker_addr = match.group(1), match.group(2)
+                self.namesrv_addr, self.broker_addr = match["namesrv"], match.groupdict().get("broker", "")
                 return
             if not line:
                 break

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+
+import pytest
 
 from codec.ha import BlockDecoder, BlockReceived, encode_block, encode_report
 from codec.store.record import HostPort
+from reference_broker import event_loop
 from reference_broker.ha.master import SlaveSession
 from reference_broker.ha.settings import HASettings
-from reference_broker.ha.slave import ReplicaSession
+from reference_broker.ha.slave import HAClient, ReplicaSession
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.store.message import InnerMessage
 from spec.ha import RMQ_HA_REPORT_AHEAD
@@ -76,3 +80,28 @@ def test_replica_session_appends_split_records_and_reports(tmp_path: Path) -> No
     finally:
         master.close()
         slave.close()
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_report_to_a_closed_master_ends_the_connection(loop: str, tmp_path: Path) -> None:
+    """A report written after the master's side closed ends the connection with the ConnectionResetError
+    the client's loop expects, on either event loop (uvloop's transport raises RuntimeError instead)."""
+    if loop == "uvloop":
+        pytest.importorskip("uvloop")
+
+    async def scenario() -> None:
+        server = await asyncio.start_server(lambda _r, w: w.close(), "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.transport.abort()
+        await asyncio.sleep(0.05)  # the transport is closed once the loop ran its close callbacks
+        client = HAClient(_store(tmp_path), SETTINGS, f"127.0.0.1:{port}")
+        try:
+            with pytest.raises(ConnectionResetError):
+                await client._send(writer, encode_report(0))
+        finally:
+            client.store.close()
+            server.close()
+            await server.wait_closed()
+
+    event_loop.run(scenario(), loop)

@@ -2,10 +2,10 @@
 job from there: the conformance suite against the embedded broker, with its cases, profiles and report.
 
 The short form (default run) builds the wheel and installs it without dependencies into a virtualenv that
-sees this interpreter's packages; the long form (``slow``) builds the sdist, the wheel from the sdist, and
-also reads a store through the ``rocketmq-store`` format on a plain SparkSession of the installed copy.
-Both run from a directory outside the checkout with ``PYTHONPATH`` cleared, so only the installed copy
-can be imported.
+sees this interpreter's packages (a virtualenv's or not); the long form (``slow``) builds the sdist, the
+wheel from the sdist, and also reads a store through the ``rocketmq-store`` format on a plain
+SparkSession of the installed copy. Both run from a directory outside the checkout with ``PYTHONPATH``
+cleared, so only the installed copy can be imported.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ BUILD_TIMEOUT = 300
 RUN_TIMEOUT = 300
 A_FEW_CASES = "largest_length_accepted or unknown_code or store_layout"
 """A quick selection of wire cases, enough to show the installed suite runs and reports."""
-SHIPPED = ("conformance/cases/test_framing.py", "conformance/profiles/rocketmq-4.9.8.toml",
+SHIPPED = ("conformance/cases/test_framing.py", "conformance/profiles/rocketmq-4.9.toml",
            "pyspark_rocketmq/__init__.py", "pyspark_rocketmq_store/__init__.py", "spec/clauses.py")
 
 
@@ -47,12 +47,22 @@ def sdist_names(sdist: Path) -> set[str]:
 
 
 def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
-    """A virtualenv (seeing this interpreter's packages for the dependencies) holding only the wheel of
-    this project, and the environment to run it in. ``--ignore-installed``: a copy of the project this
-    interpreter already has (an editable install, say) must neither satisfy the install nor be touched."""
+    """A virtualenv holding only the wheel of this project, which sees the dependencies this interpreter
+    has, and the environment to run it in.
+
+    The dependencies come from this interpreter's own package directories, named in a ``.pth`` file, not
+    from ``system_site_packages``: that option shows the base interpreter's packages, which inside a
+    virtualenv are not the ones this run has. Only the directories are listed, so the ``.pth`` files in
+    them (an editable install of this project) are not run. ``--ignore-installed``: a copy of the project
+    this interpreter already has must neither satisfy the install nor be touched."""
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    venv.create(env_dir, with_pip=False)
     bin_dir = env_dir / "bin"
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site_packages = Path(subprocess.run([bin_dir / "python", "-c", purelib], check=True, capture_output=True,
+                                        text=True).stdout.strip())
+    ours = [entry for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))]
+    (site_packages / "dependencies.pth").write_text("\n".join(ours) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
                     "--ignore-installed", "--no-deps", str(wheel)],
                    check=True, capture_output=True, timeout=RUN_TIMEOUT)
@@ -68,7 +78,7 @@ def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(tmp_path / "venv")), where
     job = subprocess.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
-                          "--profile", "rocketmq-4.9.8"], cwd=work, env=env, capture_output=True,
+                          "--profile", "rocketmq-4.9"], cwd=work, env=env, capture_output=True,
                          text=True, timeout=RUN_TIMEOUT)
     assert job.returncode == 0, job.stdout[-3000:] + job.stderr[-3000:]
     for page in ("index.json", "index.html", "protocol.html", "junit.xml"):

@@ -1,15 +1,17 @@
 """``python -m benchmarks.soak``: run the soak scenarios against a broker and print the table.
 
 Against any running broker: ``--broker HOST:PORT`` (and ``--pid`` for RSS and CPU figures). To include
-kill -9 cycles the harness must be able to start the broker again: ``--reference`` starts the reference
-broker itself (on free ports unless given), or ``--start CMD --pid-command CMD [--stop CMD] [--store DIR]``
-starts any broker in the background. ``--quick`` is the short form the default test run uses.
+kill -9 cycles the harness must be able to start the broker again: ``--target embedded`` (or
+``--reference``) starts the reference broker itself (on free ports unless given), ``--target
+apache-VERSION`` a provisioned release of Apache RocketMQ, ``--start CMD --pid-command CMD [--stop CMD]
+[--store DIR]`` any broker in the background. ``--quick`` is the short form the default test run uses.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import socket
 import sys
 import tempfile
@@ -17,9 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 from benchmarks.soak import crash, hostile, load, wire
 from benchmarks.soak.report import Row, as_json, table
-from benchmarks.soak.target import Launcher, Target, command_launcher, raise_fd_limit, reference_launcher
+from benchmarks.soak.target import (
+    Launcher,
+    Target,
+    command_launcher,
+    raise_fd_limit,
+    reference_launcher,
+    release_launcher,
+)
 
 SCENARIOS = ("connections", "pulls", "storm", "partial", "kill")
 TOPIC = "SoakTopic"
@@ -73,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     where = parser.add_argument_group("target")
     where.add_argument("--broker", help="address of a running broker (HOST:PORT)")
     where.add_argument("--pid", type=int, help="its pid, for RSS and CPU figures")
+    where.add_argument("--target", metavar="NAME", help=f"start this target (SYNC_FLUSH): "
+                       f"{', '.join(target_names())}")
     where.add_argument("--reference", action="store_true", help="start the reference broker (SYNC_FLUSH)")
     where.add_argument("--namesrv-port", type=int, default=0, help="with --reference (0: free)")
     where.add_argument("--broker-port", type=int, default=0, help="with --reference (0: free)")
@@ -112,8 +124,10 @@ async def _scenarios(target: Target, sizes: Sizes, only: Sequence[str]) -> list[
     return rows
 
 
-def _launcher(args: argparse.Namespace, scratch: Path) -> Launcher | None:
-    if args.reference:
+def _launcher(args: argparse.Namespace, scratch: Path, stack: contextlib.ExitStack) -> Launcher | None:
+    if args.target is not None and parse_target(args.target) is not None:
+        return stack.enter_context(release_launcher(args.target, scratch / "apache", sync_flush=True))
+    if args.reference or args.target == EMBEDDED:
         broker_port = args.broker_port or _free_port_pair()
         namesrv_port = args.namesrv_port or _free_port_pair()
         return reference_launcher(args.store or scratch / "store", namesrv_port, broker_port, sync_flush=True)
@@ -127,8 +141,8 @@ def _launcher(args: argparse.Namespace, scratch: Path) -> Launcher | None:
 def run(args: argparse.Namespace) -> list[Row]:
     sizes = _sizes(args)
     raise_fd_limit(2 * max(sizes.connections, sizes.pulls // load.PULLS_PER_CONNECTION) + FD_HEADROOM)
-    with tempfile.TemporaryDirectory(prefix="rmq-soak-") as scratch:
-        launcher = _launcher(args, Path(scratch))
+    with tempfile.TemporaryDirectory(prefix="rmq-soak-") as scratch, contextlib.ExitStack() as stack:
+        launcher = _launcher(args, Path(scratch), stack)
         rows: list[Row] = []
         wanted = [n for n in args.only if n != "kill"]
         if wanted:
@@ -156,6 +170,11 @@ def run(args: argparse.Namespace) -> list[Row]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.target is not None:
+        try:
+            parse_target(args.target)
+        except UnknownTarget as exc:
+            raise SystemExit(f"python -m benchmarks.soak: {exc}") from None
     rows = run(args)
     print(table(rows, args.title))
     if args.json is not None:

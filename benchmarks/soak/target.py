@@ -2,7 +2,8 @@
 
 The harness reaches a broker only by address. Figures about the broker's own cost (RSS, CPU seconds)
 need its pid and are read from ``/proc``; kill -9 cycles need a way to start it again, either a command
-line (any broker, Java's included) or the reference broker, which the harness can start itself.
+line (any broker, Java's included), the reference broker, which the harness can start itself, or a
+release of Apache RocketMQ it provisions (``--target apache-VERSION``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+from apache_rocketmq import ApacheRocketMQ
 from benchmarks.soak import wire
 
 START_TIMEOUT_S = 120.0
@@ -66,6 +70,16 @@ async def settled_rss_kib(target: Target) -> int | None:
     return rss_kib(target.pid)
 
 
+class Launcher(Protocol):
+    """Starts a broker (``start`` returns once it answers), kills it (SIGKILL) and stops it cleanly."""
+
+    def start(self) -> Target: ...
+
+    def kill(self, target: Target) -> None: ...
+
+    def stop(self, target: Target) -> None: ...
+
+
 @dataclass
 class Target:
     """A running broker: where it listens and, when known, its pid."""
@@ -81,8 +95,8 @@ class Target:
 
 
 @dataclass
-class Launcher:
-    """Starts a broker and reports its pid; ``start`` blocks until the broker answers on its address."""
+class CommandLauncher:
+    """Starts a broker with a command and reports its pid; ``start`` blocks until it answers."""
 
     broker: str
     store: Path | None
@@ -135,7 +149,8 @@ class Launcher:
             time.sleep(0.05)
 
 
-def reference_launcher(store: Path, namesrv_port: int, broker_port: int, *, sync_flush: bool) -> Launcher:
+def reference_launcher(store: Path, namesrv_port: int, broker_port: int, *,
+                       sync_flush: bool) -> CommandLauncher:
     """The reference broker (``rmq-broker``) on fixed ports, run by the harness itself."""
     conf = store.parent / f"{store.name}.conf"
     store.mkdir(parents=True, exist_ok=True)
@@ -145,10 +160,42 @@ def reference_launcher(store: Path, namesrv_port: int, broker_port: int, *, sync
     conf.write_text("".join(f"{k}={v}\n" for k, v in properties.items()), encoding="utf-8")
     command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--namesrv-port",
                str(namesrv_port), "--broker-port", str(broker_port)]
-    return Launcher(f"127.0.0.1:{broker_port}", store, command)
+    return CommandLauncher(f"127.0.0.1:{broker_port}", store, command)
 
 
 def command_launcher(broker: str, store: Path | None, start: str, pid_command: str,
-                     stop: str | None) -> Launcher:
+                     stop: str | None) -> CommandLauncher:
     """Any broker a shell command starts (in the background) and another one finds the pid of."""
-    return Launcher(broker, store, ["/bin/sh", "-c", start], pid_command, stop)
+    return CommandLauncher(broker, store, ["/bin/sh", "-c", start], pid_command, stop)
+
+
+class ReleaseLauncher:
+    """A provisioned release: its name server runs for the whole soak, its broker is started, killed and
+    stopped on one store (``apache_rocketmq.ApacheRocketMQ``); :func:`release_launcher` stops it all."""
+
+    def __init__(self, cluster: ApacheRocketMQ) -> None:
+        self.cluster = cluster
+
+    def start(self) -> Target:
+        if self.cluster.namesrv_pid is None:
+            self.cluster.start()
+        else:
+            self.cluster.restart_broker()
+        return Target(self.cluster.broker_addr, self.cluster.broker_pid, self.cluster.store_path, self)
+
+    def kill(self, target: Target) -> None:
+        self.cluster.kill_broker()
+
+    def stop(self, target: Target) -> None:
+        self.cluster.stop_broker()
+
+
+@contextlib.contextmanager
+def release_launcher(name: str, home: Path, *, sync_flush: bool) -> Iterator[ReleaseLauncher]:
+    """The release a target name (``apache-5.5.0``) names, with its home (and store) in ``home``."""
+    settings = {"flushDiskType": "SYNC_FLUSH" if sync_flush else "ASYNC_FLUSH"}
+    cluster = ApacheRocketMQ(name, home=home, broker_config=settings)
+    try:
+        yield ReleaseLauncher(cluster)
+    finally:
+        cluster.stop()

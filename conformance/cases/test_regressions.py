@@ -5,18 +5,33 @@ of one finding, one stream per connection. What a target must do with them follo
 from the target they were found on: a stream the codec rejects must get its connection closed (Java's
 decoder closes the channel on any decode error; frames completed before the bad one may be answered), and
 the target must keep serving fresh connections afterwards.
+
+How long a target takes to close is no part of the verdict: Apache RocketMQ 4.9.x closes some of these
+streams only after seconds of a decoder thread's CPU (its fastjson enum spin, a known defect its profile
+cites for ``rmq-fuzz``), more on a slower or busier machine. The wait is bounded by :data:`CLOSE_BOUND`, far
+beyond any such spin, and the time taken goes into the report as information. Each case runs ``alone``
+(``conformance.alone``) so that a spinning thread never delays another case's answers.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from conformance.case import Row, table
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import Wire
+from fuzz.live import SLOW_CLOSE_LIMIT
 from fuzz.regression import Expect, RegressionCase, load_cases
 from spec.frame import FRAME_CLOSE_ON_ERROR
 
 from .support import expect_closed_and_serving, expect_success
+
+CLOSE_BOUND = SLOW_CLOSE_LIMIT
+"""120 s, Java's idle timeout (``serverChannelMaxIdleTimeSeconds``): a target that has not closed the
+connection by then is not going to, while a slow close — the 4.9.x spin takes 4-15 s on a loaded 2-core
+machine, over a minute at worst — is still a close. The limit ``rmq-fuzz`` gives a slow close before
+calling it a timeout."""
 
 
 def _requirement(case: RegressionCase) -> str:
@@ -28,7 +43,7 @@ def _requirement(case: RegressionCase) -> str:
 
 def _rows(listener: str) -> list[Row]:
     return [Row(case.id, case.clauses[0] if case.clauses else FRAME_CLOSE_ON_ERROR.id, _requirement(case),
-                case)
+                case, marks=(pytest.mark.alone,))
             for case in load_cases() if case.listener.value == listener]
 
 
@@ -37,7 +52,7 @@ def _replay(case: RegressionCase, server: Server, wire: Wire, check: Check) -> N
         connection = wire.connect(server.endpoint)
         connection.send_bytes(stream.stream)
         if stream.expect is Expect.CLOSE:
-            expect_closed_and_serving(check, wire, server, connection, decode=False)
+            expect_closed_and_serving(check, wire, server, connection, decode=False, within=CLOSE_BOUND)
     if case.expect_alive:
         fresh = wire.connect(server.endpoint)
         expect_success(check, "a fresh connection is still served", server.ping(fresh))

@@ -8,7 +8,7 @@ from conformance.report.matrix import by_area
 from conformance.result import CaseResult
 from conformance.verdict import VERDICT_ORDER, Verdict
 
-_DETAIL_VERDICTS = (Verdict.FAIL, Verdict.CRASH, Verdict.NON_STRICT)
+_DETAIL_VERDICTS = (Verdict.FAIL, Verdict.CRASH, Verdict.ERROR, Verdict.NON_STRICT)
 """Verdicts whose cases are listed one by one below the table."""
 
 

@@ -99,20 +99,23 @@ def filters(results: Sequence[CaseResult]) -> str:
     }, checkboxes=("verdict",))
 
 
-def render(results: Sequence[CaseResult], title: str, *, strict: bool = False) -> str:
+def render(results: Sequence[CaseResult], title: str, *, strict: bool = False, profile: str = "") -> str:
+    """``profile``: the line naming the profile applied and how it was chosen."""
     rows = "".join(case_row(r) for r in sorted(results, key=severity_key))
     outcome = "conforms" if conforms(results, strict=strict) else "does not conform"
+    profile_line = f'<p class="meta">{e(profile)}</p>' if profile else ""
     body = (f'<p class="meta">{len(results)} cases; the target {outcome}'
             f"{' (strict)' if strict else ''}. Clause texts: <a href=\"{CLAUSE_PAGE}\">protocol "
-            f"clauses</a>.</p>{summary_matrix(results)}{filters(results)}"
+            f"clauses</a>.</p>{profile_line}{summary_matrix(results)}{filters(results)}"
             '<table id="cases" class="cases"><tr><th>verdict</th><th>case</th><th>clause</th><th>level</th>'
             "<th>area</th><th>requirement</th><th>expected</th><th>actual</th><th>message</th><th>s</th>"
             f"</tr>{rows}</table>")
     return page(title, body)
 
 
-def write(path: Path, results: Sequence[CaseResult], title: str, *, strict: bool = False) -> Path:
+def write(path: Path, results: Sequence[CaseResult], title: str, *, strict: bool = False,
+          profile: str = "") -> Path:
     """The report page and, beside it, the clause page its links lead to."""
-    path.write_text(render(results, title, strict=strict), encoding="utf-8")
+    path.write_text(render(results, title, strict=strict, profile=profile), encoding="utf-8")
     clause_page.write(path.parent)
     return path

@@ -17,13 +17,14 @@ from conformance.verdict import Verdict
 CLAUSE_PAGE = "protocol.html"
 """The clause page written beside every report page; case rows link to ``protocol.html#<clause id>``."""
 
-SEVERITY_ORDER: tuple[Verdict, ...] = (Verdict.CRASH, Verdict.FAIL, Verdict.NON_STRICT, Verdict.UNSUPPORTED,
-                                       Verdict.INFO, Verdict.PASS)
+SEVERITY_ORDER: tuple[Verdict, ...] = (Verdict.ERROR, Verdict.CRASH, Verdict.FAIL, Verdict.NON_STRICT,
+                                       Verdict.UNSUPPORTED, Verdict.INFO, Verdict.PASS)
 """Failures first: the order of summary columns and of case rows."""
 
 COLOURS = {
     Verdict.PASS: "#2e7d32", Verdict.FAIL: "#c62828", Verdict.NON_STRICT: "#ef6c00",
     Verdict.UNSUPPORTED: "#757575", Verdict.INFO: "#1565c0", Verdict.CRASH: "#6a1b9a",
+    Verdict.ERROR: "#37474f",
 }
 
 _STYLE = """

@@ -1,13 +1,14 @@
 """JUnit XML, so CI systems show conformance verdicts next to ordinary test results.
 
-JUnit knows only passed, failed and skipped: FAIL and CRASH are failures, UNSUPPORTED is skipped, and
-NON-STRICT is a failure only under ``strict``; the verdict itself travels as a property.
+JUnit knows passed, failed, errored and skipped: FAIL and CRASH are failures, ERROR (a fault of the
+suite's run, not of the target) an error, UNSUPPORTED is skipped, and NON-STRICT is a failure only under
+``strict``; the verdict itself travels as a property.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import groupby
 from pathlib import Path
 
@@ -16,15 +17,23 @@ from conformance.result import CaseResult
 from conformance.verdict import Verdict
 
 
-def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
+def build(results: Sequence[CaseResult], *, strict: bool,
+          properties: Mapping[str, str] | None = None) -> ET.ElementTree:
+    """``properties`` (the target, the profile applied and how it was chosen) go on every suite."""
     root = ET.Element("testsuites", name="rmq-conformance")
     ordered = sorted(results, key=lambda r: r.area)
     for area, group in groupby(ordered, key=lambda r: r.area):
         members = list(group)
         suite = ET.SubElement(root, "testsuite", name=area, tests=str(len(members)),
-                              failures=str(sum(is_failure(r, strict=strict) for r in members)),
+                              failures=str(sum(is_failure(r, strict=strict) and r.verdict is not Verdict.ERROR
+                                               for r in members)),
+                              errors=str(sum(r.verdict is Verdict.ERROR for r in members)),
                               skipped=str(sum(r.verdict is Verdict.UNSUPPORTED for r in members)),
                               time=f"{sum(r.duration for r in members):.3f}")
+        if properties:
+            suite_props = ET.SubElement(suite, "properties")
+            for name, value in properties.items():
+                ET.SubElement(suite_props, "property", name=name, value=value)
         for result in members:
             case = ET.SubElement(suite, "testcase", classname=f"conformance.{area}", name=result.case_id,
                                  time=f"{result.duration:.3f}")
@@ -33,7 +42,9 @@ def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
                                 ("level", result.level), ("requirement", result.requirement)):
                 ET.SubElement(props, "property", name=name, value=value)
             detail = f"expected {result.expected!r}, actual {result.actual!r}"
-            if is_failure(result, strict=strict):
+            if result.verdict is Verdict.ERROR:
+                ET.SubElement(case, "error", message=result.message, type=result.verdict.value)
+            elif is_failure(result, strict=strict):
                 node = ET.SubElement(case, "failure", message=result.message, type=result.verdict.value)
                 node.text = detail
             elif result.verdict is Verdict.UNSUPPORTED:
@@ -43,8 +54,9 @@ def build(results: Sequence[CaseResult], *, strict: bool) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def write(path: Path, results: Sequence[CaseResult], *, strict: bool) -> Path:
-    tree = build(results, strict=strict)
+def write(path: Path, results: Sequence[CaseResult], *, strict: bool,
+          properties: Mapping[str, str] | None = None) -> Path:
+    tree = build(results, strict=strict, properties=properties)
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)
     return path

@@ -31,8 +31,10 @@ def totals(results: Iterable[CaseResult]) -> dict[str, int]:
 
 
 def is_failure(result: CaseResult, *, strict: bool) -> bool:
-    """FAIL and CRASH break conformance; under ``strict`` so does NON-STRICT."""
-    return result.verdict.breaks_conformance or (strict and result.verdict is Verdict.NON_STRICT)
+    """FAIL and CRASH break conformance; under ``strict`` so does NON-STRICT. An ERROR fails the run
+    without saying anything of the target."""
+    return (result.verdict.breaks_conformance or result.verdict is Verdict.ERROR
+            or (strict and result.verdict is Verdict.NON_STRICT))
 
 
 def conforms(results: Iterable[CaseResult], *, strict: bool) -> bool:
@@ -139,7 +141,8 @@ def _runs(reports: Sequence[Report]) -> list[str]:
         row("profile", (str(r.meta.get("profile", ABSENT)) for r in reports)),
         row("strict", (str(bool(r.meta.get("strict"))).lower() for r in reports)),
         row("cases", (str(len(r.cases)) for r in reports)),
-        *(row(v.value, (str(r.total(v)) for r in reports)) for v in VERDICT_ORDER),
+        *(row(v.value, (str(r.total(v)) for r in reports)) for v in VERDICT_ORDER
+          if v is not Verdict.ERROR or any(r.total(v) for r in reports)),  # errors of a run, when any
     ]
     return ["## Runs", "", *_table(["", *_labels(reports)], rows), ""]
 

@@ -129,7 +129,13 @@ class HAClient:
             writer.close()
 
     async def _send(self, writer: asyncio.StreamWriter, report: bytes) -> None:
-        """RMQ-HA-HOUSEKEEPING: a report that cannot be written within the interval ends the connection."""
+        """RMQ-HA-HOUSEKEEPING: a report that cannot be written within the interval ends the connection.
+
+        A transport the master already closed ends it too, as the same ConnectionResetError on every event
+        loop: asyncio's transport drops such a write silently, uvloop's raises RuntimeError, which
+        :meth:`_run` would not expect."""
+        if writer.is_closing():
+            raise ConnectionResetError("the connection to the master is closed")
         writer.write(report)
         async with asyncio.timeout(self.settings.housekeeping_interval):
             await writer.drain()

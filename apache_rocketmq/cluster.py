@@ -40,9 +40,8 @@ class ApacheRocketMQ(LoopbackServers):
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
                  heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False) -> None:
         self.release = version if isinstance(version, Release) else release(version)
-        super().__init__(f"Apache RocketMQ {self.release.version}", home, namesrv=namesrv,
-                         start_timeout=start_timeout)
-        self.store_path = store or self.home / "store"
+        super().__init__(f"Apache RocketMQ {self.release.version}", home, store=store,
+                         namesrv=namesrv, start_timeout=start_timeout)
         self._namesrv_port = namesrv_port
         self._broker_port = broker_port
         self._overrides = dict(read_properties(config_file)) if config_file else {}

@@ -73,8 +73,8 @@ class LoopbackServers:
     stop_grace = 30.0
     """How long a SIGTERM'd server may run its shutdown (a broker flushes and persists its offsets)."""
 
-    def __init__(self, label: str, home: Path | None, *, namesrv: str | None = None,
-                 start_timeout: float = START_TIMEOUT) -> None:
+    def __init__(self, label: str, home: Path | None, *, store: Path | None = None,
+                 namesrv: str | None = None, start_timeout: float = START_TIMEOUT) -> None:
         self.label = label
         """The implementation and version, as messages name it (``Apache RocketMQ 5.5.0``)."""
         self._temporary: tempfile.TemporaryDirectory[str] | None = None
@@ -82,6 +82,7 @@ class LoopbackServers:
             self._temporary = tempfile.TemporaryDirectory(prefix=f"{label.lower().replace(' ', '-')}-")
             home = Path(self._temporary.name)
         self.home = home
+        self.store_path = store or home / "store"
         self._external_namesrv = namesrv
         """A running name server to register with instead of starting one."""
         self._broker_port = 0

@@ -55,6 +55,19 @@ def installed(release: Release) -> bool:
     return all(binary_path(release, binary.name).is_file() for binary in release.binaries)
 
 
+class NotInstalled(ProvisionError):
+    """The release's binaries are not built yet; building them is asked for explicitly, never implied."""
+
+
+def require_installed(release: Release) -> Path:
+    """The release's directory, or :class:`NotInstalled` naming the command that builds it."""
+    if not installed(release):
+        raise NotInstalled(f"rocketmq-rust {release.version} is not installed in {release_dir(release)} "
+                           f"(`rmq-rust install {release.version}` builds it, about an hour on two cores)",
+                           expected="both binaries", seen="none")
+    return release_dir(release)
+
+
 def cargo_command() -> str:
     found = (os.environ.get(CARGO_ENV) or shutil.which("cargo")
              or shutil.which("cargo", path=str(Path.home() / ".cargo" / "bin")))

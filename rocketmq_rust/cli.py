@@ -59,8 +59,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
+    install(release(args.version), progress=True)
     servers = RocketMQRust(args.version, home=args.home, store=args.store, broker_port=args.broker_port,
-                           broker_config=dict(args.settings), progress=True)
+                           broker_config=dict(args.settings))
 
     def _stop(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt

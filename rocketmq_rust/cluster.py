@@ -23,7 +23,7 @@ from apache_rocketmq.servers import (
     LoopbackServers,
     free_port,
 )
-from rocketmq_rust.cargo import binary_path, install
+from rocketmq_rust.cargo import binary_path, require_installed
 from rocketmq_rust.releases import Release, release
 
 
@@ -34,18 +34,16 @@ class RocketMQRust(LoopbackServers):
 
     def __init__(self, version: str | Release, *, home: Path | None = None, store: Path | None = None,
                  namesrv: str | None = None, broker_port: int = 0,
-                 broker_config: Mapping[str, object] | None = None, start_timeout: float = START_TIMEOUT,
-                 progress: bool = False) -> None:
+                 broker_config: Mapping[str, object] | None = None,
+                 start_timeout: float = START_TIMEOUT) -> None:
         self.release = version if isinstance(version, Release) else release(version)
-        super().__init__(f"rocketmq-rust {self.release.version}", home, namesrv=namesrv,
-                         start_timeout=start_timeout)
-        self.store_path = store or self.home / "store"
+        super().__init__(f"rocketmq-rust {self.release.version}", home, store=store,
+                         namesrv=namesrv, start_timeout=start_timeout)
         self._broker_port = broker_port
         self._overrides = {key: str(value) for key, value in (broker_config or {}).items()}
-        self._progress = progress
 
     def _prepare(self) -> None:
-        install(self.release, progress=self._progress)
+        require_installed(self.release)
         for directory in ("conf", "logs"):
             (self.home / directory).mkdir(parents=True, exist_ok=True)
 

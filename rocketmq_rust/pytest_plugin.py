@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rocketmq_rust.cargo import installed, release_dir
+from rocketmq_rust.cargo import NotInstalled, require_installed
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.releases import Release, release
 
@@ -22,10 +22,11 @@ DEFAULT_VERSION = "1.0.0"
 
 def missing(row: Release) -> str | None:
     """Why a test cannot run ``row`` here (None: it can)."""
-    if installed(row):
-        return None
-    return (f"rocketmq-rust {row.version} is not installed in {release_dir(row)} "
-            f"(`rmq-rust install {row.version}` builds it, about an hour on two cores)")
+    try:
+        require_installed(row)
+    except NotInstalled as exc:
+        return str(exc)
+    return None
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq.maven import ToolMissing
+from apache_rocketmq.targets import UnknownTarget, parse_target, servers, target_names
+from conformance import profile
 from rocketmq_rust import cargo
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.pytest_plugin import missing
@@ -65,3 +67,17 @@ def test_a_started_release_registers_and_stops(rocketmq_rust: RocketMQRust) -> N
     assert (rocketmq_rust.home / "conf" / "broker.properties").is_file()
     rocketmq_rust.stop()
     assert not Path(f"/proc/{pid}").exists()
+
+
+def test_the_target_name_starts_a_rocketmq_rust_pair(tmp_path: Path) -> None:
+    assert "rocketmq-rust-1.0.0" in target_names()
+    assert parse_target("rocketmq-rust-1.0.0") is RELEASES["1.0.0"]
+    assert isinstance(servers("rocketmq-rust-1.0.0", tmp_path), RocketMQRust)
+    with pytest.raises(UnknownTarget, match=r"known: .*rocketmq-rust-1\.0\.0"):
+        parse_target("rocketmq-rust-0.1.0")
+
+
+def test_its_version_word_chooses_its_profile() -> None:
+    chosen = profile.choose(profile.Request(), RELEASES["1.0.0"].mq_version)
+    assert chosen.profile.file == "rocketmq-rust-1.0.0"
+    assert "V5_3_1_SNAPSHOT" in chosen.how

@@ -1,6 +1,6 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
-    rmq-conformance [--target embedded|apache-VERSION] [--report DIR] [--strict] [--profile NAME] [-k SEL]
+    rmq-conformance [--target embedded|apache-VERSION|rocketmq-rust-VERSION] [--report DIR] [--strict] ...
     rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--report DIR] [--strict] [--profile NAME] [-k SEL]
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
@@ -13,8 +13,9 @@ an ACL broker refuses the others' unsigned requests). ``--acl`` alone runs them 
 broker started with ACL on that policy. ACL runs are sequential, as some cases change the policy.
 
 ``--target apache-5.5.0`` provisions that release of Apache RocketMQ from Maven Central
-(``apache_rocketmq``), runs the suite against it and stops it; ``--namesrv``/``--broker`` check any other
-running broker. The profile of known deviations follows the version the target announces in its answers
+(``apache_rocketmq``), runs the suite against it and stops it; ``--target rocketmq-rust-1.0.0`` does the
+same with that release of rocketmq-rust once ``rmq-rust install 1.0.0`` has built it (``rocketmq_rust``);
+``--namesrv``/``--broker`` check any other running broker. The profile of known deviations follows the version the target announces in its answers
 (``conformance.profile``) unless ``--profile`` names one (``none`` for none) or ``--strict`` asks for none.
 
 Without a target (or with ``--target embedded``) the embedded reference broker is started on loopback and
@@ -232,12 +233,12 @@ def _embedded(args: argparse.Namespace) -> int:
 
 
 def _provisioned(args: argparse.Namespace) -> int:
-    """Run the wire cases against a release of Apache RocketMQ started for the run and stopped after it."""
+    """Run the wire cases against a release started for the run and stopped after it."""
     from apache_rocketmq import ProvisionError
     from apache_rocketmq.targets import started
 
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
-        print(f"starting {args.target} (jars resolved by Maven on first use) ...", flush=True)
+        print(f"starting {args.target} ...", flush=True)
         try:
             running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS))
         except ProvisionError as exc:

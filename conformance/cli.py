@@ -15,8 +15,9 @@ broker started with ACL on that policy. ACL runs are sequential, as some cases c
 ``--target apache-5.5.0`` provisions that release of Apache RocketMQ from Maven Central
 (``apache_rocketmq``), runs the suite against it and stops it; ``--target rocketmq-rust-1.0.0`` does the
 same with that release of rocketmq-rust once ``rmq-rust install 1.0.0`` has built it (``rocketmq_rust``);
-``--namesrv``/``--broker`` check any other running broker. The profile of known deviations follows the version the target announces in its answers
-(``conformance.profile``) unless ``--profile`` names one (``none`` for none) or ``--strict`` asks for none.
+``--namesrv``/``--broker`` check any other running broker. The profile of known deviations follows the
+version the target announces in its answers (``conformance.profile``) unless ``--profile`` names one
+(``none`` for none) or ``--strict`` asks for none.
 
 Without a target (or with ``--target embedded``) the embedded reference broker is started on loopback and
 checked, which is how the suite is meant to be tried first; once it has stopped, the store it wrote is

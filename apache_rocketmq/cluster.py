@@ -59,9 +59,7 @@ class ApacheRocketMQ(LoopbackServers):
     def java_command(self, main_class: str, *args: str, heap_mb: int | None = None) -> list[str]:
         """The command line running ``main_class`` of this release (also mqadmin and the clients)."""
         assert self.jdk is not None, "start() or provision() first"
-        heap = f"-Xmx{heap_mb}m" if heap_mb else "-Xmx256m"
-        return [str(self.jdk.java), heap, f"-Duser.home={self.home}", f"-Drocketmq.home.dir={self.home}",
-                "-Djava.net.preferIPv4Stack=true", *self.release.java_options,
+        return [str(self.jdk.java), *java_options(self.release, self.home, heap_mb or 256),
                 "-cp", os.pathsep.join(map(str, self.classpath)), main_class, *args]
 
     def _start_namesrv(self) -> None:
@@ -80,6 +78,14 @@ class ApacheRocketMQ(LoopbackServers):
         self._spawn("broker", self.java_command(BROKER_MAIN, "-c", str(config), heap_mb=self._heap_mb))
         self.broker_addr = f"{LOOPBACK}:{self.broker_port}"
         self._wait("broker", self._broker_registered)
+
+
+def java_options(row: Release, home: Path, heap_mb: int) -> list[str]:
+    """What every JVM of a release runs with: a modest heap, ``home`` as its home directory (so the logs
+    and files it writes by default stay there) and the options the release needs on this Java."""
+    return [f"-Xmx{heap_mb}m", f"-Duser.home={home}", f"-Drocketmq.home.dir={home}",
+            f"-Drocketmq.client.logRoot={home / 'logs'}", "-Djava.net.preferIPv4Stack=true",
+            *row.java_options]
 
 
 def provision(version: str, *, progress: bool = False) -> tuple[Release, Jdk, list[Path]]:

@@ -97,15 +97,15 @@ def resolve(release: Release, *, progress: bool = True) -> list[Path]:
         return jars
     directory = release_dir(release)
     directory.mkdir(parents=True, exist_ok=True)
-    with _locked(directory / ".lock"):
+    with locked(directory / ".lock"):
         jars = cached_classpath(release)  # another process may have finished while we waited
         if jars is None:
-            jars = _resolve_locked(release, directory, progress)
+            jars = _resolvelocked(release, directory, progress)
     return jars
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
     with path.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
@@ -114,7 +114,7 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _resolve_locked(release: Release, directory: Path, progress: bool) -> list[Path]:
+def _resolvelocked(release: Release, directory: Path, progress: bool) -> list[Path]:
     mvn = maven_command()
     (directory / "pom.xml").write_text(pom(release), encoding="utf-8")
     lib = directory / "lib"

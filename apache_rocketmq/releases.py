@@ -46,9 +46,12 @@ class Release:
 
 
 _JAVA17_OPENS = ("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED")
-"""4.x unmaps its mapped files through ``sun.nio.ch.DirectBuffer`` by reflection (``UtilAll.cleanBuffer``),
-which Java 17 refuses unless the packages are opened; without them deleting a commitlog file fails."""
+                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
+                 "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED")
+"""4.x unmaps its mapped files through ``sun.nio.ch.DirectBuffer`` and ``jdk.internal.ref.Cleaner`` by
+reflection (``UtilAll.cleanBuffer``, ``MappedFile.invoke``), which Java 17 refuses unless the packages are
+opened; without them deleting a commitlog file fails, and so does the shutdown hook as it deletes the
+pre-allocated file, leaving the ``abort`` file of a crash behind a clean stop."""
 
 _FOUR = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-acl")
 _FIVE = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-proxy")

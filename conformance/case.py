@@ -16,6 +16,10 @@ import pytest
 from spec.clauses import Clause, Level, get
 
 MARKER = "rmq_case"
+WAITS_MARKER = "rmq_waits_on_target"
+WAITS_ON_TARGET = getattr(pytest.mark, WAITS_MARKER)
+"""A case that waits on a timer of the target's (a transaction check-back pass, say): such cases run
+first, so the other cases fill their wait rather than follow it."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 

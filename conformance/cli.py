@@ -6,6 +6,7 @@
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
     rmq-conformance acl-file PATH
+    rmq-conformance coverage [--json FILE] [--mutation FIGURES_JSON]
 
 ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start the broker with
 ``aclEnable=true`` on it and pass ``--acl-file PATH --broker HOST:PORT`` to run those cases (only those:
@@ -44,6 +45,7 @@ from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
 from conformance.target import Target
 from conformance.wire import Endpoint
+from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
 from spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
 
 PROG = "rmq-conformance"
@@ -91,6 +93,8 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
     parser.add_argument("--acl", action="store_true", help="embedded broker with ACL: run the acl cases")
+    parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES, default=DEFAULT_RELEASE,
+                        help="release the embedded broker answers as (default %(default)s)")
     ha = parser.add_argument_group("HA replication targets")
     ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
                     help="a master's HA port (default: the broker's port + 1)")
@@ -215,7 +219,8 @@ def _embedded(args: argparse.Namespace) -> int:
     from conformance import embedded
 
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
-        with embedded.launch(Path(work), acl=getattr(args, "acl", False)) as target:
+        with embedded.launch(Path(work), acl=getattr(args, "acl", False),
+                             release=getattr(args, "wire_release", DEFAULT_RELEASE)) as target:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
@@ -286,6 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BadInput("usage: rmq-conformance acl-file PATH")
             print(f"wrote {write_acl_file(Path(argv[1]))}")
             return 0
+        if argv[:1] == ["coverage"]:
+            from conformance.coverage import main as coverage_main
+
+            return coverage_main(argv[1:])
         if argv[:1] == ["compare"]:
             return _compare(argv[1:])
         if argv[:1] == ["compare-html"]:

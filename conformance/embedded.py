@@ -18,6 +18,7 @@ from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.config import LOOPBACK, BrokerConfig
 from reference_broker.embedded import SyncEmbeddedRocketMQ
+from reference_broker.wire_release import DEFAULT_RELEASE
 from spec.behaviour import FAST_PORT_OFFSET
 from spec.ha import HA_PORT_OFFSET
 
@@ -62,7 +63,7 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def launch(workdir: Path, *, acl: bool = False) -> Iterator[Target]:
+def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE) -> Iterator[Target]:
     """A name server and broker on loopback with their store under ``workdir``, which outlives them, and
     the HA targets.
 
@@ -74,6 +75,7 @@ def launch(workdir: Path, *, acl: bool = False) -> Iterator[Target]:
     store = workdir / "store"
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
     config = BrokerConfig(listen_port=_port_set(), store_path_root_dir=str(store), acl_enable=acl,
+                          wire_release=release,
                           acl_file=str(acl_file) if acl_file else None, **QUICK_CHECKS, **SHORT_HA)
     feed = Endpoint(LOOPBACK, _free_port())
     sync_master = BrokerConfig(listen_port=0, broker_name="broker-sync", broker_role="SYNC_MASTER",
@@ -81,7 +83,7 @@ def launch(workdir: Path, *, acl: bool = False) -> Iterator[Target]:
     fed_slave = BrokerConfig(listen_port=0, broker_name="broker-fed", broker_role="SLAVE", broker_id=1,
                              ha_master_address=str(feed), store_path_root_dir=str(workdir / "fed-slave"),
                              **SHORT_HA)
-    with SyncEmbeddedRocketMQ(store, broker_config=config) as running, \
+    with SyncEmbeddedRocketMQ(store, broker_config=config, wire_release=release) as running, \
             SyncEmbeddedRocketMQ(broker_config=sync_master) as sync, \
             SyncEmbeddedRocketMQ(broker_config=fed_slave) as slave:
         yield Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),

@@ -23,7 +23,7 @@ import pytest
 from apache_rocketmq.targets import EMBEDDED
 from conformance import alone
 from conformance import profile as profiles
-from conformance.case import MARKER, CaseSpec, spec_of
+from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
 from conformance.checks import Check
 from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
@@ -111,6 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{alone.MARKER}: a case that runs while no other case runs "
                                        "(conformance.alone)")
     config.pluginmanager.register(alone.AloneLock(config), "rmq-conformance-alone")
+    config.addinivalue_line("markers", f"{WAITS_MARKER}: waits on a timer of the target (runs first)")
     option = config.getoption
     endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
                  for name in ("namesrv", "broker")}
@@ -176,7 +177,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (keep if spec_of(item) is None or wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    items[:] = sorted(keep, key=lambda item: item.get_closest_marker(WAITS_MARKER) is None)
 
 
 # -- fixtures ------------------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], durati
         verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
     area, cid = case_id(item)
     deviation = ""
-    known = state.profile.deviation_for(cid) if verdict is Verdict.FAIL else None
+    known = state.profile.deviation_for(cid) if verdict in (Verdict.FAIL, Verdict.NON_STRICT) else None
     if known is not None:
         verdict, deviation = known.verdict, known.citation()
     return CaseResult(

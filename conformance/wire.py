@@ -199,6 +199,10 @@ class Connection:
     def close(self) -> None:
         self._sock.close()
 
+    def log_to(self, exchange: Exchange, number: int) -> None:
+        """Record from now on in ``exchange``, as its connection ``number``."""
+        self._exchange, self.number = exchange, number
+
 
 class Wire:
     """The connections of one case; closed together when the case ends."""
@@ -211,6 +215,15 @@ class Wire:
         connection = Connection(endpoint, self.exchange)
         self.connections.append(connection)
         return connection
+
+    def adopt(self, earlier: Wire) -> None:
+        """Take over the connections and log of a wire opened before this case, so they are reported,
+        judged and closed with it."""
+        numbers = self.exchange.take_over(earlier.exchange)
+        for connection in earlier.connections:
+            connection.log_to(self.exchange, numbers[connection.number])
+        self.connections += earlier.connections
+        earlier.connections = []
 
     @property
     def endpoints(self) -> set[Endpoint]:

@@ -8,8 +8,9 @@ Apache master or one broker of a mixed cluster. ``rmq-namesrv`` is the name serv
 
 Defaults match Java's (name server 9876, broker 10911 and fast port 10909) except that everything binds to
 loopback unless ``--bind`` says otherwise. ``-c`` takes Java property names. A config file that cannot be
-read or a setting that cannot be honoured ends the command with one line on stderr and exit status 2,
-before any port is bound; a port that cannot be bound, with exit status 1.
+read, a setting that cannot be honoured or a store the broker would refuse (``reference_broker.preflight``)
+ends the command with one line on stderr and exit status 2, before any port is bound or any file written;
+a port that cannot be bound, with exit status 1.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from reference_broker.config import (
 )
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.namesrv.server import NameServer
+from reference_broker.preflight import StoreRefused, check_store
 from spec.cli import add_version
 
 USAGE_ERROR = 2
@@ -79,8 +81,8 @@ def build_namesrv_parser() -> argparse.ArgumentParser:
 def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, LoadedConfig]:
     """Defaults, then the config file, then command-line options (the most specific wins).
 
-    Raises OSError for a config file that cannot be read and ConfigError for a setting that cannot be
-    honoured."""
+    Raises OSError for a config file that cannot be read, ConfigError for a setting that cannot be
+    honoured and StoreRefused for a store the broker would refuse."""
     broker, namesrv = BrokerConfig(), NamesrvConfig()
     loaded = LoadedConfig()
     if args.config:
@@ -99,6 +101,7 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
         raise ConfigError("--namesrv-port", str(args.namesrv_port), "no name server port: a broker that "
                           f"joins {broker.namesrv_addr} starts no name server", source="command line")
     validate(broker)
+    check_store(broker)
     return broker, namesrv, loaded
 
 
@@ -155,6 +158,9 @@ def _run(prog: str, args: argparse.Namespace, configure_role: Callable[[argparse
         return USAGE_ERROR
     except ConfigError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except StoreRefused as exc:
+        print(f"{prog}: not starting: {exc}", file=sys.stderr)
         return USAGE_ERROR
     loaded.warn()
     try:

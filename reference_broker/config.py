@@ -20,6 +20,7 @@ from typing import Any
 
 from reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from reference_broker.store.config import parse_delay_levels
+from reference_broker.wire_release import DEFAULT_RELEASE
 from spec.consumequeue import DELAY_LEVELS
 from spec.errors import SpecViolation
 from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
@@ -54,11 +55,16 @@ class NamesrvConfig:
     kv_config_path: str | None = str(Path.home() / "namesrv" / "kvConfig.json")
     """Where the KV configuration is persisted on every change and read at start (``kvConfigPath``);
     None keeps it in memory only, as an embedded name server does unless given a config."""
+    wire_release: str = DEFAULT_RELEASE
+    """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``)."""
 
 
 @dataclass
 class BrokerConfig:
     broker_name: str = "broker-a"
+    wire_release: str = DEFAULT_RELEASE
+    """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``): its
+    version word and request codes, and 5.x behaviour (POP, timer messages) only for a 5.x release."""
     broker_cluster_name: str = "DefaultCluster"
     broker_id: int = 0
     listen_port: int = DEFAULT_BROKER_PORT
@@ -102,6 +108,12 @@ class BrokerConfig:
     register_name_server_period: int = 30_000
     """Milliseconds between registrations; Java clamps it to [10000, 60000]."""
     long_polling_enable: bool = True
+    revive_queue_num: int = 8
+    """5.x ``reviveQueueNum``: queues of the POP revive topic rmq_sys_REVIVE_LOG_<cluster>."""
+    revive_interval: int = 1000
+    """5.x ``reviveInterval``: milliseconds between two reads of the revive queues."""
+    pop_polling_size: int = 1024
+    """5.x ``popPollingSize``: POP_MESSAGE / NOTIFICATION requests held per queue before POLLING_FULL."""
     short_polling_time_mills: int = 1000
     channel_expired_timeout: int = 120_000
     """Milliseconds without HEART_BEAT after which a client channel is dropped."""
@@ -125,6 +137,10 @@ class BrokerConfig:
     transaction_check_interval: int = 60_000
     """Milliseconds between runs of the transaction check service."""
     # -- the store (MessageStoreConfig) --------------------------------------------------------------
+    timer_wheel_enable: bool = True
+    """5.x timer messages (a 4.9.8 wire release has none, whatever this says)."""
+    timer_precision_ms: int = 1000
+    timer_max_delay_sec: int = 3 * 24 * 3600
     flush_interval_commit_log: int = 500
     flush_interval_consume_queue: int = 1000
     flush_delay_offset_interval: int = 10_000

@@ -34,10 +34,13 @@ class EmbeddedRocketMQ:
     and starts none, as ``mqbroker -n`` does."""
 
     def __init__(self, store_path: str | Path | None = None, *, broker_config: BrokerConfig | None = None,
-                 namesrv_config: NamesrvConfig | None = None) -> None:
+                 namesrv_config: NamesrvConfig | None = None, wire_release: str | None = None) -> None:
+        """``wire_release`` (``"4.9.8"``, ``"5.5.0"`` ...) makes both processes answer as that release."""
         self._own_store = store_path is None and broker_config is None
         self.namesrv_config = namesrv_config or NamesrvConfig(listen_port=0, kv_config_path=None)
         self.broker_config = broker_config or BrokerConfig(listen_port=0)
+        if wire_release is not None:
+            self.namesrv_config.wire_release = self.broker_config.wire_release = wire_release
         self.joins_cluster = bool(self.broker_config.namesrv_addr)
         """Whether the broker joins name servers named in its config rather than starting its own."""
         if store_path is not None:

@@ -23,6 +23,8 @@ import enum
 import sys
 from dataclasses import dataclass
 
+from reference_broker.wire_release import SUPPORTED_RELEASES
+
 
 class Disposition(enum.Enum):
     HONOURED = "honoured"
@@ -184,6 +186,8 @@ KEYS: tuple[JavaKey, ...] = (
               "accessMessageInMemoryMaxRatio"),
     *_ignored(_MSC, _UNREAD, "putMsgIndexHightWater", "isEnableBatchPush"),
     *_ignored(_MSC, "the index is always rebuilt past the last flushed entry", "messageIndexSafe"),
+    *_honoured(_MSC, "timerWheelEnable", "timerPrecisionMs", "timerMaxDelaySec"),  # 5.x keys
+    *_honoured(_BC, "reviveQueueNum", "reviveInterval", "popPollingSize"),  # 5.x keys
     *_honoured(_MSC, "haSendHeartbeatInterval", "haHousekeepingInterval", "haTransferBatchSize",
                "haMasterAddress", "haSlaveFallbehindMax", "slaveTimeout"),
     JavaKey("haListenPort", Disposition.IGNORED, _MSC,
@@ -211,6 +215,7 @@ KEYS: tuple[JavaKey, ...] = (
             accepted=("false",)),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
+    JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),
     *_honoured(_OURS, "aclFile"),
     *_honoured(_OURS, "fastListenPort", "channelExpiredTimeout", "clientScanInterval", "lockMaxLiveTime",
                "diskSpaceWarningLevelRatio", "diskSpaceCleanForciblyRatio"),

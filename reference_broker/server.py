@@ -27,12 +27,12 @@ from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
 from spec.headers import HeaderSpec, header_for
-from spec.version import CURRENT_VERSION
+from spec.releases import LEGACY, ordinal
 
 log = logging.getLogger(__name__)
 
-SERVER_VERSION = int(CURRENT_VERSION)
-"""MQVersion ordinal written in our responses: the 4.9.8 server whose behaviour is reproduced."""
+LEGACY_VERSION = ordinal(LEGACY)
+"""MQVersion ordinal of a server made without a release (4.9.8); processes pass their wire release's."""
 
 SERVER_CHANNEL_MAX_IDLE = 120.0
 """Seconds of silence after which a connection is closed (``serverChannelMaxIdleTimeSeconds``)."""
@@ -103,6 +103,8 @@ class Request:
     connection: Connection
     server_serialize_type: SerializeType = SerializeType.JSON
     """The serving process's own serialization, used by responses a processor writes itself."""
+    server_version: int = LEGACY_VERSION
+    """The MQVersion ordinal the serving process writes (its wire release's)."""
 
     def header(self) -> dict[str, Any]:
         """The request's custom header, typed through the spec's table for its code.
@@ -142,7 +144,7 @@ class Request:
             ext_fields = encode_header(_require(spec), header) if header else {}
         if extra_fields:
             ext_fields = {**(ext_fields or {}), **extra_fields}
-        response = self.command.response(int(code), remark, ext_fields, body, version=SERVER_VERSION)
+        response = self.command.response(int(code), remark, ext_fields, body, version=self.server_version)
         if direct:
             response.serialize_type = self.server_serialize_type
         return response
@@ -172,23 +174,23 @@ code has no handler, and raises ``Refused`` to answer it instead of the handler 
 
 
 def early_response(request: RemotingCommand, code: int, remark: str,
-                   serialize_type: SerializeType) -> RemotingCommand:
+                   serialize_type: SerializeType, version: int = LEGACY_VERSION) -> RemotingCommand:
     """A response built outside the handler: Java writes these in its own default serialization."""
     return RemotingCommand(int(code), opaque=request.opaque, flag=Flag.RESPONSE, remark=remark,
-                           version=SERVER_VERSION, serialize_type=serialize_type)
+                           version=version, serialize_type=serialize_type)
 
 
 def not_supported_remark(code: int) -> str:
     return f" request type {code} not supported"
 
 
-def _not_supported(request: RemotingCommand) -> RemotingCommand | None:
+def _not_supported(request: RemotingCommand, version: int) -> RemotingCommand | None:
     """Java's servers hand unknown codes to a default processor (the broker's AdminBrokerProcessor answers
     3), so the answer is an ordinary one: in the request's serialization, none if it is oneway."""
     if request.is_oneway:
         return None
     return early_response(request, ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                          not_supported_remark(request.code), request.serialize_type)
+                          not_supported_remark(request.code), request.serialize_type, version)
 
 
 def error_remark(exc: BaseException) -> str:
@@ -201,13 +203,19 @@ def error_remark(exc: BaseException) -> str:
 
 
 class DispatchTable:
-    """Request code -> handler for every code of the spec's RequestCode table."""
+    """Request code -> handler for every code of the spec's RequestCode table.
 
-    def __init__(self, handlers: Mapping[RequestCode, Handler]) -> None:
+    ``served`` limits it to the codes a release declares (``WireRelease.request_codes``): a handler for
+    another code is left out, so the code is answered as that release answers it, not supported."""
+
+    def __init__(self, handlers: Mapping[RequestCode, Handler], served: frozenset[int] | None = None) -> None:
         unknown = [code for code in handlers if not isinstance(code, RequestCode)]
         if unknown:
             raise ValueError(f"handlers registered for codes outside the spec's table: {unknown}")
-        self._table: dict[int, Handler | None] = {int(code): handlers.get(code) for code in RequestCode}
+        self._served = served
+        self._table: dict[int, Handler | None] = {
+            int(code): handlers.get(code) if served is None or code in served else None
+            for code in RequestCode}
 
     def get(self, code: int) -> Handler | None:
         return self._table.get(code)
@@ -215,7 +223,7 @@ class DispatchTable:
     def without(self, *codes: RequestCode) -> DispatchTable:
         """The same table with some codes unsupported (the broker's fast port has no PULL_MESSAGE)."""
         return DispatchTable({RequestCode(c): h for c, h in self._table.items()
-                              if h is not None and c not in codes})
+                              if h is not None and c not in codes}, self._served)
 
     @property
     def supported(self) -> list[int]:
@@ -226,8 +234,9 @@ class RemotingServer:
     def __init__(self, name: str, dispatch: DispatchTable, *,
                  default_serialize_type: SerializeType = SerializeType.JSON,
                  on_close: Callable[[Connection], Any] | None = None, guard: Guard | None = None,
-                 backlog: int = SOCKET_BACKLOG) -> None:
+                 backlog: int = SOCKET_BACKLOG, version: int = LEGACY_VERSION) -> None:
         self.name = name
+        self.version = version
         self.backlog = backlog
         self.dispatch = dispatch
         self.guard = guard
@@ -308,18 +317,23 @@ class RemotingServer:
         """Each decoded command of a connection: requests run as tasks of their own (a long poll must
         not hold up the requests behind it), responses to nothing we asked are dropped."""
         handler = self.dispatch.get(command.code)
-        if command.is_response:
+        if not connection.peer:
+            # The peer reset the connection before its address was known: no answer can reach it, and
+            # what a handler records of its sender (a send's born host, a client channel) has no sender.
+            log.debug("%s: dropping request %d of a connection gone before it was known", self.name,
+                      command.code)
+        elif command.is_response:
             if not connection.answered(command):
                 log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
         elif handler is None and self.guard is None:
             # answered at once, without a task: a peer sending codes nobody serves costs one write a frame
-            unsupported = _not_supported(command)
+            unsupported = _not_supported(command, self.version)
             if unsupported is not None:
                 connection.write(unsupported)
         elif connection.pending >= MAX_PENDING_REQUESTS_PER_CONNECTION:
             if not command.is_oneway:
                 connection.write(early_response(command, ResponseCode.SYSTEM_BUSY, OVERLOAD_REMARK,
-                                                self.default_serialize_type))
+                                                self.default_serialize_type, self.version))
         else:
             connection.pending += 1
             self._tasks.add(asyncio.ensure_future(self._process(connection, command, handler)))
@@ -350,15 +364,15 @@ class RemotingServer:
             except Refused as refusal:
                 if not command.is_oneway:
                     await connection.send(early_response(command, refusal.code, refusal.remark,
-                                                         self.default_serialize_type))
+                                                         self.default_serialize_type, self.version))
                 return
         if handler is None:
-            unsupported = _not_supported(command)
+            unsupported = _not_supported(command, self.version)
             if unsupported is not None:
                 await connection.send(unsupported)
             return
         try:
-            response = await handler(Request(command, connection, self.default_serialize_type))
+            response = await handler(Request(command, connection, self.default_serialize_type, self.version))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -369,6 +383,6 @@ class RemotingServer:
             else:
                 log.exception("%s: handler for %d failed", self.name, command.code)
             response = early_response(command, ResponseCode.SYSTEM_ERROR, error_remark(exc),
-                                      self.default_serialize_type)
+                                      self.default_serialize_type, self.version)
         if response is not None and not command.is_oneway:
             await connection.send(response)

@@ -1,9 +1,10 @@
 """RequestCode and ResponseCode: what a command asks for and how it was answered.
 
-The baseline is Apache RocketMQ 4.9.8; codes added in 5.x are listed after it with the release checkpoint
-at which they are known to exist. Values are not unique across the whole history: 5.0.0-5.3.2 declare
-both the ACL failure codes and the POP codes as 209-211, so a response code is named by context, and
-lookups by value return every name that value has had.
+Every row carries the releases that declare it (``spec.releases``), read off the published jars of 4.9.7,
+4.9.8, 5.3.3, 5.4.0, 5.5.0 and 5.5.1 and off the source tags between them. Values are not unique across
+the history: 5.0.0-5.3.2 declare both the ACL 1.0 failure codes and the POP codes as 209-211, and 5.1.1
+moved three controller codes, so a response code is named by the peer's release and by the request it
+answers, and lookups by value return every name that value has had.
 """
 
 from __future__ import annotations
@@ -13,39 +14,39 @@ from dataclasses import dataclass
 from typing import Any
 
 from spec.clauses import Level, clause
+from spec.releases import ALL, LEGACY, Releases, between, ordinal, since, until
 
-BASELINE = "4.9.8"
-R5_0_0 = "5.0.0"
-R5_3_0 = "5.3.0"
-R5_3_2 = "5.3.2"
-HEAD = "5.3.3"
-"""Checkpoints of the history the tables were read from (HEAD is develop after 5.3.2, about 5.3.3)."""
-
-_REQUEST_SOURCE = "common/src/main/java/org/apache/rocketmq/common/protocol/RequestCode.java"
-_RESPONSE_SOURCE = "common/src/main/java/org/apache/rocketmq/common/protocol/ResponseCode.java"
+_REQUEST_SOURCE = "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RequestCode.java"
+_RESPONSE_SOURCE = "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/ResponseCode.java"
+"""5.x paths; 4.x declares both classes in common/.../common/protocol/."""
 
 
 @dataclass(frozen=True)
 class Code:
     name: str
     value: int
-    since: str = BASELINE
-    """First checkpoint (4.9.8, 5.0.0, 5.3.0, HEAD) known to declare the code; it may be older."""
-    until: str | None = None
-    """Last release that declares it, or None while it is still declared."""
+    releases: Releases = ALL
+    """The releases that declare the code (``all``: every covered release, 4.9.0 to the newest)."""
+
+    @property
+    def since(self) -> str | None:
+        return self.releases.since
+
+    @property
+    def until(self) -> str | None:
+        return self.releases.until
 
     def present_in(self, release: str) -> bool:
-        """Whether the code is declared in ``release`` (a checkpoint name such as ``"5.3.0"``)."""
-        key = _release_key
-        return key(self.since) <= key(release) and (self.until is None or key(release) <= key(self.until))
+        """Whether the code is declared in ``release`` (a release name such as ``"5.3.3"``)."""
+        return release in self.releases
 
-
-def _release_key(release: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in release.split("."))
+    def present_for_version(self, mq_version: int) -> bool:
+        """Whether a peer announcing this ``version`` word declares the code."""
+        return self.releases.holds_for_version(mq_version)
 
 
 REQUEST_CODES: tuple[Code, ...] = (
-    # 4.9.8 (common/.../protocol/RequestCode.java)
+    # declared by every covered release (4.9.0 ... 5.5.1)
     Code("SEND_MESSAGE", 10),
     Code("PULL_MESSAGE", 11),
     Code("QUERY_MESSAGE", 12),
@@ -77,10 +78,11 @@ REQUEST_CODES: tuple[Code, ...] = (
     Code("GET_ALL_CONSUMER_OFFSET", 43),
     Code("GET_ALL_DELAY_OFFSET", 45),
     Code("CHECK_CLIENT_CONFIG", 46),
-    Code("UPDATE_AND_CREATE_ACL_CONFIG", 50, until=R5_3_2),
-    Code("DELETE_ACL_CONFIG", 51, until=R5_3_2),
-    Code("GET_BROKER_CLUSTER_ACL_INFO", 52, until=R5_3_2),
-    Code("UPDATE_GLOBAL_WHITE_ADDRS_CONFIG", 53, until=R5_3_2),
+    Code("UPDATE_AND_CREATE_ACL_CONFIG", 50, until("5.3.2")),
+    Code("DELETE_ACL_CONFIG", 51, until("5.3.2")),
+    Code("GET_BROKER_CLUSTER_ACL_INFO", 52, until("5.3.2")),
+    Code("UPDATE_GLOBAL_WHITE_ADDRS_CONFIG", 53, until("5.3.2")),
+    Code("GET_BROKER_CLUSTER_ACL_CONFIG", 54, Releases((None, "4.9.7"), ("5.0.0", "5.3.2"))),
     Code("PUT_KV_CONFIG", 100),
     Code("GET_KV_CONFIG", 101),
     Code("DELETE_KV_CONFIG", 102),
@@ -110,8 +112,8 @@ REQUEST_CODES: tuple[Code, ...] = (
     Code("GET_CONSUMER_STATUS_FROM_CLIENT", 221),
     Code("INVOKE_BROKER_TO_RESET_OFFSET", 222),
     Code("INVOKE_BROKER_TO_GET_CONSUMER_STATUS", 223),
-    Code("GET_TOPICS_BY_CLUSTER", 224),
     Code("QUERY_TOPIC_CONSUME_BY_WHO", 300),
+    Code("GET_TOPICS_BY_CLUSTER", 224),
     Code("REGISTER_FILTER_SERVER", 301),
     Code("REGISTER_MESSAGE_FILTER_CLASS", 302),
     Code("QUERY_CONSUME_TIME_SPAN", 303),
@@ -138,73 +140,89 @@ REQUEST_CODES: tuple[Code, ...] = (
     Code("SEND_REPLY_MESSAGE", 324),
     Code("SEND_REPLY_MESSAGE_V2", 325),
     Code("PUSH_REPLY_MESSAGE_TO_CLIENT", 326),
-    Code("ADD_WRITE_PERM_OF_BROKER", 327),
-    Code("GET_ALL_PRODUCER_INFO", 328),
-    Code("DELETE_EXPIRED_COMMITLOG", 329),
-    # 5.x additions (remoting/.../protocol/RequestCode.java)
-    Code("UPDATE_AND_CREATE_TOPIC_LIST", 18, since=R5_3_0),
-    Code("GET_CLIENT_CONFIG", 47, since=R5_3_0),
-    Code("GET_BROKER_CLUSTER_ACL_CONFIG", 54, since=R5_0_0, until=R5_3_2),
-    Code("GET_TIMER_CHECK_POINT", 60, since=R5_3_0),
-    Code("GET_TIMER_METRICS", 61, since=R5_3_0),
-    Code("REGISTER_TOPIC_IN_NAMESRV", 217, since=R5_3_0),
-    Code("UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST", 225, since=HEAD),
-    Code("QUERY_TOPICS_BY_CONSUMER", 343, since=R5_3_0),
-    Code("QUERY_SUBSCRIPTION_BY_CONSUMER", 345, since=R5_3_0),
-    Code("GET_TOPIC_CONFIG", 351, since=R5_3_0),
-    Code("GET_SUBSCRIPTIONGROUP_CONFIG", 352, since=R5_3_0),
-    Code("UPDATE_AND_GET_GROUP_FORBIDDEN", 353, since=R5_3_0),
-    Code("CHECK_ROCKSDB_CQ_WRITE_PROGRESS", 354, since=HEAD),
-    Code("EXPORT_ROCKSDB_CONFIG_TO_JSON", 355, since=HEAD),
-    Code("LITE_PULL_MESSAGE", 361, since=R5_3_0),
-    Code("RECALL_MESSAGE", 370, since=HEAD),
-    Code("QUERY_ASSIGNMENT", 400, since=R5_3_0),
-    Code("SET_MESSAGE_REQUEST_MODE", 401, since=R5_3_0),
-    Code("GET_ALL_MESSAGE_REQUEST_MODE", 402, since=R5_3_0),
-    Code("UPDATE_AND_CREATE_STATIC_TOPIC", 513, since=R5_3_0),
-    Code("GET_BROKER_MEMBER_GROUP", 901, since=R5_3_0),
-    Code("ADD_BROKER", 902, since=R5_3_0),
-    Code("REMOVE_BROKER", 903, since=R5_3_0),
-    Code("BROKER_HEARTBEAT", 904, since=R5_3_0),
-    Code("NOTIFY_MIN_BROKER_ID_CHANGE", 905, since=R5_3_0),
-    Code("EXCHANGE_BROKER_HA_INFO", 906, since=R5_3_0),
-    Code("GET_BROKER_HA_STATUS", 907, since=R5_3_0),
-    Code("RESET_MASTER_FLUSH_OFFSET", 908, since=R5_3_0),
-    Code("CONTROLLER_ALTER_SYNC_STATE_SET", 1001, since=R5_3_0),
-    Code("CONTROLLER_ELECT_MASTER", 1002, since=R5_3_0),
-    Code("CONTROLLER_REGISTER_BROKER", 1003, since=R5_3_0),
-    Code("CONTROLLER_GET_REPLICA_INFO", 1004, since=R5_3_0),
-    Code("CONTROLLER_GET_METADATA_INFO", 1005, since=R5_3_0),
-    Code("CONTROLLER_GET_SYNC_STATE_DATA", 1006, since=R5_3_0),
-    Code("GET_BROKER_EPOCH_CACHE", 1007, since=R5_3_0),
-    Code("NOTIFY_BROKER_ROLE_CHANGED", 1008, since=R5_3_0),
-    Code("UPDATE_CONTROLLER_CONFIG", 1009, since=R5_3_0),
-    Code("GET_CONTROLLER_CONFIG", 1010, since=R5_3_0),
-    Code("CLEAN_BROKER_DATA", 1011, since=R5_3_0),
-    Code("CONTROLLER_GET_NEXT_BROKER_ID", 1012, since=R5_3_0),
-    Code("CONTROLLER_APPLY_BROKER_ID", 1013, since=R5_3_0),
-    Code("UPDATE_COLD_DATA_FLOW_CTR_CONFIG", 2001, since=R5_3_0),
-    Code("REMOVE_COLD_DATA_FLOW_CTR_CONFIG", 2002, since=R5_3_0),
-    Code("GET_COLD_DATA_FLOW_CTR_INFO", 2003, since=R5_3_0),
-    Code("SET_COMMITLOG_READ_MODE", 2004, since=R5_3_0),
-    Code("AUTH_CREATE_USER", 3001, since=R5_3_0),
-    Code("AUTH_UPDATE_USER", 3002, since=R5_3_0),
-    Code("AUTH_DELETE_USER", 3003, since=R5_3_0),
-    Code("AUTH_GET_USER", 3004, since=R5_3_0),
-    Code("AUTH_LIST_USER", 3005, since=R5_3_0),
-    Code("AUTH_CREATE_ACL", 3006, since=R5_3_0),
-    Code("AUTH_UPDATE_ACL", 3007, since=R5_3_0),
-    Code("AUTH_DELETE_ACL", 3008, since=R5_3_0),
-    Code("AUTH_GET_ACL", 3009, since=R5_3_0),
-    Code("AUTH_LIST_ACL", 3010, since=R5_3_0),
-    Code("POP_MESSAGE", 200050, since=R5_3_0),
-    Code("ACK_MESSAGE", 200051, since=R5_3_0),
-    Code("PEEK_MESSAGE", 200052, since=R5_3_0),
-    Code("CHANGE_MESSAGE_INVISIBLETIME", 200053, since=R5_3_0),
-    Code("NOTIFICATION", 200054, since=R5_3_0),
-    Code("POLLING_INFO", 200055, since=R5_3_0),
-    Code("POP_ROLLBACK", 200056, since=HEAD),
-    Code("BATCH_ACK_MESSAGE", 200151, since=R5_3_0),
+    Code("ADD_WRITE_PERM_OF_BROKER", 327, since("4.9.2")),
+    Code("GET_ALL_PRODUCER_INFO", 328, since("4.9.4")),
+    Code("DELETE_EXPIRED_COMMITLOG", 329, since("4.9.4")),
+    Code("GET_CLIENT_CONFIG", 47, since("5.0.0")),
+    Code("GET_TIMER_CHECK_POINT", 60, since("5.0.0")),
+    Code("GET_TIMER_METRICS", 61, since("5.0.0")),
+    Code("REGISTER_TOPIC_IN_NAMESRV", 217, since("5.0.0")),
+    Code("QUERY_TOPICS_BY_CONSUMER", 343, since("5.0.0")),
+    Code("QUERY_SUBSCRIPTION_BY_CONSUMER", 345, since("5.0.0")),
+    Code("GET_TOPIC_CONFIG", 351, since("5.0.0")),
+    Code("GET_SUBSCRIPTIONGROUP_CONFIG", 352, since("5.0.0")),
+    Code("UPDATE_AND_GET_GROUP_FORBIDDEN", 353, since("5.0.0")),
+    Code("LITE_PULL_MESSAGE", 361, since("5.0.0")),
+    Code("QUERY_ASSIGNMENT", 400, since("5.0.0")),
+    Code("SET_MESSAGE_REQUEST_MODE", 401, since("5.0.0")),
+    Code("GET_ALL_MESSAGE_REQUEST_MODE", 402, since("5.0.0")),
+    Code("UPDATE_AND_CREATE_STATIC_TOPIC", 513, since("5.0.0")),
+    Code("GET_BROKER_MEMBER_GROUP", 901, since("5.0.0")),
+    Code("ADD_BROKER", 902, since("5.0.0")),
+    Code("REMOVE_BROKER", 903, since("5.0.0")),
+    Code("BROKER_HEARTBEAT", 904, since("5.0.0")),
+    Code("NOTIFY_MIN_BROKER_ID_CHANGE", 905, since("5.0.0")),
+    Code("EXCHANGE_BROKER_HA_INFO", 906, since("5.0.0")),
+    Code("GET_BROKER_HA_STATUS", 907, since("5.0.0")),
+    Code("RESET_MASTER_FLUSH_OFFSET", 908, since("5.0.0")),
+    Code("CONTROLLER_ALTER_SYNC_STATE_SET", 1001, since("5.0.0")),
+    Code("CONTROLLER_ELECT_MASTER", 1002, since("5.0.0")),
+    Code("CONTROLLER_REGISTER_BROKER", 1003, since("5.0.0")),
+    Code("CONTROLLER_GET_REPLICA_INFO", 1004, since("5.0.0")),
+    Code("CONTROLLER_GET_METADATA_INFO", 1005, since("5.0.0")),
+    Code("CONTROLLER_GET_SYNC_STATE_DATA", 1006, since("5.0.0")),
+    Code("GET_BROKER_EPOCH_CACHE", 1007, since("5.0.0")),
+    Code("NOTIFY_BROKER_ROLE_CHANGED", 1008, since("5.0.0")),
+    Code("UPDATE_CONTROLLER_CONFIG", 1009, since("5.0.0")),
+    Code("GET_CONTROLLER_CONFIG", 1010, since("5.0.0")),
+    Code("CLEAN_BROKER_DATA", 1011, since("5.0.0")),
+    Code("POP_MESSAGE", 200050, since("5.0.0")),
+    Code("ACK_MESSAGE", 200051, since("5.0.0")),
+    Code("PEEK_MESSAGE", 200052, since("5.0.0")),
+    Code("CHANGE_MESSAGE_INVISIBLETIME", 200053, since("5.0.0")),
+    Code("NOTIFICATION", 200054, since("5.0.0")),
+    Code("POLLING_INFO", 200055, since("5.0.0")),
+    Code("CONTROLLER_GET_NEXT_BROKER_ID", 1012, since("5.1.1")),
+    Code("CONTROLLER_APPLY_BROKER_ID", 1013, since("5.1.1")),
+    Code("UPDATE_COLD_DATA_FLOW_CTR_CONFIG", 2001, since("5.1.2")),
+    Code("REMOVE_COLD_DATA_FLOW_CTR_CONFIG", 2002, since("5.1.2")),
+    Code("GET_COLD_DATA_FLOW_CTR_INFO", 2003, since("5.1.2")),
+    Code("SET_COMMITLOG_READ_MODE", 2004, since("5.1.2")),
+    Code("BATCH_ACK_MESSAGE", 200151, since("5.1.3")),
+    Code("UPDATE_AND_CREATE_TOPIC_LIST", 18, since("5.3.0")),
+    Code("AUTH_CREATE_USER", 3001, since("5.3.0")),
+    Code("AUTH_UPDATE_USER", 3002, since("5.3.0")),
+    Code("AUTH_DELETE_USER", 3003, since("5.3.0")),
+    Code("AUTH_GET_USER", 3004, since("5.3.0")),
+    Code("AUTH_LIST_USER", 3005, since("5.3.0")),
+    Code("AUTH_CREATE_ACL", 3006, since("5.3.0")),
+    Code("AUTH_UPDATE_ACL", 3007, since("5.3.0")),
+    Code("AUTH_DELETE_ACL", 3008, since("5.3.0")),
+    Code("AUTH_GET_ACL", 3009, since("5.3.0")),
+    Code("AUTH_LIST_ACL", 3010, since("5.3.0")),
+    Code("UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST", 225, since("5.3.1")),
+    Code("CHECK_ROCKSDB_CQ_WRITE_PROGRESS", 354, since("5.3.1")),
+    Code("EXPORT_ROCKSDB_CONFIG_TO_JSON", 355, since("5.3.2")),
+    Code("RECALL_MESSAGE", 370, since("5.3.2")),
+    Code("POP_ROLLBACK", 200056, since("5.3.2")),
+    Code("BROKER_CLOSE_CHANNEL_REQUEST", 1014, since("5.2.0")),
+    Code("CHECK_NOT_ACTIVE_BROKER_REQUEST", 1015, since("5.2.0")),
+    Code("GET_BROKER_LIVE_INFO_REQUEST", 1016, since("5.2.0")),
+    Code("GET_SYNC_STATE_DATA_REQUEST", 1017, since("5.2.0")),
+    Code("RAFT_BROKER_HEART_BEAT_EVENT_REQUEST", 1018, since("5.2.0")),
+    Code("SWITCH_TIMER_ENGINE", 5001, since("5.4.0")),
+    Code("POP_LITE_MESSAGE", 200070, since("5.5.0")),
+    Code("LITE_SUBSCRIPTION_CTL", 200071, since("5.5.0")),
+    Code("ACK_LITE_MESSAGE", 200072, since("5.5.0")),
+    Code("NOTIFY_UNSUBSCRIBE_LITE", 200073, since("5.5.0")),
+    Code("GET_BROKER_LITE_INFO", 200074, since("5.5.0")),
+    Code("GET_PARENT_TOPIC_INFO", 200075, since("5.5.0")),
+    Code("GET_LITE_TOPIC_INFO", 200076, since("5.5.0")),
+    Code("GET_LITE_CLIENT_INFO", 200077, since("5.5.0")),
+    Code("GET_LITE_GROUP_INFO", 200078, since("5.5.0")),
+    Code("TRIGGER_LITE_DISPATCH", 200079, since("5.5.0")),
+    Code("DELETE_TOPIC_IN_BROKER_LIST", 5002, since("5.5.1")),
+    Code("DELETE_SUBSCRIPTION_GROUP_LIST", 5003, since("5.5.1")),
 )
 RESPONSE_CODES: tuple[Code, ...] = (
     # RemotingSysResponseCode, inherited by ResponseCode
@@ -213,7 +231,7 @@ RESPONSE_CODES: tuple[Code, ...] = (
     Code("SYSTEM_BUSY", 2),
     Code("REQUEST_CODE_NOT_SUPPORTED", 3),
     Code("TRANSACTION_FAILED", 4),
-    # 4.9.8 (common/.../protocol/ResponseCode.java)
+    # ResponseCode
     Code("FLUSH_DISK_TIMEOUT", 10),
     Code("SLAVE_NOT_AVAILABLE", 11),
     Code("FLUSH_SLAVE_TIMEOUT", 12),
@@ -242,53 +260,59 @@ RESPONSE_CODES: tuple[Code, ...] = (
     Code("CONSUMER_NOT_ONLINE", 206),
     Code("CONSUME_MSG_TIMEOUT", 207),
     Code("NO_MESSAGE", 208),
-    Code("UPDATE_AND_CREATE_ACL_CONFIG_FAILED", 209, until=R5_3_2),
-    Code("DELETE_ACL_CONFIG_FAILED", 210, until=R5_3_2),
-    Code("UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED", 211, until=R5_3_2),
-    Code("FLOW_CONTROL", 215),
-    # 5.x additions (remoting/.../protocol/ResponseCode.java)
-    Code("RPC_TIME_OUT", -1006, since=R5_3_0),
-    Code("RPC_SEND_TO_CHANNEL_FAILED", -1004, since=R5_3_0),
-    Code("RPC_ADDR_IS_NULL", -1002, since=R5_3_0),
-    Code("RPC_UNKNOWN", -1000, since=R5_3_0),
-    Code("INVALID_PARAMETER", 29, since=HEAD),
-    Code("POLLING_FULL", 209, since=R5_3_0),
-    Code("POLLING_TIMEOUT", 210, since=R5_3_0),
-    Code("BROKER_NOT_EXIST", 211, since=R5_3_0),
-    Code("BROKER_DISPATCH_NOT_COMPLETE", 212, since=R5_3_0),
-    Code("BROADCAST_CONSUMPTION", 213, since=R5_3_0),
-    Code("NOT_LEADER_FOR_QUEUE", 501, since=R5_3_0),
-    Code("ILLEGAL_OPERATION", 604, since=R5_3_0),
-    Code("GO_AWAY", 1500, since=R5_3_0),
-    Code("CONTROLLER_FENCED_MASTER_EPOCH", 2000, since=R5_3_0),
-    Code("CONTROLLER_FENCED_SYNC_STATE_SET_EPOCH", 2001, since=R5_3_0),
-    Code("CONTROLLER_INVALID_MASTER", 2002, since=R5_3_0),
-    Code("CONTROLLER_INVALID_REPLICAS", 2003, since=R5_3_0),
-    Code("CONTROLLER_MASTER_NOT_AVAILABLE", 2004, since=R5_3_0),
-    Code("CONTROLLER_INVALID_REQUEST", 2005, since=R5_3_0),
-    Code("CONTROLLER_BROKER_NOT_ALIVE", 2006, since=R5_3_0),
-    Code("CONTROLLER_NOT_LEADER", 2007, since=R5_3_0),
-    Code("CONTROLLER_BROKER_METADATA_NOT_EXIST", 2008, since=R5_3_0),
-    Code("CONTROLLER_INVALID_CLEAN_BROKER_METADATA", 2009, since=R5_3_0),
-    Code("CONTROLLER_BROKER_NEED_TO_BE_REGISTERED", 2010, since=R5_3_0),
-    Code("CONTROLLER_MASTER_STILL_EXIST", 2011, since=R5_3_0),
-    Code("CONTROLLER_ELECT_MASTER_FAILED", 2012, since=R5_3_0),
-    Code("CONTROLLER_ALTER_SYNC_STATE_SET_FAILED", 2013, since=R5_3_0),
-    Code("CONTROLLER_BROKER_ID_INVALID", 2014, since=R5_3_0),
-    Code("CONTROLLER_JRAFT_INTERNAL_ERROR", 2015, since=R5_3_0),
-    Code("CONTROLLER_BROKER_LIVE_INFO_NOT_EXISTS", 2016, since=R5_3_0),
-    Code("USER_NOT_EXIST", 3001, since=R5_3_0),
-    Code("POLICY_NOT_EXIST", 3002, since=R5_3_0),
+    Code("UPDATE_AND_CREATE_ACL_CONFIG_FAILED", 209, until("5.3.2")),
+    Code("DELETE_ACL_CONFIG_FAILED", 210, until("5.3.2")),
+    Code("UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED", 211, until("5.3.2")),
+    Code("FLOW_CONTROL", 215, since("4.9.5")),
+    Code("RPC_TIME_OUT", -1006, since("5.0.0")),
+    Code("RPC_SEND_TO_CHANNEL_FAILED", -1004, since("5.0.0")),
+    Code("RPC_ADDR_IS_NULL", -1002, since("5.0.0")),
+    Code("RPC_UNKNOWN", -1000, since("5.0.0")),
+    Code("POLLING_FULL", 209, since("5.0.0")),
+    Code("POLLING_TIMEOUT", 210, since("5.0.0")),
+    Code("BROKER_NOT_EXIST", 211, since("5.0.0")),
+    Code("BROKER_DISPATCH_NOT_COMPLETE", 212, since("5.0.0")),
+    Code("BROADCAST_CONSUMPTION", 213, since("5.0.0")),
+    Code("NOT_LEADER_FOR_QUEUE", 501, since("5.0.0")),
+    Code("CONTROLLER_FENCED_MASTER_EPOCH", 2000, since("5.0.0")),
+    Code("CONTROLLER_FENCED_SYNC_STATE_SET_EPOCH", 2001, since("5.0.0")),
+    Code("CONTROLLER_INVALID_MASTER", 2002, since("5.0.0")),
+    Code("CONTROLLER_INVALID_REPLICAS", 2003, since("5.0.0")),
+    Code("CONTROLLER_MASTER_NOT_AVAILABLE", 2004, since("5.0.0")),
+    Code("CONTROLLER_INVALID_REQUEST", 2005, since("5.0.0")),
+    Code("CONTROLLER_BROKER_NOT_ALIVE", 2006, since("5.0.0")),
+    Code("CONTROLLER_NOT_LEADER", 2007, since("5.0.0")),
+    Code("CONTROLLER_BROKER_METADATA_NOT_EXIST", 2008, since("5.0.0")),
+    Code("CONTROLLER_INVALID_CLEAN_BROKER_METADATA", 2009, since("5.0.0")),
+    Code("CONTROLLER_ALTER_SYNC_STATE_SET_FAILED", 2010, between("5.0.0", "5.1.0")),
+    Code("CONTROLLER_ELECT_MASTER_FAILED", 2011, between("5.0.0", "5.1.0")),
+    Code("CONTROLLER_REGISTER_BROKER_FAILED", 2012, between("5.0.0", "5.1.0")),
+    Code("ILLEGAL_OPERATION", 604, since("5.1.1")),
+    Code("CONTROLLER_BROKER_NEED_TO_BE_REGISTERED", 2010, since("5.1.1")),
+    Code("CONTROLLER_MASTER_STILL_EXIST", 2011, since("5.1.1")),
+    Code("CONTROLLER_ELECT_MASTER_FAILED", 2012, since("5.1.1")),
+    Code("CONTROLLER_ALTER_SYNC_STATE_SET_FAILED", 2013, since("5.1.1")),
+    Code("CONTROLLER_BROKER_ID_INVALID", 2014, since("5.1.1")),
+    Code("GO_AWAY", 1500, since("5.2.0")),
+    Code("CONTROLLER_JRAFT_INTERNAL_ERROR", 2015, since("5.2.0")),
+    Code("CONTROLLER_BROKER_LIVE_INFO_NOT_EXISTS", 2016, since("5.2.0")),
+    Code("USER_NOT_EXIST", 3001, since("5.3.0")),
+    Code("POLICY_NOT_EXIST", 3002, since("5.3.0")),
+    Code("INVALID_PARAMETER", 29, since("5.3.2")),
+    Code("LMQ_QUOTA_EXCEEDED", 2017, since("5.5.0")),
+    Code("LITE_SUBSCRIPTION_QUOTA_EXCEEDED", 2018, since("5.5.0")),
 )
 
 
 def _enum(name: str, table: tuple[Code, ...]) -> Any:
-    """An IntEnum over a table; a value declared twice becomes an alias of its first (4.9.8) name.
+    """An IntEnum over a table: a name whose value moved (5.1.1's controller codes) takes its newest value,
+    and a value declared under two names becomes an alias of the first (4.x) one.
 
     Typed ``Any`` because its members are made from the table at import time, which no static type can
     name: ``RequestCode.SEND_MESSAGE`` would otherwise be an error to a type checker.
     """
-    return enum.IntEnum(name, [(code.name, code.value) for code in table])
+    newest = {code.name: code.value for code in table}
+    return enum.IntEnum(name, list(newest.items()))
 
 
 RequestCode = _enum("RequestCode", REQUEST_CODES)
@@ -301,21 +325,62 @@ for _table, _index in ((REQUEST_CODES, _REQUEST_BY_VALUE), (RESPONSE_CODES, _RES
         _index[_code.value] = (*_index.get(_code.value, ()), _code)
 
 
+@dataclass(frozen=True)
+class Meaning:
+    """Which name a response code has when it answers a given request, where a release declares two."""
+
+    value: int
+    name: str
+    answers: str
+    """The requests (comma-separated RequestCode names) whose answers use this name."""
+
+
+_POP_FAMILY = "POP_MESSAGE, PEEK_MESSAGE, NOTIFICATION, POLLING_INFO, POP_LITE_MESSAGE"
+COLLISION_MEANINGS: tuple[Meaning, ...] = (
+    Meaning(209, "POLLING_FULL", _POP_FAMILY),
+    Meaning(210, "POLLING_TIMEOUT", _POP_FAMILY),
+    Meaning(211, "BROKER_NOT_EXIST", "requests a proxy or a broker relays to another broker"),
+    Meaning(209, "UPDATE_AND_CREATE_ACL_CONFIG_FAILED", "UPDATE_AND_CREATE_ACL_CONFIG"),
+    Meaning(210, "DELETE_ACL_CONFIG_FAILED", "DELETE_ACL_CONFIG"),
+    Meaning(211, "UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED", "UPDATE_GLOBAL_WHITE_ADDRS_CONFIG"),
+)
+"""209-211 in 5.0.0-5.3.2, which declare both meanings: the request answered decides. From 5.3.3 only the
+POP meanings are declared, up to 4.9.8 only the ACL ones (``RESPONSE_CODES`` says which release has
+which)."""
+
+
 def codes_for(value: int, *, is_response: bool) -> tuple[Code, ...]:
     """Every table entry with this value (two for the 209-211 response collision, none when unknown)."""
     return (_RESPONSE_BY_VALUE if is_response else _REQUEST_BY_VALUE).get(value, ())
 
 
-def code_name(value: int, *, is_response: bool, release: str = BASELINE) -> str | None:
+def code_name(value: int, *, is_response: bool, release: str = LEGACY,
+              request: int | None = None) -> str | None:
     """The name a peer of ``release`` gives the code, or None when that release does not declare it.
 
-    For the 209-211 collision of 5.0.0-5.3.2 the 4.9.8 (ACL) meaning is returned, as Java's own enum
-    lookups would: the POP meaning can only be chosen by the caller, who knows which request was sent.
+    Where the release declares two names for a response code (209-211 in 5.0.0-5.3.2), the request it
+    answers picks one (``COLLISION_MEANINGS``); without the request the older (ACL) name is returned, as
+    Java's own value lookups would.
     """
-    for code in codes_for(value, is_response=is_response):
-        if code.present_in(release):
-            return code.name
-    return None
+    present = [code for code in codes_for(value, is_response=is_response) if code.present_in(release)]
+    if len(present) > 1 and request is not None:
+        request_name = next((c.name for c in codes_for(request, is_response=False) if c.present_in(release)),
+                            None)
+        for code in present:
+            meaning = next((m for m in COLLISION_MEANINGS if m.name == code.name), None)
+            if meaning is not None and request_name in meaning.answers.split(", "):
+                return code.name
+    return present[0].name if present else None
+
+
+def request_codes_of(release: str) -> frozenset[int]:
+    """The request codes ``release`` declares: what a broker of that release can be asked."""
+    return frozenset(code.value for code in REQUEST_CODES if code.present_in(release))
+
+
+def release_ordinal(release: str) -> int:
+    """The ``version`` word of ``release`` (re-exported so code tables and their callers agree)."""
+    return ordinal(release)
 
 
 CODE_REQUEST_TABLE = clause(

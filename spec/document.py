@@ -30,10 +30,11 @@ DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 _NOT_SECTIONS = {"clauses", "errors", "document", "cli"}
 """Modules that hold machinery rather than protocol content."""
 
-_READING_ORDER = ("frame", "language", "version", "codes", "binary_header", "json_header", "header_fields",
+_READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_header", "json_header",
+                  "header_fields",
                   "headers", "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
                   "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
-                  "admin_bodies", "admin", "ha")
+                  "admin_bodies", "admin", "ha", "pop", "timer")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 

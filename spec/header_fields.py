@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from spec.releases import ALL, Releases, since
+
 
 class FieldType(enum.Enum):
     """The Java type a header field's string stands for (the value is the Java type name)."""
@@ -30,6 +32,8 @@ class Field:
     doc: str = ""
     long_name: str | None = None
     """For SEND_MESSAGE_V2's one-letter keys: the SendMessageRequestHeader field it stands for."""
+    releases: Releases = ALL
+    """The releases whose header class declares the field (its Java class may be older or newer)."""
 
     @property
     def key(self) -> str:
@@ -44,3 +48,19 @@ class HeaderSpec:
 
     def by_wire_name(self) -> dict[str, Field]:
         return {f.name: f for f in self.fields}
+
+
+RPC_FIELDS_5X: tuple[Field, ...] = (
+    Field("ns", S, False, "namespace the client works in (RpcRequestHeader)", releases=since("5.0.0")),
+    Field("nsd", B, False, "namespace already applied to the names (RpcRequestHeader)",
+          releases=since("5.0.0")),
+    Field("oway", B, False, "the request is oneway (RpcRequestHeader)", releases=since("5.0.0")),
+)
+"""Optional fields every 5.x request header inherits from RpcRequestHeader besides ``bname`` (which 4.9.5+
+already declares); receivers that do not know them ignore them (RMQ-CMD-EXTRA-KEYS)."""
+TOPIC_RPC_FIELDS_5X: tuple[Field, ...] = (
+    *RPC_FIELDS_5X,
+    Field("lo", B, False, "logical queue (static topic) request (TopicRequestHeader)",
+          releases=since("5.0.0")),
+)
+"""What topic and queue request headers (TopicRequestHeader, TopicQueueRequestHeader) inherit in 5.x."""

@@ -14,8 +14,10 @@ from dataclasses import replace
 from spec.admin_headers import ADMIN_REQUEST_HEADERS, ADMIN_RESPONSE_HEADERS
 from spec.clauses import Level, clause
 from spec.codes import RequestCode
-from spec.header_fields import INT, B, Field, HeaderSpec, L, S
+from spec.header_fields import INT, TOPIC_RPC_FIELDS_5X, B, Field, HeaderSpec, L, S
 from spec.header_fields import FieldType as FieldType
+from spec.pop import POP_REQUEST_HEADERS, POP_RESPONSE_HEADERS
+from spec.releases import since
 
 _HEADER_DIR = "common/src/main/java/org/apache/rocketmq/common/protocol/header/"
 
@@ -37,21 +39,28 @@ SEND_MESSAGE_REQUEST = HeaderSpec("SendMessageRequestHeader", (
     Field("batch", B, False, "body is a batch of messages (default false)"),
     Field("maxReconsumeTimes", INT, False, "retry limit of the consumer group"),
     _BNAME,
+    *TOPIC_RPC_FIELDS_5X,
 ))
 
-SEND_MESSAGE_REQUEST_V2 = HeaderSpec("SendMessageRequestHeaderV2", tuple(
-    replace(SEND_MESSAGE_REQUEST.by_wire_name()[long], name=short, long_name=long)
-    for short, long in zip("abcdefghijklmn", (
-        "producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag",
-        "bornTimestamp", "flag", "properties", "reconsumeTimes", "unitMode", "maxReconsumeTimes", "batch",
-        "bname"), strict=True)))
-"""The same fields under one-letter keys a..n, to shrink the hottest request."""
+SEND_MESSAGE_REQUEST_V2 = HeaderSpec("SendMessageRequestHeaderV2", (
+    *(replace(SEND_MESSAGE_REQUEST.by_wire_name()[long], name=short, long_name=long)
+      for short, long in zip("abcdefghijklmn", (
+          "producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums", "queueId", "sysFlag",
+          "bornTimestamp", "flag", "properties", "reconsumeTimes", "unitMode", "maxReconsumeTimes", "batch",
+          "bname"), strict=True)),
+    *TOPIC_RPC_FIELDS_5X))
+"""The same fields under one-letter keys a..n, to shrink the hottest request (the 5.x RpcRequestHeader
+fields keep their own names)."""
 
 SEND_MESSAGE_RESPONSE = HeaderSpec("SendMessageResponseHeader", (
     Field("msgId", S, True, "offsetMsgId of the stored message; comma-separated for a batch"),
     Field("queueId", INT, True, "queue the message went to"),
     Field("queueOffset", L, True, "consume-queue offset (of the first message of a batch)"),
     Field("transactionId", S, False, "transaction id of a half message"),
+    Field("batchUniqId", S, False, "UNIQ_KEYs of a batch's messages, comma-separated",
+          releases=since("5.0.0")),
+    Field("recallHandle", S, False, "handle RECALL_MESSAGE takes to cancel a timer message",
+          releases=since("5.3.2")),
 ))
 
 PULL_MESSAGE_REQUEST = HeaderSpec("PullMessageRequestHeader", (
@@ -67,6 +76,7 @@ PULL_MESSAGE_REQUEST = HeaderSpec("PullMessageRequestHeader", (
     Field("subVersion", L, True, "subscription version (client ms timestamp)"),
     Field("expressionType", S, False, "TAG or SQL92"),
     _BNAME,
+    *TOPIC_RPC_FIELDS_5X,
 ))
 
 PULL_MESSAGE_RESPONSE = HeaderSpec("PullMessageResponseHeader", (
@@ -74,6 +84,11 @@ PULL_MESSAGE_RESPONSE = HeaderSpec("PullMessageResponseHeader", (
     Field("nextBeginOffset", L, True, "offset to pull from next"),
     Field("minOffset", L, True, "queue's smallest offset"),
     Field("maxOffset", L, True, "queue's next offset to be written"),
+    Field("offsetDelta", L, False, "static topics: logical minus physical offset", releases=since("5.0.0")),
+    Field("topicSysFlag", INT, False, "TopicSysFlag of the topic", releases=since("5.0.0")),
+    Field("groupSysFlag", INT, False, "sysFlag of the subscription group", releases=since("5.0.0")),
+    Field("forbiddenType", INT, False, "why the group may not pull, when it may not",
+          releases=since("5.0.0")),
 ))
 
 _GROUP_TOPIC_QUEUE = (Field("consumerGroup", S, True, "consumer group"), Field("topic", S, True, "topic"),
@@ -251,6 +266,7 @@ _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     _C.DELETE_ACL_CONFIG: DELETE_ACCESS_CONFIG_REQUEST,
     _C.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: UPDATE_GLOBAL_WHITE_ADDRS_REQUEST,
     **ADMIN_REQUEST_HEADERS,
+    **POP_REQUEST_HEADERS,
 }
 _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_MESSAGE: SEND_MESSAGE_RESPONSE,
@@ -276,6 +292,7 @@ _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.WIPE_WRITE_PERM_OF_BROKER: WIPE_WRITE_PERM_RESPONSE,
     _C.GET_BROKER_CLUSTER_ACL_INFO: GET_BROKER_ACL_CONFIG_RESPONSE,
     **ADMIN_RESPONSE_HEADERS,
+    **POP_RESPONSE_HEADERS,
 }
 
 

@@ -42,9 +42,10 @@ class LanguageIntroduction:
 LANGUAGE_SINCE: tuple[LanguageIntroduction, ...] = (
     *(LanguageIntroduction(code, "4.9.0") for code in LanguageCode if code <= LanguageCode.OMS),
     LanguageIntroduction(LanguageCode.RUST, "4.9.4"),
-    LanguageIntroduction(LanguageCode.NODE_JS, "5.x"),
+    LanguageIntroduction(LanguageCode.NODE_JS, "5.3.2"),
 )
-"""When each code appeared. NODE_JS is absent from every 4.9.x release; its first 5.x release is unknown."""
+"""When each code appeared (RUST with 4.9.4, NODE_JS with 5.3.2: absent from every 4.9.x release and from
+5.0.0-5.3.1, per the release tags; the 5.3.3+ jars declare it)."""
 
 LANGUAGE_BY_NAME = clause(
     "RMQ-HDR-LANGUAGE-NAME", Level.MUST,

@@ -8,9 +8,11 @@ a reader that wants to agree with the broker on what a message carries must drop
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from spec.clauses import Level, clause
 from spec.hashing import java_string_hash
+from spec.releases import Releases, since
 
 NAME_VALUE_SEPARATOR = "\u0001"
 PROPERTY_SEPARATOR = "\u0002"
@@ -82,18 +84,85 @@ class PropertyKey:
     MESSAGE_TYPE = "MSG_TYPE"
     INNER_MULTI_DISPATCH = "INNER_MULTI_DISPATCH"
     INNER_MULTI_QUEUE_OFFSET = "INNER_MULTI_QUEUE_OFFSET"
+    # 5.x (``PROPERTIES_SINCE_5``)
+    POP_CK = "POP_CK"
+    POP_CK_OFFSET = "POP_CK_OFFSET"
+    FIRST_POP_TIME = "1ST_POP_TIME"
+    TIMER_DELIVER_MS = "TIMER_DELIVER_MS"
+    TIMER_DELAY_SEC = "TIMER_DELAY_SEC"
+    TIMER_DELAY_MS = "TIMER_DELAY_MS"
+    TIMER_ENQUEUE_MS = "TIMER_ENQUEUE_MS"
+    TIMER_DEQUEUE_MS = "TIMER_DEQUEUE_MS"
+    TIMER_ROLL_TIMES = "TIMER_ROLL_TIMES"
+    TIMER_OUT_MS = "TIMER_OUT_MS"
+    TIMER_DEL_UNIQKEY = "TIMER_DEL_UNIQKEY"
+    TIMER_DELAY_LEVEL = "TIMER_DELAY_LEVEL"
+    TRANSACTION_ID = "__transactionId__"
+    SHARDING_KEY = "__SHARDINGKEY"
+    BORN_HOST = "__BORNHOST"
+    BORN_TIMESTAMP = "BORN_TIMESTAMP"
+    CRC32 = "__CRC32#"
+    DLQ_ORIGIN_TOPIC = "DLQ_ORIGIN_TOPIC"
+    DLQ_ORIGIN_MESSAGE_ID = "DLQ_ORIGIN_MESSAGE_ID"
 
+
+@dataclass(frozen=True)
+class PropertyName:
+    key: str
+    java_name: str
+    """The ``MessageConst`` constant."""
+    releases: Releases
+    meaning: str
+
+
+PROPERTIES_SINCE_5: tuple[PropertyName, ...] = (
+    PropertyName("POP_CK", "PROPERTY_POP_CK", since("5.0.0"),
+                 "a popped message's handle: the extraInfo its ACK and CHANGE_MESSAGE_INVISIBLETIME carry"),
+    PropertyName("POP_CK_OFFSET", "PROPERTY_POP_CK_OFFSET", since("5.0.0"),
+                 "offset of the checkpoint record in the revive queue"),
+    PropertyName("1ST_POP_TIME", "PROPERTY_FIRST_POP_TIME", since("5.0.0"),
+                 "when a revived message was first popped, ms"),
+    PropertyName("TIMER_DELIVER_MS", "PROPERTY_TIMER_DELIVER_MS", since("5.0.0"),
+                 "timer message: absolute delivery time, ms since the epoch"),
+    PropertyName("TIMER_DELAY_SEC", "PROPERTY_TIMER_DELAY_SEC", since("5.0.0"),
+                 "timer message: delay from the store time, seconds"),
+    PropertyName("TIMER_DELAY_MS", "PROPERTY_TIMER_DELAY_MS", since("5.0.0"),
+                 "timer message: delay from the store time, ms"),
+    PropertyName("TIMER_OUT_MS", "PROPERTY_TIMER_OUT_MS", since("5.0.0"),
+                 "the delivery time the timer worked out (written on the parked copy)"),
+    PropertyName("TIMER_ENQUEUE_MS", "PROPERTY_TIMER_ENQUEUE_MS", since("5.0.0"),
+                 "when the timer took the message in (written on the delivered copy)"),
+    PropertyName("TIMER_DEQUEUE_MS", "PROPERTY_TIMER_DEQUEUE_MS", since("5.0.0"),
+                 "when the timer let the message out (written on the delivered copy)"),
+    PropertyName("TIMER_ROLL_TIMES", "PROPERTY_TIMER_ROLL_TIMES", since("5.0.0"),
+                 "times a message beyond the wheel's window was rolled over"),
+    PropertyName("TIMER_DEL_UNIQKEY", "PROPERTY_TIMER_DEL_UNIQKEY", since("5.0.0"),
+                 "marks a deletion of a pending timer message (a recall)"),
+    PropertyName("TIMER_DELAY_LEVEL", "PROPERTY_TIMER_DELAY_LEVEL", since("5.0.0"),
+                 "delay level a message had when timerInterceptDelayLevel moved it to the wheel"),
+    PropertyName("__transactionId__", "PROPERTY_TRANSACTION_ID", since("5.0.0"), "transaction id"),
+    PropertyName("__SHARDINGKEY", "PROPERTY_SHARDING_KEY", since("5.0.0"), "ordered-message sharding key"),
+    PropertyName("__BORNHOST", "PROPERTY_BORN_HOST", since("5.0.0"), "born host as text"),
+    PropertyName("BORN_TIMESTAMP", "PROPERTY_BORN_TIMESTAMP", since("5.0.0"), "born time as text"),
+    PropertyName("DLQ_ORIGIN_TOPIC", "PROPERTY_DLQ_ORIGIN_TOPIC", since("5.1.0"),
+                 "topic a dead-lettered message came from"),
+    PropertyName("DLQ_ORIGIN_MESSAGE_ID", "PROPERTY_DLQ_ORIGIN_MESSAGE_ID", since("5.1.0"),
+                 "message id a dead-lettered message had"),
+    PropertyName("__CRC32#", "PROPERTY_CRC32", since("5.2.0"),
+                 "CRC32 of the body, written as the last property when the store is asked to"),
+)
+"""5.x properties (``MessageConst``), by the releases that declare them; the 4.9.x line declares none."""
 
 RESERVED_KEYS: frozenset[str] = frozenset(
     value for name, value in vars(PropertyKey).items() if not name.startswith("_")
 )
-SYSTEM_KEYS: frozenset[str] = RESERVED_KEYS - {
+SYSTEM_KEYS: frozenset[str] = RESERVED_KEYS - {row.key for row in PROPERTIES_SINCE_5} - {
     PropertyKey.TRANSACTION_PREPARED_QUEUE_OFFSET,
     PropertyKey.TRANSACTION_CHECK_TIMES,
     PropertyKey.CHECK_IMMUNITY_TIME_IN_SECONDS,
     PropertyKey.INNER_MULTI_DISPATCH,
 }
-"""``MessageConst.STRING_HASH_SET``: names a producer may not set through ``putUserProperty``."""
+"""4.9.8's ``MessageConst.STRING_HASH_SET``: names a producer may not set through ``putUserProperty``."""
 
 
 def encode_properties(properties: Mapping[str, str | None]) -> str:

@@ -192,7 +192,8 @@ def test_unusable_change_keeps_the_policy(guard: AccessGuard, acl_file: Path) ->
 
 
 def test_admin_commands_rewrite_the_file(acl_file: Path) -> None:
-    config = BrokerConfig(listen_port=0, acl_enable=True, acl_file=str(acl_file),
+    """ACL 1.0's admin codes 50-53 are 4.x (and 5.0.0-5.3.2) codes: the broker answers as 4.9.8."""
+    config = BrokerConfig(listen_port=0, acl_enable=True, acl_file=str(acl_file), wire_release="4.9.8",
                           store_path_root_dir=str(acl_file.parent.parent / "store"))
 
     async def scenario() -> None:

@@ -12,8 +12,8 @@ from spec.codes import RequestCode, ResponseCode
 from tests.broker_support import config_file, golden_command, run
 
 
-async def _with_broker(scenario, tmp_path):
-    async with EmbeddedRocketMQ(tmp_path / "store") as mq:
+async def _with_broker(scenario, tmp_path, wire_release=None):
+    async with EmbeddedRocketMQ(tmp_path / "store", wire_release=wire_release) as mq:
         client = await RemotingClient.connect(mq.broker_addr)
         try:
             return await scenario(mq, client)
@@ -46,6 +46,16 @@ def test_system_topics_registered_and_persisted(tmp_path) -> None:
         assert set(table) == set(golden["topicConfigTable"])
         assert table["SCHEDULE_TOPIC_XXXX"] == golden["topicConfigTable"]["SCHEDULE_TOPIC_XXXX"]
         assert table["DefaultCluster"]["perm"] == 7
+
+    run(_with_broker(scenario, tmp_path, wire_release="4.9.8"))  # the golden registration is 4.9.8's
+
+
+def test_5x_system_topics(tmp_path) -> None:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        table = load_config(config_file(mq.store_path, "topics.json"))["topicConfigTable"]
+        assert table["rmq_sys_REVIVE_LOG_DefaultCluster"]["readQueueNums"] == 8
+        assert {"rmq_sys_wheel_timer", "rmq_sys_SYNC_BROKER_MEMBER_broker-a", "RMQ_SYS_TRANS_HALF_TOPIC",
+                "RMQ_SYS_TRANS_OP_HALF_TOPIC"} <= set(table)
 
     run(_with_broker(scenario, tmp_path))
 

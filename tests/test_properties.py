@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spec.properties import (
+    PROPERTIES_SINCE_5,
     RESERVED_KEYS,
     SYSTEM_KEYS,
     encode_properties,
@@ -48,7 +49,8 @@ def test_split_keys_ignores_empty_tokens() -> None:
 def test_reserved_and_system_keys() -> None:
     assert {"UNIQ_KEY", "TAGS", "KEYS", "WAIT", "CLUSTER"} <= SYSTEM_KEYS
     assert "TRAN_PREPARED_QUEUE_OFFSET" in RESERVED_KEYS - SYSTEM_KEYS
-    assert len(RESERVED_KEYS - SYSTEM_KEYS) == 4
+    assert len(RESERVED_KEYS - SYSTEM_KEYS - {row.key for row in PROPERTIES_SINCE_5}) == 4
+    assert {"POP_CK", "TIMER_DELIVER_MS", "__CRC32#"} <= RESERVED_KEYS - SYSTEM_KEYS
 
 
 def test_java_hashmap_order_buckets() -> None:

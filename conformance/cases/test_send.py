@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from codec.command import RemotingCommand
+from codec.custom_header import decode_header
 from codec.fastjson import loads as fastjson_loads
 from codec.store import decode_records
 from conformance.case import Row, case, table
@@ -16,6 +17,8 @@ from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import Wire
 from spec.codes import RequestCode, ResponseCode
+from spec.commitlog import MAX_MESSAGE_SIZE
+from spec.headers import SEND_MESSAGE_RESPONSE
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.sysflag import PERM_READ_WRITE
@@ -115,6 +118,32 @@ _JAVA_CODES = ("Java answers 1 SYSTEM_ERROR for a malformed topic or queueId and
 ])
 def test_send_refused(refused: _Refused, client: Client, check: Check) -> None:
     expect_refused(check, "send", refused(client))
+
+
+@case("RMQ-BRK-SEND-CHECKS", "A send to a topic of 127 characters, the longest allowed, is stored.")
+def test_longest_topic_is_accepted(client: Client, check: Check) -> None:
+    topic = client.create_topic(name=unique("t").ljust(MAX_TOPIC_LENGTH, "x"))
+    client.send(topic, Message(b"longest topic"))
+    check.equal("topic stored", [topic], [r.topic for r in client.pulled(topic).records])
+
+
+@table("over", [
+    Row("body-of-max-message-size", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose body is exactly "
+        "maxMessageSize (4 MiB) long is stored whole.", 0),
+    Row("body-one-byte-over", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose body is one byte longer than "
+        "maxMessageSize is refused with 13 MESSAGE_ILLEGAL.", 1),
+])
+def test_message_size_limit(over: int, client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    response = client.send_request(topic, Message(bytes(MAX_MESSAGE_SIZE + over), tags="S"))
+    if over:
+        expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
+        return
+    expect_success(check, "send at the limit", response)
+    msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"]
+    view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
+    (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
+    check.equal("body length stored", MAX_MESSAGE_SIZE, len(record.body))
 
 
 @case("RMQ-BRK-SEND-EXT", "A send response carries MSG_REGION and TRACE_ON ('true' or 'false').")

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from fuzz.strategies.primitives import int32s, int64s, texts
 from spec import bodies as spec_bodies
+from spec import pop as spec_pop
 from spec.bodies import BodyField, BodySpec, Json
 
 MAX_ELEMENTS = 3
@@ -23,9 +24,10 @@ MAX_ELEMENTS = 3
 
 
 def body_specs() -> list[BodySpec]:
-    """Every bean table ``spec.bodies`` defines, in a stable order."""
-    found = [value for value in vars(spec_bodies).values() if isinstance(value, BodySpec)]
-    return sorted(found, key=lambda spec: spec.java_class)
+    """Every bean table ``spec.bodies`` and ``spec.pop`` (the 5.x POP bodies) define, in a stable order."""
+    found = {value.java_class: value for module in (spec_bodies, spec_pop) for value in vars(module).values()
+             if isinstance(value, BodySpec)}
+    return [found[name] for name in sorted(found)]
 
 
 def _map_keys() -> st.SearchStrategy[str | int]:

@@ -26,6 +26,7 @@ from reference_broker.config import BrokerConfig
 from reference_broker.config_view import black_listed, settings_of, update_settings
 from reference_broker.server import Handler, Request
 from reference_broker.store import MessageStore
+from reference_broker.wire_release import wire_release
 from spec import admin
 from spec.admin_bodies import BROKER_STATS_DATA as STATS_DATA
 from spec.admin_bodies import (
@@ -42,7 +43,6 @@ from spec.admin_bodies import (
 from spec.bodies import KV_TABLE
 from spec.codes import RequestCode, ResponseCode
 from spec.language import LanguageCode
-from spec.version import CURRENT_VERSION
 
 
 @dataclass
@@ -120,12 +120,13 @@ class AdminHandlers:
 
     async def runtime_info(self, request: Request) -> RemotingCommand:
         p = self.parts
+        release = wire_release(p.config.wire_release)
         usage = shutil.disk_usage(p.store.root)
         ratio = str(disk_used_ratio(usage.used, usage.free))
         now_ms = int(time.time() * 1000)
         put_tps, get_tps = p.stats.total_tps(TOPIC_PUT_NUMS), p.stats.total_tps(GROUP_GET_NUMS)
         table = {
-            "brokerVersionDesc": CURRENT_VERSION.name, "brokerVersion": str(int(CURRENT_VERSION)),
+            "brokerVersionDesc": release.version_name, "brokerVersion": str(release.version),
             # counters since start: the "morning" marks Java samples at midnight are the start here
             "msgPutTotalYesterdayMorning": "0", "msgPutTotalTodayMorning": "0",
             "msgPutTotalTodayNow": str(p.stats.put_total),

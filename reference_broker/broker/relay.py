@@ -16,7 +16,8 @@ from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from reference_broker.broker.admin import BrokerParts
 from reference_broker.client import next_opaque
-from reference_broker.server import SERVER_VERSION, Connection, Handler, Request, error_remark
+from reference_broker.server import Connection, Handler, Request, error_remark
+from reference_broker.wire_release import wire_release
 from spec import admin
 from spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
 from spec.admin_headers import RESET_OFFSET_REQUEST
@@ -125,8 +126,7 @@ class RelayHandlers:
                                  f"invoke consumer <{group}> <{client_id}> Exception: {error_remark(exc)}")
         return request.reply(answer.code, answer.remark, body=answer.body, extra_fields=answer.ext_fields)
 
-    @staticmethod
-    def _request(code: int, fields: Mapping[str, Any], body: bytes | None, *,
+    def _request(self, code: int, fields: Mapping[str, Any], body: bytes | None, *,
                  oneway: bool = False) -> RemotingCommand:
         return RemotingCommand.request(code, dict(fields), body, opaque=next_opaque(), oneway=oneway,
-                                       version=SERVER_VERSION)
+                                       version=wire_release(self.parts.config.wire_release).version)

@@ -28,14 +28,16 @@ from reference_broker.broker.topics import (
     topic_name_problem,
 )
 from reference_broker.config import BrokerConfig
-from reference_broker.server import FAQ_SUFFIX, SERVER_VERSION, Handler, Refused, Request
+from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from reference_broker.store import BatchItem, InnerMessage, MessageStore, PutMessageStatus, PutResult
 from reference_broker.store.retention import disk_used_ratio
+from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import SerializeType
 from spec.properties import PropertyKey
 from spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
 from spec.sysflag import PERM_READ_WRITE, MessageSysFlag, TransactionType, perm_to_string
+from spec.timer import ILLEGAL_REMARK
 from spec.version import MQVersion
 
 DLQ_NUMS_PER_GROUP = 1
@@ -132,7 +134,8 @@ class SendHandlers(StoreWriters):
             try:
                 self._templates[key] = JsonAnswerTemplate(
                     code, {"msgId": "", "queueId": "", "queueOffset": "", **ext},
-                    ("msgId", "queueId", "queueOffset"), version=SERVER_VERSION)
+                    ("msgId", "queueId", "queueOffset"),
+                    version=wire_release(self.config.wire_release).version)
             except ValueError:
                 self._templates[key] = None
         return self._templates[key]
@@ -233,6 +236,9 @@ class SendHandlers(StoreWriters):
             return ResponseCode.MESSAGE_ILLEGAL, (
                 "the message is illegal, maybe msg body or properties length not matched. msg body length "
                 f"limit {self.store.config.max_message_size}B, msg properties length limit 32KB.")
+        if status is PutMessageStatus.WHEEL_TIMER_MSG_ILLEGAL:
+            return ResponseCode.MESSAGE_ILLEGAL, ILLEGAL_REMARK.format(
+                max_ms=self.store.timer_settings.max_delay_sec * 1000)
         if status is PutMessageStatus.SERVICE_NOT_AVAILABLE:
             return ResponseCode.SERVICE_NOT_AVAILABLE, (
                 "service not available now. It may be caused by one of the following reasons: the broker's "

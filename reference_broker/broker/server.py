@@ -45,9 +45,15 @@ from reference_broker.config import BrokerConfig, validate
 from reference_broker.ha.master import HAServer
 from reference_broker.ha.settings import HASettings
 from reference_broker.ha.slave import HAClient
-from reference_broker.server import SERVER_VERSION, Connection, DispatchTable, RemotingServer
+from reference_broker.pop.handlers import PopHandlers, PopHold
+from reference_broker.pop.modes import RequestModeHandlers
+from reference_broker.pop.revive import ReviveService
+from reference_broker.pop.service import PopService
+from reference_broker.preflight import check_store
+from reference_broker.server import Connection, DispatchTable, Handler, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
+from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode
 from spec.ha import MASTER_ID, BrokerRole
 from spec.headers import CHECK_TRANSACTION_STATE_REQUEST
@@ -75,6 +81,7 @@ class Broker:
     def __init__(self, config: BrokerConfig | None = None) -> None:
         self.config = config or BrokerConfig()
         _check_role(self.config)
+        check_store(self.config, probe_lock=False)  # before the config files below are written
         files = ConfigFiles(self.config.config_dir)
         self.registrar = BrokerRegistrar(self.config, lambda: self.topics.registration_json(),
                                          self._registered)
@@ -88,16 +95,23 @@ class Broker:
         self.stats = BrokerStats()
         self.config_version = DataVersion()
         self.hold: PullHold | None = None
+        self.pop: PopService | None = None
+        """The POP service (5.x releases): the broker's API for everything that pops (the remoting
+        handlers, the gRPC proxy)."""
+        self._pop_hold: PopHold | None = None
+        self._files = files
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset)
         self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
         guard_check = self.guard.check if self.guard is not None else None
-        dispatch = DispatchTable(self.handlers.table())
-        backlog = self.config.server_socket_backlog
+        self.release = wire_release(self.config.wire_release)
+        dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
+        backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
-                                     backlog=backlog)
+                                     backlog=backlog, version=version)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
-                                          on_close=self._closed, guard=guard_check, backlog=backlog)
+                                          on_close=self._closed, guard=guard_check, backlog=backlog,
+                                          version=version)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
         self._producer_turn = 0
@@ -142,6 +156,8 @@ class Broker:
                        asyncio.ensure_future(self._check_transactions())]
         if self.guard is not None:
             self._tasks.append(asyncio.ensure_future(self._watch_acl(self.guard)))
+        if self.pop is not None and self.config.role is not BrokerRole.SLAVE:
+            self._tasks.append(asyncio.ensure_future(self._revive()))
 
     async def _bind_ports(self) -> None:
         """Bind the main port, the fast port at ``listenPort - 2`` and the HA port at ``listenPort + 1``.
@@ -186,11 +202,36 @@ class Broker:
             **MetadataHandlers(self.offsets, self.groups, lambda: store.scheduler.offsets).table(),
             **AdminHandlers(parts).table(),
             **RelayHandlers(parts).table(),
+            **self._pop_handlers(store),
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):
             handlers[send] = self.stats.counting_sends(handlers[send])
         handlers[RequestCode.PULL_MESSAGE] = self.stats.counting_pulls(handlers[RequestCode.PULL_MESSAGE])
-        return DispatchTable(handlers)
+        return DispatchTable(handlers, self.release.request_codes)
+
+    def _pop_handlers(self, store: MessageStore) -> dict[RequestCode, Handler]:
+        """POP and its request modes, for a 5.x release only (a 4.9.8 broker has no such processor)."""
+        if not self.release.is_5x:
+            return {}
+        c = self.config
+        self._pop_hold = PopHold(store.arrivals, c.pop_polling_size)
+        self.pop = PopService(c.broker_name, c.broker_cluster_name, self.topics, self.offsets, store,
+                              c.revive_queue_num, self._pop_hold.wake)
+        return {**PopHandlers(c, self.topics, self.groups, self.pop, self._pop_hold).table(),
+                **RequestModeHandlers(c.broker_name, self.topics, self.clients, self._files).table()}
+
+    async def _revive(self) -> None:
+        """``PopReviveService``: every reviveInterval, send back what the pops' consumers did not ack."""
+        assert self.store is not None and self.pop is not None
+        reviver = ReviveService(self.pop.revive_topic, self.config.revive_queue_num, self.topics,
+                                self.offsets,
+                                self.store)
+        while True:
+            await asyncio.sleep(self.config.revive_interval / 1000)
+            try:
+                reviver.revive(int(time.time() * 1000))
+            except Exception:  # as Java's revive thread logs and tries again next round
+                log.exception("revive round failed")
 
     def _start_replica(self, store: MessageStore) -> None:
         """A slave replicates the log from its master's HA port and copies its metadata (RMQ-HA-*)."""
@@ -225,6 +266,8 @@ class Broker:
         self.offsets.persist()
         if self.hold is not None:
             self.hold.close()
+        if self._pop_hold is not None:
+            self._pop_hold.close()
         if self.store is not None:
             self.store.close()
 
@@ -238,7 +281,8 @@ class Broker:
             if isinstance(channel, Connection):
                 await channel.send(RemotingCommand.request(
                     RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, {"consumerGroup": group}, opaque=next_opaque(),
-                    oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+                    oneway=True, version=self.release.version,
+                    serialize_type=self.server.default_serialize_type))
 
     def _permission_changed(self) -> None:
         """brokerPermission was updated: a new data version makes the name servers re-read the topics."""
@@ -288,7 +332,8 @@ class Broker:
                 header = encode_header(CHECK_TRANSACTION_STATE_REQUEST, check.header)
                 await channel.send(RemotingCommand.request(
                     RequestCode.CHECK_TRANSACTION_STATE, header, body=check.body, opaque=next_opaque(),
-                    oneway=True, version=SERVER_VERSION, serialize_type=self.server.default_serialize_type))
+                    oneway=True, version=self.release.version,
+                    serialize_type=self.server.default_serialize_type))
 
     def _available_producer(self, group: str) -> Connection | None:
         """``ProducerManager.getAvailableChannel``: producers of the group in turn, a writable one first,

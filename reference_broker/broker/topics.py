@@ -15,8 +15,11 @@ from typing import Any
 
 from reference_broker.broker.persistence import ConfigFiles
 from reference_broker.config import BrokerConfig
+from reference_broker.wire_release import wire_release
+from spec.pop import revive_topic
 from spec.store_layout import TOPIC_CONFIG_FIELDS
 from spec.sysflag import PERM_READ_WRITE, PermName
+from spec.timer import TIMER_TOPIC
 
 TOPICS_FILE = "topics.json"
 DEFAULT_TOPIC = "TBW102"
@@ -119,7 +122,8 @@ class TopicConfigManager:
             self.data_version = DataVersion.from_json(stored.get("dataVersion", {}))
 
     def _system_topics(self) -> list[TopicConfig]:
-        """What Java's TopicConfigManager constructor creates, in its order."""
+        """What Java's TopicConfigManager constructor creates, in its order (5.x adds the revive, broker
+        member, transaction and timer topics)."""
         c = self.config
         inherit = int(PermName.INHERIT)
         rw = int(PERM_READ_WRITE)
@@ -137,6 +141,15 @@ class TopicConfigManager:
         if c.trace_topic_enable:
             topics.append(TopicConfig(c.msg_trace_topic_name, 1, 1))
         topics.append(TopicConfig(f"{c.broker_cluster_name}_REPLY_TOPIC", 1, 1))
+        if wire_release(c.wire_release).is_5x:
+            topics += [
+                TopicConfig(revive_topic(c.broker_cluster_name), c.revive_queue_num, c.revive_queue_num),
+                TopicConfig(f"rmq_sys_SYNC_BROKER_MEMBER_{c.broker_name}", 1, 1, perm=inherit),
+                TopicConfig("RMQ_SYS_TRANS_HALF_TOPIC", 1, 1),
+                TopicConfig("RMQ_SYS_TRANS_OP_HALF_TOPIC", 1, 1),
+            ]
+            if c.timer_wheel_enable:
+                topics.append(TopicConfig(TIMER_TOPIC, 1, 1))
         return topics
 
     def is_system_topic(self, topic: str) -> bool:

@@ -20,6 +20,7 @@ from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from reference_broker.namesrv.routes import RouteTable, route_data_json
 from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
 from reference_broker.tasks import cancel_and_wait
+from reference_broker.wire_release import wire_release
 from spec.bodies import DATA_VERSION
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
@@ -37,8 +38,9 @@ class NameServer:
         self.routes = RouteTable()
         path = self.config.kv_config_path
         self.kv = KVConfig.load(Path(path)) if path else KVConfig()
+        release = wire_release(self.config.wire_release)
         self.server = RemotingServer("namesrv", DispatchTable(self._handlers()), on_close=self._closed,
-                                     backlog=self.config.server_socket_backlog)
+                                     backlog=self.config.server_socket_backlog, version=release.version)
         self._scanner: asyncio.Task[None] | None = None
 
     @property

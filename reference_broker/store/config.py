@@ -53,12 +53,14 @@ class BrokerSettings(Protocol):
     broker_role: str
     slave_timeout: int
     ha_slave_fallbehind_max: int
+    timer_wheel_enable: bool
+    wire_release: str
 
 
 _MAPPED = frozenset({"root_dir", "commit_log_dir", "store_host", "cluster_name", "flush_disk_type",
                      "sync_flush_timeout_ms", "flush_interval_commit_log_ms",
                      "flush_interval_consume_queue_ms",
-                     "flush_delay_offset_interval_ms", "slave_timeout_ms"})
+                     "flush_delay_offset_interval_ms", "slave_timeout_ms", "timer_wheel_enable"})
 """StoreConfig fields set from differently named (or shaped) broker settings."""
 
 
@@ -107,6 +109,10 @@ class StoreConfig:
     """A SLAVE store takes records only from its master; a SYNC_MASTER put waits for a slave's ack."""
     slave_timeout_ms: int = HA_DEFAULTS["slaveTimeout"]
     ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
+    timer_wheel_enable: bool = False
+    """5.x timer messages (``timerWheelEnable``); a store made without a 5.x broker reads none."""
+    timer_precision_ms: int = 1000
+    timer_max_delay_sec: int = 3 * 24 * 3600
     delay_levels_ms: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -137,6 +143,7 @@ class StoreConfig:
             flush_interval_consume_queue_ms=broker.flush_interval_consume_queue,
             flush_delay_offset_interval_ms=broker.flush_delay_offset_interval,
             slave_timeout_ms=broker.slave_timeout,
+            timer_wheel_enable=broker.timer_wheel_enable and not broker.wire_release.startswith("4."),
         )
 
     @property

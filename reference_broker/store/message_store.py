@@ -53,8 +53,9 @@ from reference_broker.store.status import (
     QueryResult,
 )
 from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_OP_TAG
+from reference_broker.timer import TimerIllegal, TimerSettings, TimerWheel, park_timer_message
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_PROPERTIES_LENGTH
+from spec.commitlog import MESSAGE_MAGIC_V1, RECORD_RESERVE, RMQ_CL_MAX_MESSAGE, RMQ_CL_PROPERTIES_LENGTH
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
@@ -71,6 +72,7 @@ from spec.store_layout import (
     RMQ_STORE_LOCK,
 )
 from spec.sysflag import TRANSACTION_MASK, TransactionType
+from spec.timer import TIMER_CHECKPOINT_FILE, TIMER_TOPIC
 
 MAX_FILTER_SCAN_BYTES = 16_000
 """A pull scans at most max(16000, maxMsgNums * 20) bytes of consume queue (``getMessage``), so a filter
@@ -137,6 +139,9 @@ class MessageStore:
                                         config.flush_delay_offset_interval_ms / 1000)
         self.retention = RetentionService(config, self.commitlog, self._queue_list, self.index,
                                           self._put_lock)
+        self.timer_settings = TimerSettings(config.timer_wheel_enable, config.timer_precision_ms,
+                                            config.timer_max_delay_sec)
+        self.timer = TimerWheel(self, self.root / TIMER_CHECKPOINT_FILE)
         self._waiter = PutWaiter(config, self._flusher, self.replicas)
 
     # ---------------------------------------------------------------- life cycle
@@ -147,17 +152,24 @@ class MessageStore:
         abort = self.root / ABORT_FILE
         self.recovered_abnormally = abort.exists()
         abort.touch()
-        checkpoint_path = self.root / CHECKPOINT_FILE
-        if checkpoint_path.exists():
-            saved = read_checkpoint(checkpoint_path)
-            self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp, saved.index_msg_timestamp]
-        self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
-        self._recover()
+        try:
+            checkpoint_path = self.root / CHECKPOINT_FILE
+            if checkpoint_path.exists():
+                saved = read_checkpoint(checkpoint_path)
+                self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp,
+                                saved.index_msg_timestamp]
+            self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
+            self._recover()
+        except BaseException:
+            self._abandon_open()
+            raise
         self._replica_dispatched = self.commitlog.max_offset
         self._running = True
         self._flusher.start()
         if self.config.broker_role is not BrokerRole.SLAVE:
             self.scheduler.start()
+            if self.timer_settings.enabled:
+                self.timer.start()
         self.retention.start()
         return self
 
@@ -178,6 +190,21 @@ class MessageStore:
         os.pwrite(fd, LOCK_CONTENT, 0)
         self._lock_fd = fd
 
+    def _abandon_open(self) -> None:
+        """A store that failed to open is left as it was found: no ``abort`` file it did not have (a
+        refused store does not read as crashed afterwards), no mapped files, no lock."""
+        if not self.recovered_abnormally:
+            (self.root / ABORT_FILE).unlink(missing_ok=True)
+        self.commitlog.close()
+        for queue in self.queues.values():
+            queue.close()
+        self.index.close()
+        if self._checkpoint is not None:
+            self._checkpoint.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
     def close(self) -> None:
         """Clean shutdown: stop the scheduler, flush everything, write the checkpoint, remove abort."""
         if not self._running:
@@ -186,6 +213,7 @@ class MessageStore:
             self._running = False
         self.retention.stop()
         self.scheduler.stop()
+        self.timer.stop()
         self._flusher.stop()
         self.retention.close_retired()
         self.commitlog.close()
@@ -241,12 +269,19 @@ class MessageStore:
 
     def put_message(self, message: InnerMessage) -> PutResult:
         """Store a producer's message; blocks for the flush under SYNC_FLUSH when it asks to wait."""
-        appended = self._put_producer(message)
+        try:
+            appended = self._put_producer(message)
+        except TimerIllegal:
+            return PutResult(PutMessageStatus.WHEEL_TIMER_MSG_ILLEGAL)
         return self._waiter.wait(appended)
 
     async def put_message_async(self, message: InnerMessage) -> PutResult:
         """``put_message`` for the event loop: the append is immediate, the flush wait is awaited."""
-        return await self._waiter.wait_async(self._put_producer(message))
+        try:
+            appended = self._put_producer(message)
+        except TimerIllegal:
+            return PutResult(PutMessageStatus.WHEEL_TIMER_MSG_ILLEGAL)
+        return await self._waiter.wait_async(appended)
 
     def put_batch(self, batch: InnerMessage, items: Sequence[BatchItem]) -> PutResult:
         """SEND_BATCH_MESSAGE: ``batch`` carries topic, queue, hosts, sysFlag and the batch's properties,
@@ -291,7 +326,10 @@ class MessageStore:
 
     def _put_copy(self, message: InnerMessage, store_host: HostPort) -> Appended:
         props = dict(message.properties)
-        draft = self._delayed(message, props, java_map_text(props))._replace(store_host=store_host)
+        try:
+            draft = self._delayed(message, props, java_map_text(props))._replace(store_host=store_host)
+        except TimerIllegal:
+            return Appended(PutResult(PutMessageStatus.WHEEL_TIMER_MSG_ILLEGAL), None)
         return self._append([draft], message.wait_store_msg_ok)
 
     def _delayed(self, message: InnerMessage, props: dict[str, str], text: str) -> _Draft:
@@ -299,7 +337,12 @@ class MessageStore:
         (the string is then rewritten from the map with REAL_TOPIC/REAL_QID, as ``asyncPutMessage`` does)."""
         topic, queue_id = message.topic, message.queue_id
         level = message.delay_level
-        if level > 0 and message.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT):
+        queued = message.transaction_type in (TransactionType.NOT_TYPE, TransactionType.COMMIT)
+        parked = queued and park_timer_message(props, topic, queue_id, level, now_ms(), self.timer_settings)
+        if parked:
+            topic, queue_id = parked
+            text = java_map_text(props)
+        elif level > 0 and queued:
             level = min(level, self.config.max_delay_level)
             props[PropertyKey.DELAY] = str(level)
             text = redirect_text(props, topic, queue_id)
@@ -357,6 +400,17 @@ class MessageStore:
                        record.born_host, record.sys_flag, flag, reconsume_times, 0, record.store_host)
         return self._append([draft], wait=False).result
 
+    def put_timer_delivered(self, parked: MessageRecord, properties: dict[str, str]) -> PutResult:
+        """The timer wheel's put of a due message to REAL_TOPIC / REAL_QID (``convertMessage``): the string
+        is written from the map before Java clears REAL_*, so they stay in it (RMQ-TIMER-DELIVERED); born
+        and store host, flags and reconsume times are kept."""
+        topic = properties.get(PropertyKey.REAL_TOPIC, "")
+        queue_id = int(properties.get(PropertyKey.REAL_QUEUE_ID, "0"))
+        draft = _Draft(topic, queue_id, parked.body, java_map_text(properties), parked.born_timestamp,
+                       parked.born_host, parked.sys_flag, parked.flag, parked.reconsume_times, 0,
+                       parked.store_host)
+        return self._append([draft], wait=False).result
+
     def put_delivered(self, scheduled: MessageRecord) -> PutResult:
         """The delay scheduler's re-put of a due message to REAL_TOPIC / REAL_QID (``messageTimeup``)."""
         draft = _to_real_topic(scheduled, scheduled.sys_flag, scheduled.prepared_transaction_offset)
@@ -390,6 +444,8 @@ class MessageStore:
                            sum(r.total_size for r in written), len(written), store_timestamp)
         if first.topic == SCHEDULE_TOPIC:
             self.scheduler.wake()
+        elif first.topic == TIMER_TOPIC:
+            self.timer.wake()
         if self.on_append is not None:
             self.on_append()
         sync = wait and self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
@@ -417,9 +473,14 @@ class MessageStore:
                 sys_flag=draft.sys_flag, flag=draft.flag, reconsume_times=draft.reconsume_times,
                 prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1,
                 parsed_properties=draft.properties)
-            if record.total_size > self.config.max_message_size:
-                raise SpecViolation("message larger than maxMessageSize",
-                                    expected=f"<= {self.config.max_message_size}", seen=record.total_size)
+            limit = self.config.max_message_size
+            if len(draft.body) > limit:
+                raise SpecViolation("message body larger than maxMessageSize", expected=f"<= {limit}",
+                                    seen=len(draft.body), clause=RMQ_CL_MAX_MESSAGE.id)
+            if record.total_size > limit + RECORD_RESERVE:
+                raise SpecViolation("message record larger than maxMessageSize + 64 KiB",
+                                    expected=f"<= {limit + RECORD_RESERVE}", seen=record.total_size,
+                                    clause=RMQ_CL_MAX_MESSAGE.id)
             records.append(record)
             physical_offset += record.total_size
         return records, offsets

@@ -1,0 +1,118 @@
+"""What the pop and timer cases share: the target's release read off its answers, and a POP client that
+builds receipts from a POP answer as Java's ``MQClientAPIImpl.processPopResponse`` does.
+
+A 4.x target has no POP processor and no timer: the cases of those areas ask :func:`require_5x` first, so a
+4.x target is reported UNSUPPORTED with the reason instead of failing a rule it never had.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from codec.command import RemotingCommand
+from codec.custom_header import decode_header, encode_header
+from codec.store import MessageRecord, decode_records
+from conformance.verdict import Unsupported
+from spec.codes import RequestCode
+from spec.pop import (
+    ACK_MESSAGE_REQUEST,
+    POP_MESSAGE_RESPONSE,
+    InitMode,
+    build_extra_info,
+)
+from spec.properties import PropertyKey
+from spec.releases import is_5x, release_of_version
+
+from .messaging import Client
+from .support import unique
+
+HOLD_HEADROOM = 10.0
+"""Seconds a held pop's answer may take beyond its pollTime on a loaded machine."""
+
+
+def target_version(client: Client) -> int:
+    """The ``version`` word the target writes in its answers."""
+    return client.connection.call(RequestCode.GET_MAX_OFFSET, {"topic": "TBW102", "queueId": "0"}).version
+
+
+def broker_name(client: Client) -> str:
+    """The target's brokerName (GET_BROKER_CONFIG): a receipt names it, and Java matches acks by it."""
+    answer = client.connection.call(RequestCode.GET_BROKER_CONFIG)
+    for line in (answer.body or b"").decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "brokerName":
+            return value.strip()
+    return ""
+
+
+def require_5x(client: Client, feature: str, clause: str) -> None:
+    version = target_version(client)
+    if not is_5x(version):
+        found = release_of_version(version)
+        raise Unsupported(f"{feature} is a 5.x feature; the target announces version {version} "
+                          f"({found.name if found else 'older than 4.9.0'}) ({clause})",
+                          expected="a 5.x target", actual=version)
+
+
+@dataclass
+class Popped:
+    record: MessageRecord
+    receipt: str
+
+    @property
+    def offset(self) -> int:
+        return int(self.receipt.split()[7])
+
+
+class PopClient:
+    """POP_MESSAGE, ACK_MESSAGE ... for one consumer group, over a case's client."""
+
+    def __init__(self, client: Client, group: str | None = None) -> None:
+        self.client = client
+        self.group = group or unique("popgroup")
+        self.broker_name = broker_name(client)
+
+    def popped(self, answer: RemotingCommand) -> list[Popped]:
+        return popped(answer, self.broker_name)
+
+    def pop(self, topic: str, *, queue_id: int = -1, max_nums: int = 32, invisible_ms: int = 60_000,
+            poll_ms: int = 0, order: bool = False, init_mode: int = InitMode.MIN) -> RemotingCommand:
+        self.client.settle()
+        values = {"consumerGroup": self.group, "topic": topic, "queueId": queue_id, "maxMsgNums": max_nums,
+                  "invisibleTime": invisible_ms, "pollTime": poll_ms, "bornTime": int(time.time() * 1000),
+                  "initMode": init_mode, "order": order}
+        return self.client.connection.exchange(self.client.request(RequestCode.POP_MESSAGE, values),
+                                               timeout=poll_ms / 1000 + HOLD_HEADROOM)
+
+    def ack(self, topic: str, popped: Popped) -> RemotingCommand:
+        return self.client.connection.call(RequestCode.ACK_MESSAGE, encode_header(ACK_MESSAGE_REQUEST, {
+            "consumerGroup": self.group, "topic": topic, "queueId": popped.record.queue_id,
+            "extraInfo": popped.receipt, "offset": popped.offset}))
+
+    def call(self, code: int, values: dict[str, Any], body: bytes | None = None, *,
+             timeout: float = HOLD_HEADROOM) -> RemotingCommand:
+        return self.client.connection.exchange(self.client.request(code, {"consumerGroup": self.group,
+                                                                          **values},
+                                                                   body), timeout=timeout)
+
+
+def popped(answer: RemotingCommand, broker_name: str = "") -> list[Popped]:
+    """Each record of a POP answer with its receipt: its POP_CK when the broker set one (a retry topic's
+    message), else built from the header's startOffsetInfo (``processPopResponse``)."""
+    header = decode_header(POP_MESSAGE_RESPONSE, answer.ext_fields)
+    starts: dict[tuple[str, str], int] = {}
+    for entry in filter(None, (header.get("startOffsetInfo") or "").split(";")):
+        retry, queue, start = entry.split()
+        starts[(retry, queue)] = int(start)
+    found = []
+    for record in decode_records(answer.body):
+        receipt = record.properties.get(PropertyKey.POP_CK)
+        if receipt is None:
+            retry = next((r for r, q in starts if q == str(record.queue_id)), "0")
+            receipt = build_extra_info(starts.get((retry, str(record.queue_id)), 0), header["popTime"],
+                                       header["invisibleTime"], header["reviveQid"], retry, broker_name,
+                                       record.queue_id, record.queue_offset)
+        found.append(Popped(record, receipt))
+    return found

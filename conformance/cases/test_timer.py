@@ -1,0 +1,135 @@
+"""Timer messages (5.x): each trigger property, delivery within the timer's precision, the parked copy in
+rmq_sys_wheel_timer, precedence of a delay level, times in the past and too far ahead.
+
+Survival across a restart (RMQ-TIMER-RESTART) needs the target restarted, which a wire case cannot do: the
+reference broker's tests and the store hand-over check it. A 4.x target has no timer: every case is
+UNSUPPORTED there, with the target's version as the reason (RMQ-TIMER-4X).
+"""
+
+from __future__ import annotations
+
+import time
+
+from conformance.case import Row, case, table
+from conformance.checks import Check
+from spec.codes import ResponseCode
+from spec.properties import PropertyKey
+from spec.timer import TIMER_PRECISION_MS, TIMER_TOPIC
+
+from .messaging import Client, Message
+from .pop_support import require_5x
+from .support import eventually
+
+DELAY_MS = 3000
+DELIVERY_WAIT_S = 30.0
+"""Bound on waiting for a due message: the delay, the timer's precision and a loaded machine's lag."""
+
+
+def _delivered(client: Client, topic: str, count: int = 1) -> list:
+    def probe() -> list:
+        answer = client.pull(topic, 0, 0)
+        return client.pulled(topic).records if answer.code == ResponseCode.SUCCESS else []
+    return eventually(probe, lambda records: len(records) >= count, DELIVERY_WAIT_S)
+
+
+def _send_timer(client: Client, topic: str, properties: dict[str, str]) -> int:
+    """Send without waiting for the message to be readable: it is parked, not in its topic."""
+    sent_at = int(time.time() * 1000)
+    message = Message(b"timer", user=properties)
+    response = client.send_request(topic, message)
+    client.check.equal("send", ResponseCode.SUCCESS, response.code)
+    return sent_at
+
+
+@table("trigger", [
+    Row("deliver-ms", "RMQ-TIMER-PROPERTIES", "A message with TIMER_DELIVER_MS is delivered no earlier than "
+        "that time less the precision.", PropertyKey.TIMER_DELIVER_MS),
+    Row("delay-sec", "RMQ-TIMER-PROPERTIES", "A message with TIMER_DELAY_SEC is delivered that many seconds "
+        "after it was sent, less the precision.", PropertyKey.TIMER_DELAY_SEC),
+    Row("delay-ms", "RMQ-TIMER-PROPERTIES",
+        "A message with TIMER_DELAY_MS is delivered that many ms after it "
+        "was sent, less the precision.", PropertyKey.TIMER_DELAY_MS),
+])
+def test_trigger(trigger: str, client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    topic = client.create_topic(1)
+    now = int(time.time() * 1000)
+    value = {PropertyKey.TIMER_DELIVER_MS: str(now + DELAY_MS),
+             PropertyKey.TIMER_DELAY_SEC: str(DELAY_MS // 1000),
+             PropertyKey.TIMER_DELAY_MS: str(DELAY_MS)}[trigger]
+    sent_at = _send_timer(client, topic, {trigger: value})
+    check.equal("not in its topic at once", ResponseCode.PULL_NOT_FOUND, client.pull(topic, 0, 0).code)
+    records = _delivered(client, topic)
+    check.equal("delivered", 1, len(records))
+    earliest = sent_at + DELAY_MS - TIMER_PRECISION_MS - 100
+    check.that("not before its time", records[0].store_timestamp >= earliest, expected=f">= {earliest}",
+               actual=records[0].store_timestamp)
+
+
+@case("RMQ-TIMER-DELIVERED", "A delivered timer message carries TIMER_ENQUEUE_MS and TIMER_DEQUEUE_MS, and "
+      "REAL_TOPIC / REAL_QID naming its own topic and queue.")
+def test_delivered_properties(client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    topic = client.create_topic(1)
+    _send_timer(client, topic, {PropertyKey.TIMER_DELAY_MS: "1500"})
+    [record] = _delivered(client, topic)
+    present = set(record.properties)
+    check.that("timer stamps", {PropertyKey.TIMER_ENQUEUE_MS, PropertyKey.TIMER_DEQUEUE_MS} <= present,
+               expected="TIMER_ENQUEUE_MS, TIMER_DEQUEUE_MS", actual=sorted(present))
+    check.equal("REAL_TOPIC", topic, record.properties.get(PropertyKey.REAL_TOPIC))
+    check.equal("REAL_QID", "0", record.properties.get(PropertyKey.REAL_QUEUE_ID))
+
+
+@case("RMQ-TIMER-PARKED", "A pending timer message sits in rmq_sys_wheel_timer queue 0 with TIMER_OUT_MS, "
+      "REAL_TOPIC and REAL_QID.")
+def test_parked(client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    topic = client.create_topic(1)
+    _send_timer(client, topic, {PropertyKey.TIMER_DELAY_SEC: "60"})
+    mine = [r for r in _wheel(client) if r.properties.get(PropertyKey.REAL_TOPIC) == topic]
+    check.equal("parked copies", 1, len(mine))
+    if mine:
+        check.equal("REAL_QID", "0", mine[0].properties.get(PropertyKey.REAL_QUEUE_ID))
+        check.that("TIMER_OUT_MS", mine[0].properties.get(PropertyKey.TIMER_OUT_MS, "").isdigit(),
+                   expected="a time in ms", actual=mine[0].properties.get(PropertyKey.TIMER_OUT_MS))
+
+
+def _wheel(client: Client) -> list:
+    """Every record of the wheel queue: other cases (and every POP checkpoint) park there too."""
+    records: list = []
+    while client.pull(TIMER_TOPIC, 0, len(records)).code == ResponseCode.SUCCESS:
+        records += client.pulled(TIMER_TOPIC, 0, len(records)).records
+    return records
+
+
+@case("RMQ-TIMER-DELAY-LEVEL-WINS",
+      "A message with a delay level and TIMER_DELAY_SEC is delayed by its level; "
+      "the timer property is dropped.")
+def test_delay_level_wins(client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    topic = client.create_topic(1)
+    _send_timer(client, topic, {PropertyKey.DELAY: "1", PropertyKey.TIMER_DELAY_SEC: "600"})
+    [record] = _delivered(client, topic)
+    check.that("no TIMER_DELAY_SEC", PropertyKey.TIMER_DELAY_SEC not in record.properties,
+               expected="absent", actual=sorted(record.properties))
+
+
+@case("RMQ-TIMER-PAST", "A timer message whose time has passed is stored in its topic at once.")
+def test_past(client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    topic = client.create_topic(1)
+    client.send(topic, Message(b"past", user={PropertyKey.TIMER_DELIVER_MS: "1000"}))
+    check.equal("stored", 1, len(client.pulled(topic).records))
+
+
+@table("value", [
+    Row("too-late", "RMQ-TIMER-MAX-DELAY", "A delivery time beyond timerMaxDelaySec is refused with 13 "
+        "MESSAGE_ILLEGAL.", {PropertyKey.TIMER_DELAY_SEC: str(4 * 24 * 3600)}),
+    Row("not-a-number", "RMQ-TIMER-BAD-VALUE", "A timer property that is not a number is refused with 13 "
+        "MESSAGE_ILLEGAL.", {PropertyKey.TIMER_DELAY_MS: "soon"}),
+])
+def test_refused(value: dict[str, str], client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    topic = client.create_topic(1)
+    response = client.send_request(topic, Message(b"refused", user=value))
+    check.equal("code", ResponseCode.MESSAGE_ILLEGAL, response.code)

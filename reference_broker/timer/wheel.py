@@ -1,0 +1,142 @@
+"""Delivering timer messages: every entry of ``rmq_sys_wheel_timer`` queue 0 is taken into an in-memory
+wheel (a heap by TIMER_OUT_MS) and written to REAL_TOPIC / REAL_QID when its time comes.
+
+Java keeps the wheel in the files ``timerwheel`` and ``timerlog``; both are an index of the wheel topic's
+queue, so here the queue itself is the only durable state, with ``config/timercheck`` (Java's layout)
+saying from which queue offset the wheel must be rebuilt: the oldest entry not yet delivered. A restart
+re-reads the queue from there (RMQ-TIMER-RESTART); an entry delivered after that offset but before the
+restart is delivered again, the at-least-once Java's own recovery gives.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import time
+from pathlib import Path
+from typing import Protocol
+
+from codec.store.record import MessageRecord
+from codec.store.timercheck import (
+    TimerCheckpointData,
+    encode_timer_checkpoint,
+    read_timer_checkpoint,
+)
+from reference_broker.store.consume_queue import ConsumeQueue
+from reference_broker.store.status import PutResult
+from reference_broker.store.worker import ConditionWorker
+from spec.properties import PropertyKey
+from spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC
+
+log = logging.getLogger(__name__)
+
+IDLE_WAIT_S = 1.0
+"""Longest sleep with nothing due."""
+RETRY_WAIT_S = 0.1
+"""Pause after a failed delivery."""
+PERSIST_INTERVAL_S = 1.0
+"""``timerFlushIntervalMs``: how often the checkpoint is written."""
+
+
+class TimerStore(Protocol):
+    """What the wheel needs of the message store (which owns the wheel)."""
+
+    def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None: ...
+
+    def read_record(self, phys_offset: int) -> MessageRecord | None: ...
+
+    def put_timer_delivered(self, parked: MessageRecord, properties: dict[str, str]) -> PutResult: ...
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class TimerWheel(ConditionWorker):
+    def __init__(self, store: TimerStore, checkpoint: Path) -> None:
+        super().__init__("store-timer")
+        self._store = store
+        self._checkpoint = checkpoint
+        self._taken = 0
+        """Next offset of the wheel queue to take in."""
+        self._pending: list[tuple[int, int, int]] = []
+        """(TIMER_OUT_MS, queue offset, commitlog offset) of every parked message not yet delivered."""
+        self._enqueued: dict[int, int] = {}
+        """Queue offset -> when it was taken in (TIMER_ENQUEUE_MS)."""
+        self._woken = False
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def start(self) -> None:
+        saved = read_timer_checkpoint(self._checkpoint)
+        self._taken = saved.last_timer_queue_offset if saved else 0
+        super().start()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._woken = True
+            self._cond.notify()
+
+    def stop(self) -> None:
+        if self._stop_thread():
+            self.persist()
+
+    def persist(self) -> None:
+        low_water = min((offset for _, offset, _ in self._pending), default=self._taken)
+        data = TimerCheckpointData(last_read_time_ms=now_ms(), last_timer_queue_offset=low_water,
+                                   timestamp=now_ms())
+        self._checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        self._checkpoint.write_bytes(encode_timer_checkpoint(data))
+
+    def _run(self) -> None:
+        next_persist = time.monotonic() + PERSIST_INTERVAL_S
+        while True:
+            self._take_in()
+            wait = self._deliver_due()
+            if time.monotonic() >= next_persist:
+                self.persist()
+                next_persist = time.monotonic() + PERSIST_INTERVAL_S
+            with self._cond:
+                if not self._running:
+                    return
+                if not self._woken:
+                    self._cond.wait(min(wait, IDLE_WAIT_S))
+                self._woken = False
+
+    def _take_in(self) -> None:
+        queue = self._store.consume_queue(TIMER_TOPIC, TIMER_QUEUE_ID)
+        if queue is None:
+            return
+        self._taken = max(self._taken, queue.min_offset)
+        while self._taken < queue.max_offset:
+            entry = queue.entry(self._taken)
+            if entry is None:
+                return
+            record = self._store.read_record(entry[0])
+            due = record.properties.get(PropertyKey.TIMER_OUT_MS, "") if record is not None else ""
+            if due.lstrip("-").isdigit():
+                heapq.heappush(self._pending, (int(due), self._taken, entry[0]))
+                self._enqueued[self._taken] = now_ms()
+            else:
+                log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", self._taken)
+            self._taken += 1
+
+    def _deliver_due(self) -> float:
+        """Deliver every due message; returns seconds until the next one is due."""
+        while self._pending:
+            due, offset, phys = self._pending[0]
+            wait_ms = due - now_ms()
+            if wait_ms > 0:
+                return wait_ms / 1000
+            record = self._store.read_record(phys)
+            if record is not None:
+                properties = dict(record.properties)
+                properties[PropertyKey.TIMER_ENQUEUE_MS] = str(self._enqueued.get(offset, now_ms()))
+                properties[PropertyKey.TIMER_DEQUEUE_MS] = str(now_ms())
+                if not self._store.put_timer_delivered(record, properties).status.stored:
+                    return RETRY_WAIT_S
+            heapq.heappop(self._pending)
+            self._enqueued.pop(offset, None)
+        return IDLE_WAIT_S

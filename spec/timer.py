@@ -1,0 +1,102 @@
+"""Timer messages (5.x): a message that names its delivery time is parked in ``rmq_sys_wheel_timer``.
+
+A producer asks for a delivery time with one of three properties (``TIMER_DELIVER_MS`` absolute,
+``TIMER_DELAY_SEC`` / ``TIMER_DELAY_MS`` relative to the store time). The broker rounds the time down to
+its precision (``timerPrecisionMs``, 1000 by default), writes the message to queue 0 of
+``rmq_sys_wheel_timer`` with ``TIMER_OUT_MS``, ``REAL_TOPIC`` and ``REAL_QID``, and when the time comes
+writes it again to its real topic and queue. A delay level wins: a message with ``DELAY`` > 0 loses its
+timer properties and goes through ``SCHEDULE_TOPIC_XXXX`` as in 4.x. A time not in the future is
+delivered at once. The broker's own index of pending messages (``timerwheel``, ``timerlog`` and the
+checkpoint ``config/timercheck``) can be rebuilt from the wheel topic's queue, which is what survives a
+restart.
+"""
+
+from __future__ import annotations
+
+from construct import Int64sb, Padding, Struct
+
+from spec.clauses import Level, clause
+
+_TIMER = "store/src/main/java/org/apache/rocketmq/store/timer/"
+_HOOK = "broker/src/main/java/org/apache/rocketmq/broker/util/HookUtils.java"
+
+TIMER_TOPIC = "rmq_sys_wheel_timer"
+"""``TimerMessageStore.TIMER_TOPIC``: every parked timer message sits in its queue 0."""
+TIMER_QUEUE_ID = 0
+TIMER_PRECISION_MS = 1000
+"""``timerPrecisionMs`` default."""
+TIMER_MAX_DELAY_SEC = 3 * 24 * 3600
+"""``timerMaxDelaySec`` default: a later delivery time is refused."""
+TIMER_WHEEL_DIR = "timerwheel"
+TIMER_LOG_DIR = "timerlog"
+TIMER_CHECKPOINT_FILE = "config/timercheck"
+TIMER_CHECKPOINT_SIZE = 4096
+"""The checkpoint is one OS page, mapped whole (``DefaultMappedFile.OS_PAGE_SIZE``)."""
+ILLEGAL_REMARK = ("timer message illegal, the delay time should not be bigger than the max delay {max_ms}ms; "
+                  "or if set del msg, the delay time should be bigger than the current time")
+"""SendMessageProcessor's remark for WHEEL_TIMER_MSG_ILLEGAL (answered 13 MESSAGE_ILLEGAL)."""
+
+TimerCheckpoint = Struct(
+    "last_read_time_ms" / Int64sb * "time the wheel has been read up to, ms",
+    "last_timer_log_flush_pos" / Int64sb * "timerlog position flushed",
+    "last_timer_queue_offset" / Int64sb * "offset in rmq_sys_wheel_timer queue 0 taken into the wheel",
+    "master_timer_queue_offset" / Int64sb * "a slave's view of the master's queue offset",
+    "state_version" / Int64sb * "DataVersion.stateVersion",
+    "timestamp" / Int64sb * "DataVersion.timestamp",
+    "counter" / Int64sb * "DataVersion.counter",
+    Padding(TIMER_CHECKPOINT_SIZE - 56) * "zeros up to the page",
+)
+"""``config/timercheck``: big-endian longs at the head of a 4096-byte page."""
+
+
+def rounded_deliver_ms(deliver_ms: int, precision_ms: int = TIMER_PRECISION_MS) -> int:
+    """``HookUtils.transformTimerMessage``: a time on the precision grid moves one step earlier, any other
+    time down to the grid."""
+    if deliver_ms % precision_ms == 0:
+        return deliver_ms - precision_ms
+    return deliver_ms // precision_ms * precision_ms
+
+
+TIMER_PROPERTIES = clause(
+    "RMQ-TIMER-PROPERTIES", Level.MUST,
+    "A message with TIMER_DELIVER_MS (absolute ms), TIMER_DELAY_SEC or TIMER_DELAY_MS (relative to its "
+    "arrival) and no delay level is delivered to its topic no earlier than that time less the timer's "
+    "precision, and is not visible in its topic before.",
+    source=_HOOK + " (transformTimerMessage)")
+TIMER_PARKED = clause(
+    "RMQ-TIMER-PARKED", Level.MUST,
+    "A pending timer message is stored in queue 0 of rmq_sys_wheel_timer with TIMER_OUT_MS (the rounded "
+    "delivery time), REAL_TOPIC and REAL_QID.",
+    source=_HOOK + " (transformTimerMessage)")
+TIMER_DELIVERED = clause(
+    "RMQ-TIMER-DELIVERED", Level.MUST,
+    "A delivered timer message keeps its body, tags, keys and timer properties and gains TIMER_ENQUEUE_MS "
+    "and TIMER_DEQUEUE_MS; its stored properties still hold REAL_TOPIC and REAL_QID (the string is written "
+    "before convertMessage clears them from the map, as 5.5.0 stores it).",
+    source=_TIMER + "TimerMessageStore.java (convertMessage)")
+TIMER_DELAY_LEVEL_WINS = clause(
+    "RMQ-TIMER-DELAY-LEVEL-WINS", Level.MUST,
+    "A message with both a delay level (DELAY > 0) and a timer property is delayed by its level; the timer "
+    "properties are removed.",
+    source=_HOOK + " (checkIfTimerMessage)")
+TIMER_PAST = clause(
+    "RMQ-TIMER-PAST", Level.MUST,
+    "A timer message whose delivery time is not in the future is stored in its topic at once.",
+    source=_HOOK + " (transformTimerMessage)")
+TIMER_TOO_LATE = clause(
+    "RMQ-TIMER-MAX-DELAY", Level.MUST,
+    "A delivery time more than timerMaxDelaySec (3 days) ahead is refused with 13 MESSAGE_ILLEGAL and the "
+    "remark \"timer message illegal, ...\".",
+    source="broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java")
+TIMER_BAD_VALUE = clause(
+    "RMQ-TIMER-BAD-VALUE", Level.MUST,
+    "A timer property that is not a number is refused with 13 MESSAGE_ILLEGAL.",
+    source=_HOOK + " (transformTimerMessage: WHEEL_TIMER_MSG_ILLEGAL)")
+TIMER_RESTART = clause(
+    "RMQ-TIMER-RESTART", Level.MUST,
+    "Timer messages pending when the broker stops are delivered after it starts again.",
+    source=_TIMER + "TimerMessageStore.java (recover), TimerCheckpoint.java")
+TIMER_4X = clause(
+    "RMQ-TIMER-4X", Level.MUST,
+    "A 4.x broker knows no timer property: the message is stored in its topic at once.",
+    source="store/src/main/java/org/apache/rocketmq/store/CommitLog.java (4.9.8: only DELAY is read)")

@@ -1,0 +1,103 @@
+"""Timer messages on the reference broker (5.x wire release): parked in rmq_sys_wheel_timer, delivered to
+their topic when due, refused when illegal, overruled by a delay level, kept across a restart; a 4.9.8
+broker stores them at once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from codec.store import MessageRecord, decode_records
+from codec.store.timercheck import read_timer_checkpoint
+from reference_broker.client import RemotingClient
+from reference_broker.embedded import EmbeddedRocketMQ
+from spec.codes import ResponseCode
+from spec.properties import PropertyKey
+from spec.timer import TIMER_CHECKPOINT_FILE, TIMER_TOPIC
+from tests.broker_support import run
+from tests.messaging_support import pull, send, small_config, with_broker
+
+DELIVERY_WAIT_S = 20.0
+"""Bound on waiting for a due message (the wheel delivers within its precision, 1 s)."""
+
+
+async def _records(client: RemotingClient, topic: str, queue_id: int = 0) -> list[MessageRecord]:
+    answer = await pull(client, topic, queue_id, 0)
+    return decode_records(answer.body) if answer.code == ResponseCode.SUCCESS else []
+
+
+async def _delivered(client: RemotingClient, topic: str, count: int) -> list[MessageRecord]:
+    deadline = time.monotonic() + DELIVERY_WAIT_S
+    while True:
+        records = await _records(client, topic)
+        if len(records) >= count or time.monotonic() > deadline:
+            return records
+        await asyncio.sleep(0.2)
+
+
+def test_each_trigger_parks_then_delivers(tmp_path: Path) -> None:
+    async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        sent_at = int(time.time() * 1000)
+        triggers = [{PropertyKey.TIMER_DELAY_SEC: "2"}, {PropertyKey.TIMER_DELAY_MS: "2000"},
+                    {PropertyKey.TIMER_DELIVER_MS: str(sent_at + 2000)}]
+        for number, trigger in enumerate(triggers):
+            answer = await send(client, "TimerT", str(number).encode(), {**trigger, "KEYS": f"k{number}"})
+            assert answer.code == ResponseCode.SUCCESS, answer.remark
+        assert await _records(client, "TimerT") == []
+        parked = await _records(client, TIMER_TOPIC)
+        assert [r.properties[PropertyKey.REAL_TOPIC] for r in parked] == ["TimerT"] * 3
+        assert all(int(r.properties[PropertyKey.TIMER_OUT_MS]) % 1000 == 0 for r in parked)
+        delivered = await _delivered(client, "TimerT", 3)
+        assert sorted(r.body for r in delivered) == [b"0", b"1", b"2"]
+        for record in delivered:
+            assert record.properties[PropertyKey.REAL_TOPIC] == "TimerT"  # written before Java clears it
+            assert {PropertyKey.TIMER_ENQUEUE_MS, PropertyKey.TIMER_DEQUEUE_MS} <= set(record.properties)
+            assert record.store_timestamp >= int(record.properties[PropertyKey.TIMER_OUT_MS])
+
+    run(with_broker(tmp_path / "store", scenario))
+
+
+def test_delay_level_wins_past_time_is_immediate_and_too_late_is_refused(tmp_path: Path) -> None:
+    async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        both = await send(client, "TimerD", b"d", {"DELAY": "1", PropertyKey.TIMER_DELAY_SEC: "60"})
+        assert both.code == ResponseCode.SUCCESS
+        assert await _records(client, TIMER_TOPIC) == []
+        past = await send(client, "TimerP", b"p", {PropertyKey.TIMER_DELIVER_MS: "1000"})
+        assert past.code == ResponseCode.SUCCESS and len(await _records(client, "TimerP")) == 1
+        late = await send(client, "TimerP", b"l", {PropertyKey.TIMER_DELAY_SEC: str(4 * 24 * 3600)})
+        assert late.code == ResponseCode.MESSAGE_ILLEGAL and late.remark.startswith("timer message illegal")
+        bad = await send(client, "TimerP", b"b", {PropertyKey.TIMER_DELAY_MS: "soon"})
+        assert bad.code == ResponseCode.MESSAGE_ILLEGAL
+        delayed = await _delivered(client, "TimerD", 1)
+        assert len(delayed) == 1 and PropertyKey.TIMER_DELAY_SEC not in delayed[0].properties
+
+    run(with_broker(tmp_path / "store", scenario, message_delay_level="1s 2s"))
+
+
+def test_pending_timers_survive_a_restart(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+
+    async def scenario() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            answer = await send(client, "TimerR", b"r", {PropertyKey.TIMER_DELAY_SEC: "3"})
+            assert answer.code == ResponseCode.SUCCESS
+            await client.close()
+        checkpoint = read_timer_checkpoint(store / TIMER_CHECKPOINT_FILE)
+        assert checkpoint is not None and checkpoint.last_timer_queue_offset == 0
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            assert [r.body for r in await _delivered(client, "TimerR", 1)] == [b"r"]
+            await client.close()
+
+    run(scenario())
+
+
+def test_a_4_9_8_broker_stores_timer_messages_at_once(tmp_path: Path) -> None:
+    async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        answer = await send(client, "Timer4", b"x", {PropertyKey.TIMER_DELAY_SEC: "60"})
+        assert answer.code == ResponseCode.SUCCESS and answer.version == 409
+        assert len(await _records(client, "Timer4")) == 1
+
+    run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))

@@ -314,7 +314,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
             _check_reachable(target)
-            return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+            # a broker given by address is not the embedded one --target defaults to: its profile follows
+            # the version it answers with
+            by_address = argparse.Namespace(**{**vars(args), "target": None})
+            return int(pytest.main(pytest_args(target, by_address, slow=args.slow)))
     except BadInput as exc:
         return fail(PROG, exc)
     return _embedded(args)

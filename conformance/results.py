@@ -6,7 +6,9 @@ documents generated from them.
     python -m conformance.results render [--check]     # docs/RESULTS.md and the README's counts
 
 The targets are :data:`apache_rocketmq.targets.PROJECT_TARGETS` (the embedded reference broker and the
-newest release of each Apache RocketMQ line the project's Maven repository serves). ``docs/results/<target>
+newest release of each Apache RocketMQ line the project's Maven repository serves); :data:`OTHER_TARGETS`,
+implementations the project did not write and CI does not build (rocketmq-rust), are shown beside them,
+and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>
 /index.json`` is the run's report index (verdict, clause, message and citation of every case); the embedded
 broker's directory also holds ``store/`` (the store it wrote, checked offline) and ``acl/`` (the ``acl``
 area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests: a case whose verdict
@@ -34,6 +36,7 @@ from pathlib import Path
 from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS
 from conformance.report.matrix import Report, differences, render_comparison
 from conformance.verdict import VERDICT_ORDER, Verdict
+from rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from spec.cli import add_version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,8 +47,13 @@ INDEX = "index.json"
 STORE, ACL = "store", "acl"
 """Subdirectories of the embedded broker's results: its store checked offline, and its ACL run."""
 RUN_TIMEOUT = 1800.0
-TITLE = ("Conformance results: the embedded reference broker and Apache RocketMQ releases provisioned from "
-         "Maven Central (Java 17, ASYNC_MASTER, ASYNC_FLUSH, auto-create on)")
+TITLE = ("Conformance results: the embedded reference broker, Apache RocketMQ releases provisioned from "
+         "Maven Central (Java 17) and rocketmq-rust from crates.io (ASYNC_MASTER, ASYNC_FLUSH, "
+         "auto-create on)")
+OTHER_TARGETS = tuple(row.target_name for row in RUST_RELEASES.values())
+"""Other implementations' committed reports, shown beside the project's targets but run only when named:
+building rocketmq-rust takes about an hour, too long for every change."""
+PUBLISHED = (*PROJECT_TARGETS, *OTHER_TARGETS)
 
 
 def _runs(target: str) -> dict[str, list[str]]:
@@ -121,7 +129,7 @@ def _totals_table() -> str:
     verdicts = [v for v in VERDICT_ORDER if v is not Verdict.INFO]
     rows = ["| target | profile | cases | " + " | ".join(v.value for v in verdicts) + " |",
             "|---|---|---:|" + "---:|" * len(verdicts)]
-    for target in PROJECT_TARGETS:
+    for target in PUBLISHED:
         report = _report(target)
         rows.append(f"| {target} | {report.meta.get('profile', '')} | {len(report.cases)} | "
                     + " | ".join(str(report.total(v)) for v in verdicts) + " |")
@@ -150,7 +158,7 @@ def readme_text(text: str) -> str:
 
 
 def results_text() -> str:
-    return render_comparison([_report(target) for target in PROJECT_TARGETS], title=TITLE)
+    return render_comparison([_report(target) for target in PUBLISHED], title=TITLE)
 
 
 def render(*, check_only: bool) -> int:
@@ -181,8 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "render":
         return render(check_only=args.check)
     targets = args.targets or list(PROJECT_TARGETS)
-    if unknown := [t for t in targets if t not in PROJECT_TARGETS]:
-        parser.error(f"not a project target: {', '.join(unknown)} (known: {', '.join(PROJECT_TARGETS)})")
+    if unknown := [t for t in targets if t not in PUBLISHED]:
+        parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(PUBLISHED)})")
     return check(targets) if args.command == "check" else update(targets)
 
 

@@ -26,6 +26,11 @@ from apache_rocketmq.servers import (
 from rocketmq_rust.cargo import binary_path, require_installed
 from rocketmq_rust.releases import Release, release
 
+RENAMED_KEYS = {"transactionTimeOut": "transactionTimeout"}
+"""Java broker.conf keys rocketmq-rust spells otherwise. Its Java-properties reader refuses a key it does
+not map and the broker does not start (rocketmq-broker-1.0.0/src/config/java_properties.rs,
+resolve_mapping: UnsupportedKeys), so settings given with Java's names are written with its own."""
+
 
 class RocketMQRust(LoopbackServers):
     """A name server and a broker of one release; ``namesrv=`` joins an existing name server instead."""
@@ -67,7 +72,8 @@ class RocketMQRust(LoopbackServers):
         self.broker_config = {**DEFAULT_BROKER_CONFIG, "listenPort": str(port),
                               "haListenPort": str(port + HA_PORT_OFFSET), "namesrvAddr": self.namesrv_addr,
                               "storePathRootDir": str(self.store_path), **self._overrides}
-        config = write_properties(self.home / "conf" / "broker.properties", self.broker_config)
+        own_names = {RENAMED_KEYS.get(key, key): value for key, value in self.broker_config.items()}
+        config = write_properties(self.home / "conf" / "broker.properties", own_names)
         self._spawn("broker", [self._binary(self.release.broker.name), "-c", str(config),
                                "-n", self.namesrv_addr])
         self.broker_addr = f"{LOOPBACK}:{self.broker_port}"

@@ -21,6 +21,7 @@ import subprocess
 from pathlib import Path
 
 from apache_rocketmq.cluster import java_options
+from apache_rocketmq.home import write_home
 from apache_rocketmq.jdk import Jdk, find_jdk
 from apache_rocketmq.maven import ProvisionError, ToolMissing, cache_root, locked, resolve
 from apache_rocketmq.releases import Release, release
@@ -80,13 +81,21 @@ def _compile(row: Release, classes: Path) -> None:
     (classes / DONE).write_text("", encoding="utf-8")
 
 
-def driver_command(version: str | Release, program: str, *args: str, home: Path,
-                   heap_mb: int = 256) -> list[str]:
-    """The command running driver ``program`` (``Produce``, ``Consume``, ...) on ``version``'s client, with
-    its logs and any file it writes under ``home``."""
+def java_command(version: str | Release, main_class: str, *args: str, home: Path, heap_mb: int = 256,
+                 extra_classpath: tuple[Path, ...] = ()) -> list[str]:
+    """The command running ``main_class`` on ``version``'s class path (a client, a tool such as mqadmin's
+    ``org.apache.rocketmq.tools.command.MQAdminStartup``), with ``home`` as its ``ROCKETMQ_HOME`` and home
+    directory: logs and any file it writes by default go there."""
     row = version if isinstance(version, Release) else release(version)
-    classes = compiled(row)
     jars = resolve(row, progress=False)
     jdk = find_jdk(row.min_java)
-    classpath = os.pathsep.join([str(classes), *map(str, jars)])
-    return [str(jdk.java), *java_options(row, home, heap_mb), "-cp", classpath, f"{PACKAGE}.{program}", *args]
+    write_home(home, row)
+    classpath = os.pathsep.join(map(str, [*extra_classpath, *jars]))
+    return [str(jdk.java), *java_options(row, home, heap_mb), "-cp", classpath, main_class, *args]
+
+
+def driver_command(version: str | Release, program: str, *args: str, home: Path,
+                   heap_mb: int = 256) -> list[str]:
+    """The command running driver ``program`` (``Produce``, ``Consume``, ...) on ``version``'s client."""
+    return java_command(version, f"{PACKAGE}.{program}", *args, home=home, heap_mb=heap_mb,
+                        extra_classpath=(compiled(version),))

@@ -59,7 +59,7 @@ def cache_root() -> Path:
 
 
 def release_dir(release: Release) -> Path:
-    return cache_root() / release.version
+    return cache_root() / release.cache_name
 
 
 def maven_command() -> str:
@@ -72,9 +72,12 @@ def maven_command() -> str:
 
 
 def pom(release: Release) -> str:
+    exclusions = ("" if release.transitive else
+                  "<exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>")
     dependencies = "".join(
         f"<dependency><groupId>{GROUP_ID}</groupId><artifactId>{escape(artifact)}</artifactId>"
-        f"<version>{escape(release.version)}</version></dependency>" for artifact in release.artifacts)
+        f"<version>{escape(release.version)}</version>{exclusions}</dependency>"
+        for artifact in release.artifacts)
     return ('<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
             f"<groupId>rocketmq-spec.provision</groupId><artifactId>apache-rocketmq</artifactId>"
             f"<version>{escape(release.version)}</version><packaging>pom</packaging>"

@@ -35,6 +35,15 @@ class Release:
     artifacts: tuple[str, ...]
     """The artifacts resolved, with their dependencies, into one class path."""
     java_options: tuple[str, ...] = ()
+    subset: str = ""
+    """Names a row that resolves only some artifacts of the release (say its config classes, where the
+    repository lacks its servers), so that it is cached apart from the whole release."""
+    transitive: bool = True
+    """False: the artifacts alone, without their dependencies (enough to read their classes)."""
+
+    @property
+    def cache_name(self) -> str:
+        return f"{self.version}-{self.subset}" if self.subset else self.version
 
     @property
     def line(self) -> str:
@@ -43,6 +52,11 @@ class Release:
     @property
     def target_name(self) -> str:
         return f"apache-{self.version}"
+
+    @property
+    def has_proxy(self) -> bool:
+        """Whether the release ships rocketmq-proxy (5.x), which serves RocketMQ 5's gRPC protocol."""
+        return "rocketmq-proxy" in self.artifacts
 
 
 _JAVA17_OPENS = ("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",

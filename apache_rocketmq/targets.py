@@ -27,10 +27,10 @@ from pathlib import Path
 
 from admin.operations import Admin
 from admin.wire import AdminError
-from apache_rocketmq.cluster import ApacheRocketMQ
+from apache_rocketmq.cluster import LOOPBACK, ApacheRocketMQ, StartFailed, free_port, terminate
 from apache_rocketmq.home import write_properties
+from apache_rocketmq.maven import ProvisionError
 from apache_rocketmq.releases import RELEASES, Release, UnknownRelease, release
-from apache_rocketmq.servers import LOOPBACK, LoopbackServers, StartFailed, free_port, terminate
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from rocketmq_rust.releases import Release as RustRelease
@@ -76,15 +76,18 @@ def parse_target(name: str) -> Release | RustRelease | None:
     raise UnknownTarget(name)
 
 
-def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None = None,
-            heap_mb: int = 512) -> LoopbackServers:
-    """The name server and broker of the release ``name`` names, not started yet (``heap_mb``: a JVM's)."""
+def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None = None, heap_mb: int = 512,
+            grpc: bool = False) -> ApacheRocketMQ | RocketMQRust:
+    """The name server and broker of the release ``name`` names, not started yet (``heap_mb``: a JVM's;
+    ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have)."""
     found = parse_target(name)
     if found is None:
         raise UnknownTarget(name)  # the embedded broker is not a pair of processes of a release
     if isinstance(found, RustRelease):
+        if grpc:
+            raise ProvisionError(f"{name}: its broker serves no gRPC", expected="gRPC", seen="none")
         return RocketMQRust(found, home=home, broker_config=broker_config)
-    return ApacheRocketMQ(found, home=home, broker_config=broker_config, heap_mb=heap_mb)
+    return ApacheRocketMQ(found, home=home, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc)
 
 
 @dataclass(frozen=True)
@@ -96,23 +99,27 @@ class Running:
     broker_addr: str
     broker_pid: int
     store_path: Path
+    proxy_addr: str | None = None
+    """Where RocketMQ 5's SDKs connect (gRPC), when the target serves it."""
 
 
 @contextlib.contextmanager
 def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | None = None,
-            heap_mb: int = 512) -> Iterator[Running]:
+            heap_mb: int = 512, grpc: bool = False) -> Iterator[Running]:
     """Run the target ``name`` in ``workdir`` (its store and logs) until the block ends.
 
     ``broker_config`` takes Java's broker.conf keys for every kind of target. Releases that cannot be
     provisioned here raise :class:`apache_rocketmq.ProvisionError` (its subclasses tell a missing Java,
-    Maven or cargo and a release the repository does not serve).
+    Maven or cargo and a release the repository does not serve). ``grpc`` starts a 5.x release's broker
+    inside its rocketmq-proxy in local mode, which serves gRPC as well; the embedded broker always does.
     """
     if parse_target(name) is None:
         with _embedded(workdir, broker_config or {}) as running:
             yield running
         return
-    with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb) as pair:
-        yield Running(name, pair.namesrv_addr, pair.broker_addr, pair.broker_pid, pair.store_path)
+    with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc) as pair:
+        yield Running(name, pair.namesrv_addr, pair.broker_addr, pair.broker_pid, pair.store_path,
+                      pair.grpc_addr or None)
 
 
 @contextlib.contextmanager
@@ -121,16 +128,16 @@ def _embedded(workdir: Path, broker_config: Mapping[str, object]) -> Iterator[Ru
     workdir.mkdir(parents=True, exist_ok=True)
     store = workdir / "store"
     conf = write_properties(workdir / "broker.conf", {"storePathRootDir": store, **broker_config})
-    namesrv_port, broker_port = free_port(), free_port((-2, 0, 1))
+    namesrv_port, broker_port, grpc_port = free_port(), free_port((-2, 0, 1)), free_port()
     command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--namesrv-port",
-               str(namesrv_port), "--broker-port", str(broker_port)]
+               str(namesrv_port), "--broker-port", str(broker_port), "--grpc-port", str(grpc_port)]
     with (workdir / "broker.out").open("ab") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
     namesrv, broker = f"{LOOPBACK}:{namesrv_port}", f"{LOOPBACK}:{broker_port}"
     try:
         _wait_registered(process, namesrv, broker, workdir / "broker.out")
-        yield Running(EMBEDDED, namesrv, broker, process.pid, store)
+        yield Running(EMBEDDED, namesrv, broker, process.pid, store, f"{LOOPBACK}:{grpc_port}")
     finally:
         terminate(process)
 

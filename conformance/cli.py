@@ -1,7 +1,10 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
-    rmq-conformance [--target embedded|apache-VERSION|rocketmq-rust-VERSION] [--report DIR] [--strict] ...
-    rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--report DIR] [--strict] [--profile NAME] [-k SEL]
+    rmq-conformance [--target embedded|apache-VERSION|rocketmq-rust-VERSION] [--report DIR] [--strict]
+                    [--profile NAME] [-k SEL]
+    rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--proxy HOST:PORT] [--report DIR] [--strict]
+                    [--profile NAME] [-k SEL]
+    rmq-conformance --proxy HOST:PORT [--broker HOST:PORT] [...]   (the grpc area: RocketMQ 5's SDK protocol)
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
@@ -41,8 +44,10 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
+from conformance import cli_help
 from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
+from conformance.cli_help import ExitStatus
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
@@ -55,9 +60,11 @@ CASES_DIR = Path(__file__).with_name("cases")
 STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
-APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3}
+APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,
+                   "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
-release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for."""
+release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
+(Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -81,7 +88,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _wire_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog=PROG, description=cli_help.DESCRIPTION, epilog=cli_help.epilog(),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version(parser)
     parser.add_argument("--target", default=EMBEDDED, metavar="NAME",
                         help=f"a target the suite starts and stops: {', '.join(target_names())} "
@@ -89,6 +97,11 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT",
                         help="a running name server to check")
     parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT", help="a running broker to check")
+    parser.add_argument("--proxy", type=_endpoint, metavar="HOST:PORT",
+                        help="a running gRPC proxy (RocketMQ 5's SDK endpoint): run the grpc area against it")
+    parser.add_argument("--grpc", action="store_true",
+                        help="with --target apache-5.x: start the broker inside the release's rocketmq-proxy "
+                             "(local mode), so the grpc area runs against Apache's proxy too")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
@@ -185,7 +198,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("target-name", getattr(args, "target", None)),
-                        ("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+                        ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
+                        ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
@@ -201,7 +215,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv += ["-k", args.selection]
     # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
     argv += ["-m", "slow or not slow" if slow else "not slow"]
-    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
+    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv or target.proxy else None)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
@@ -224,7 +238,8 @@ def _embedded(args: argparse.Namespace) -> int:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
-            wire_code = pytest.main(pytest_args(wire_target, args, slow=args.slow))
+            wire_code = pytest.main([*pytest_args(wire_target, args, slow=args.slow),
+                                     f"--rmq-related={STORE_REPORT}/index.html=the store it wrote"])
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
@@ -232,10 +247,36 @@ def _embedded(args: argparse.Namespace) -> int:
         # The wire run already imported the suite's modules, which a second run in this process cannot
         # assertion-rewrite; the cases report through ``check``, not bare asserts, so nothing is lost.
         store_code = pytest.main([*pytest_args(Target(store=target.store), store_args),
-                                  "-W", "ignore::pytest.PytestAssertRewriteWarning"])
+                                  "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                                  "--rmq-related=../index.html=the report on the broker's wire run"])
     if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
         store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
-    return int(wire_code or store_code)
+    return combined(exit_status(wire_code), exit_status(store_code))
+
+
+PYTEST_EXITS = {pytest.ExitCode.OK: ExitStatus.CONFORMS,
+                pytest.ExitCode.TESTS_FAILED: ExitStatus.NONCONFORMING,
+                pytest.ExitCode.USAGE_ERROR: ExitStatus.BAD_INPUT,
+                pytest.ExitCode.NO_TESTS_COLLECTED: ExitStatus.BAD_INPUT}
+"""pytest's exit codes as the command's; any other (interrupted, internal error, and the plugin's status for
+a run whose only failures are its own errors) is RUN_FAILED."""
+
+
+def exit_status(code: int | pytest.ExitCode) -> ExitStatus:
+    return PYTEST_EXITS.get(pytest.ExitCode(code), ExitStatus.RUN_FAILED)
+
+
+def combined(*statuses: ExitStatus) -> ExitStatus:
+    """The status of several runs (a wire run and its store run): a target failure first, then a run
+    failure, then bad input."""
+    for status in (ExitStatus.NONCONFORMING, ExitStatus.RUN_FAILED, ExitStatus.BAD_INPUT):
+        if status in statuses:
+            return status
+    return ExitStatus.CONFORMS
+
+
+def _pytest(argv: list[str]) -> ExitStatus:
+    return exit_status(pytest.main(argv))
 
 
 def _provisioned(args: argparse.Namespace) -> int:
@@ -246,13 +287,16 @@ def _provisioned(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
         print(f"starting {args.target} ...", flush=True)
         try:
-            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS))
+            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS,
+                                                  grpc=args.grpc))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
-        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}",
-              flush=True)
-        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr))
-        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+        proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
+        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
+              + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
+        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
+                        proxy=proxy)
+        return _pytest(pytest_args(target, args, slow=args.slow))
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -263,7 +307,7 @@ def _check_options(args: argparse.Namespace) -> None:
             parse_target(args.target)
         except UnknownTarget as exc:
             raise BadInput(str(exc)) from None
-        if args.namesrv or args.broker or args.acl_file or args.acl:
+        if args.namesrv or args.broker or args.proxy or args.acl_file or args.acl:
             raise BadInput("--target starts a target of its own: give it or --namesrv/--broker, not both "
                            "(--acl/--acl-file go with the embedded broker or --broker)")
     if args.profile and args.profile != profiles.NONE:
@@ -281,6 +325,8 @@ def _check_reachable(target: Target) -> None:
                            ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
         if endpoint is not None and (why := target.unreachable(endpoint)):
             raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
+    if target.proxy is not None and (why := target.proxy_unreachable()):
+        raise BadInput(f"the gRPC proxy at {target.proxy} is unreachable: {why}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -303,21 +349,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = _store_parser().parse_args(argv[1:])
             _check_options(args)
             replica = require_store(args.replica) if args.replica is not None else None
-            return int(pytest.main(pytest_args(Target(store=require_store(args.directory), replica=replica),
-                                               args)))
+            return _pytest(pytest_args(Target(store=require_store(args.directory), replica=replica), args))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
         if args.target != EMBEDDED:
             return _provisioned(args)
-        if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
+        if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave:
             target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
-                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
+                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
+                            proxy=args.proxy)
             _check_reachable(target)
             # a broker given by address is not the embedded one --target defaults to: its profile follows
             # the version it answers with
             by_address = argparse.Namespace(**{**vars(args), "target": None})
-            return int(pytest.main(pytest_args(target, by_address, slow=args.slow)))
+            return _pytest(pytest_args(target, by_address, slow=args.slow))
     except BadInput as exc:
         return fail(PROG, exc)
     return _embedded(args)

@@ -1,35 +1,29 @@
 """``rmq-conformance coverage``: every clause with the cases that judge it, and whether each can fail.
 
-A case judges its clause only if it can fail: one whose every path ends in a note or an INFO verdict
-passes against any broker. Whether a case can fail is read from its source: the case function, or a
-function of the suite it calls (matched by name, transitively), makes a failing observation
-(``check.that``/``check.equal``), raises ``Failure`` or ``NonStrict``, asserts, or calls ``pytest.fail``.
-A mutation report (``python -m conformance.mutation report --json``) adds the evidence of a run: the
+A case judges its clause only if it can fail (:mod:`conformance.can_fail` reads that from its source). A
+mutation report (``python -m conformance.mutation report --json``) adds the evidence of a run: the
 cases that failed against some mutant of the reference broker.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance.can_fail import failing_functions
 from conformance.case import spec_of
 from spec.clauses import Level, all_clauses, load_all
 from spec.cli import BadInput, Parser, require_file
 
 PACKAGE = Path(__file__).resolve().parent
 CASES_DIR = PACKAGE / "cases"
-FAILING_CALLS = frozenset({"that", "equal", "fail"})
-FAILING_RAISES = frozenset({"Failure", "NonStrict"})
-
 
 @dataclass(frozen=True)
 class CaseEntry:
@@ -52,41 +46,6 @@ class ClauseEntry:
     @property
     def judged(self) -> bool:
         return any(case.can_fail for case in self.cases)
-
-
-def _calls_and_fails(function: ast.AST) -> tuple[set[str], bool]:
-    """The names a function calls, and whether it makes a failing observation itself."""
-    called, fails = set(), False
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assert):
-            fails = True
-        elif isinstance(node, ast.Raise) and node.exc is not None:
-            raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            fails |= isinstance(raised, ast.Name) and raised.id in FAILING_RAISES
-        elif isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-            if name in FAILING_CALLS:
-                fails = True
-            elif name:
-                called.add(name)
-    return called, fails
-
-
-def failing_functions(sources: Iterable[Path]) -> set[str]:
-    """Names of the suite's functions that can fail: directly, or through a function they call."""
-    graph: dict[str, tuple[set[str], bool]] = {}
-    for path in sources:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                called, fails = _calls_and_fails(node)
-                known = graph.get(node.name, (set(), False))
-                graph[node.name] = (known[0] | called, known[1] or fails)
-    failing = {name for name, (_, fails) in graph.items() if fails}
-    while True:
-        more = {name for name, (called, _) in graph.items() if name not in failing and called & failing}
-        if not more:
-            return failing
-        failing |= more
 
 
 class _Collector:

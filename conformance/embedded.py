@@ -74,7 +74,8 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE) 
     """
     store = workdir / "store"
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
-    config = BrokerConfig(listen_port=_port_set(), store_path_root_dir=str(store), acl_enable=acl,
+    config = BrokerConfig(listen_port=_port_set(), grpc_server_port=0, store_path_root_dir=str(store),
+                          acl_enable=acl,
                           wire_release=release,
                           acl_file=str(acl_file) if acl_file else None, **QUICK_CHECKS, **SHORT_HA)
     feed = Endpoint(LOOPBACK, _free_port())
@@ -89,4 +90,5 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE) 
         yield Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
                      running.store_path, sync_master=Endpoint.parse(sync.broker_addr),
                      ha_slave=Endpoint.parse(slave.broker_addr), ha_feed=feed,
-                     commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file)
+                     commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file,
+                     proxy=Endpoint.parse(running.grpc_addr) if running.grpc_addr else None)

@@ -3,7 +3,7 @@ documents generated from them.
 
     python -m conformance.results check [TARGET ...]   # run each target; exit 1 if any verdict differs
     python -m conformance.results update [TARGET ...]  # run each target and commit-ready its report
-    python -m conformance.results render [--check]     # docs/RESULTS.md and the README's counts
+    python -m conformance.results render [--check]     # docs/RESULTS.md and the documents' counts
 
 The targets are :data:`apache_rocketmq.targets.PROJECT_TARGETS` (the embedded reference broker and the
 newest release of each Apache RocketMQ line the project's Maven repository serves); :data:`OTHER_TARGETS`,
@@ -15,10 +15,10 @@ area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests
 differs from the committed one fails CI, whichever way it changed, until the report is updated in the same
 change that explains it.
 
-``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md``, the text
-between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by what :data:`SPANS` makes
-of the reports; with ``--check`` it writes nothing and exits 1 when either file is stale
-(``tests/test_results_docs.py`` does the same). The spans can sit anywhere in the README.
+``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md`` and the guides
+under ``docs/``, the text between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by
+what :data:`SPANS` makes of the reports; with ``--check`` it writes nothing and exits 1 when a file is stale
+(``tests/test_results_docs.py`` does the same). The spans can sit anywhere in those documents.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS
+from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS, parse_target
 from conformance.report.matrix import Report, differences, render_comparison
 from conformance.verdict import VERDICT_ORDER, Verdict
 from rocketmq_rust.releases import RELEASES as RUST_RELEASES
@@ -44,16 +44,23 @@ RESULTS_DIR = ROOT / "docs" / "results"
 RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
 INDEX = "index.json"
-STORE, ACL = "store", "acl"
-"""Subdirectories of the embedded broker's results: its store checked offline, and its ACL run."""
+STORE, ACL, GRPC = "store", "acl", "grpc"
+"""Subdirectories of a target's results: the embedded broker's store checked offline and its ACL run, and
+every target's ``grpc`` area against the gRPC proxy it serves (the reference broker's own; an Apache 5.x
+release's rocketmq-proxy in local mode)."""
 RUN_TIMEOUT = 1800.0
 TITLE = ("Conformance results: the embedded reference broker, Apache RocketMQ releases provisioned from "
          "Maven Central (Java 17) and rocketmq-rust from crates.io (ASYNC_MASTER, ASYNC_FLUSH, "
          "auto-create on)")
 OTHER_TARGETS = tuple(row.target_name for row in RUST_RELEASES.values())
-"""Other implementations' committed reports, shown beside the project's targets but run only when named:
-building rocketmq-rust takes about an hour, too long for every change."""
+"""Other implementations, run only when named: building rocketmq-rust takes about an hour, too long for
+every change. Their committed reports are shown beside the project's targets."""
 PUBLISHED = (*PROJECT_TARGETS, *OTHER_TARGETS)
+
+
+def shown() -> list[str]:
+    """The targets the documents show: the project's, and each other implementation with a report."""
+    return [*PROJECT_TARGETS, *(t for t in OTHER_TARGETS if (RESULTS_DIR / t / INDEX).is_file())]
 
 
 def _runs(target: str) -> dict[str, list[str]]:
@@ -62,7 +69,15 @@ def _runs(target: str) -> dict[str, list[str]]:
     runs = {"": ["--target", target]}
     if target == EMBEDDED:
         runs[ACL] = ["--acl"]
+        runs[GRPC] = ["-k", GRPC]
+    elif (release := parse_target(target)) is not None and release.has_proxy:
+        runs[GRPC] = ["--target", target, "--grpc", "-k", GRPC]
     return runs
+
+
+def grpc_targets() -> list[str]:
+    """The project targets that serve gRPC, in table order."""
+    return [target for target in PROJECT_TARGETS if GRPC in _runs(target)]
 
 
 def run_target(target: str, out: Path) -> None:
@@ -129,7 +144,7 @@ def _totals_table() -> str:
     verdicts = [v for v in VERDICT_ORDER if v is not Verdict.INFO]
     rows = ["| target | profile | cases | " + " | ".join(v.value for v in verdicts) + " |",
             "|---|---|---:|" + "---:|" * len(verdicts)]
-    for target in PUBLISHED:
+    for target in shown():
         report = _report(target)
         rows.append(f"| {target} | {report.meta.get('profile', '')} | {len(report.cases)} | "
                     + " | ".join(str(report.total(v)) for v in verdicts) + " |")
@@ -142,29 +157,42 @@ SPANS: dict[str, Callable[[], str]] = {
     "acl-cases": lambda: str(len(_report(EMBEDDED, ACL).cases)),
     "results-table": lambda: "\n" + _totals_table() + "\n",
 }
-"""README spans by name, each made from the committed reports."""
+"""Generated spans by name, each made from the committed reports."""
 
 _SPAN = re.compile(r"(<!-- generated:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
 
-def readme_text(text: str) -> str:
+def spanned_documents() -> list[Path]:
+    """The documents whose generated spans ``render`` fills: the README and the guides under docs/ (the
+    spans move with the text that holds them)."""
+    return [README, *sorted(path for path in (ROOT / "docs").glob("*.md") if path != RESULTS_DOC)]
+
+
+def spans_text(text: str, where: str = "README.md") -> str:
     def fill(match: re.Match[str]) -> str:
         name = match["name"]
         if name not in SPANS:
-            raise SystemExit(f"README.md: unknown generated span {name!r} (known: {', '.join(SPANS)})")
+            raise SystemExit(f"{where}: unknown generated span {name!r} (known: {', '.join(SPANS)})")
         return f"{match[1]}{SPANS[name]()}{match[4]}"
 
     return _SPAN.sub(fill, text)
 
 
+GRPC_TITLE = ("gRPC (RocketMQ 5's SDK protocol, the grpc area): the reference broker's proxy and Apache "
+              "RocketMQ's rocketmq-proxy in local mode")
+
+
 def results_text() -> str:
-    return render_comparison([_report(target) for target in PUBLISHED], title=TITLE)
+    remoting = render_comparison([_report(target) for target in shown()], title=TITLE)
+    grpc = render_comparison([_report(target, GRPC) for target in grpc_targets()], title=GRPC_TITLE)
+    return remoting.rstrip("\n") + "\n\n" + grpc
 
 
 def render(*, check_only: bool) -> int:
     stale = []
-    for path, make in ((RESULTS_DOC, results_text), (README, lambda: readme_text(README.read_text("utf-8")))):
-        text = make()
+    documents = [(RESULTS_DOC, results_text()),
+                 *((path, spans_text(path.read_text("utf-8"), path.name)) for path in spanned_documents())]
+    for path, text in documents:
         if path.read_text(encoding="utf-8") != text:
             stale.append(path.relative_to(ROOT))
             if not check_only:

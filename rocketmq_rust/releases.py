@@ -34,6 +34,11 @@ class Release:
         return f"rocketmq-rust-{self.version}"
 
     @property
+    def has_proxy(self) -> bool:
+        """Whether it serves RocketMQ 5's gRPC protocol: its broker binary does not (remoting only)."""
+        return False
+
+    @property
     def binaries(self) -> tuple[Binary, Binary]:
         return self.namesrv, self.broker
 

@@ -105,9 +105,10 @@ def _replace_with_file(path: Path) -> None:
 
 
 def run_broker(root: Path, conf: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--store", str(root),
-                           "--namesrv-port", "0", "--broker-port", "0"], cwd=PROJECT_ROOT, capture_output=True,
-                          text=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--store", str(root),
+               "--namesrv-port", "0", "--broker-port", "0"]
+    return subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=TIMEOUT_S,
+                          stdin=subprocess.DEVNULL)
 
 
 def assert_refused(done: subprocess.CompletedProcess[str], *words: str) -> None:

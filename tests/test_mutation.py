@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.coverage import failing_functions
+from conformance.can_fail import failing_functions
 from conformance.mutation import report
 from conformance.mutation.__main__ import main
 from conformance.mutation.report import Equivalent

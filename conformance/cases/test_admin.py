@@ -49,7 +49,7 @@ from .admin_support import (
     refused,
     reset_offset,
 )
-from .messaging import QUEUES, Client
+from .messaging import QUEUES, Client, Message
 from .support import expect_refused, expect_success, unique
 from .test_namesrv import _registered
 
@@ -130,9 +130,11 @@ def test_namesrv_config(namesrv: Server, wire: Wire, check: Check) -> None:
 # -- queues and consumption ---------------------------------------------------------------------------
 
 @case("RMQ-ADMIN-TOPIC-STATS", "GET_TOPIC_STATS_INFO lists every write queue with its min and max offset, "
-      "and the store time of the last message of a non-empty queue.")
+      "and the store time of the last message of a non-empty queue (one of 3 messages, one of 1, 0 empty).")
 def test_topic_stats(client: Client, check: Check) -> None:
     topic, records = filled_topic(client)
+    client.send(topic, Message(b"alone"), queue_id=2)
+    (alone,) = client.pulled(topic, 2).records
     stats = body_of(check, "topic stats", TOPIC_STATS_TABLE,
                     client.call(RequestCode.GET_TOPIC_STATS_INFO, {"topic": topic}))
     queues = by_queue(stats["offsetTable"], topic)
@@ -140,6 +142,8 @@ def test_topic_stats(client: Client, check: Check) -> None:
     check.equal("queue 0", {"lastUpdateTimestamp": records[-1].store_timestamp, "maxOffset": FILLED,
                             "minOffset": 0}, queues.get(0))
     check.equal("queue 1", {"lastUpdateTimestamp": 0, "maxOffset": 0, "minOffset": 0}, queues.get(1))
+    check.equal("queue 2", {"lastUpdateTimestamp": alone.store_timestamp, "maxOffset": 1, "minOffset": 0},
+                queues.get(2))
 
 
 @case("RMQ-ADMIN-CONSUME-STATS", "GET_CONSUME_STATS of a group lists each read queue of the topics it "

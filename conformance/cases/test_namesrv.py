@@ -130,6 +130,19 @@ def test_registration_in_cluster_info(namesrv: Server, wire: Wire, check: Check)
                expected=broker.name, actual=sorted(info.get("brokerAddrTable", {}))[:5])
 
 
+@case("RMQ-NS-CLUSTER-INFO", "Cluster info lists a registered broker field by field: clusterAddrTable maps "
+      "its cluster to its name, brokerAddrTable its name to its broker data (cluster, brokerAddrs).")
+def test_cluster_info_fields(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    info = _cluster_info(connection)
+    check.equal("clusterAddrTable entry", [broker.name], info.get("clusterAddrTable", {}).get(broker.cluster))
+    data = info.get("brokerAddrTable", {}).get(broker.name) or {}
+    check.equal("brokerAddrTable entry", {"brokerName": broker.name, "cluster": broker.cluster,
+                                          "brokerAddrs": {"0": broker.addr}},
+                {"brokerName": data.get("brokerName"), "cluster": data.get("cluster"),
+                 "brokerAddrs": {str(k): v for k, v in (data.get("brokerAddrs") or {}).items()}})
+
+
 ROUTE_KEYS = {"brokerDatas", "queueDatas"}
 QUEUE_KEYS = {"brokerName", "perm", "readQueueNums", "writeQueueNums", "topicSysFlag"}
 BROKER_KEYS = {"brokerName", "cluster", "brokerAddrs"}
@@ -144,6 +157,24 @@ def test_route_shape(namesrv: Server, wire: Wire, check: Check) -> None:
         check.equal("missing queue data keys", set(), QUEUE_KEYS - set(queue))
     for data in route["brokerDatas"]:
         check.equal("missing broker data keys", set(), BROKER_KEYS - set(data))
+
+
+@case("RMQ-NS-ROUTE-SHAPE", "The route of a registered master's topic is, field by field, the queue data it "
+      "registered (perm, queue counts, topicSysFlag 0) and its broker data (cluster, brokerAddrs {0: addr}).")
+def test_route_fields(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    route = fastjson_loads(expect_success(check, "route", _route(connection, broker.topic)).body or b"{}")
+    queues = [q for q in route.get("queueDatas", []) if q.get("brokerName") == broker.name]
+    registered = {"brokerName": broker.name, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
+                  "writeQueueNums": QUEUES, "topicSysFlag": 0}
+    check.equal("queue data", [registered], [{key: q.get(key) for key in sorted(QUEUE_KEYS)} for q in queues])
+    datas = [b for b in route.get("brokerDatas", []) if b.get("brokerName") == broker.name]
+    check.equal("broker data", [{"brokerName": broker.name, "cluster": broker.cluster,
+                                 "brokerAddrs": {"0": broker.addr}}],
+                [{"brokerName": b.get("brokerName"), "cluster": b.get("cluster"), "brokerAddrs": {
+                    str(k): v for k, v in (b.get("brokerAddrs") or {}).items()}} for b in datas])
+    check.note("keys beyond the documented ones", sorted({k for q in queues for k in q} - QUEUE_KEYS)
+               + sorted({k for b in datas for k in b} - BROKER_KEYS))
 
 
 @table("fields", [

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from codec.custom_header import decode_header
 from codec.store import MessageRecord, decode_records
 from conformance.case import case
 from conformance.checks import Check
 from spec.codes import RequestCode, ResponseCode
 from spec.consumequeue import DELAY_LEVELS, delay_level_ms
-from spec.headers import SEND_MESSAGE_RESPONSE
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.redelivery import (
@@ -40,14 +38,9 @@ NO_RECORD_OFFSET = 1 << 50
 """A commitlog offset far beyond any store a test run writes (1 PiB): it holds no record."""
 
 
-def _parked(client: Client, check: Check, topic: str, message: Message, queue_id: int) -> MessageRecord:
+def _parked(client: Client, topic: str, message: Message, queue_id: int) -> MessageRecord:
     """Send ``message`` (which carries DELAY) and read back the record its offsetMsgId names."""
-    response = expect_success(check, f"delayed send to {topic}",
-                              client.send_request(topic, message, queue_id=queue_id))
-    msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"]
-    view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
-    (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID of the parked message", view).body)
-    return record
+    return client.viewed(f"delayed send to {topic}", client.send_request(topic, message, queue_id=queue_id))
 
 
 def _first(client: Client, topic: str, queue_id: int, timeout_ms: int) -> list[MessageRecord]:
@@ -82,7 +75,7 @@ def test_delayed_messages_are_parked_by_level(client: Client, check: Check) -> N
     for level in range(1, levels + 1):
         queue_id = _queue_of(level)
         message = Message(f"level {level}".encode(), user={PropertyKey.DELAY: str(level)})
-        record = _parked(client, check, topic, message, queue_id)
+        record = _parked(client, topic, message, queue_id)
         check.equal(f"level {level}: (topic, queue)", (SCHEDULE_TOPIC, level - 1),
                     (record.topic, record.queue_id))
         check.equal(f"level {level}: (REAL_TOPIC, REAL_QID, DELAY)", (topic, str(queue_id), str(level)),
@@ -100,7 +93,7 @@ def test_delayed_messages_arrive_after_their_delay(client: Client, check: Check)
     parked = {}
     for queue_id, level in enumerate(WAITED_LEVELS):
         message = Message(f"level {level}".encode(), user={PropertyKey.DELAY: str(level)})
-        parked[level] = (queue_id, message, _parked(client, check, topic, message, queue_id))
+        parked[level] = (queue_id, message, _parked(client, topic, message, queue_id))
     for level, (queue_id, message, original) in parked.items():
         delay = delay_level_ms(level)
         delivered = _first(client, topic, queue_id, delay + DELIVERY_SLACK_MS)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from codec.command import RemotingCommand
-from codec.custom_header import decode_header
 from codec.fastjson import loads as fastjson_loads
 from codec.store import decode_records
 from conformance.case import Row, case, table
@@ -17,8 +16,8 @@ from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import Wire
 from spec.codes import RequestCode, ResponseCode
-from spec.commitlog import MAX_MESSAGE_SIZE
-from spec.headers import SEND_MESSAGE_RESPONSE
+from spec.commitlog import MAX_MESSAGE_SIZE, MAX_PROPERTIES_BYTES
+from spec.frame import SerializeType
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.sysflag import PERM_READ_WRITE
@@ -139,11 +138,46 @@ def test_message_size_limit(over: int, client: Client, check: Check) -> None:
     if over:
         expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
         return
-    expect_success(check, "send at the limit", response)
-    msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"]
-    view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
-    (record,) = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
+    record = client.viewed("send at the limit", response)
     check.equal("body length stored", MAX_MESSAGE_SIZE, len(record.body))
+
+
+@table("over", [
+    Row("properties-of-32767-bytes", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose stored properties string "
+        "is exactly 32767 bytes long is stored.", 0),
+    Row("properties-one-byte-over", "RMQ-BRK-MESSAGE-ILLEGAL", "A message whose stored properties string "
+        "would be one byte longer than 32767 is refused with 13 MESSAGE_ILLEGAL.", 1),
+])
+def test_properties_size_limit(over: int, client: Client, check: Check) -> None:
+    """What the broker adds to the properties (CLUSTER) is measured on a small message of the same
+    properties, so the padding puts the stored string exactly at the limit, or one past it."""
+    topic = client.create_topic()
+    client.send(topic, Message(b"p", user={"pad": "x"}))
+    (probe,) = client.pulled(topic).records
+    pad = "x" * (1 + MAX_PROPERTIES_BYTES - len(probe.properties_text.encode()) + over)
+    response = client.send_request(topic, Message(b"p", user={"pad": pad}))
+    if over:
+        expect_code(check, "send one byte over", response, ResponseCode.MESSAGE_ILLEGAL)
+        return
+    record = client.viewed("send at the limit", response)
+    check.equal("stored properties length", MAX_PROPERTIES_BYTES, len(record.properties_text.encode()))
+
+
+@table("serialize_type", [
+    Row(t.name.lower(), "RMQ-BRK-STORED-PROPERTIES", f"A message sent with a {t.name} header whose tags, "
+        "keys and user property are non-ASCII is stored with exactly its properties, CLUSTER added, WAIT "
+        "left out.", t) for t in (SerializeType.JSON, SerializeType.ROCKETMQ)])
+def test_stored_properties_are_the_sent_ones(serialize_type: SerializeType, client: Client,
+                                            check: Check) -> None:
+    topic = client.create_topic()
+    message = Message("body ✓".encode(), tags="标签", keys=("ключ", "clé"), user={"note": "héllo 中文 🚀"})
+    client.send(topic, message, serialize_type=serialize_type)
+    (record,) = client.pulled(topic).records
+    stored = dict(record.properties)
+    check.that("CLUSTER added", bool(stored.pop(PropertyKey.CLUSTER, "")), expected="a cluster name",
+               actual=record.properties.get(PropertyKey.CLUSTER))
+    check.equal("the other properties", message.stored_properties, stored)
+    check.equal("body", message.body, record.body)
 
 
 @case("RMQ-BRK-SEND-EXT", "A send response carries MSG_REGION and TRACE_ON ('true' or 'false').")

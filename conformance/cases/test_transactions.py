@@ -24,7 +24,7 @@ from codec.bodies import encode_body
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header
 from codec.store import MessageRecord, decode_record, decode_records
-from conformance.case import WAITS_ON_TARGET, Row, case, table
+from conformance.case import Row, case, table, waits_on_target
 from conformance.checks import Check
 from conformance.recorder import Exchange
 from conformance.target import Server
@@ -178,7 +178,7 @@ def _end(client: Client, check: RemotingCommand, decision: TransactionType) -> R
         "fromTransactionCheck": True, "msgId": header["msgId"], "transactionId": header["transactionId"]})
 
 
-@WAITS_ON_TARGET
+@waits_on_target
 @case("RMQ-BRK-TXN-CHECK", "A half message left unended is checked back with its producer: header and "
       "body name a new copy in the half queue and the message under its real topic, checked once.")
 def test_check_back(unended: Unended, check: Check) -> None:
@@ -211,7 +211,7 @@ def _view(client: Client, offset: int) -> MessageRecord | None:
     Row("rollback", "RMQ-BRK-TXN-CHECK-ANSWER", "Answering a check-back with ROLLBACK delivers nothing.",
         TransactionType.ROLLBACK),
 ])
-@WAITS_ON_TARGET
+@waits_on_target
 def test_check_back_answer(decision: TransactionType, unended: Unended, check: Check) -> None:
     client, topic, message = unended.client, unended.topic, unended.message
     answer = _end(client, _checked(client, message), decision)

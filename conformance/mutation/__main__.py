@@ -16,11 +16,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from cosmic_ray.work_item import TestOutcome
+
 from conformance.mutation import report, session
 from spec.cli import Parser, add_version
 
 PROG = "python -m conformance.mutation"
 COVERAGE_TIMEOUT_S = 3600.0
+AGAIN = {"survived": lambda r: r.test_outcome is TestOutcome.SURVIVED,
+         "uncovered": lambda r: r.output == session.UNCOVERED}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,6 +36,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=20, help="which sample (default 20)")
     run.add_argument("--workers", type=int, default=2, help="mutants run at once, one tree each")
     run.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds a mutant may run")
+    run.add_argument("--again", choices=("survived", "uncovered"), help="first run again the finished "
+                     "mutants that survived (after cases were added), or that no case ran")
+    run.add_argument("--refresh", action="store_true", help="first copy the project's suite (conformance, "
+                     "spec, codec) into the session's trees and record again which cases run each line")
     run.add_argument("--modules", nargs="+", metavar="PATH", help="mutate only these modules (relative to "
                      "the project; default: conformance.mutation.scope)")
     run.add_argument("--cases", nargs="+", metavar="PATH", help="judge with only these case files or node "
@@ -55,10 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = args.out or args.project / ".mutation"
     if args.command == "run":
         pending = session.plan(args.project, out, args.workers, args.modules)
+        if args.refresh:
+            session.refresh(args.project, out)
         _progress(f"{pending} mutants pending in {out}; recording which cases run each line ...")
         session.record_coverage(out, COVERAGE_TIMEOUT_S, args.cases)
         session.execute(out, sample=args.sample, seed=args.seed, workers=args.workers, timeout=args.timeout,
-                        progress=_progress)
+                        progress=_progress, again=AGAIN.get(args.again))
     figures = report.figures(out)
     print(report.text(figures))
     if args.json is not None:

@@ -18,7 +18,7 @@ from typing import Any
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
-from conformance.mutation.session import DATABASE, UNCOVERED, Mutant, describe
+from conformance.mutation.session import DATABASE, UNCOVERED, Mutant, describe, pristine
 
 EQUIVALENTS = Path(__file__).with_name("equivalent.toml")
 FAILED_CASE = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE)
@@ -75,7 +75,7 @@ def _row(mutant: Mutant, **extra: Any) -> dict[str, Any]:
 def figures(out: Path, equivalents: dict[Key, Equivalent] | None = None) -> Figures:
     """Classify every finished mutant of the session in ``out``."""
     listed = load_equivalents() if equivalents is None else equivalents
-    tree = out / "tree-0"
+    tree = pristine(out)
     result = Figures()
     used = set()
     with use_db(str(out / DATABASE), WorkDB.Mode.open) as db:

@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv-port", type=int, help="port of the broker's own name server, when it "
                         "joins none (default 9876; 0 = free port)")
     parser.add_argument("--broker-port", type=int, help="broker listenPort (default 10911; 0 = free port)")
+    parser.add_argument("--grpc-port", type=int,
+                        help="gRPC port of the 5.x SDKs (default 8081; 0 = free port, -1 = no gRPC)")
     _common_options(parser)
     return parser
 
@@ -93,6 +95,8 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
         namesrv.listen_port = args.namesrv_port
     if args.broker_port is not None:
         broker.listen_port = args.broker_port
+    if args.grpc_port is not None:
+        broker.grpc_server_port = args.grpc_port
     if args.namesrv_addr:
         broker.namesrv_addr = args.namesrv_addr
     if args.bind:
@@ -127,7 +131,9 @@ async def _until_signalled() -> None:
 
 async def serve(broker: BrokerConfig, namesrv: NamesrvConfig) -> None:
     async with EmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv) as running:
-        parts = f"broker {running.broker_addr} (fast {running.broker_fast_addr}), store {running.store_path}"
+        grpc = f", gRPC {running.grpc_addr}" if running.grpc_addr else ""
+        parts = (f"broker {running.broker_addr} (fast {running.broker_fast_addr}){grpc}, "
+                 f"store {running.store_path}")
         if running.joins_cluster:
             print(f"{parts}, joined name server(s) {broker.namesrv_addr}", flush=True)
         else:

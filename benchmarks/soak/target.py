@@ -166,7 +166,7 @@ def reference_launcher(store: Path, namesrv_port: int, broker_port: int, *,
                   "mappedFileSizeCommitLog": str(4 * 1024 * 1024)}
     conf.write_text("".join(f"{k}={v}\n" for k, v in properties.items()), encoding="utf-8")
     command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--namesrv-port",
-               str(namesrv_port), "--broker-port", str(broker_port)]
+               str(namesrv_port), "--broker-port", str(broker_port), "--grpc-port", "0"]
     return CommandLauncher(f"127.0.0.1:{broker_port}", store, command, log=store.parent / f"{store.name}.log")
 
 

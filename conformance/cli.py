@@ -125,7 +125,7 @@ def _wire_parser() -> argparse.ArgumentParser:
 
 def _store_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=f"{PROG} store", description="check a store directory")
-    parser.add_argument("directory", type=Path)
+    parser.add_argument("directory", type=Path, help="the store root (the directory holding commitlog/)")
     parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
                         help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
     parser.add_argument("--replica", type=Path, metavar="DIR",
@@ -136,10 +136,10 @@ def _store_parser() -> argparse.ArgumentParser:
 
 def _compare_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=f"{PROG} compare", description="write the case × run matrix of two or more reports")
-    parser.add_argument("reports", type=Path, nargs="+", metavar="INDEX_JSON")
+    parser.add_argument("reports", type=Path, nargs="+", metavar="INDEX_JSON", help="each run's index.json")
     parser.add_argument("--label", action="append", default=[], metavar="NAME",
                         help="column name of each report, in order (default: its target's addresses)")
-    parser.add_argument("--title", default="Conformance results")
+    parser.add_argument("--title", default="Conformance results", help="the document's heading")
     parser.add_argument("--out", type=Path, metavar="FILE", help="write here instead of standard output")
     return parser
 
@@ -168,7 +168,7 @@ def _compare(argv: Sequence[str]) -> int:
 def _compare_html_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=f"{PROG} compare-html",
                     description="an HTML page comparing two report directories, differing verdicts first")
-    parser.add_argument("reports", nargs=2, type=Path, metavar="REPORT_DIR")
+    parser.add_argument("reports", nargs=2, type=Path, metavar="REPORT_DIR", help="two report directories")
     parser.add_argument("--html", type=Path, required=True, metavar="FILE", help="the page to write")
     parser.add_argument("--labels", metavar="A,B", help="names for the two sides (default: their targets)")
     return parser

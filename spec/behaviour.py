@@ -92,6 +92,12 @@ NS_CLUSTER_INFO = clause(
     "Cluster info is a JSON object with brokerAddrTable (brokerName -> broker data) and clusterAddrTable "
     "(cluster name -> broker names).",
     source="common/src/main/java/org/apache/rocketmq/common/protocol/body/ClusterInfo.java")
+NS_QUERY_DATA_VERSION = clause(
+    "RMQ-NS-QUERY-DATA-VERSION", Level.MUST,
+    "QUERY_DATA_VERSION answers changed=false when the DataVersion a broker sends equals the one it last "
+    "registered (counter and timestamp), true otherwise, with that registered version as the body.",
+    source="namesrv/src/main/java/org/apache/rocketmq/namesrv/processor/DefaultRequestProcessor.java "
+           "(queryBrokerTopicConfig); RouteInfoManager.java (isBrokerTopicConfigChanged)")
 NS_UNREGISTER = clause(
     "RMQ-NS-UNREGISTER", Level.MUST,
     "UNREGISTER_BROKER removes the broker: its topics lose their route and cluster info no longer lists it.",
@@ -191,6 +197,12 @@ BRK_PULL_CHECKS = clause(
     "RMQ-BRK-PULL-CHECKS", Level.MUST,
     "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
     "outside the topic's read queues 1 SYSTEM_ERROR.",
+    source=_PULL)
+BRK_PULL_SUBSCRIPTION = clause(
+    "RMQ-BRK-PULL-SUBSCRIPTION", Level.MUST,
+    "A pull without FLAG_SUBSCRIPTION is filtered by the subscription the group's heartbeat registered for "
+    "the topic; one naming a subVersion newer than that subscription's is answered 25 "
+    "SUBSCRIPTION_NOT_LATEST ('the consumer's subscription not latest').",
     source=_PULL)
 BRK_OFFSET_MOVED_EVENT = clause(
     "RMQ-BRK-OFFSET-MOVED-EVENT", Level.SHOULD,

@@ -61,7 +61,7 @@ def test_the_set_up_is_two_commands_and_ci_runs_the_second() -> None:
                         "python3 -m pip install -e '.[dev]' && python3 -m pytest -n 2"]
     ci = (PROJECT_ROOT / ".ci" / "run").read_text()
     assert "python3 -m venv" in ci and "python3 -m pip install -q -e '.[dev]'" in ci
-    assert ci.rstrip().endswith("python3 -m pytest -n 2")
+    assert "\npython3 -m pytest -n 2\n" in ci
 
 
 def _shown_commands() -> list[list[str]]:
@@ -99,8 +99,10 @@ def test_conformance_help_explains_every_option_without_markup() -> None:
         assert heading in helped
     for profile in shipped():
         assert profile.file in helped
-    silent = [action.option_strings for action in cli._wire_parser()._actions if not action.help]
-    assert silent == []
+    parsers = (cli._wire_parser(), cli._store_parser(), cli._compare_parser(), cli._compare_html_parser())
+    for parser in parsers:
+        silent = [action.option_strings or action.dest for action in parser._actions if not action.help]
+        assert silent == [], parser.prog
 
 
 def test_a_run_whose_only_failures_are_its_own_exits_3(tmp_path: Path) -> None:

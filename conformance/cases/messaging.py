@@ -216,7 +216,9 @@ class Client:
 
     # -- producing -------------------------------------------------------------------------------------
 
-    def _send_values(self, topic: str, queue_id: int, message: Message, *, batch: bool) -> dict[str, Any]:
+    def send_values(self, topic: str, queue_id: int, message: Message, *,
+                    batch: bool = False) -> dict[str, Any]:
+        """The send header's values for ``message``, as a Java producer fills them."""
         return {"producerGroup": self.producer_group, "topic": topic, "defaultTopic": DEFAULT_TOPIC,
                 "defaultTopicQueueNums": QUEUES, "queueId": queue_id, "sysFlag": message.sys_flag,
                 "bornTimestamp": message.born_timestamp, "flag": message.flag,
@@ -229,7 +231,7 @@ class Client:
         the request (``serialize_type``)."""
         message = message or Message()
         spec = SEND_MESSAGE_REQUEST if code == RequestCode.SEND_MESSAGE else SEND_MESSAGE_REQUEST_V2
-        header = encode_header(spec, self._send_values(topic, queue_id, message, batch=False))
+        header = encode_header(spec, self.send_values(topic, queue_id, message, batch=False))
         return self.connection.call(code, header, message.body, **fields)
 
     def send(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
@@ -242,7 +244,7 @@ class Client:
 
     def send_batch(self, topic: str, messages: list[Message], *, queue_id: int = 0) -> SendResult:
         """A batch as a Java producer sends it: WAIT in the header, each message's properties in its block."""
-        values = {**self._send_values(topic, queue_id, Message(), batch=True),
+        values = {**self.send_values(topic, queue_id, Message(), batch=True),
                   "properties": encode_properties({PropertyKey.WAIT: "true"})}
         body = encode_batch([BatchBlock(m.flag, m.body, encode_properties(m.stored_properties))
                              for m in messages])

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from codec.command import RemotingCommand
-from codec.custom_header import encode_header
+from codec.custom_header import decode_header, encode_header
 from codec.fastjson import loads as fastjson_loads
 from conformance.case import Row, case, table
 from conformance.checks import Check
@@ -24,8 +24,14 @@ from conformance.wire import Connection, Wire
 from spec.behaviour import BROKER_EXPIRY_MS, BROKER_SCAN_INTERVAL_MS
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
-from spec.headers import REGISTER_BROKER_REQUEST, UNREGISTER_BROKER_REQUEST
+from spec.headers import (
+    QUERY_DATA_VERSION_REQUEST,
+    QUERY_DATA_VERSION_RESPONSE,
+    REGISTER_BROKER_REQUEST,
+    UNREGISTER_BROKER_REQUEST,
+)
 from spec.sysflag import PERM_READ_WRITE
+from spec.version import MQVersion
 
 from .support import eventually, expect_code, expect_success, unique
 
@@ -180,6 +186,9 @@ def test_route_fields(namesrv: Server, wire: Wire, check: Check) -> None:
 @table("fields", [
     Row("standard-json-by-version", "RMQ-NS-ROUTE-STANDARD-JSON",
         "A route request of version 409 gets route data that is standard JSON.", ({}, 409)),
+    Row("standard-json-from-4.9.4", "RMQ-NS-ROUTE-STANDARD-JSON",
+        "A route request of version 401 (V4_9_4, the first release to ask for it) gets standard JSON.",
+        ({}, MQVersion.V4_9_4)),
     Row("standard-json-by-flag", "RMQ-NS-ROUTE-STANDARD-JSON",
         "A version-0 route request with acceptStandardJsonOnly=true gets standard JSON.",
         ({"acceptStandardJsonOnly": "true"}, 0)),
@@ -197,6 +206,25 @@ def test_route_standard_json(fields: tuple[dict[str, str], int], namesrv: Server
     except ValueError:
         standard = False
     check.that("route data parses as strict JSON", standard, expected="standard JSON", actual=body[:200])
+
+
+@case("RMQ-NS-QUERY-DATA-VERSION", "QUERY_DATA_VERSION with another DataVersion than the registered one "
+      "answers changed=true and the registered version; with that version, changed=false.")
+def test_query_data_version(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+
+    def query(version: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+        response = expect_success(check, "QUERY_DATA_VERSION", connection.call(
+            RequestCode.QUERY_DATA_VERSION, encode_header(QUERY_DATA_VERSION_REQUEST, {
+                **broker.identity(), "brokerId": 0}), json.dumps(version).encode()))
+        changed = decode_header(QUERY_DATA_VERSION_RESPONSE, response.ext_fields)["changed"]
+        return changed, fastjson_loads(response.body or b"{}")
+
+    changed, registered = query({"counter": 999, "timestamp": 1})
+    check.equal("changed for another version", True, changed)
+    check.equal("registered version's counter", 1, registered.get("counter"))
+    changed, _ = query({"counter": registered.get("counter"), "timestamp": registered.get("timestamp")})
+    check.equal("changed for the registered version", False, changed)
 
 
 @case("RMQ-NS-REGISTER-ONEWAY", "A oneway registration is applied and not answered.")

@@ -11,21 +11,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from codec.custom_header import encode_header
+from codec.fastjson import loads as fastjson_loads
 from codec.store import MessageRecord, decode_records
 from conformance.case import case
 from conformance.checks import Check
 from spec.codes import RequestCode, ResponseCode
 from spec.consumequeue import DELAY_LEVELS, delay_level_ms
+from spec.headers import SEND_MESSAGE_REQUEST_V2
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.redelivery import (
     DEFAULT_MAX_RECONSUME_TIMES,
     DLQ_PREFIX,
+    FIRST_RETRY_DELAY_LEVEL,
     RETRY_PREFIX,
     SCHEDULE_TOPIC,
     send_back_not_found_remark,
 )
 
+from .admin_support import group_config
 from .messaging import Client, Message
 from .support import eventually, expect_code, expect_success, unique
 
@@ -34,6 +39,10 @@ WAITED_LEVELS = (1, 2, 3)
 DELIVERY_SLACK_MS = 15_000
 """How long past its due time a delayed message may take to arrive: Java's timer re-checks a level every
 100 ms, and a loaded machine adds seconds."""
+RECONSUMED = 2
+"""reconsumeTimes of the message sent back with delayLevel 0: its retry waits level 3 + 2 (1 min)."""
+SHORT_LOOK_MS = 3_000
+"""How long a case looks for a copy that must not arrive yet (a level-1 copy would)."""
 NO_RECORD_OFFSET = 1 << 50
 """A commitlog offset far beyond any store a test run writes (1 PiB): it holds no record."""
 
@@ -168,3 +177,60 @@ def test_send_back_of_no_message_is_refused(client: Client, check: Check) -> Non
     response = _send_back(client, NO_RECORD_OFFSET, unique("cg"))
     expect_code(check, "CONSUMER_SEND_MSG_BACK", response, ResponseCode.SYSTEM_ERROR)
     check.equal("remark", send_back_not_found_remark(NO_RECORD_OFFSET), response.remark)
+
+
+def _send_to_retry_topic(client: Client, group: str, message: Message, reconsume_times: int,
+                         max_reconsume_times: int) -> None:
+    """A consumer's own retry send (what a client does when CONSUMER_SEND_MSG_BACK fails): to the group's
+    retry topic, with its reconsume counts in the header."""
+    values = {**client.send_values(f"{RETRY_PREFIX}{group}", 0, message),
+              "reconsumeTimes": reconsume_times, "maxReconsumeTimes": max_reconsume_times}
+    response = client.connection.call(RequestCode.SEND_MESSAGE_V2,
+                                      encode_header(SEND_MESSAGE_REQUEST_V2, values), message.body)
+    expect_success(client.check, f"send to {RETRY_PREFIX}{group}", response)
+
+
+@case("RMQ-BRK-SEND-BACK-DLQ", "A send to %RETRY%<group> whose reconsumeTimes has reached the header's "
+      "maxReconsumeTimes is stored in %DLQ%<group> queue 0; one below it in the retry topic.")
+def test_retry_send_past_the_limit_goes_to_the_dead_letter_topic(client: Client, check: Check) -> None:
+    below, reached = unique("cg"), unique("cg")
+    kept = Message(b"retried by the consumer", keys=(unique("key"),))
+    _send_to_retry_topic(client, below, kept, 2, 3)
+    retried = _first(client, f"{RETRY_PREFIX}{below}", 0, DELIVERY_SLACK_MS)
+    check.equal("retry queue", [kept.uniq], [r.uniq_key for r in retried])
+    dead = Message(b"reconsumed enough", keys=(unique("key"),))
+    _send_to_retry_topic(client, reached, dead, 3, 3)
+    letters = _first(client, f"{DLQ_PREFIX}{reached}", 0, DELIVERY_SLACK_MS)
+    check.equal("dead-letter queue", [dead.uniq], [r.uniq_key for r in letters])
+
+
+@case("RMQ-BRK-SEND-BACK", "A send-back with delayLevel 0 of a message reconsumed twice waits level 3 + 2 "
+      "(1 min by default), so nothing has reached the retry queue seconds later; the retry topic is created "
+      "with topicSysFlag 0 for a consumer not in unit mode.")
+def test_send_back_delay_grows_with_reconsume_times(client: Client, check: Check) -> None:
+    topic, group = client.create_topic(), unique("cg")
+    message = Message(b"reconsumed twice")
+    values = {**client.send_values(topic, 0, message), "reconsumeTimes": RECONSUMED}
+    response = client.connection.call(RequestCode.SEND_MESSAGE_V2,
+                                      encode_header(SEND_MESSAGE_REQUEST_V2, values), message.body)
+    original = client.viewed("send of a message reconsumed twice", response)
+    expect_success(check, "CONSUMER_SEND_MSG_BACK", _send_back(client, original.physical_offset, group))
+    early = _first(client, f"{RETRY_PREFIX}{group}", 0, SHORT_LOOK_MS)
+    check.equal(f"retry copies within {SHORT_LOOK_MS} ms (due after level "
+                f"{FIRST_RETRY_DELAY_LEVEL + RECONSUMED})", [], [r.uniq_key for r in early])
+    response = expect_success(check, "GET_ALL_TOPIC_CONFIG", client.connection.call(
+        RequestCode.GET_ALL_TOPIC_CONFIG))
+    config = fastjson_loads(response.body or b"{}").get("topicConfigTable", {}).get(f"{RETRY_PREFIX}{group}")
+    check.equal("retry topic's topicSysFlag", 0, (config or {}).get("topicSysFlag"))
+
+
+@case("RMQ-BRK-SEND-BACK", "A send-back for a group configured with retryQueueNums 0 is answered SUCCESS and "
+      "stores nothing for the group.")
+def test_send_back_to_a_group_without_retry_queues(client: Client, check: Check) -> None:
+    topic, group = client.create_topic(), unique("cg")
+    expect_success(check, "create group", client.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
+                                                      group_config(group, retry_queues=0)))
+    _, offset = _stored(client, topic, Message(b"not retried"))
+    expect_success(check, "CONSUMER_SEND_MSG_BACK", _send_back(client, offset, group, delayLevel=1))
+    late = _first(client, f"{RETRY_PREFIX}{group}", 0, delay_level_ms(1) + SHORT_LOOK_MS)
+    check.equal("retry copies", [], [r.uniq_key for r in late])

@@ -18,6 +18,7 @@ from typing import Any
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
+from conformance.mutation.scope import out_of_reach
 from conformance.mutation.session import DATABASE, UNCOVERED, Mutant, describe, pristine
 
 EQUIVALENTS = Path(__file__).with_name("equivalent.toml")
@@ -52,18 +53,28 @@ class Figures:
     killed: list[dict[str, Any]] = field(default_factory=list)
     survived: list[dict[str, Any]] = field(default_factory=list)
     equivalent: list[dict[str, Any]] = field(default_factory=list)
+    unreachable: list[dict[str, Any]] = field(default_factory=list)
+    """Survivors in definitions no suite run reaches (``scope.OUT_OF_REACH``)."""
     pending: int = 0
     unused_equivalents: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def score(self) -> float | None:
+        """Killed of the non-equivalent mutants the suite can reach."""
         judged = len(self.killed) + len(self.survived)
+        return len(self.killed) / judged if judged else None
+
+    @property
+    def score_with_unreachable(self) -> float | None:
+        judged = len(self.killed) + len(self.survived) + len(self.unreachable)
         return len(self.killed) / judged if judged else None
 
     def as_json(self) -> dict[str, Any]:
         return {"killed": len(self.killed), "survived": len(self.survived),
-                "equivalent": len(self.equivalent), "pending": self.pending, "score": self.score,
-                "survivors": self.survived, "equivalents": self.equivalent, "kills": self.killed,
+                "equivalent": len(self.equivalent), "unreachable": len(self.unreachable),
+                "pending": self.pending, "score": self.score,
+                "score_with_unreachable": self.score_with_unreachable, "survivors": self.survived,
+                "equivalents": self.equivalent, "unreachables": self.unreachable, "kills": self.killed,
                 "unused_equivalents": self.unused_equivalents}
 
 
@@ -92,25 +103,34 @@ def figures(out: Path, equivalents: dict[Key, Equivalent] | None = None) -> Figu
             elif mutant.key in listed:
                 used.add(mutant.key)
                 result.equivalent.append(_row(mutant, why=listed[mutant.key].why))
+            elif (reach := out_of_reach(mutant.module, mutant.definition)) is not None:
+                result.unreachable.append(_row(mutant, why=reach.why))
             else:
                 result.survived.append(_row(mutant, uncovered=outcome.output == UNCOVERED))
     result.unused_equivalents = [asdict(e) for key, e in listed.items() if key not in used]
-    for rows in (result.killed, result.survived, result.equivalent):
+    for rows in (result.killed, result.survived, result.equivalent, result.unreachable):
         rows.sort(key=lambda r: (r["module"], r["line"], r["operator"]))
     return result
 
 
 def text(result: Figures) -> str:
-    score = "n/a" if result.score is None else f"{result.score:.1%}"
+    def percent(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.1%}"
+
     lines = [f"mutants: {len(result.killed)} killed, {len(result.survived)} survived, "
-             f"{len(result.equivalent)} equivalent, {result.pending} pending; killed of the non-equivalent: "
-             f"{score}"]
+             f"{len(result.equivalent)} equivalent, {len(result.unreachable)} out of the suite's reach, "
+             f"{result.pending} pending; killed of the non-equivalent the suite reaches: "
+             f"{percent(result.score)} ({percent(result.score_with_unreachable)} counting those out of "
+             "reach)"]
     for row in result.survived:
         why = " (no case runs it)" if row["uncovered"] else ""
         lines.append(f"SURVIVED {row['module']}:{row['line']} {row['definition']} [{row['operator']}]: "
                      f"{row['original']!r} -> {row['mutated']!r}{why}")
     for row in result.equivalent:
         lines.append(f"EQUIVALENT {row['module']}:{row['line']} {row['definition']}: {row['why']}")
+    for row in result.unreachable:
+        lines.append(f"OUT OF REACH {row['module']}:{row['line']} {row['definition']}: "
+                     f"{row['original']!r} -> {row['mutated']!r}")
     return "\n".join(lines)
 
 

@@ -31,6 +31,11 @@ WIRE_OPTIONS = argparse.Namespace(report=None, profile=None, strict=True, select
                                   verbose=False, index_sizes=None)
 """Strict and without a profile: the reference broker passes every case, so a mutant that turns one
 NON-STRICT is caught too, and no deviation of a release it answers as is tolerated."""
+SMALL_FILES = {"mapped_file_size_commit_log": 8 * 1024 * 1024, "mapped_file_size_consume_queue": 10 * 20,
+               "max_hash_slot_num": 64, "max_index_num": 256}
+"""Store files small enough that the suite's messages cross their boundaries (a 4 MiB body still fits a
+CommitLog file; consume queues of 10 entries; index files of 255 entries, in Java's 1:4 ratio so readers
+infer their counts): where files end is where a store goes wrong."""
 STORE_CASES = CASES_DIR / "test_store.py"
 ACL_CASES = CASES_DIR / "test_acl.py"
 PASSED = (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
@@ -74,7 +79,7 @@ def run(wire: Sequence[str], acl: Sequence[str], plugins: list[object], *,
     passed = True
     with tempfile.TemporaryDirectory(prefix="rmq-mutant-") as work:
         if wire:
-            with embedded.launch(Path(work) / "wire") as target:
+            with embedded.launch(Path(work) / "wire", store_files=SMALL_FILES) as target:
                 passed = _cases(wire, dataclasses.replace(target, store=None), plugins, first_failure)
             if not passed and first_failure:
                 return False

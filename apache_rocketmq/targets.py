@@ -27,10 +27,11 @@ from pathlib import Path
 
 from admin.operations import Admin
 from admin.wire import AdminError
-from apache_rocketmq.cluster import LOOPBACK, ApacheRocketMQ, StartFailed, free_port, terminate
+from apache_rocketmq.cluster import ApacheRocketMQ
 from apache_rocketmq.home import write_properties
 from apache_rocketmq.maven import ProvisionError
 from apache_rocketmq.releases import RELEASES, Release, UnknownRelease, release
+from apache_rocketmq.servers import LOOPBACK, StartFailed, free_port, terminate
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from rocketmq_rust.releases import Release as RustRelease

@@ -64,7 +64,7 @@ APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, 
                    "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
 release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
-(Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""
+(Flow control is off in every provisioned release: ``apache_rocketmq.servers.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local

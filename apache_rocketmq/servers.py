@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import IO, Self
 
 from admin.operations import Admin
@@ -290,3 +291,26 @@ class LoopbackServers:
         except OSError:
             return "(no output)"
         return " | ".join(lines[-3:]) or "(no output)"
+
+
+def serve_until_signalled(servers: LoopbackServers) -> int:
+    """Start ``servers``, print one line with their addresses, and stop them on SIGINT or SIGTERM (what
+    ``rmq-apache run`` and ``rmq-rust run`` do)."""
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        servers.start()
+        print(f"{servers.label} ready: namesrv {servers.namesrv_addr} broker {servers.broker_addr} "
+              f"(broker pid {servers.broker_pid}, home {servers.home})", flush=True)
+        signal.pause()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        # a second Ctrl-C must not cut the servers' shutdown short and leave them running
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        servers.stop()
+    return 0

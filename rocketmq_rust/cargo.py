@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from apache_rocketmq.maven import ProvisionError, ToolMissing
+from apache_rocketmq.maven import ProvisionError, ToolMissing, project_cache
 from rocketmq_rust.releases import Release
 
 CACHE_ENV = "RMQ_RUST_CACHE"
@@ -37,10 +37,7 @@ LOG_FILE = "cargo-install.log"
 
 
 def cache_root() -> Path:
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser()
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "rocketmq-spec" / "rocketmq-rust"
+    return project_cache("rocketmq-rust", CACHE_ENV)
 
 
 def release_dir(release: Release) -> Path:

@@ -17,13 +17,12 @@ No cargo, an unknown version or a build that fails: one line on stderr and exit 
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 
 from apache_rocketmq.maven import ProvisionError
+from apache_rocketmq.servers import serve_until_signalled
 from rocketmq_rust.cargo import install, installed, release_dir
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.releases import RELEASES, UnknownRelease, release
@@ -62,23 +61,7 @@ def _run(args: argparse.Namespace) -> int:
     install(release(args.version), progress=True)
     servers = RocketMQRust(args.version, home=args.home, store=args.store, broker_port=args.broker_port,
                            broker_config=dict(args.settings))
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, _stop)
-    try:
-        servers.start()
-        print(f"rocketmq-rust {servers.release.version} ready: namesrv {servers.namesrv_addr} broker "
-              f"{servers.broker_addr} (broker pid {servers.broker_pid}, home {servers.home})", flush=True)
-        signal.pause()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        servers.stop()
-    return 0
+    return serve_until_signalled(servers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """rocketmq-rust 1.0.0 through the whole remoting suite, judged by its profile: every verdict must be the
 one in the committed report (``docs/results/rocketmq-rust-1.0.0``), whose FAILs are the defects
-``docs/OTHER_IMPLEMENTATIONS.md`` reproduces. A changed verdict is either a change of the suite, to be
+``docs/rocketmq-rust.md`` reproduces. A changed verdict is either a change of the suite, to be
 judged again against rocketmq-rust and Apache RocketMQ, or a changed target.
 
 Slow, and skipped where rocketmq-rust 1.0.0 is not installed (``rmq-rust install 1.0.0``, about an hour).

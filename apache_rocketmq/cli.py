@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 
 from apache_rocketmq.cluster import ApacheRocketMQ, provision
 from apache_rocketmq.maven import ProvisionError, cached_classpath, release_dir
 from apache_rocketmq.releases import RELEASES, UnknownRelease
+from apache_rocketmq.servers import serve_until_signalled
 from spec.cli import BadInput, Parser, add_version, fail, require_file
 
 PROG = "rmq-apache"
@@ -56,24 +55,7 @@ def _run(args: argparse.Namespace) -> int:
         require_file(args.config, "broker.conf")
     cluster = ApacheRocketMQ(args.version, home=args.home, store=args.store, namesrv_port=args.namesrv_port,
                              broker_port=args.broker_port, config_file=args.config, progress=True)
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, _stop)
-    try:
-        cluster.start()
-        print(f"Apache RocketMQ {cluster.release.version} ready: namesrv {cluster.namesrv_addr} "
-              f"broker {cluster.broker_addr} (home {cluster.home})", flush=True)
-        signal.pause()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        # a second Ctrl-C must not cut the JVMs' shutdown short and leave them running
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        cluster.stop()
-    return 0
+    return serve_until_signalled(cluster)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -51,11 +51,17 @@ class NotServed(ProvisionError):
     """The Maven repository this machine reaches does not serve some artifact of the release."""
 
 
-def cache_root() -> Path:
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser()
+def project_cache(name: str, env: str) -> Path:
+    """``~/.cache/rocketmq-spec/<name>`` (under ``XDG_CACHE_HOME`` when set), or the directory ``env``
+    names: where provisioned releases of one implementation are kept."""
+    if os.environ.get(env):
+        return Path(os.environ[env]).expanduser()
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "rocketmq-spec" / "apache"
+    return base / "rocketmq-spec" / name
+
+
+def cache_root() -> Path:
+    return project_cache("apache", CACHE_ENV)
 
 
 def release_dir(release: Release) -> Path:

@@ -1,4 +1,5 @@
-"""Targets by name: ``embedded`` (the project's reference broker) or ``apache-VERSION`` (a release).
+"""Targets by name: ``embedded`` (the project's reference broker), ``apache-VERSION`` (a release of Apache
+RocketMQ) or ``rocketmq-rust-VERSION`` (a release of rocketmq-rust, :mod:`rocketmq_rust`).
 
 Every command that drives a broker takes ``--target NAME`` (``rmq-conformance``, ``rmq-fuzz``, the soak
 harness, ``benchmarks/``): :func:`parse_target` reads the name, one line and exit status 2 for a name that
@@ -10,7 +11,8 @@ length of a ``with`` block:
 
 :data:`PROJECT_TARGETS` are the targets the project checks on every change (``.ci/run``): the newest
 releases of each line that the project's Maven repository serves. Every row of the release table works as
-a target wherever a repository serves its jars.
+a target wherever a repository serves its jars; a rocketmq-rust release is one once it is installed
+(``rmq-rust install VERSION``, an hour of building that no run starts by itself).
 """
 
 from __future__ import annotations
@@ -25,12 +27,20 @@ from pathlib import Path
 
 from admin.operations import Admin
 from admin.wire import AdminError
-from apache_rocketmq.cluster import LOOPBACK, ApacheRocketMQ, StartFailed, free_port, terminate
+from apache_rocketmq.cluster import ApacheRocketMQ
 from apache_rocketmq.home import write_properties
+from apache_rocketmq.maven import ProvisionError
 from apache_rocketmq.releases import RELEASES, Release, UnknownRelease, release
+from apache_rocketmq.servers import LOOPBACK, StartFailed, free_port, terminate
+from rocketmq_rust.cluster import RocketMQRust
+from rocketmq_rust.releases import RELEASES as RUST_RELEASES
+from rocketmq_rust.releases import Release as RustRelease
+from rocketmq_rust.releases import UnknownRelease as UnknownRustRelease
+from rocketmq_rust.releases import release as rust_release
 
 EMBEDDED = "embedded"
 APACHE_PREFIX = "apache-"
+RUST_PREFIX = "rocketmq-rust-"
 
 PROJECT_TARGETS = (EMBEDDED, "apache-4.9.7", "apache-5.3.3", "apache-5.5.0")
 """4.9.7 stands for the 4.x line (4.9.8's broker and name server jars are not on the project's Maven
@@ -40,7 +50,7 @@ EMBEDDED_START_TIMEOUT = 60.0
 
 
 class UnknownTarget(ValueError):
-    """A target name that is neither ``embedded`` nor ``apache-`` and a known release."""
+    """A target name that is neither ``embedded`` nor a prefix and a known release."""
 
     def __init__(self, name: str) -> None:
         super().__init__(f"unknown target {name!r} (known: {', '.join(target_names())})")
@@ -49,19 +59,36 @@ class UnknownTarget(ValueError):
 
 
 def target_names() -> list[str]:
-    return [EMBEDDED, *(row.target_name for row in RELEASES.values())]
+    return [EMBEDDED, *(row.target_name for row in RELEASES.values()),
+            *(row.target_name for row in RUST_RELEASES.values())]
 
 
-def parse_target(name: str) -> Release | None:
+def parse_target(name: str) -> Release | RustRelease | None:
     """The release a target name names; None for the embedded reference broker."""
     if name == EMBEDDED:
         return None
-    if not name.startswith(APACHE_PREFIX):
-        raise UnknownTarget(name)
     try:
-        return release(name)
-    except UnknownRelease:
-        raise UnknownTarget(name) from None
+        if name.startswith(APACHE_PREFIX):
+            return release(name)
+        if name.startswith(RUST_PREFIX):
+            return rust_release(name)
+    except (UnknownRelease, UnknownRustRelease):
+        pass
+    raise UnknownTarget(name)
+
+
+def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None = None, heap_mb: int = 512,
+            grpc: bool = False) -> ApacheRocketMQ | RocketMQRust:
+    """The name server and broker of the release ``name`` names, not started yet (``heap_mb``: a JVM's;
+    ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have)."""
+    found = parse_target(name)
+    if found is None:
+        raise UnknownTarget(name)  # the embedded broker is not a pair of processes of a release
+    if isinstance(found, RustRelease):
+        if grpc:
+            raise ProvisionError(f"{name}: its broker serves no gRPC", expected="gRPC", seen="none")
+        return RocketMQRust(found, home=home, broker_config=broker_config)
+    return ApacheRocketMQ(found, home=home, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc)
 
 
 @dataclass(frozen=True)
@@ -82,20 +109,18 @@ def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | N
             heap_mb: int = 512, grpc: bool = False) -> Iterator[Running]:
     """Run the target ``name`` in ``workdir`` (its store and logs) until the block ends.
 
-    ``broker_config`` takes Java's broker.conf keys for either kind of target. Apache releases that cannot
-    be provisioned here raise :class:`apache_rocketmq.ProvisionError` (its subclasses tell a missing Java
-    or Maven and a release the repository does not serve). ``grpc`` starts a 5.x release's broker inside
-    its rocketmq-proxy in local mode, which serves gRPC as well; the embedded broker always does.
+    ``broker_config`` takes Java's broker.conf keys for every kind of target. Releases that cannot be
+    provisioned here raise :class:`apache_rocketmq.ProvisionError` (its subclasses tell a missing Java,
+    Maven or cargo and a release the repository does not serve). ``grpc`` starts a 5.x release's broker
+    inside its rocketmq-proxy in local mode, which serves gRPC as well; the embedded broker always does.
     """
-    found = parse_target(name)
-    if found is None:
+    if parse_target(name) is None:
         with _embedded(workdir, broker_config or {}) as running:
             yield running
         return
-    with ApacheRocketMQ(found, home=workdir, broker_config=broker_config, heap_mb=heap_mb,
-                        grpc=grpc) as cluster:
-        yield Running(name, cluster.namesrv_addr, cluster.broker_addr, cluster.broker_pid, cluster.store_path,
-                      cluster.grpc_addr or None)
+    with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc) as pair:
+        yield Running(name, pair.namesrv_addr, pair.broker_addr, pair.broker_pid, pair.store_path,
+                      pair.grpc_addr or None)
 
 
 @contextlib.contextmanager

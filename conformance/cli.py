@@ -1,6 +1,7 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
-    rmq-conformance [--target embedded|apache-VERSION] [--report DIR] [--strict] [--profile NAME] [-k SEL]
+    rmq-conformance [--target embedded|apache-VERSION|rocketmq-rust-VERSION] [--report DIR] [--strict]
+                    [--profile NAME] [-k SEL]
     rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--proxy HOST:PORT] [--report DIR] [--strict]
                     [--profile NAME] [-k SEL]
     rmq-conformance --proxy HOST:PORT [--broker HOST:PORT] [...]   (the grpc area: RocketMQ 5's SDK protocol)
@@ -16,9 +17,11 @@ an ACL broker refuses the others' unsigned requests). ``--acl`` alone runs them 
 broker started with ACL on that policy. ACL runs are sequential, as some cases change the policy.
 
 ``--target apache-5.5.0`` provisions that release of Apache RocketMQ from Maven Central
-(``apache_rocketmq``), runs the suite against it and stops it; ``--namesrv``/``--broker`` check any other
-running broker. The profile of known deviations follows the version the target announces in its answers
-(``conformance.profile``) unless ``--profile`` names one (``none`` for none) or ``--strict`` asks for none.
+(``apache_rocketmq``), runs the suite against it and stops it; ``--target rocketmq-rust-1.0.0`` does the
+same with that release of rocketmq-rust once ``rmq-rust install 1.0.0`` has built it (``rocketmq_rust``);
+``--namesrv``/``--broker`` check any other running broker. The profile of known deviations follows the
+version the target announces in its answers (``conformance.profile``) unless ``--profile`` names one
+(``none`` for none) or ``--strict`` asks for none.
 
 Without a target (or with ``--target embedded``) the embedded reference broker is started on loopback and
 checked, which is how the suite is meant to be tried first; once it has stopped, the store it wrote is
@@ -61,7 +64,7 @@ APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, 
                    "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
 release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
-(Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""
+(Flow control is off in every provisioned release: ``apache_rocketmq.servers.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -277,12 +280,12 @@ def _pytest(argv: list[str]) -> ExitStatus:
 
 
 def _provisioned(args: argparse.Namespace) -> int:
-    """Run the wire cases against a release of Apache RocketMQ started for the run and stopped after it."""
+    """Run the wire cases against a release started for the run and stopped after it."""
     from apache_rocketmq import ProvisionError
     from apache_rocketmq.targets import started
 
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
-        print(f"starting {args.target} (jars resolved by Maven on first use) ...", flush=True)
+        print(f"starting {args.target} ...", flush=True)
         try:
             running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS,
                                                   grpc=args.grpc))
@@ -357,7 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
                             proxy=args.proxy)
             _check_reachable(target)
-            return _pytest(pytest_args(target, args, slow=args.slow))
+            # a broker given by address is not the embedded one --target defaults to: its profile follows
+            # the version it answers with
+            by_address = argparse.Namespace(**{**vars(args), "target": None})
+            return _pytest(pytest_args(target, by_address, slow=args.slow))
     except BadInput as exc:
         return fail(PROG, exc)
     return _embedded(args)

@@ -25,6 +25,10 @@ One profile per release line, in ``profiles/<name>.toml``::
     reason = "..."
     source = "..."
 
+An implementation other than Apache's announces a version word of its own choosing instead of its
+release's (rocketmq-rust 1.0.0 answers with 474, V5_3_1_SNAPSHOT, which no Apache release announces): its
+profile names it in ``version_words = [474]`` and covers any target answering with it.
+
 Every answer a RocketMQ server sends carries its release in the ``version`` word; :func:`choose` picks
 the profile covering it unless the user named one (``--profile NAME|FILE``, ``--profile none``) or asked
 for a strict run, and says how it chose (:class:`Choice`), which every report repeats. The embedded
@@ -87,6 +91,8 @@ class Profile:
     versions: tuple[str, ...] = ()
     known_defects: tuple[KnownDefect, ...] = ()
     file: str = ""
+    version_words: tuple[int, ...] = ()
+    """Version words that select the profile by themselves (an implementation's own, not a release's)."""
     target_version: str = ""
     """The release the target announced, which narrows version-bound deviations ("" when unknown)."""
 
@@ -97,8 +103,8 @@ class Profile:
     def _holds(self, deviation: Deviation) -> bool:
         return not deviation.versions or self.target_version in deviation.versions
 
-    def covers(self, version: str) -> bool:
-        return version in self.versions
+    def covers(self, version: str | None, announced: int | None = None) -> bool:
+        return (version is not None and version in self.versions) or announced in self.version_words
 
 
 def _matches(pattern: str, case_id: str) -> bool:
@@ -129,7 +135,8 @@ def load(path: Path) -> Profile:
     versions = tuple(data.get("versions", ()))
     deviations = tuple(_deviation(path, entry, versions) for entry in data.get("deviation", []))
     defects = tuple(_known_defect(path, entry) for entry in data.get("known_defect", []))
-    return Profile(str(data.get("name", path.stem)), deviations, versions, defects, path.stem)
+    return Profile(str(data.get("name", path.stem)), deviations, versions, defects, path.stem,
+                   tuple(int(word) for word in data.get("version_words", ())))
 
 
 def shipped() -> list[Profile]:
@@ -193,7 +200,7 @@ def choose(request: Request, announced: int | None, who: str = "the target") -> 
                                   "alone", announced)
     if announced is None:
         return Choice(NO_PROFILE, f"{who} was not asked for its version (no wire target)", announced)
-    profile = next((p for p in shipped() if version is not None and p.covers(version)), None)
+    profile = next((p for p in shipped() if p.covers(version, announced)), None)
     if profile is None:
         return Choice(NO_PROFILE, f"{seen}, which no shipped profile covers", announced)
     return Choice(_narrowed(profile, version), f"{seen}, covered by profile {profile.file}", announced)

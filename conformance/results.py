@@ -6,7 +6,9 @@ documents generated from them.
     python -m conformance.results render [--check]     # docs/RESULTS.md and the documents' counts
 
 The targets are :data:`apache_rocketmq.targets.PROJECT_TARGETS` (the embedded reference broker and the
-newest release of each Apache RocketMQ line the project's Maven repository serves). ``docs/results/<target>
+newest release of each Apache RocketMQ line the project's Maven repository serves); :data:`OTHER_TARGETS`,
+implementations the project did not write and CI does not build (rocketmq-rust), are shown beside them,
+and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>
 /index.json`` is the run's report index (verdict, clause, message and citation of every case); the embedded
 broker's directory also holds ``store/`` (the store it wrote, checked offline) and ``acl/`` (the ``acl``
 area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests: a case whose verdict
@@ -34,6 +36,7 @@ from pathlib import Path
 from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS, parse_target
 from conformance.report.matrix import Report, differences, render_comparison
 from conformance.verdict import VERDICT_ORDER, Verdict
+from rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from spec.cli import add_version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +51,18 @@ release's rocketmq-proxy in local mode)."""
 RUN_TIMEOUT = 1800.0
 TITLE = ("Conformance results: the embedded reference broker and Apache RocketMQ releases provisioned from "
          "Maven Central (Java 17, ASYNC_MASTER, ASYNC_FLUSH, auto-create on)")
+TITLE_WITH_OTHERS = ("Conformance results: the embedded reference broker, Apache RocketMQ releases "
+                     "provisioned from Maven Central (Java 17) and rocketmq-rust from crates.io "
+                     "(ASYNC_MASTER, ASYNC_FLUSH, auto-create on)")
+OTHER_TARGETS = tuple(row.target_name for row in RUST_RELEASES.values())
+"""Other implementations, run only when named: building rocketmq-rust takes about an hour, too long for
+every change. Their committed reports are shown beside the project's targets."""
+PUBLISHED = (*PROJECT_TARGETS, *OTHER_TARGETS)
+
+
+def shown() -> list[str]:
+    """The targets the documents show: the project's, and each other implementation with a report."""
+    return [*PROJECT_TARGETS, *(t for t in OTHER_TARGETS if (RESULTS_DIR / t / INDEX).is_file())]
 
 
 def _runs(target: str) -> dict[str, list[str]]:
@@ -132,7 +147,7 @@ def _totals_table(sub: str = "") -> str:
     verdicts = [v for v in VERDICT_ORDER if v is not Verdict.INFO]
     rows = ["| target | profile | cases | " + " | ".join(v.value for v in verdicts) + " |",
             "|---|---|---:|" + "---:|" * len(verdicts)]
-    for target in grpc_targets() if sub == GRPC else PROJECT_TARGETS:
+    for target in grpc_targets() if sub == GRPC else shown():
         report = _report(target, sub)
         rows.append(f"| {target} | {report.meta.get('profile', '')} | {len(report.cases)} | "
                     + " | ".join(str(report.total(v)) for v in verdicts) + " |")
@@ -173,7 +188,9 @@ GRPC_TITLE = ("gRPC (RocketMQ 5's SDK protocol, the grpc area): the reference br
 
 
 def results_text() -> str:
-    remoting = render_comparison([_report(target) for target in PROJECT_TARGETS], title=TITLE)
+    targets = shown()
+    title = TITLE_WITH_OTHERS if set(targets) & set(OTHER_TARGETS) else TITLE
+    remoting = render_comparison([_report(target) for target in targets], title=title)
     grpc = render_comparison([_report(target, GRPC) for target in grpc_targets()], title=GRPC_TITLE)
     return remoting.rstrip("\n") + "\n\n" + grpc
 
@@ -207,8 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "render":
         return render(check_only=args.check)
     targets = args.targets or list(PROJECT_TARGETS)
-    if unknown := [t for t in targets if t not in PROJECT_TARGETS]:
-        parser.error(f"not a project target: {', '.join(unknown)} (known: {', '.join(PROJECT_TARGETS)})")
+    if unknown := [t for t in targets if t not in PUBLISHED]:
+        parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(PUBLISHED)})")
     return check(targets) if args.command == "check" else update(targets)
 
 

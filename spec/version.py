@@ -28,6 +28,8 @@ class MQVersion(enum.IntEnum):
     V4_9_7 = 407
     V4_9_8 = 409
     """The release whose behaviour the reference broker reproduces; it announces this version."""
+    V5_3_1_SNAPSHOT = 474
+    """Announced by rocketmq-rust 1.0.0 (its rocketmq-model ``CURRENT_VERSION``); no Apache release is."""
     V5_3_3 = 479
     V5_4_0 = 493
     V5_5_0 = 513

@@ -21,8 +21,12 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from apache_rocketmq.drivers import java_command
+
+if TYPE_CHECKING:
+    from admin.wire import AdminConnection
 
 MQADMIN_ENV = "RMQ_MQADMIN"
 COMMAND_TIMEOUT = 120
@@ -207,6 +211,7 @@ def prepare(ns: str, broker: str, broker_name: str, *, cluster: str = "DefaultCl
                 "flag": 0, "properties": encode_properties({"KEYS": key, "TAGS": "TagA", "UNIQ_KEY": uniq,
                                                             "WAIT": "true"}),
                 "reconsumeTimes": 0, "unitMode": False, "batch": False}, f"message {number}".encode())
+        create_group(connection, group)
         for queue_id in range(4):
             connection.call(RequestCode.UPDATE_CONSUMER_OFFSET, {"consumerGroup": group, "topic": topic,
                                                                  "queueId": queue_id, "commitOffset": 1})
@@ -221,3 +226,16 @@ def prepare(ns: str, broker: str, broker_name: str, *, cluster: str = "DefaultCl
     first = records[0]
     return Scene(ns, broker, broker_name, cluster, topic, group, key, first.uniq_key or "",
                  first.offset_msg_id, "")
+
+
+def create_group(connection: AdminConnection, group: str) -> None:
+    """Create ``group``'s subscription config, as an operator does before a group commits offsets: 5.x
+    brokers refuse UPDATE_CONSUMER_OFFSET of a group without one (SUBSCRIPTION_GROUP_NOT_EXIST)."""
+    from codec.bodies import encode_body
+    from spec.admin_bodies import SUBSCRIPTION_GROUP_CONFIG
+    from spec.codes import RequestCode
+
+    config = encode_body(SUBSCRIPTION_GROUP_CONFIG, {
+        "groupName": group, "consumeEnable": True, "consumeBroadcastEnable": True, "retryQueueNums": 1,
+        "retryMaxTimes": 16, "brokerId": 0, "whichBrokerWhenConsumeSlowly": 1})
+    connection.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, config)

@@ -171,3 +171,15 @@ def test_index_counts_off_the_default_ratio_need_index_sizes(tmp_path: Path) -> 
     assert _verdicts(given)["store::index_file_sizes"] == "INFO"
     assert _verdicts(given)["store::index_finds_every_key"] == "PASS"
     assert _verdicts(wrong)["store::index_file_sizes"] == "FAIL"
+
+
+def test_a_target_given_by_address_is_judged_by_the_version_it_answers(tmp_path: Path) -> None:
+    """``--namesrv`` alone names no target: the run must not take it for the embedded broker (judged
+    without a profile) but choose the profile its answers' version word selects."""
+    from reference_broker.embedded import SyncEmbeddedRocketMQ
+
+    with SyncEmbeddedRocketMQ(tmp_path / "store") as mq:
+        _, index, stdout = _run(["--namesrv", mq.namesrv_addr, "-k", "unknown_code", "-n", "0"],
+                                tmp_path / "report")
+    assert index["target"] != "embedded", stdout
+    assert "answers with version" in index["profile_chosen"], stdout

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from apache_rocketmq import ApacheRocketMQ
+from apache_rocketmq.servers import LoopbackServers
+from apache_rocketmq.targets import servers
 from benchmarks.soak import wire
 
 START_TIMEOUT_S = 120.0
@@ -186,9 +187,10 @@ def command_launcher(broker: str, store: Path | None, start: str, pid_command: s
 
 class ReleaseLauncher:
     """A provisioned release: its name server runs for the whole soak, its broker is started, killed and
-    stopped on one store (``apache_rocketmq.ApacheRocketMQ``); :func:`release_launcher` stops it all."""
+    stopped on one store (``apache_rocketmq.servers.LoopbackServers``); :func:`release_launcher` stops it
+    all."""
 
-    def __init__(self, cluster: ApacheRocketMQ) -> None:
+    def __init__(self, cluster: LoopbackServers) -> None:
         self.cluster = cluster
 
     def start(self) -> Target:
@@ -207,9 +209,10 @@ class ReleaseLauncher:
 
 @contextlib.contextmanager
 def release_launcher(name: str, home: Path, *, sync_flush: bool) -> Iterator[ReleaseLauncher]:
-    """The release a target name (``apache-5.5.0``) names, with its home (and store) in ``home``."""
+    """The release a target name (``apache-5.5.0``, ``rocketmq-rust-1.0.0``) names, with its home (and store)
+    in ``home``."""
     settings = {"flushDiskType": "SYNC_FLUSH" if sync_flush else "ASYNC_FLUSH"}
-    cluster = ApacheRocketMQ(name, home=home, broker_config=settings)
+    cluster = servers(name, home, broker_config=settings)
     try:
         yield ReleaseLauncher(cluster)
     finally:

@@ -58,21 +58,22 @@ class FakeBroker:
     def fresh(cls) -> FakeBroker:
         return cls(unique("cluster"), unique("broker"), unique("topic"), _fake_addr())
 
-    def body(self) -> bytes:
-        config = {"order": False, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
-                  "topicFilterType": "SINGLE_TAG", "topicName": self.topic, "topicSysFlag": 0,
-                  "writeQueueNums": QUEUES}
+    def body(self, more_topics: tuple[str, ...] = ()) -> bytes:
+        """The body a 4.9.x broker sends: its topic configs and a dataVersion of timestamp and counter."""
+        configs = {topic: {"order": False, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
+                           "topicFilterType": "SINGLE_TAG", "topicName": topic, "topicSysFlag": 0,
+                           "writeQueueNums": QUEUES} for topic in (self.topic, *more_topics)}
         return json.dumps({"filterServerList": [], "topicConfigSerializeWrapper": {
             "dataVersion": {"counter": 1, "timestamp": int(time.time() * 1000)},
-            "topicConfigTable": {self.topic: config}}}).encode()
+            "topicConfigTable": configs}}).encode()
 
     def identity(self, broker_id: int = 0) -> dict[str, Any]:
         return {"brokerName": self.name, "brokerAddr": self.addr, "clusterName": self.cluster,
                 "brokerId": broker_id}
 
     def register(self, connection: Connection, *, broker_id: int = 0, crc: int | None = None,
-                 oneway: bool = False) -> RemotingCommand:
-        body = self.body()
+                 oneway: bool = False, more_topics: tuple[str, ...] = ()) -> RemotingCommand:
+        body = self.body(more_topics)
         fields = encode_header(REGISTER_BROKER_REQUEST, {
             **self.identity(broker_id), "haServerAddr": self.addr, "compressed": False,
             "bodyCrc32": masked_crc32(body) if crc is None else crc})
@@ -109,6 +110,21 @@ def test_registration_routes_topic(namesrv: Server, wire: Wire, check: Check) ->
                 [(q.get("readQueueNums"), q.get("writeQueueNums"), q.get("perm")) for q in queues])
     addrs = [b.get("brokerAddrs") for b in route.get("brokerDatas", []) if b.get("brokerName") == broker.name]
     check.equal("broker addresses", [{"0": broker.addr}], [{str(k): v for k, v in a.items()} for a in addrs])
+
+
+@case("RMQ-NS-REGISTER", "A 4.9.x broker's first registration, carrying all its topics (two here) in the "
+      "body it sends — no static-topic mapping fields, topic configs without attributes, a dataVersion of "
+      "timestamp and counter only — registers it and routes each of its topics.")
+def test_first_registration_of_a_4x_broker(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, second = FakeBroker.fresh(), unique("topic")
+    connection = wire.connect(namesrv.endpoint)
+    expect_success(check, "REGISTER_BROKER with two topics",
+                   connection.exchange(broker.register(connection, more_topics=(second,))))
+    for topic in (broker.topic, second):
+        response = expect_success(check, f"route of {topic}", _route(connection, topic))
+        route = fastjson_loads(response.body or b"{}")
+        check.equal(f"brokers routed for {topic}", [broker.name],
+                    [data.get("brokerName") for data in route.get("brokerDatas", [])])
 
 
 @case("RMQ-NS-REGISTER", "A registered broker is listed in cluster info under its cluster.")

@@ -33,9 +33,9 @@ from pathlib import Path
 
 from apache_rocketmq import ApacheRocketMQ, ProvisionError
 from apache_rocketmq.drivers import driver_command
-from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, started
 from benchmarks.broker_bench import rss_mib
 from benchmarks.common import Result, cpu_seconds
+from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, started
 
 CLIENT = "4.9.7"
 """The client release every target is driven with: one load generator for all, so the comparison is fair

@@ -43,7 +43,6 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 from conformance import cli_help
 from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
@@ -51,6 +50,7 @@ from conformance.cli_help import ExitStatus
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
+from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, target_names
 from spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
 
 PROG = "rmq-conformance"
@@ -282,7 +282,7 @@ def _pytest(argv: list[str]) -> ExitStatus:
 def _provisioned(args: argparse.Namespace) -> int:
     """Run the wire cases against a release started for the run and stopped after it."""
     from apache_rocketmq import ProvisionError
-    from apache_rocketmq.targets import started
+    from rocketmq_targets import started
 
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
         print(f"starting {args.target} ...", flush=True)

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from apache_rocketmq.targets import EMBEDDED
 from conformance import alone
 from conformance import profile as profiles
 from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
@@ -33,6 +32,7 @@ from conformance.result import USER_PROPERTY, CaseResult, render
 from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
 from conformance.verdict import Outcome, SuiteError, Verdict
 from conformance.wire import Endpoint, Wire, WireError
+from rocketmq_targets import EMBEDDED
 from spec.clauses import Level
 from spec.errors import RocketMQSpecError
 from spec.ha import HA_PORT_OFFSET

@@ -43,8 +43,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from apache_rocketmq.targets import EMBEDDED
 from conformance.verdict import Verdict
+from rocketmq_targets import EMBEDDED
 from spec.version import MQVersion, release_name
 
 PROFILES_DIR = Path(__file__).with_name("profiles")

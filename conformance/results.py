@@ -5,7 +5,7 @@ documents generated from them.
     python -m conformance.results update [TARGET ...]  # run each target and commit-ready its report
     python -m conformance.results render [--check]     # docs/RESULTS.md and the documents' counts
 
-The targets are :data:`apache_rocketmq.targets.PROJECT_TARGETS` (the embedded reference broker and the
+The targets are :data:`rocketmq_targets.PROJECT_TARGETS` (the embedded reference broker and the
 newest release of each Apache RocketMQ line the project's Maven repository serves); :data:`OTHER_TARGETS`,
 implementations the project did not write and CI does not build (rocketmq-rust), are shown beside them,
 and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>
@@ -33,10 +33,10 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS, parse_target
 from conformance.report.matrix import Report, differences, render_comparison
 from conformance.verdict import VERDICT_ORDER, Verdict
 from rocketmq_rust.releases import RELEASES as RUST_RELEASES
+from rocketmq_targets import EMBEDDED, PROJECT_TARGETS, parse_target
 from spec.cli import add_version
 
 ROOT = Path(__file__).resolve().parent.parent

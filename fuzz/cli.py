@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from apache_rocketmq import ProvisionError
-from apache_rocketmq.targets import UnknownTarget, parse_target, started, target_names
 from codec.acl import Credentials
 from conformance.profile import Choice, ProfileError, Request, choose
 from fuzz import grpc_live
@@ -38,6 +37,7 @@ from fuzz.memory import MemoryRule, jvm_heap_bytes, process_cmdline
 from fuzz.regression import REGRESSIONS_DIR, FindingClass, load_cases, replay
 from fuzz.target import Health, Target
 from fuzz.wire import parse_loopback
+from rocketmq_targets import UnknownTarget, parse_target, started, target_names
 from spec.cli import BadInput, Parser, add_version, fail
 from spec.errors import RocketMQSpecError
 

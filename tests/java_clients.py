@@ -3,7 +3,7 @@
 :func:`driver` returns the command running a driver (``apache_rocketmq.drivers``) on a release's client,
 compiling it on first use; where Java, ``javac`` or Maven is missing, or the Maven repository does not
 serve the release, the test is skipped with that reason. The releases are the newest of each line the
-project's Maven repository serves (``apache_rocketmq.targets.PROJECT_TARGETS``).
+project's Maven repository serves (``rocketmq_targets.PROJECT_TARGETS``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from apache_rocketmq import NotServed, ToolMissing
 from apache_rocketmq.drivers import driver_command
-from apache_rocketmq.targets import APACHE_PREFIX, PROJECT_TARGETS
+from rocketmq_targets import APACHE_PREFIX, PROJECT_TARGETS
 
 CLIENT_RELEASES = tuple(name.removeprefix(APACHE_PREFIX) for name in PROJECT_TARGETS
                         if name.startswith(APACHE_PREFIX))

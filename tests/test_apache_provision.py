@@ -13,7 +13,7 @@ from apache_rocketmq.cluster import ApacheRocketMQ
 from apache_rocketmq.jdk import find_jdk
 from apache_rocketmq.maven import NotServed, ToolMissing
 from apache_rocketmq.releases import RELEASES, UnknownRelease, release
-from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS, UnknownTarget, parse_target, target_names
+from rocketmq_targets import EMBEDDED, PROJECT_TARGETS, UnknownTarget, parse_target, target_names
 
 MAVEN_NOT_SERVED = (
     "[ERROR] Failed to execute goal on project apache-rocketmq: Could not resolve dependencies for project "

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq import NotServed, ToolMissing, provision
-from apache_rocketmq.targets import PROJECT_TARGETS, parse_target
 from conformance import results
 from conformance.report.matrix import Report, differences
+from rocketmq_targets import PROJECT_TARGETS, parse_target
 from tests.test_conformance_runs import _run
 
 APACHE_TARGETS = [name for name in PROJECT_TARGETS if parse_target(name) is not None]

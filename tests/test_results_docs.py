@@ -4,9 +4,9 @@ undo, or a report updated without rendering, fails here."""
 
 from __future__ import annotations
 
-from apache_rocketmq.targets import PROJECT_TARGETS
 from conformance import results
 from conformance.verdict import Verdict
+from rocketmq_targets import PROJECT_TARGETS
 
 
 def test_every_project_target_has_a_committed_report() -> None:

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq.maven import ToolMissing
-from apache_rocketmq.targets import UnknownTarget, parse_target, servers, target_names
 from conformance import profile
 from rocketmq_rust import cargo
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.pytest_plugin import missing
 from rocketmq_rust.releases import RELEASES, UnknownRelease, release
+from rocketmq_targets import UnknownTarget, parse_target, servers, target_names
 
 
 def test_versions_are_looked_up_with_or_without_the_target_prefix() -> None:

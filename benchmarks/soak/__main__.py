@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 from benchmarks.soak import crash, hostile, load, wire
 from benchmarks.soak.report import Row, as_json, table
 from benchmarks.soak.target import (
@@ -32,6 +31,7 @@ from benchmarks.soak.target import (
     release_launcher,
     tracebacks,
 )
+from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, target_names
 
 SCENARIOS = ("connections", "pulls", "storm", "partial", "kill")
 TOPIC = "SoakTopic"

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Protocol
 
 from apache_rocketmq.servers import LoopbackServers
-from apache_rocketmq.targets import servers
 from benchmarks.soak import wire
+from rocketmq_targets import servers
 
 START_TIMEOUT_S = 120.0
 """A JVM on a loaded machine can take a minute to listen."""

@@ -13,6 +13,9 @@ length of a ``with`` block:
 releases of each line that the project's Maven repository serves. Every row of the release table works as
 a target wherever a repository serves its jars; a rocketmq-rust release is one once it is installed
 (``rmq-rust install VERSION``, an hour of building that no run starts by itself).
+
+It is a package of its own, above :mod:`apache_rocketmq` and :mod:`rocketmq_rust`, because it knows every
+kind of target while each of those knows only its own.
 """
 
 from __future__ import annotations

@@ -177,11 +177,20 @@ def _compare_html(args: argparse.Namespace) -> int:
     return 0
 
 
+def _target_name(args: argparse.Namespace) -> str | None:
+    """The name the run's target goes by: none for one given by address (--namesrv/--broker ...), which is
+    not the embedded broker whatever --target's default says."""
+    name = getattr(args, "target", None)
+    given = any(getattr(args, option, None) for option in ("namesrv", "broker", "ha_master", "sync_master",
+                                                            "ha_slave"))
+    return None if name == EMBEDDED and given else name
+
+
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
-    for name, value in (("target-name", getattr(args, "target", None)),
+    for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),

@@ -27,6 +27,7 @@ from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
 from spec.headers import HeaderSpec, header_for
+from spec.release_rules import Rule, holds
 from spec.releases import LEGACY, ordinal
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ class Connection(FramedConnection):
 
     def __init__(self, server: RemotingServer) -> None:
         super().__init__(lambda command: server.received(self, command), lambda: server.lost(self),
-                         SERVER_CHANNEL_MAX_IDLE)
+                         SERVER_CHANNEL_MAX_IDLE, preamble=server.proxy_protocol)
         self.pending = 0
         self.awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
 
@@ -237,6 +238,8 @@ class RemotingServer:
                  backlog: int = SOCKET_BACKLOG, version: int = LEGACY_VERSION) -> None:
         self.name = name
         self.version = version
+        self.proxy_protocol = holds(Rule.PROXY_PROTOCOL, version)
+        """Whether connections start with an optional PROXY protocol preamble (5.1.4+)."""
         self.backlog = backlog
         self.dispatch = dispatch
         self.guard = guard

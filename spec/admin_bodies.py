@@ -45,6 +45,7 @@ OFFSET_WRAPPER = BodySpec("OffsetWrapper", (
     BodyField("brokerOffset", _N, "queue's max offset"),
     BodyField("consumerOffset", _N, "group's committed offset, 0 when none"),
     BodyField("lastTimestamp", _N, "store time of the last consumed message, 0 when none"),
+    BodyField("pullOffset", _N, "5.1.0+: the larger of consumerOffset and the last pull's next offset"),
 ))
 CONSUME_STATS = BodySpec("ConsumeStats", (
     BodyField("consumeTps", _N, "messages pulled per second by the group (a double)"),

@@ -32,11 +32,6 @@ HOLD_HEADROOM = 10.0
 """Seconds a held pop's answer may take beyond its pollTime on a loaded machine."""
 
 
-def target_version(client: Client) -> int:
-    """The ``version`` word the target writes in its answers."""
-    return client.connection.call(RequestCode.GET_MAX_OFFSET, {"topic": "TBW102", "queueId": "0"}).version
-
-
 def broker_name(client: Client) -> str:
     """The target's brokerName (GET_BROKER_CONFIG): a receipt names it, and Java matches acks by it."""
     answer = client.connection.call(RequestCode.GET_BROKER_CONFIG)
@@ -48,7 +43,7 @@ def broker_name(client: Client) -> str:
 
 
 def require_5x(client: Client, feature: str, clause: str) -> None:
-    version = target_version(client)
+    version = client.target_version()
     if not is_5x(version):
         found = release_of_version(version)
         raise Unsupported(f"{feature} is a 5.x feature; the target announces version {version} "

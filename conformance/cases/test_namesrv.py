@@ -52,13 +52,19 @@ class FakeBroker:
     def fresh(cls) -> FakeBroker:
         return cls(unique("cluster"), unique("broker"), unique("topic"), _fake_addr())
 
+    @property
+    def topics(self) -> tuple[str, str]:
+        """The topic the cases look at and a second one: 5.x refuses a first registration holding exactly
+        one topic (RMQ-NS-REGISTER-FIRST), and two are valid for every release."""
+        return self.topic, f"{self.topic}_second"
+
     def body(self) -> bytes:
-        config = {"order": False, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
-                  "topicFilterType": "SINGLE_TAG", "topicName": self.topic, "topicSysFlag": 0,
-                  "writeQueueNums": QUEUES}
+        configs = {name: {"order": False, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
+                          "topicFilterType": "SINGLE_TAG", "topicName": name, "topicSysFlag": 0,
+                          "writeQueueNums": QUEUES} for name in self.topics}
         return json.dumps({"filterServerList": [], "topicConfigSerializeWrapper": {
             "dataVersion": {"counter": 1, "timestamp": int(time.time() * 1000)},
-            "topicConfigTable": {self.topic: config}}}).encode()
+            "topicConfigTable": configs}}).encode()
 
     def identity(self, broker_id: int = 0) -> dict[str, Any]:
         return {"brokerName": self.name, "brokerAddr": self.addr, "clusterName": self.cluster,

@@ -11,9 +11,11 @@ from typing import Any
 from conformance.case import Row, case, table
 from conformance.checks import Check
 from spec.codes import RequestCode, ResponseCode
+from spec.release_rules import Rule
 
+from .admin_support import known_group
 from .messaging import Client
-from .support import eventually, expect_success, unique
+from .support import eventually, expect_code, expect_success, unique
 
 FILLED = 3
 COMMITTED = 2
@@ -71,7 +73,7 @@ def test_earliest_store_time(client: Client, check: Check) -> None:
 def test_consumer_offset(oneway: bool, client: Client, check: Check) -> None:
     topic = client.create_topic()
     client.fill(topic, FILLED)
-    key = {"consumerGroup": unique("cg"), **_queue(topic)}
+    key = {"consumerGroup": known_group(client, unique("cg")), **_queue(topic)}
     update = client.request(RequestCode.UPDATE_CONSUMER_OFFSET, {**key, "commitOffset": COMMITTED},
                             oneway=oneway)
     if oneway:
@@ -84,6 +86,20 @@ def test_consumer_offset(oneway: bool, client: Client, check: Check) -> None:
     check.equal("offset", str(COMMITTED), (query.ext_fields or {}).get("offset"))
     if oneway:
         check.equal("answer to the oneway update", None, client.connection.response_to(update.opaque, 0.1))
+
+
+@case("RMQ-BRK-OFFSET-COMMIT-KNOWN", "UPDATE_CONSUMER_OFFSET of a group the broker does not have is 26 "
+      "SUBSCRIPTION_GROUP_NOT_EXIST from 5.0.0 and SUCCESS before.")
+def test_commit_of_unknown_group(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    group = unique("cg")
+    answer = client.call(RequestCode.UPDATE_CONSUMER_OFFSET, {"consumerGroup": group, **_queue(topic),
+                                                             "commitOffset": COMMITTED})
+    if client.follows(Rule.OFFSET_COMMIT_NEEDS_GROUP_AND_TOPIC):
+        expect_code(check, "unknown group", answer, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST)
+        check.equal("remark", f"Group {group} not exist!", answer.remark)
+    else:
+        expect_success(check, "unknown group", answer)
 
 
 @case("RMQ-BRK-CONSUMER-OFFSET", "A group that never committed gets 22 QUERY_NOT_FOUND, or offset 0 while "

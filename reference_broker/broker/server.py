@@ -98,11 +98,12 @@ class Broker:
         handlers, the gRPC proxy)."""
         self._pop_hold: PopHold | None = None
         self._files = files
+        self.release = wire_release(self.config.wire_release)
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
-                                       self.notify_consumer_ids_changed, self._min_offset)
+                                       self.notify_consumer_ids_changed, self._min_offset,
+                                       self.release.version)
         self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
         guard_check = self.guard.check if self.guard is not None else None
-        self.release = wire_release(self.config.wire_release)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,

@@ -153,3 +153,15 @@ ADMIN_WRITE_PERM = clause(
     "WIPE_WRITE_PERM_OF_BROKER clears and ADD_WRITE_PERM_OF_BROKER restores the write bit of every queue "
     "data of the broker in the name server's routes, answering the number of topics changed "
     "(wipeTopicCount / addTopicCount).", source=_NAMESRV)
+GET_TOPIC_CONFIG_NOT_EXIST_REMARK = "No topic in this broker. topic: {topic}"
+GET_GROUP_CONFIG_NOT_EXIST_REMARK = "No group in this broker"
+ADMIN_GET_TOPIC_CONFIG = clause(
+    "RMQ-ADMIN-GET-TOPIC-CONFIG", Level.MUST,
+    "GET_TOPIC_CONFIG (351, 5.0.0+) answers the topic's TopicConfig as JSON; a topic the broker does not "
+    "have is 17 TOPIC_NOT_EXIST \"No topic in this broker. topic: <t>\".",
+    source=_ADMIN + " (getTopicConfig)")
+ADMIN_GET_GROUP_CONFIG = clause(
+    "RMQ-ADMIN-GET-GROUP-CONFIG", Level.MUST,
+    "GET_SUBSCRIPTIONGROUP_CONFIG (352, 5.0.0+) answers the group's SubscriptionGroupConfig as JSON, "
+    "creating it with default settings when autoCreateSubscriptionGroup is on (findSubscriptionGroupConfig).",
+    source=_ADMIN + " (getSubscriptionGroup)")

@@ -86,8 +86,17 @@ ADD_WRITE_PERM_RESPONSE = HeaderSpec("AddWritePermOfBrokerResponseHeader", (
 GET_TOPICS_BY_CLUSTER_REQUEST = HeaderSpec("GetTopicsByClusterRequestHeader", (
     Field("cluster", S, True, "cluster name"),))
 
+GET_TOPIC_CONFIG_REQUEST = HeaderSpec("GetTopicConfigRequestHeader", (
+    Field("topic", S, True, "topic"),
+    Field("lo", B, False, "also answer the static topic's queue mapping", releases=since("5.0.0")),
+))
+GET_SUBSCRIPTION_GROUP_CONFIG_REQUEST = HeaderSpec("GetSubscriptionGroupConfigRequestHeader", (
+    Field("group", S, True, "consumer group"),))
+
 _C = RequestCode
 ADMIN_REQUEST_HEADERS: dict[int, HeaderSpec] = {
+    _C.GET_TOPIC_CONFIG: GET_TOPIC_CONFIG_REQUEST,
+    _C.GET_SUBSCRIPTIONGROUP_CONFIG: GET_SUBSCRIPTION_GROUP_CONFIG_REQUEST,
     _C.GET_BROKER_RUNTIME_INFO: NO_HEADER,
     _C.GET_BROKER_CONFIG: NO_HEADER,
     _C.UPDATE_BROKER_CONFIG: NO_HEADER,

@@ -172,6 +172,7 @@ def prepare(ns: str, broker: str, broker_name: str, *, cluster: str = "DefaultCl
             label: str = "admin", messages: int = 3) -> Scene:
     """A topic of 4 queues holding ``messages`` keyed messages in queue 0, and a group that committed
     offset 1 on each queue; created over the wire with the spec's tables."""
+    import json
     import time
     import uuid
 
@@ -195,6 +196,11 @@ def prepare(ns: str, broker: str, broker_name: str, *, cluster: str = "DefaultCl
                 "flag": 0, "properties": encode_properties({"KEYS": key, "TAGS": "TagA", "UNIQ_KEY": uniq,
                                                             "WAIT": "true"}),
                 "reconsumeTimes": 0, "unitMode": False, "batch": False}, f"message {number}".encode())
+        # 5.x refuses offsets of a group it does not have (RMQ-BRK-OFFSET-COMMIT-KNOWN): create it first
+        connection.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, json.dumps({
+            "groupName": group, "consumeEnable": True, "consumeFromMinEnable": True,
+            "consumeBroadcastEnable": True, "retryQueueNums": 1, "retryMaxTimes": 16, "brokerId": 0,
+            "whichBrokerWhenConsumeSlowly": 1, "notifyConsumerIdsChangedEnable": True}).encode())
         for queue_id in range(4):
             connection.call(RequestCode.UPDATE_CONSUMER_OFFSET, {"consumerGroup": group, "topic": topic,
                                                                  "queueId": queue_id, "commitOffset": 1})

@@ -23,6 +23,7 @@ from conformance.case import case
 from conformance.checks import Check
 from conformance.ha_peer import FeedListener, MasterPeer, PeerClosed, SlavePeer
 from conformance.target import FedSlave, Server
+from conformance.verdict import Info
 from conformance.wire import Endpoint, Wire
 from spec.codes import RequestCode, ResponseCode
 from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET
@@ -138,6 +139,7 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
     # where the next block must start: after the report, then after each block of others' messages that
     # comes first (the stream may already hold blocks past the heartbeat when it is read)
     end = stored.end
+    data_blocks = 0
     while heartbeat is None and time.monotonic() < deadline:
         block = slave_peer.block(HEARTBEAT_WAIT)
         if block is None:
@@ -145,7 +147,13 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
         if block.is_heartbeat:
             heartbeat = block
         else:
-            end = block.end
+            end, data_blocks = block.end, data_blocks + 1
+    if heartbeat is None and data_blocks and time.monotonic() >= deadline:
+        # a 5.x broker keeps writing on its own (timer deliveries, POP checkpoints and acks of earlier
+        # cases): the master never had "nothing new" for a heartbeat interval, so the rule was not tested
+        raise Info(f"the master's log grew throughout {2 * HEARTBEAT_WAIT} s ({data_blocks} data blocks): "
+                   "no quiet interval to send a heartbeat in", expected="a quiet interval",
+                   actual=data_blocks)
     check.that("an empty block", heartbeat is not None, expected="body size 0", actual=slave_peer.log[-5:])
     if heartbeat is not None:
         check.equal("heartbeat offset", end, heartbeat.offset)

@@ -22,6 +22,7 @@ from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
 from reference_broker.acl.guard import AccessGuard, acl_file_path
 from reference_broker.broker.admin import AdminHandlers, BrokerParts
+from reference_broker.broker.admin5 import Admin5Handlers
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.locks import RebalanceLockManager
@@ -201,6 +202,7 @@ class Broker:
             **MetadataHandlers(self.offsets, self.groups, lambda: store.scheduler.offsets).table(),
             **AdminHandlers(parts).table(),
             **RelayHandlers(parts).table(),
+            **Admin5Handlers(self.topics, self.groups).table(),
             **self._pop_handlers(store),
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):

@@ -18,6 +18,7 @@ from spec.header_fields import INT, TOPIC_RPC_FIELDS_5X, B, Field, HeaderSpec, L
 from spec.header_fields import FieldType as FieldType
 from spec.pop import POP_REQUEST_HEADERS, POP_RESPONSE_HEADERS
 from spec.releases import since
+from spec.timer import TIMER_REQUEST_HEADERS, TIMER_RESPONSE_HEADERS
 
 _HEADER_DIR = "common/src/main/java/org/apache/rocketmq/common/protocol/header/"
 
@@ -267,6 +268,7 @@ _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     _C.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: UPDATE_GLOBAL_WHITE_ADDRS_REQUEST,
     **ADMIN_REQUEST_HEADERS,
     **POP_REQUEST_HEADERS,
+    **TIMER_REQUEST_HEADERS,
 }
 _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_MESSAGE: SEND_MESSAGE_RESPONSE,
@@ -293,6 +295,7 @@ _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.GET_BROKER_CLUSTER_ACL_INFO: GET_BROKER_ACL_CONFIG_RESPONSE,
     **ADMIN_RESPONSE_HEADERS,
     **POP_RESPONSE_HEADERS,
+    **TIMER_RESPONSE_HEADERS,
 }
 
 

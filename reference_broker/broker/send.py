@@ -34,10 +34,10 @@ from reference_broker.store.retention import disk_used_ratio
 from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import SerializeType
-from spec.properties import PropertyKey
+from spec.properties import PropertyKey, parse_properties
 from spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
 from spec.sysflag import PERM_READ_WRITE, MessageSysFlag, TransactionType, perm_to_string
-from spec.timer import ILLEGAL_REMARK
+from spec.timer import ILLEGAL_REMARK, recall_handle
 from spec.version import MQVersion
 
 DLQ_NUMS_PER_GROUP = 1
@@ -81,6 +81,8 @@ class SendHandlers(StoreWriters):
                  store: MessageStore) -> None:
         super().__init__(config, topics, groups, store)
         self._templates: dict[tuple[object, ...], JsonAnswerTemplate | None] = {}
+        self._recall_handles = RequestCode.RECALL_MESSAGE in wire_release(config.wire_release).request_codes
+        """RMQ-TIMER-RECALL-HANDLE: releases with RECALL_MESSAGE answer a parked timer message's handle."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -109,6 +111,12 @@ class SendHandlers(StoreWriters):
         code, remark = self.put_answer(result.status)
         if not result.status.stored:
             return request.reply(code, remark, header={}, extra_fields=self._send_ext)
+        if result.timer_out_ms is not None and self._recall_handles and not header.get("batch"):
+            uniq = parse_properties(header.get("properties") or "").get(PropertyKey.UNIQ_KEY, "")
+            handle = recall_handle(header["topic"], self.config.broker_name, result.timer_out_ms, uniq)
+            return request.reply(code, None, extra_fields=self._send_ext, header={
+                "msgId": result.msg_id, "queueId": queue_id, "queueOffset": result.queue_offset,
+                "recallHandle": handle})
         return self.stored_reply(request, code, result.msg_id, queue_id, result.queue_offset)
 
     def stored_reply(self, request: Request, code: int, msg_id: str, queue_id: int,

@@ -53,6 +53,7 @@ from reference_broker.pop.service import PopService
 from reference_broker.server import Connection, DispatchTable, Handler, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
+from reference_broker.timer.recall import RecallHandlers
 from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode
 from spec.ha import MASTER_ID, BrokerRole
@@ -203,6 +204,7 @@ class Broker:
             **AdminHandlers(parts).table(),
             **RelayHandlers(parts).table(),
             **Admin5Handlers(self.topics, self.groups).table(),
+            **RecallHandlers(self.config, self.topics, store).table(),
             **self._pop_handlers(store),
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):

@@ -419,9 +419,10 @@ class MessageStore:
             self._stamps[0] = store_timestamp
         first, last = written[0], written[-1]
         end = last.physical_offset + last.total_size
+        timer_out = int(first.properties[PropertyKey.TIMER_OUT_MS]) if first.topic == TIMER_TOPIC else None
         result = PutResult(PutMessageStatus.PUT_OK, first.physical_offset,
                            ",".join(r.offset_msg_id for r in written), first.queue_offset,
-                           sum(r.total_size for r in written), len(written), store_timestamp)
+                           sum(r.total_size for r in written), len(written), store_timestamp, timer_out)
         if first.topic == SCHEDULE_TOPIC:
             self.scheduler.wake()
         elif first.topic == TIMER_TOPIC:

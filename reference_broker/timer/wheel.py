@@ -28,7 +28,7 @@ from reference_broker.store.consume_queue import ConsumeQueue
 from reference_broker.store.status import PutResult
 from reference_broker.store.worker import ConditionWorker
 from spec.properties import PropertyKey
-from spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC
+from spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC, delete_key
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,8 @@ class TimerWheel(ConditionWorker):
         self._read_time = 0
         """Entries found at start and due before this were delivered before (the checkpoint's
         lastReadTimeMs)."""
+        self._recalled: set[str] = set()
+        """TIMER_DEL_UNIQKEY of the recalls taken in: the messages they name are not delivered."""
         self._found_end: int | None = None
         """The wheel queue's end at start: later entries are all pending, whatever their time."""
         self._woken = False
@@ -128,7 +130,10 @@ class TimerWheel(ConditionWorker):
                 return
             record = self._store.read_record(entry[0])
             due = record.properties.get(PropertyKey.TIMER_OUT_MS, "") if record is not None else ""
-            if not due.lstrip("-").isdigit():
+            recalled = record.properties.get(PropertyKey.TIMER_DEL_UNIQKEY) if record is not None else None
+            if recalled is not None:
+                self._recalled.add(recalled)  # a RECALL_MESSAGE marker: never delivered itself
+            elif not due.lstrip("-").isdigit():
                 log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", self._taken)
             elif self._taken >= self._found_end or int(due) >= self._read_time:
                 heapq.heappush(self._pending, (int(due), self._taken, entry[0]))
@@ -143,7 +148,11 @@ class TimerWheel(ConditionWorker):
             if wait_ms > 0:
                 return wait_ms / 1000
             record = self._store.read_record(phys)
-            if record is not None:
+            key = delete_key(record.properties.get(PropertyKey.REAL_TOPIC, ""),
+                             record.properties.get(PropertyKey.UNIQ_KEY, "")) if record is not None else ""
+            if key in self._recalled:
+                self._recalled.discard(key)
+            elif record is not None:
                 properties = dict(record.properties)
                 properties[PropertyKey.TIMER_ENQUEUE_MS] = str(self._enqueued.get(offset, now_ms()))
                 properties[PropertyKey.TIMER_DEQUEUE_MS] = str(now_ms())

@@ -70,7 +70,7 @@ def test_send_v1_v2_and_batch_then_pull_back_exactly(tmp_path) -> None:
         assert (missing.code, missing.remark) == (ResponseCode.SYSTEM_ERROR,
                                                   "can not find message by the offset, 999999")
 
-    run(with_broker(tmp_path / "store", scenario))
+    run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))  # 4.9.8's answers
 
 
 def test_cpp_client_batch_as_send_message_with_batch_flag(tmp_path) -> None:
@@ -193,7 +193,7 @@ def test_pull_statuses(tmp_path) -> None:
         assert (refused.code, refused.remark) == (ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                                                   " request type 11 not supported")
 
-    run(with_broker(tmp_path / "store", scenario))
+    run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))  # 4.9.8's answers
 
 
 def test_long_poll_woken_by_matching_send_and_timing_out(tmp_path) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from admin.operations import Admin
 from admin.wire import DEFAULT_TIMEOUT, AdminError, parse_addr
+from spec.cli import Parser, add_version
 
 Runner = Callable[[Admin, argparse.Namespace], Any]
 
@@ -49,7 +50,7 @@ def _update_topic(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]
     if not args.broker and not args.cluster:
         raise AdminError("updateTopic needs -b BROKER_ADDR or -c CLUSTER")
     done = admin.update_topic(args.topic, broker=args.broker, cluster=args.cluster, read_queues=args.read,
-                              write_queues=args.write, perm=args.perm)
+                              write_queues=args.write, perm=args.perm, attributes=args.attributes)
     return [{"broker": addr, "topic": args.topic, "result": "created or updated"} for addr in done]
 
 
@@ -82,7 +83,8 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
         (("-c", "--clusterName"), {"dest": "cluster"}),
         (("-r", "--readQueueNums"), {"dest": "read", "type": _queues, "default": 8}),
         (("-w", "--writeQueueNums"), {"dest": "write", "type": _queues, "default": 8}),
-        (("-p", "--perm"), {"type": _perm, "default": 6})], _update_topic),
+        (("-p", "--perm"), {"type": _perm, "default": 6}),
+        (("-a", "--attributes"), {"help": "5.x topic attributes, e.g. +message.type=FIFO"})], _update_topic),
     "deleteTopic": ("delete a topic from a cluster and the name server", [
         (("-t", "--topic"), {"required": True}),
         (("-c", "--clusterName"), {"dest": "cluster", "required": True})],
@@ -98,14 +100,10 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # one line, exit 2, as argparse does, without the usage block
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def parser() -> argparse.ArgumentParser:
-    top = _Parser(prog="rmq-admin", description=__doc__.split("\n\n")[0])
-    commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    top = Parser(prog="rmq-admin", description=__doc__.split("\n\n")[0])
+    add_version(top)
+    commands = top.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     for name, (summary, options, _) in COMMANDS.items():
         sub = commands.add_parser(name, help=summary, description=summary)
         sub.add_argument("-n", "--namesrvAddr", dest="namesrv", type=_address, required=True,

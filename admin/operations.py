@@ -122,15 +122,17 @@ class Admin:
         return sorted(rows, key=lambda row: (row["brokerName"], row["queueId"]))
 
     def update_topic(self, topic: str, *, broker: str | None, cluster: str | None, read_queues: int,
-                     write_queues: int, perm: int = int(PERM_READ_WRITE)) -> list[str]:
-        """Create or change ``topic`` on one broker or every master of a cluster; returns the addresses."""
+                     write_queues: int, perm: int = int(PERM_READ_WRITE), attributes: str | None = None
+                     ) -> list[str]:
+        """Create or change ``topic`` on one broker or every master of a cluster; returns the addresses.
+        ``attributes`` are 5.x topic attributes (``+message.type=FIFO``), as mqadmin's ``-a``."""
         targets = [broker] if broker else list(self.masters_of_cluster(cluster).values())
         for addr in targets:
             with connected(addr, self.timeout) as connection:
                 connection.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
                     "topic": topic, "defaultTopic": "TBW102", "readQueueNums": read_queues,
                     "writeQueueNums": write_queues, "perm": perm, "topicFilterType": "SINGLE_TAG",
-                    "topicSysFlag": 0, "order": False})
+                    "topicSysFlag": 0, "order": False, **({"attributes": attributes} if attributes else {})})
         return targets
 
     def delete_topic(self, topic: str, cluster: str) -> list[str]:

@@ -8,13 +8,14 @@ period) on exit. Each instance runs in a ``ROCKETMQ_HOME`` of its own (:mod:`apa
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,10 +29,14 @@ from apache_rocketmq.releases import Release, release
 NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
 MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
+PROXY_MAIN = "org.apache.rocketmq.proxy.ProxyStartup"
+"""Run with ``-pm local`` it creates the broker from broker.conf in its own JVM and serves gRPC beside it
+(``ProxyStartup.createBrokerController``)."""
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT = 120.0
 """A cold JVM on a loaded 2-core machine takes 10-30 s to register a broker; this bounds a hung start."""
+BIND_ATTEMPTS = 3
 STOP_GRACE = 30.0
 """How long a SIGTERM'd JVM may run its shutdown hooks (a broker flushes and persists its offsets)."""
 FAST_PORT_OFFSET = -2
@@ -46,8 +51,13 @@ DEFAULT_BROKER_CONFIG: dict[str, str] = {
     "autoCreateTopicEnable": "true",
     "flushDiskType": "ASYNC_FLUSH",
     "brokerRole": "ASYNC_MASTER",
+    "waitTimeMillsInSendQueue": "60000",
+    "osPageCacheBusyTimeOutMills": "60000",
 }
-"""What ``mqbroker`` with an empty broker.conf amounts to, pinned to loopback so routes name 127.0.0.1."""
+"""What ``mqbroker`` with an empty broker.conf amounts to, pinned to loopback so routes name 127.0.0.1, and
+without flow control on a busy machine: by default a send that waited 200 ms in the broker's queue, or a
+page cache locked for 1 s, is answered 2 SYSTEM_BUSY, which a loaded machine produces and an idle one does
+not, so every test, check and comparison against a release would depend on the machine's load."""
 
 
 class StartFailed(ProvisionError):
@@ -81,8 +91,15 @@ class ApacheRocketMQ:
     def __init__(self, version: str | Release, *, home: Path | None = None, store: Path | None = None,
                  namesrv_port: int = 0, broker_port: int = 0, namesrv: str | None = None,
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
-                 heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False) -> None:
+                 heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False,
+                 grpc: bool = False) -> None:
         self.release = version if isinstance(version, Release) else release(version)
+        if grpc and not self.release.has_proxy:
+            raise ProvisionError(f"Apache RocketMQ {self.release.version} has no rocketmq-proxy to serve "
+                                 "gRPC", expected="a 5.x release", seen=self.release.version)
+        self._grpc = grpc
+        self.grpc_addr = ""
+        """The gRPC port of the release's proxy, when started with ``grpc=True`` (local mode)."""
         self._temporary: tempfile.TemporaryDirectory[str] | None = None
         if home is None:
             self._temporary = tempfile.TemporaryDirectory(prefix=f"apache-rocketmq-{self.release.version}-")
@@ -146,10 +163,10 @@ class ApacheRocketMQ:
         write_home(self.home, self.release)
         try:
             if self._external_namesrv is None:
-                self._start_namesrv()
+                self._with_free_ports("namesrv", self._start_namesrv, chosen=bool(self._namesrv_port))
             else:
                 self.namesrv_addr = self._external_namesrv
-            self._start_broker()
+            self._with_free_ports("broker", self._start_broker, chosen=bool(self._broker_port))
         except BaseException:
             self.stop()
             raise
@@ -190,9 +207,7 @@ class ApacheRocketMQ:
     def java_command(self, main_class: str, *args: str, heap_mb: int | None = None) -> list[str]:
         """The command line running ``main_class`` of this release (also mqadmin and the clients)."""
         assert self.jdk is not None, "start() or provision() first"
-        heap = f"-Xmx{heap_mb}m" if heap_mb else "-Xmx256m"
-        return [str(self.jdk.java), heap, f"-Duser.home={self.home}", f"-Drocketmq.home.dir={self.home}",
-                "-Djava.net.preferIPv4Stack=true", *self.release.java_options,
+        return [str(self.jdk.java), *java_options(self.release, self.home, heap_mb or 256),
                 "-cp", os.pathsep.join(map(str, self.classpath)), main_class, *args]
 
     def environment(self) -> dict[str, str]:
@@ -205,6 +220,25 @@ class ApacheRocketMQ:
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         self._processes[role] = process
         return process
+
+    def _with_free_ports(self, role: str, start: Callable[[], None], *, chosen: bool) -> None:
+        """Start ``role``; when its ports were picked here and another process took one between the pick
+        and the JVM's bind (a shared machine binds ports all the time), pick again."""
+        for attempt in range(BIND_ATTEMPTS):
+            try:
+                start()
+                return
+            except StartFailed:
+                if chosen or attempt + 1 == BIND_ATTEMPTS or not self._bind_failed(role):
+                    raise
+                self._processes.pop(role, None)
+                log = self.home / "logs" / f"{role}.out"
+                log.rename(log.with_name(f"{role}.out.{attempt}"))
+
+    def _bind_failed(self, role: str) -> bool:
+        path = self.home / "logs" / f"{role}.out"
+        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        return "Address already in use" in text or "BindException" in text
 
     def _start_namesrv(self) -> None:
         port = self._namesrv_port or free_port()
@@ -219,9 +253,23 @@ class ApacheRocketMQ:
                               "namesrvAddr": self.namesrv_addr, "storePathRootDir": str(self.store_path),
                               **self._overrides}
         config = write_properties(self.home / "conf" / "broker.conf", self.broker_config)
-        self._spawn("broker", self.java_command(BROKER_MAIN, "-c", str(config), heap_mb=self._heap_mb))
+        if self._grpc:
+            self._spawn("broker", self.java_command(PROXY_MAIN, "-pm", "local", "-bc", str(config), "-pc",
+                                                    str(self._proxy_config()), heap_mb=self._heap_mb))
+        else:
+            self._spawn("broker", self.java_command(BROKER_MAIN, "-c", str(config), heap_mb=self._heap_mb))
         self.broker_addr = f"{LOOPBACK}:{self.broker_port}"
         self._wait("broker", self._broker_registered)
+
+    def _proxy_config(self) -> Path:
+        """rmq-proxy.json of a local-mode proxy: free gRPC and remoting ports (8081 and 8080 by default)."""
+        grpc_port = int(self.grpc_addr.rsplit(":", 1)[1]) if self.grpc_addr else free_port()
+        self.grpc_addr = f"{LOOPBACK}:{grpc_port}"
+        path = self.home / "conf" / "rmq-proxy.json"
+        path.write_text(json.dumps({"rocketMQClusterName": self.broker_config["brokerClusterName"],
+                                    "grpcServerPort": grpc_port, "remotingListenPort": free_port(),
+                                    "namesrvAddr": self.namesrv_addr}), encoding="utf-8")
+        return path
 
     def _wait(self, role: str, ready: Any) -> None:
         deadline = time.monotonic() + self._start_timeout
@@ -253,7 +301,9 @@ class ApacheRocketMQ:
         entry = (info.get("brokerAddrTable") or {}).get(self.broker_name) or {}
         addrs = {str(key): value for key, value in (entry.get("brokerAddrs") or {}).items()}
         # a killed broker's registration can outlive it for a moment: its port must answer as well
-        return addrs.get(self.broker_config["brokerId"]) == self.broker_addr and _listening(self.broker_port)
+        registered = (addrs.get(self.broker_config["brokerId"]) == self.broker_addr
+                      and _listening(self.broker_port))
+        return registered and (not self.grpc_addr or _listening(int(self.grpc_addr.rsplit(":", 1)[1])))
 
     def _last_output(self, role: str) -> str:
         path = self.home / "logs" / f"{role}.out"
@@ -262,6 +312,14 @@ class ApacheRocketMQ:
         except OSError:
             return "(no output)"
         return " | ".join(lines[-3:]) or "(no output)"
+
+
+def java_options(row: Release, home: Path, heap_mb: int) -> list[str]:
+    """What every JVM of a release runs with: a modest heap, ``home`` as its home directory (so the logs
+    and files it writes by default stay there) and the options the release needs on this Java."""
+    return [f"-Xmx{heap_mb}m", f"-Duser.home={home}", f"-Drocketmq.home.dir={home}",
+            f"-Drocketmq.client.logRoot={home / 'logs'}", "-Djava.net.preferIPv4Stack=true",
+            *row.java_options]
 
 
 def _listening(port: int) -> bool:

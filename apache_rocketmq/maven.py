@@ -59,7 +59,7 @@ def cache_root() -> Path:
 
 
 def release_dir(release: Release) -> Path:
-    return cache_root() / release.version
+    return cache_root() / release.cache_name
 
 
 def maven_command() -> str:
@@ -72,9 +72,12 @@ def maven_command() -> str:
 
 
 def pom(release: Release) -> str:
+    exclusions = ("" if release.transitive else
+                  "<exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>")
     dependencies = "".join(
         f"<dependency><groupId>{GROUP_ID}</groupId><artifactId>{escape(artifact)}</artifactId>"
-        f"<version>{escape(release.version)}</version></dependency>" for artifact in release.artifacts)
+        f"<version>{escape(release.version)}</version>{exclusions}</dependency>"
+        for artifact in release.artifacts)
     return ('<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
             f"<groupId>rocketmq-spec.provision</groupId><artifactId>apache-rocketmq</artifactId>"
             f"<version>{escape(release.version)}</version><packaging>pom</packaging>"
@@ -97,15 +100,15 @@ def resolve(release: Release, *, progress: bool = True) -> list[Path]:
         return jars
     directory = release_dir(release)
     directory.mkdir(parents=True, exist_ok=True)
-    with _locked(directory / ".lock"):
+    with locked(directory / ".lock"):
         jars = cached_classpath(release)  # another process may have finished while we waited
         if jars is None:
-            jars = _resolve_locked(release, directory, progress)
+            jars = _resolvelocked(release, directory, progress)
     return jars
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
     with path.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
@@ -114,7 +117,7 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _resolve_locked(release: Release, directory: Path, progress: bool) -> list[Path]:
+def _resolvelocked(release: Release, directory: Path, progress: bool) -> list[Path]:
     mvn = maven_command()
     (directory / "pom.xml").write_text(pom(release), encoding="utf-8")
     lib = directory / "lib"

@@ -9,7 +9,8 @@ other failure to start fails it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,11 @@ DEFAULT_VERSION = "5.5.0"
 """The newest release whose jars Maven Central serves to the project's machines."""
 
 
-@pytest.fixture
-def apache_rocketmq(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ApacheRocketMQ]:
-    """Yields a started :class:`ApacheRocketMQ` (``namesrv_addr``, ``broker_addr``, ``store_path``, ...)."""
-    version = getattr(request, "param", None) or os.environ.get("RMQ_APACHE_VERSION") or DEFAULT_VERSION
-    cluster = ApacheRocketMQ(version, home=tmp_path / f"apache-{version}")
+@contextmanager
+def running_or_skip(version: str, home: Path,
+                    broker_config: Mapping[str, object] | None = None) -> Iterator[ApacheRocketMQ]:
+    """A started release for a test, skipped where Java or Maven is missing or the release is not served."""
+    cluster = ApacheRocketMQ(version, home=home, broker_config=broker_config)
     try:
         cluster.start()
     except (ToolMissing, NotServed) as exc:
@@ -34,3 +35,11 @@ def apache_rocketmq(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture
+def apache_rocketmq(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ApacheRocketMQ]:
+    """Yields a started :class:`ApacheRocketMQ` (``namesrv_addr``, ``broker_addr``, ``store_path``, ...)."""
+    version = getattr(request, "param", None) or os.environ.get("RMQ_APACHE_VERSION") or DEFAULT_VERSION
+    with running_or_skip(version, tmp_path / f"apache-{version}") as cluster:
+        yield cluster

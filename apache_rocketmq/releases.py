@@ -35,6 +35,15 @@ class Release:
     artifacts: tuple[str, ...]
     """The artifacts resolved, with their dependencies, into one class path."""
     java_options: tuple[str, ...] = ()
+    subset: str = ""
+    """Names a row that resolves only some artifacts of the release (say its config classes, where the
+    repository lacks its servers), so that it is cached apart from the whole release."""
+    transitive: bool = True
+    """False: the artifacts alone, without their dependencies (enough to read their classes)."""
+
+    @property
+    def cache_name(self) -> str:
+        return f"{self.version}-{self.subset}" if self.subset else self.version
 
     @property
     def line(self) -> str:
@@ -44,11 +53,19 @@ class Release:
     def target_name(self) -> str:
         return f"apache-{self.version}"
 
+    @property
+    def has_proxy(self) -> bool:
+        """Whether the release ships rocketmq-proxy (5.x), which serves RocketMQ 5's gRPC protocol."""
+        return "rocketmq-proxy" in self.artifacts
+
 
 _JAVA17_OPENS = ("--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED")
-"""4.x unmaps its mapped files through ``sun.nio.ch.DirectBuffer`` by reflection (``UtilAll.cleanBuffer``),
-which Java 17 refuses unless the packages are opened; without them deleting a commitlog file fails."""
+                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
+                 "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED")
+"""4.x unmaps its mapped files through ``sun.nio.ch.DirectBuffer`` and ``jdk.internal.ref.Cleaner`` by
+reflection (``UtilAll.cleanBuffer``, ``MappedFile.invoke``), which Java 17 refuses unless the packages are
+opened; without them deleting a commitlog file fails, and so does the shutdown hook as it deletes the
+pre-allocated file, leaving the ``abort`` file of a crash behind a clean stop."""
 
 _FOUR = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-acl")
 _FIVE = ("rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools", "rocketmq-client", "rocketmq-proxy")

@@ -73,24 +73,29 @@ class Running:
     broker_addr: str
     broker_pid: int
     store_path: Path
+    proxy_addr: str | None = None
+    """Where RocketMQ 5's SDKs connect (gRPC), when the target serves it."""
 
 
 @contextlib.contextmanager
 def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | None = None,
-            heap_mb: int = 512) -> Iterator[Running]:
+            heap_mb: int = 512, grpc: bool = False) -> Iterator[Running]:
     """Run the target ``name`` in ``workdir`` (its store and logs) until the block ends.
 
     ``broker_config`` takes Java's broker.conf keys for either kind of target. Apache releases that cannot
     be provisioned here raise :class:`apache_rocketmq.ProvisionError` (its subclasses tell a missing Java
-    or Maven and a release the repository does not serve).
+    or Maven and a release the repository does not serve). ``grpc`` starts a 5.x release's broker inside
+    its rocketmq-proxy in local mode, which serves gRPC as well; the embedded broker always does.
     """
     found = parse_target(name)
     if found is None:
         with _embedded(workdir, broker_config or {}) as running:
             yield running
         return
-    with ApacheRocketMQ(found, home=workdir, broker_config=broker_config, heap_mb=heap_mb) as cluster:
-        yield Running(name, cluster.namesrv_addr, cluster.broker_addr, cluster.broker_pid, cluster.store_path)
+    with ApacheRocketMQ(found, home=workdir, broker_config=broker_config, heap_mb=heap_mb,
+                        grpc=grpc) as cluster:
+        yield Running(name, cluster.namesrv_addr, cluster.broker_addr, cluster.broker_pid, cluster.store_path,
+                      cluster.grpc_addr or None)
 
 
 @contextlib.contextmanager
@@ -99,16 +104,16 @@ def _embedded(workdir: Path, broker_config: Mapping[str, object]) -> Iterator[Ru
     workdir.mkdir(parents=True, exist_ok=True)
     store = workdir / "store"
     conf = write_properties(workdir / "broker.conf", {"storePathRootDir": store, **broker_config})
-    namesrv_port, broker_port = free_port(), free_port((-2, 0, 1))
+    namesrv_port, broker_port, grpc_port = free_port(), free_port((-2, 0, 1)), free_port()
     command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--namesrv-port",
-               str(namesrv_port), "--broker-port", str(broker_port)]
+               str(namesrv_port), "--broker-port", str(broker_port), "--grpc-port", str(grpc_port)]
     with (workdir / "broker.out").open("ab") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
     namesrv, broker = f"{LOOPBACK}:{namesrv_port}", f"{LOOPBACK}:{broker_port}"
     try:
         _wait_registered(process, namesrv, broker, workdir / "broker.out")
-        yield Running(EMBEDDED, namesrv, broker, process.pid, store)
+        yield Running(EMBEDDED, namesrv, broker, process.pid, store, f"{LOOPBACK}:{grpc_port}")
     finally:
         terminate(process)
 

@@ -16,6 +16,7 @@ import pytest
 from spec.clauses import Clause, Level, get
 
 MARKER = "rmq_case"
+WAITS_MARKER = "rmq_waits_on_target"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,6 +53,13 @@ class Row:
     level: Level | None = None
     java_note: str = ""
     marks: Sequence[pytest.MarkDecorator] = field(default_factory=tuple)
+
+
+def waits_on_target(function: F) -> F:
+    """Marks a case that waits on a timer of the target's (a transaction check-back pass, say): such cases
+    run first, so the other cases fill their wait rather than follow it."""
+    marked: F = getattr(pytest.mark, WAITS_MARKER)(function)
+    return marked
 
 
 def table(argname: str, rows: Sequence[Row]) -> Callable[[F], F]:

@@ -1,11 +1,14 @@
 """``rmq-conformance``: run the suite against a target, or check a store directory offline.
 
     rmq-conformance [--target embedded|apache-VERSION] [--report DIR] [--strict] [--profile NAME] [-k SEL]
-    rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--report DIR] [--strict] [--profile NAME] [-k SEL]
+    rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--proxy HOST:PORT] [--report DIR] [--strict]
+                    [--profile NAME] [-k SEL]
+    rmq-conformance --proxy HOST:PORT [--broker HOST:PORT] [...]   (the grpc area: RocketMQ 5's SDK protocol)
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
     rmq-conformance acl-file PATH
+    rmq-conformance coverage [--json FILE] [--mutation FIGURES_JSON]
 
 ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start the broker with
 ``aclEnable=true`` on it and pass ``--acl-file PATH --broker HOST:PORT`` to run those cases (only those:
@@ -38,8 +41,10 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, target_names
+from conformance import cli_help
 from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
+from conformance.cli_help import ExitStatus
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
@@ -52,9 +57,11 @@ CASES_DIR = Path(__file__).with_name("cases")
 STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
-APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3}
+APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,
+                   "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
-release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for."""
+release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
+(Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -78,7 +85,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _wire_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog=PROG, description=cli_help.DESCRIPTION, epilog=cli_help.epilog(),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_version(parser)
     parser.add_argument("--target", default=EMBEDDED, metavar="NAME",
                         help=f"a target the suite starts and stops: {', '.join(target_names())} "
@@ -86,6 +94,11 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT",
                         help="a running name server to check")
     parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT", help="a running broker to check")
+    parser.add_argument("--proxy", type=_endpoint, metavar="HOST:PORT",
+                        help="a running gRPC proxy (RocketMQ 5's SDK endpoint): run the grpc area against it")
+    parser.add_argument("--grpc", action="store_true",
+                        help="with --target apache-5.x: start the broker inside the release's rocketmq-proxy "
+                             "(local mode), so the grpc area runs against Apache's proxy too")
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
@@ -109,7 +122,7 @@ def _wire_parser() -> argparse.ArgumentParser:
 
 def _store_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=f"{PROG} store", description="check a store directory")
-    parser.add_argument("directory", type=Path)
+    parser.add_argument("directory", type=Path, help="the store root (the directory holding commitlog/)")
     parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
                         help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
     parser.add_argument("--replica", type=Path, metavar="DIR",
@@ -120,10 +133,10 @@ def _store_parser() -> argparse.ArgumentParser:
 
 def _compare_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=f"{PROG} compare", description="write the case × run matrix of two or more reports")
-    parser.add_argument("reports", type=Path, nargs="+", metavar="INDEX_JSON")
+    parser.add_argument("reports", type=Path, nargs="+", metavar="INDEX_JSON", help="each run's index.json")
     parser.add_argument("--label", action="append", default=[], metavar="NAME",
                         help="column name of each report, in order (default: its target's addresses)")
-    parser.add_argument("--title", default="Conformance results")
+    parser.add_argument("--title", default="Conformance results", help="the document's heading")
     parser.add_argument("--out", type=Path, metavar="FILE", help="write here instead of standard output")
     return parser
 
@@ -152,7 +165,7 @@ def _compare(argv: Sequence[str]) -> int:
 def _compare_html_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=f"{PROG} compare-html",
                     description="an HTML page comparing two report directories, differing verdicts first")
-    parser.add_argument("reports", nargs=2, type=Path, metavar="REPORT_DIR")
+    parser.add_argument("reports", nargs=2, type=Path, metavar="REPORT_DIR", help="two report directories")
     parser.add_argument("--html", type=Path, required=True, metavar="FILE", help="the page to write")
     parser.add_argument("--labels", metavar="A,B", help="names for the two sides (default: their targets)")
     return parser
@@ -191,7 +204,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
     for name, value in (("target-name", _target_name(args)),
-                        ("namesrv", target.namesrv), ("broker", target.broker), ("store", target.store),
+                        ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
+                        ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
@@ -207,7 +221,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv += ["-k", args.selection]
     # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
     argv += ["-m", "slow or not slow" if slow else "not slow"]
-    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv else None)
+    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv or target.proxy else None)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
@@ -230,7 +244,8 @@ def _embedded(args: argparse.Namespace) -> int:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
-            wire_code = pytest.main(pytest_args(wire_target, args, slow=args.slow))
+            wire_code = pytest.main([*pytest_args(wire_target, args, slow=args.slow),
+                                     f"--rmq-related={STORE_REPORT}/index.html=the store it wrote"])
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
@@ -238,10 +253,36 @@ def _embedded(args: argparse.Namespace) -> int:
         # The wire run already imported the suite's modules, which a second run in this process cannot
         # assertion-rewrite; the cases report through ``check``, not bare asserts, so nothing is lost.
         store_code = pytest.main([*pytest_args(Target(store=target.store), store_args),
-                                  "-W", "ignore::pytest.PytestAssertRewriteWarning"])
+                                  "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                                  "--rmq-related=../index.html=the report on the broker's wire run"])
     if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
         store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
-    return int(wire_code or store_code)
+    return combined(exit_status(wire_code), exit_status(store_code))
+
+
+PYTEST_EXITS = {pytest.ExitCode.OK: ExitStatus.CONFORMS,
+                pytest.ExitCode.TESTS_FAILED: ExitStatus.NONCONFORMING,
+                pytest.ExitCode.USAGE_ERROR: ExitStatus.BAD_INPUT,
+                pytest.ExitCode.NO_TESTS_COLLECTED: ExitStatus.BAD_INPUT}
+"""pytest's exit codes as the command's; any other (interrupted, internal error, and the plugin's status for
+a run whose only failures are its own errors) is RUN_FAILED."""
+
+
+def exit_status(code: int | pytest.ExitCode) -> ExitStatus:
+    return PYTEST_EXITS.get(pytest.ExitCode(code), ExitStatus.RUN_FAILED)
+
+
+def combined(*statuses: ExitStatus) -> ExitStatus:
+    """The status of several runs (a wire run and its store run): a target failure first, then a run
+    failure, then bad input."""
+    for status in (ExitStatus.NONCONFORMING, ExitStatus.RUN_FAILED, ExitStatus.BAD_INPUT):
+        if status in statuses:
+            return status
+    return ExitStatus.CONFORMS
+
+
+def _pytest(argv: list[str]) -> ExitStatus:
+    return exit_status(pytest.main(argv))
 
 
 def _provisioned(args: argparse.Namespace) -> int:
@@ -252,13 +293,16 @@ def _provisioned(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
         print(f"starting {args.target} (jars resolved by Maven on first use) ...", flush=True)
         try:
-            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS))
+            running = stack.enter_context(started(args.target, Path(work), broker_config=APACHE_SETTINGS,
+                                                  grpc=args.grpc))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
-        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}",
-              flush=True)
-        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr))
-        return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+        proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
+        print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
+              + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
+        target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
+                        proxy=proxy)
+        return _pytest(pytest_args(target, args, slow=args.slow))
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -269,7 +313,7 @@ def _check_options(args: argparse.Namespace) -> None:
             parse_target(args.target)
         except UnknownTarget as exc:
             raise BadInput(str(exc)) from None
-        if args.namesrv or args.broker or args.acl_file or args.acl:
+        if args.namesrv or args.broker or args.proxy or args.acl_file or args.acl:
             raise BadInput("--target starts a target of its own: give it or --namesrv/--broker, not both "
                            "(--acl/--acl-file go with the embedded broker or --broker)")
     if args.profile and args.profile != profiles.NONE:
@@ -287,6 +331,8 @@ def _check_reachable(target: Target) -> None:
                            ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
         if endpoint is not None and (why := target.unreachable(endpoint)):
             raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
+    if target.proxy is not None and (why := target.proxy_unreachable()):
+        raise BadInput(f"the gRPC proxy at {target.proxy} is unreachable: {why}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -297,6 +343,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BadInput("usage: rmq-conformance acl-file PATH")
             print(f"wrote {write_acl_file(Path(argv[1]))}")
             return 0
+        if argv[:1] == ["coverage"]:
+            from conformance.coverage import main as coverage_main
+
+            return coverage_main(argv[1:])
         if argv[:1] == ["compare"]:
             return _compare(argv[1:])
         if argv[:1] == ["compare-html"]:
@@ -305,18 +355,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = _store_parser().parse_args(argv[1:])
             _check_options(args)
             replica = require_store(args.replica) if args.replica is not None else None
-            return int(pytest.main(pytest_args(Target(store=require_store(args.directory), replica=replica),
-                                               args)))
+            return _pytest(pytest_args(Target(store=require_store(args.directory), replica=replica), args))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
         if args.target != EMBEDDED:
             return _provisioned(args)
-        if args.namesrv or args.broker or args.ha_master or args.sync_master or args.ha_slave:
+        if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave:
             target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
-                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size)
+                            commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
+                            proxy=args.proxy)
             _check_reachable(target)
-            return int(pytest.main(pytest_args(target, args, slow=args.slow)))
+            return _pytest(pytest_args(target, args, slow=args.slow))
     except BadInput as exc:
         return fail(PROG, exc)
     return _embedded(args)

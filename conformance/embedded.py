@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from conformance.acl_policy import write_acl_file
@@ -63,20 +63,23 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE) -> Iterator[Target]:
+def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE,
+           store_files: Mapping[str, int] | None = None) -> Iterator[Target]:
     """A name server and broker on loopback with their store under ``workdir``, which outlives them, and
     the HA targets.
 
     The broker listens on a port whose fast port is ``listenPort - 2`` as in Java, so the fast-port case
     is judged rather than reported as not reachable. Leaving the context stops the broker cleanly: the
     store it leaves behind is what the store cases then check. With ``acl`` the broker checks ACL on the
-    suite's policy, written under ``workdir/conf``.
+    suite's policy, written under ``workdir/conf``. ``store_files`` sets the main broker's store file
+    sizes (BrokerConfig names, say ``mapped_file_size_commit_log``): small files make a run cross their
+    boundaries.
     """
     store = workdir / "store"
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
-    config = BrokerConfig(listen_port=_port_set(), store_path_root_dir=str(store), acl_enable=acl,
-                          wire_release=release,
-                          acl_file=str(acl_file) if acl_file else None, **QUICK_CHECKS, **SHORT_HA)
+    config = BrokerConfig(listen_port=_port_set(), grpc_server_port=0, store_path_root_dir=str(store),
+                          acl_enable=acl, wire_release=release, acl_file=str(acl_file) if acl_file else None,
+                          **QUICK_CHECKS, **SHORT_HA, **(store_files or {}))
     feed = Endpoint(LOOPBACK, _free_port())
     sync_master = BrokerConfig(listen_port=0, broker_name="broker-sync", broker_role="SYNC_MASTER",
                                store_path_root_dir=str(workdir / "sync-master"), **SHORT_HA)
@@ -89,4 +92,5 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE) 
         yield Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
                      running.store_path, sync_master=Endpoint.parse(sync.broker_addr),
                      ha_slave=Endpoint.parse(slave.broker_addr), ha_feed=feed,
-                     commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file)
+                     commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file,
+                     proxy=Endpoint.parse(running.grpc_addr) if running.grpc_addr else None)

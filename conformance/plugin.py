@@ -23,8 +23,9 @@ import pytest
 from apache_rocketmq.targets import EMBEDDED
 from conformance import alone
 from conformance import profile as profiles
-from conformance.case import MARKER, CaseSpec, spec_of
+from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
 from conformance.checks import Check
+from conformance.cli_help import ExitStatus
 from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
@@ -35,6 +36,8 @@ from conformance.wire import Endpoint, Wire, WireError
 from spec.clauses import Level
 from spec.errors import RocketMQSpecError
 from spec.ha import HA_PORT_OFFSET
+
+RUN_FAILED = int(ExitStatus.RUN_FAILED)
 
 
 @dataclass
@@ -55,6 +58,8 @@ class RunState:
     report_dir: Path | None
     index_counts: tuple[int, int] | None = None
     """(maxHashSlotNum, maxIndexNum) of the store's index files, when given rather than inferred."""
+    related: list[tuple[str, str]] = field(default_factory=list)
+    """(link, text) of other pages of the run, shown on the HTML report."""
     results: list[CaseResult] = field(default_factory=list)
     started: float = field(default_factory=time.time)
     target_name: str = ""
@@ -72,6 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rmq-conformance", "RocketMQ conformance suite")
     group.addoption("--rmq-namesrv", metavar="HOST:PORT", help="name server to check")
     group.addoption("--rmq-broker", metavar="HOST:PORT", help="broker to check")
+    group.addoption("--rmq-proxy", metavar="HOST:PORT", help="gRPC proxy (RocketMQ 5 SDK endpoint) to check")
     group.addoption("--rmq-store", metavar="DIR", help="store directory to check offline")
     group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
     group.addoption("--rmq-report", metavar="DIR", help="write index.json, JUnit XML and HTML here")
@@ -91,6 +97,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-sync-master", metavar="HOST:PORT", help="a SYNC_MASTER broker without a slave")
     group.addoption("--rmq-ha-slave", metavar="HOST:PORT", help="a slave whose master is --rmq-ha-feed")
     group.addoption("--rmq-ha-feed", metavar="HOST:PORT", help="where the suite listens as its master")
+    group.addoption("--rmq-related", action="append", default=[], metavar="HREF=TEXT",
+                    help="a link from the HTML report to another page of the run (its store report, say)")
 
 
 def parse_index_sizes(text: str) -> tuple[int, int]:
@@ -111,6 +119,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{alone.MARKER}: a case that runs while no other case runs "
                                        "(conformance.alone)")
     config.pluginmanager.register(alone.AloneLock(config), "rmq-conformance-alone")
+    config.addinivalue_line("markers", f"{WAITS_MARKER}: waits on a timer of the target (runs first)")
     option = config.getoption
     endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
                  for name in ("namesrv", "broker")}
@@ -119,7 +128,8 @@ def pytest_configure(config: pytest.Config) -> None:
     index_sizes = option("--rmq-index-sizes")
     acl = option("--rmq-acl-file")
     target = Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
-                    acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]))
+                    acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]),
+                    proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None)
     strict = bool(option("--rmq-strict"))
     state = RunState(
         target=target,
@@ -127,6 +137,7 @@ def pytest_configure(config: pytest.Config) -> None:
         strict=strict,
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
         index_counts=parse_index_sizes(index_sizes) if index_sizes else None,
+        related=[(href, text) for href, _, text in (link.partition("=") for link in option("--rmq-related"))],
         target_name=option("--rmq-target-name") or "",
     )
     config.stash[STATE] = state
@@ -177,7 +188,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (keep if spec_of(item) is None or wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    items[:] = sorted(keep, key=lambda item: item.get_closest_marker(WAITS_MARKER) is None)
 
 
 # -- fixtures ------------------------------------------------------------------------------------------
@@ -195,6 +206,13 @@ def namesrv(request: pytest.FixtureRequest) -> Server:
 @pytest.fixture(scope="session")
 def broker(request: pytest.FixtureRequest) -> Server:
     return _target(request).server("broker")
+
+
+@pytest.fixture(scope="session")
+def proxy(request: pytest.FixtureRequest) -> Endpoint:
+    endpoint = _target(request).proxy
+    assert endpoint is not None, "deselected when absent"
+    return endpoint
 
 
 @pytest.fixture(scope="session", params=ROLES)
@@ -315,7 +333,7 @@ def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], durati
         verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
     area, cid = case_id(item)
     deviation = ""
-    known = state.profile.deviation_for(cid) if verdict is Verdict.FAIL else None
+    known = state.profile.deviation_for(cid) if verdict in (Verdict.FAIL, Verdict.NON_STRICT) else None
     if known is not None:
         verdict, deviation = known.verdict, known.citation()
     return CaseResult(
@@ -375,9 +393,14 @@ class Reporter:
                 terminalreporter.write_line(f"reports written to {self.state.report_dir}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(session.config, "workerinput") or self.state.report_dir is None:
+        if hasattr(session.config, "workerinput"):
             return
-        write_reports(self.state)
+        judged = [r for r in self.state.results if r.verdict is not Verdict.ERROR]
+        if len(judged) < len(self.state.results) and not any(is_failure(r, strict=self.state.strict)
+                                                             for r in judged):
+            session.exitstatus = RUN_FAILED  # only the run's own faults failed: nothing is said of the target
+        if self.state.report_dir is not None:
+            write_reports(self.state)
 
 
 def write_reports(state: RunState) -> None:
@@ -396,7 +419,7 @@ def write_reports(state: RunState) -> None:
                 properties={"target": state.target_name, "profile": state.profile.name,
                             "profile_chosen": state.choice.how})
     html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(state)}",
-               strict=state.strict, profile=state.profile_line())
+               strict=state.strict, profile=state.profile_line(), related=state.related)
 
 
 def _describe(state: RunState) -> str:

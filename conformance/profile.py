@@ -11,8 +11,10 @@ One profile per release line, in ``profiles/<name>.toml``::
     versions = ["4.9.7", "4.9.8"]          # the releases it covers (their MQVersion ordinals select it)
 
     [[deviation]]
-    case = "admin::update_config_black_list[*]"   # ``*`` matches any run of characters
-    verdict = "NON-STRICT"                        # what the FAIL becomes (never PASS, FAIL or CRASH)
+    case = "admin::update_config_black_list[*]"   # ``*`` matches any run of characters; or
+                                                  # cases = [...] for one cause seen in several cases
+    verdict = "NON-STRICT"                        # what a FAIL (or the case's own NON-STRICT) becomes,
+                                                  # with the citation; never PASS, FAIL or CRASH
     reason = "..."
     source = "path/in/the/release/Source.java"
     versions = ["4.9.7"]                          # optional: only these of the profile's releases
@@ -52,8 +54,8 @@ class ProfileError(ValueError):
 
 @dataclass(frozen=True)
 class Deviation:
-    case: str
-    """A case id, in which ``*`` matches any run of characters (brackets are literal, as in ids)."""
+    cases: tuple[str, ...]
+    """Case ids, in which ``*`` matches any run of characters (brackets are literal, as in ids)."""
     verdict: Verdict
     reason: str
     source: str
@@ -89,7 +91,8 @@ class Profile:
     """The release the target announced, which narrows version-bound deviations ("" when unknown)."""
 
     def deviation_for(self, case_id: str) -> Deviation | None:
-        return next((d for d in self.deviations if _matches(d.case, case_id) and self._holds(d)), None)
+        return next((d for d in self.deviations
+                     if any(_matches(pattern, case_id) for pattern in d.cases) and self._holds(d)), None)
 
     def _holds(self, deviation: Deviation) -> bool:
         return not deviation.versions or self.target_version in deviation.versions
@@ -141,6 +144,8 @@ def _required(path: Path, entry: dict[str, Any], keys: tuple[str, ...], what: st
 
 
 def _deviation(path: Path, entry: dict[str, Any], covered: tuple[str, ...]) -> Deviation:
+    if "cases" in entry:
+        entry = {**entry, "case": ", ".join(entry["cases"])}
     _required(path, entry, ("case", "verdict", "reason", "source"), "deviation")
     try:
         verdict = Verdict(entry["verdict"])
@@ -152,7 +157,8 @@ def _deviation(path: Path, entry: dict[str, Any], covered: tuple[str, ...]) -> D
     if stray := [v for v in versions if v not in covered]:
         raise ProfileError(f"{path}: deviation {entry['case']!r} names {', '.join(stray)}, which the profile "
                            f"does not cover ({', '.join(covered) or 'no versions'})")
-    return Deviation(entry["case"], verdict, entry["reason"], entry["source"], versions)
+    cases = tuple(entry["cases"]) if "cases" in entry else (entry["case"],)
+    return Deviation(cases, verdict, entry["reason"], entry["source"], versions)
 
 
 def _known_defect(path: Path, entry: dict[str, Any]) -> KnownDefect:

@@ -11,7 +11,7 @@ import enum
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 HEX_BYTES_KEPT = 2048
 """Bytes of each chunk kept in the log: one case may send a 16 MiB frame, and a report of hundreds of
@@ -70,6 +70,17 @@ class Exchange:
 
     def event(self, connection: int, text: str) -> None:
         self._append(Record(self._clock() - self._start, connection, Direction.EVENT, 0, text))
+
+    def take_over(self, earlier: Exchange) -> dict[int, int]:
+        """Put the log of ``earlier`` (a connection opened before its case) at the head of this one, on this
+        log's clock (its times then are negative) and under this log's connection numbers; returns the
+        numbers it gave (old -> new)."""
+        numbers = {old: self.new_connection() for old in range(1, earlier._next_connection)}
+        shift = earlier._start - self._start
+        moved = [replace(r, at=r.at + shift, connection=numbers[r.connection]) for r in earlier.records]
+        with self._lock:
+            self.records[:0] = moved
+        return numbers
 
     def _append(self, record: Record) -> None:
         with self._lock:

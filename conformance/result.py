@@ -64,5 +64,18 @@ class CaseResult:
     def dumps(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False)
 
+    def expected_and_seen(self) -> tuple[Any, Any]:
+        """What the case expected and what the target did. A verdict whose cause carried neither (a
+        timeout, a closed connection, an error of the run) gets the last observation that did not hold,
+        else the case's requirement against its message, so a report never shows a failure without them."""
+        if self.expected is not None or self.actual is not None or self.verdict is Verdict.PASS:
+            return self.expected, self.actual
+        failed = [o for o in self.observations if not o["ok"] and not o.get("tolerated")]
+        if failed:
+            return failed[-1]["expected"], failed[-1]["actual"]
+        if self.verdict in (Verdict.INFO, Verdict.NON_STRICT) and self.observations:
+            return None, None  # the observations say it
+        return self.requirement, self.message
+
     def hex_log(self) -> str:
         return "\n".join(Record.from_json(f).line() for f in self.frames)

@@ -11,12 +11,16 @@ from conformance.recorder import Exchange
 from conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from spec.codes import RequestCode
 
-NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "store_dir": "store", "acl_file": "acl",
+NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "store_dir": "store",
+                 "acl_file": "acl",
                  "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
                  "replica_dir": "replica"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
+
+PROXY_READY_S = 5.0
+"""Seconds a gRPC proxy has to accept a channel before a run against it is refused as unreachable."""
 
 SERVER_FIXTURE = "server"
 """The fixture parametrized over both roles; its parameter names the part it needs."""
@@ -71,6 +75,9 @@ class Target:
     """A slave's store directory, compared offline with ``store`` (its master's)."""
     commitlog_file_size: int = 1024 * 1024 * 1024
     """``mappedFileSizeCommitLog`` of the HA master, which fixes where an empty slave's transfer starts."""
+    proxy: Endpoint | None = None
+    """A gRPC proxy (RocketMQ 5's ``apache.rocketmq.v2``), for the ``grpc`` area; its broker, when given
+    too, is where the cases create the typed topics they need."""
 
     def has(self, part: str) -> bool:
         return getattr(self, part) is not None
@@ -83,6 +90,20 @@ class Target:
     def alive(self, endpoint: Endpoint) -> bool:
         """Whether a fresh connection still gets an answer to the role's ping."""
         return self.unreachable(endpoint) is None
+
+    def proxy_unreachable(self) -> str | None:
+        """Why the gRPC proxy does not accept a channel (None: it does)."""
+        import grpc  # only a run with --proxy needs the gRPC runtime loaded
+
+        assert self.proxy is not None
+        channel = grpc.insecure_channel(str(self.proxy))
+        try:
+            grpc.channel_ready_future(channel).result(timeout=PROXY_READY_S)
+        except grpc.FutureTimeoutError:
+            return f"no HTTP/2 connection within {PROXY_READY_S} s"
+        finally:
+            channel.close()
+        return None
 
     def announced_version(self) -> tuple[int, str] | None:
         """The ``version`` word of the broker's answer (the name server's without a broker) and who gave

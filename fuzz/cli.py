@@ -1,5 +1,7 @@
 """``rmq-fuzz``: fuzz a name server and broker on loopback, or replay saved regression cases.
 
+``--grpc [HOST:PORT]`` fuzzes a gRPC proxy instead (``fuzz.grpc_live``): a running one, or the target's.
+
 The target is one the fuzzer starts and stops (``--target embedded|apache-VERSION``, its broker's pid
 watched for memory) or a running one (``--namesrv``/``--broker``, ``--pid``). Bounded by ``--seconds`` and
 ``--max-frames``; progress goes to stderr once a second, the summary to stdout and to ``OUT/summary.json``.
@@ -26,7 +28,9 @@ from apache_rocketmq import ProvisionError
 from apache_rocketmq.targets import UnknownTarget, parse_target, started, target_names
 from codec.acl import Credentials
 from conformance.profile import Choice, ProfileError, Request, choose
+from fuzz import grpc_live
 from fuzz.corpus import Listener, SeedFrame, golden_dir, load_seeds
+from fuzz.grpc_live import GrpcTarget
 from fuzz.ha_live import HAFuzzer
 from fuzz.known import UnknownCause, matcher
 from fuzz.live import FuzzConfig, LiveFuzzer, Summary
@@ -38,6 +42,8 @@ from spec.cli import BadInput, Parser, add_version, fail
 from spec.errors import RocketMQSpecError
 
 PROG = "rmq-fuzz"
+TARGET_PROXY = "target"
+"""``--grpc`` without an address: the gRPC proxy of the ``--target`` the fuzzer starts."""
 
 PROGRESS_INTERVAL = 1.0
 MIB = 1024 * 1024
@@ -77,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--golden", type=Path, default=None, help=f"golden data (default {golden_dir()})")
     parser.add_argument("--ha", metavar="HOST:PORT",
                         help="fuzz this master HA port with hostile slave streams instead of remoting frames")
+    parser.add_argument("--grpc", metavar="HOST:PORT", nargs="?", const=TARGET_PROXY,
+                        help="fuzz a gRPC proxy (RocketMQ 5's SDK protocol) with requests drawn from the "
+                             "spec instead of remoting frames; without HOST:PORT, the --target's own proxy")
     parser.add_argument("--replay", nargs="*", type=Path, metavar="CASE",
                         help=f"replay regression cases (files or directories; none given: {REGRESSIONS_DIR})")
     return parser
@@ -182,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         seeds = [] if args.replay is not None or args.ha else _seeds(args.golden)
     except (BadInput, UnknownTarget) as exc:
         return fail(PROG, exc)
+    if args.grpc not in (None, TARGET_PROXY) and args.target is None:
+        return _fuzz_grpc(args, args.grpc)
     if args.target is None:
         return _run(args, seeds)
     with tempfile.TemporaryDirectory(prefix="rmq-fuzz-") as work, contextlib.ExitStack() as stack:
@@ -192,7 +203,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr} "
               f"(pid {running.broker_pid})", file=sys.stderr, flush=True)
         args.namesrv, args.broker, args.pid = running.namesrv_addr, running.broker_addr, running.broker_pid
+        if args.grpc is not None:
+            if running.proxy_addr is None:
+                return fail(PROG, f"{args.target} serves no gRPC (an Apache 5.x target needs its proxy)")
+            return _fuzz_grpc(args, running.proxy_addr)
         return _run(args, seeds)
+
+
+def _fuzz_grpc(args: argparse.Namespace, address: str) -> int:
+    """The gRPC fuzzer (``fuzz.grpc_live``): findings under OUT/grpc, a summary on stdout."""
+    target = GrpcTarget(address, args.pid)
+    try:
+        if target.health() is not Health.OK:
+            return fail(PROG, f"the gRPC proxy at {address} does not answer a QueryRoute")
+        print(f"fuzzing the gRPC proxy at {address} for {args.seconds:.0f} s", file=sys.stderr, flush=True)
+        summary = grpc_live.run(target, min(args.seconds, MAX_SECONDS), args.out / "grpc",
+                                first_seed=args.seed, rule=memory_rule(args))
+    finally:
+        target.close()
+    print(json.dumps({"calls": summary.calls, "findings": summary.findings, "outcomes": summary.outcomes},
+                     indent=2, sort_keys=True))
+    return 1 if summary.findings else 0
 
 
 def _run(args: argparse.Namespace, seeds: list[SeedFrame]) -> int:

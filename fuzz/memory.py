@@ -52,6 +52,18 @@ def process_cmdline(pid: int) -> list[str]:
     return [arg.decode(errors="replace") for arg in raw.split(b"\0") if arg]
 
 
+def process_rss(pid: int | None) -> int | None:
+    """VmRSS of process ``pid`` in bytes, or None when no pid was given or the process is gone."""
+    if pid is None:
+        return None
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), None)
+    return int(line.split()[1]) * 1024 if line else None
+
+
 @dataclass(frozen=True)
 class MemoryRule:
     growth_bytes: int = 256 << 20

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from codec.command import RemotingCommand
 from fuzz.corpus import Listener
+from fuzz.memory import process_rss
 from fuzz.wire import WireConnection, next_opaque
 from spec.codes import RequestCode
 
@@ -35,7 +36,6 @@ with earlier input (Java spends seconds of a decoder thread on some malformed fr
 loaded machine) stalls the connections that share that thread and then recovers: a stall, not a hang."""
 PROBE_INTERVAL = 1.0
 
-_KIB = 1024
 
 
 class Health(enum.Enum):
@@ -88,14 +88,5 @@ class Target:
 
     def rss_bytes(self) -> int | None:
         """Resident memory of the target's process, or None when no pid was given or it is gone."""
-        if self.pid is None:
-            return None
-        try:
-            status = Path(f"/proc/{self.pid}/status").read_text()
-        except OSError:
-            return None
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * _KIB
-        return None
+        return process_rss(self.pid)
 

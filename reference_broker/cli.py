@@ -8,8 +8,9 @@ Apache master or one broker of a mixed cluster. ``rmq-namesrv`` is the name serv
 
 Defaults match Java's (name server 9876, broker 10911 and fast port 10909) except that everything binds to
 loopback unless ``--bind`` says otherwise. ``-c`` takes Java property names. A config file that cannot be
-read or a setting that cannot be honoured ends the command with one line on stderr and exit status 2,
-before any port is bound; a port that cannot be bound, with exit status 1.
+read, a setting that cannot be honoured or a store the broker would refuse (``reference_broker.preflight``)
+ends the command with one line on stderr and exit status 2, before any port is bound or any file written;
+a port that cannot be bound, with exit status 1.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from reference_broker.config import (
 )
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.namesrv.server import NameServer
+from reference_broker.preflight import StoreRefused, check_store
 from spec.cli import add_version
 
 USAGE_ERROR = 2
@@ -62,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namesrv-port", type=int, help="port of the broker's own name server, when it "
                         "joins none (default 9876; 0 = free port)")
     parser.add_argument("--broker-port", type=int, help="broker listenPort (default 10911; 0 = free port)")
+    parser.add_argument("--grpc-port", type=int,
+                        help="gRPC port of the 5.x SDKs (default 8081; 0 = free port, -1 = no gRPC)")
     _common_options(parser)
     return parser
 
@@ -79,8 +83,8 @@ def build_namesrv_parser() -> argparse.ArgumentParser:
 def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, LoadedConfig]:
     """Defaults, then the config file, then command-line options (the most specific wins).
 
-    Raises OSError for a config file that cannot be read and ConfigError for a setting that cannot be
-    honoured."""
+    Raises OSError for a config file that cannot be read, ConfigError for a setting that cannot be
+    honoured and StoreRefused for a store the broker would refuse."""
     broker, namesrv = BrokerConfig(), NamesrvConfig()
     loaded = LoadedConfig()
     if args.config:
@@ -91,6 +95,8 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
         namesrv.listen_port = args.namesrv_port
     if args.broker_port is not None:
         broker.listen_port = args.broker_port
+    if args.grpc_port is not None:
+        broker.grpc_server_port = args.grpc_port
     if args.namesrv_addr:
         broker.namesrv_addr = args.namesrv_addr
     if args.bind:
@@ -99,6 +105,7 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
         raise ConfigError("--namesrv-port", str(args.namesrv_port), "no name server port: a broker that "
                           f"joins {broker.namesrv_addr} starts no name server", source="command line")
     validate(broker)
+    check_store(broker)
     return broker, namesrv, loaded
 
 
@@ -124,7 +131,9 @@ async def _until_signalled() -> None:
 
 async def serve(broker: BrokerConfig, namesrv: NamesrvConfig) -> None:
     async with EmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv) as running:
-        parts = f"broker {running.broker_addr} (fast {running.broker_fast_addr}), store {running.store_path}"
+        grpc = f", gRPC {running.grpc_addr}" if running.grpc_addr else ""
+        parts = (f"broker {running.broker_addr} (fast {running.broker_fast_addr}){grpc}, "
+                 f"store {running.store_path}")
         if running.joins_cluster:
             print(f"{parts}, joined name server(s) {broker.namesrv_addr}", flush=True)
         else:
@@ -155,6 +164,9 @@ def _run(prog: str, args: argparse.Namespace, configure_role: Callable[[argparse
         return USAGE_ERROR
     except ConfigError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except StoreRefused as exc:
+        print(f"{prog}: not starting: {exc}", file=sys.stderr)
         return USAGE_ERROR
     loaded.warn()
     try:

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_NAMESRV_PORT = 9876
 DEFAULT_BROKER_PORT = 10911
+DEFAULT_GRPC_PORT = 8081
+GRPC_DISABLED = -1
 FAST_PORT_OFFSET = 2
 """Java's fast ("VIP") remoting server listens on ``listenPort - 2``."""
 LOOPBACK = "127.0.0.1"
@@ -171,6 +173,9 @@ class BrokerConfig:
     """Java's ``-Drocketmq.broker.diskSpaceCleanForciblyRatio``: above it files are deleted at once."""
     broker_role: str = BrokerRole.ASYNC_MASTER.value
     """ASYNC_MASTER, SYNC_MASTER or SLAVE (``spec.ha``); a master registers as brokerId 0."""
+    grpc_server_port: int | None = None
+    """Port of the gRPC proxy in the broker's process (``ProxyConfig.grpcServerPort``), which the 5.x SDKs
+    use. None: 8081, or a free port when ``listen_port`` is 0; 0 picks a free port; -1 serves no gRPC."""
     ha_listen_port: int | None = None
     """None: ``listenPort + 1``, which Java's BrokerStartup imposes whatever broker.conf says (so does
     ``load_config_file``); embedded callers may ask for 0, a free port."""
@@ -201,6 +206,12 @@ class BrokerConfig:
         if self.ha_listen_port is not None:
             return self.ha_listen_port
         return 0 if self.listen_port == 0 else self.listen_port + HA_PORT_OFFSET
+
+    @property
+    def resolved_grpc_port(self) -> int:
+        if self.grpc_server_port is not None:
+            return self.grpc_server_port
+        return 0 if self.listen_port == 0 else DEFAULT_GRPC_PORT
 
     @property
     def namesrv_addrs(self) -> list[str]:

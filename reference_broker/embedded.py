@@ -70,6 +70,11 @@ class EmbeddedRocketMQ:
         return self._running(self.broker).ha_addr
 
     @property
+    def grpc_addr(self) -> str | None:
+        """The gRPC proxy's ``host:port`` (RocketMQ 5's SDKs); None when ``grpc_server_port`` is -1."""
+        return self._running(self.broker).grpc_addr
+
+    @property
     def store_path(self) -> Path:
         return Path(self.broker_config.store_path_root_dir)
 
@@ -311,6 +316,10 @@ class SyncEmbeddedRocketMQ(_BackgroundLoop):
     @property
     def broker_ha_addr(self) -> str:
         return self.embedded.broker_ha_addr
+
+    @property
+    def grpc_addr(self) -> str | None:
+        return self.embedded.grpc_addr
 
     @property
     def store_path(self) -> Path:

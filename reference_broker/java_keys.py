@@ -14,7 +14,7 @@ each key has exactly one of three dispositions:
 The rows are the public fields of 4.9.8's ``BrokerConfig``, ``MessageStoreConfig``, ``NettyServerConfig``,
 ``NettyClientConfig`` and ``NamesrvConfig`` (which Java fills with ``MixAll.properties2Object``), plus the
 few keys of the reference broker's own (``bindAddress``, ...). ``python3 -m reference_broker.java_keys``
-prints the table as Markdown; the README's copy is generated from it.
+prints the table as Markdown; the copy in ``docs/broker-conf.md`` is generated from it.
 """
 
 from __future__ import annotations
@@ -213,6 +213,8 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_NC, "only reported by GET_NAMESRV_CONFIG", "productEnvName", owner=Owner.NAMESRV),
     JavaKey("clusterTest", Disposition.REFUSED, _NC, Owner.NAMESRV, "cluster-test routes are not supported",
             accepted=("false",)),
+    # -- ProxyConfig: the gRPC proxy the broker runs in its process (local mode) ----------------------
+    *_honoured("ProxyConfig", "grpcServerPort"),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),
@@ -228,7 +230,8 @@ if len(BY_NAME) != len(KEYS):
 
 
 def markdown() -> str:
-    """The table as the README shows it: a count per disposition, then one row per key grouped by it."""
+    """The table as ``docs/broker-conf.md`` shows it: a count per disposition, then one row per key grouped
+    by it."""
     counts = ", ".join(f"{sum(k.disposition is d for k in KEYS)} {d.value}" for d in Disposition)
     lines = [f"{len(KEYS)} keys: {counts}.", "", "| key | Java class | disposition | note |",
              "|---|---|---|---|"]

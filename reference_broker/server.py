@@ -52,7 +52,28 @@ FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
 """``FAQUrl.suggestTodo``: 4.9.8 points every "apply first" and "does not exist" remark at one FAQ page."""
 
 
-class Connection(FramedConnection):
+class Channel:
+    """A client as the broker's managers see it: the key of its producer and consumer registrations and
+    the way to reach it back. A remoting connection is one; a gRPC client of the in-process proxy is
+    another (``reference_broker.proxy.channel``), whose requests reach the handlers without a socket.
+
+    Each has ``peer`` (``host:port``), ``closed`` (an asyncio.Event), ``paused`` and ``send``."""
+
+    peer: str
+    closed: asyncio.Event
+
+    @property
+    def paused(self) -> bool:
+        return False
+
+    async def send(self, command: RemotingCommand) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class Connection(FramedConnection, Channel):
     """An accepted connection; handlers use it as the identity of a client or broker channel.
 
     ``pending`` counts its requests being processed or parked, which MAX_PENDING_REQUESTS_PER_CONNECTION
@@ -101,7 +122,7 @@ class Connection(FramedConnection):
 @dataclass
 class Request:
     command: RemotingCommand
-    connection: Connection
+    connection: Connection | Channel
     server_serialize_type: SerializeType = SerializeType.JSON
     """The serving process's own serialization, used by responses a processor writes itself."""
     server_version: int = LEGACY_VERSION
@@ -320,7 +341,12 @@ class RemotingServer:
         """Each decoded command of a connection: requests run as tasks of their own (a long poll must
         not hold up the requests behind it), responses to nothing we asked are dropped."""
         handler = self.dispatch.get(command.code)
-        if command.is_response:
+        if not connection.peer:
+            # The peer reset the connection before its address was known: no answer can reach it, and
+            # what a handler records of its sender (a send's born host, a client channel) has no sender.
+            log.debug("%s: dropping request %d of a connection gone before it was known", self.name,
+                      command.code)
+        elif command.is_response:
             if not connection.answered(command):
                 log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
         elif handler is None and self.guard is None:

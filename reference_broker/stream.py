@@ -27,9 +27,11 @@ READ_CHUNK = 64 * 1024
 
 
 def _addr(sockname: object) -> str:
+    """``host:port`` of a socket address; "" when there is none (uvloop asks the socket only when asked,
+    and a peer that reset the connection right after connecting has no address any more)."""
     if isinstance(sockname, tuple) and len(sockname) >= 2:
         return f"{sockname[0]}:{sockname[1]}"
-    return str(sockname)
+    return ""
 
 
 def _ignore(command: RemotingCommand) -> None:

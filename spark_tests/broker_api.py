@@ -33,7 +33,7 @@ DEFAULT_TOPIC = "TBW102"
 DEFAULT_TOPIC_QUEUES = 4
 """Queues of an auto-created topic (the Java producer's ``defaultTopicQueueNums``)."""
 MASTER_ID = "0"
-"""brokerAddrs key of a master: the source and the sink only talk to masters."""
+"""brokerAddrs key of a master, the only broker that takes writes."""
 PULL_BATCH = 32
 """Messages per PULL_MESSAGE (the Java consumer's ``pullBatchSize``)."""
 ROUTE_TIMEOUT = 40.0
@@ -56,16 +56,27 @@ class QueueRoute:
         return f"{self.broker_name}/{self.queue_id}"
 
 
+def serving_address(addrs: Mapping[str, str], *, writable: bool) -> str | None:
+    """The broker of a master-slave set to talk to: the master; for reads, while the set has no master,
+    the slave with the lowest brokerId, as a Java consumer falls back to a slave."""
+    if writable or MASTER_ID in addrs or not addrs:
+        return addrs.get(MASTER_ID)
+    return addrs[min(addrs, key=int)]
+
+
 def topic_route(namesrv: WireClient, topic: str, *, writable: bool = False) -> list[QueueRoute]:
-    """Read (or, with ``writable``, write) queues of ``topic`` on every master, in broker/queue order;
-    none when the name server does not know the topic."""
+    """Read (or, with ``writable``, write) queues of ``topic`` on every broker of its route, in
+    broker/queue order, each at the address :func:`serving_address` picks; none when the name server
+    does not know the topic."""
     response = namesrv.invoke(RequestCode.GET_ROUTEINFO_BY_TOPIC,
                               encode_header(headers.GET_ROUTE_INFO_REQUEST, {"topic": topic}),
                               accept=(ResponseCode.SUCCESS, ResponseCode.TOPIC_NOT_EXIST))
     if response.code != ResponseCode.SUCCESS:
         return []
     route = decode_body(TOPIC_ROUTE_DATA, response.body or b"{}")
-    masters = {b["brokerName"]: b["brokerAddrs"].get(MASTER_ID) for b in route.get("brokerDatas", [])}
+    masters = {b["brokerName"]: serving_address({str(k): v for k, v in b["brokerAddrs"].items()},
+                                                writable=writable)
+               for b in route.get("brokerDatas", [])}
     queues: list[QueueRoute] = []
     for data in route.get("queueDatas", []):
         permission = PermName.WRITE if writable else PermName.READ
@@ -159,10 +170,11 @@ class SendResult:
 
 
 def send(client: WireClient, route: QueueRoute, topic: str, body: bytes, *, producer_group: str,
-         tags: str | None = None, keys: str | None = None,
-         properties: Mapping[str, str] | None = None) -> SendResult:
-    """SEND_MESSAGE_V2 of one message to one queue; user properties go after the reserved ones."""
-    uniq = new_uniq_key()
+         tags: str | None = None, keys: str | None = None, properties: Mapping[str, str] | None = None,
+         uniq_key: str | None = None) -> SendResult:
+    """SEND_MESSAGE_V2 of one message to one queue; user properties go after the reserved ones. The
+    UNIQ_KEY (the message id clients see) is ``uniq_key`` when given, else a new one."""
+    uniq = uniq_key or new_uniq_key()
     props = {PropertyKey.UNIQ_KEY: uniq, PropertyKey.TAGS: tags, PropertyKey.KEYS: keys,
              PropertyKey.WAIT: "true", **(properties or {})}
     fields = encode_header(headers.SEND_MESSAGE_REQUEST_V2, {

@@ -2,11 +2,14 @@
 
     rmq-spark verify DIR [--cores N] [--split-bytes B] [--index-sizes SLOTS,ENTRIES] [--json FILE]
     rmq-spark scan DIR [--cores N] [--split-bytes B]
+    rmq-spark export DIR [DIR ...] --to parquet OUT [--cores N] [--split-bytes B]
 
 ``verify`` checks a store directory's clauses in Spark SQL and prints one verdict per case and per
 clause, as ``rmq-conformance store DIR`` does (``--index-sizes`` as there: the index files' counts when
 they are not in Java's 1:4 ratio); it exits 1 when a clause fails. ``scan`` prints the
 record count, byte count and checksums of the Spark scan next to those of the single-process codec scan.
+``export`` writes the records of one or more brokers' stores to Parquet under OUT (which must not exist),
+partitioned by topic and UTC date, for Spark's native reader to query (:mod:`spark_tests.export`).
 Called in a process that already runs a SparkSession, the jobs use it (and leave it running).
 """
 
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from spark_tests.export import EXPORT_FORMATS, export_store
 from spark_tests.options import index_sizes
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
 from spark_tests.session import local_session
@@ -44,27 +48,48 @@ def _parser() -> argparse.ArgumentParser:
     add_version(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (("verify", "check a store directory's clauses"),
-                       ("scan", "count and checksum a store, in Spark and with the codec")):
+                       ("scan", "count and checksum a store, in Spark and with the codec"),
+                       ("export", "write one or more brokers' stores as Parquet")):
         command = commands.add_parser(name, help=text)
-        command.add_argument("directory", type=Path)
+        command.add_argument("directory", type=Path, nargs="+" if name == "export" else None)
         command.add_argument("--cores", type=int, default=2, help="Spark local[N] (default 2)")
         command.add_argument("--split-bytes", type=int, default=None, help="CommitLog bytes per partition")
         if name == "verify":
             command.add_argument("--index-sizes", type=_index_sizes, metavar="SLOTS,ENTRIES",
                                  help="maxHashSlotNum,maxIndexNum of the index files (default: from size)")
             command.add_argument("--json", type=Path, metavar="FILE", help="write the verdicts as JSON")
+        if name == "export":
+            command.add_argument("--to", nargs=2, required=True, metavar=("FORMAT", "OUT"),
+                                 help=f"output format ({', '.join(EXPORT_FORMATS)}) and directory")
     return parser
+
+
+def _check_export(args: argparse.Namespace) -> None:
+    kind, out = args.to
+    if kind not in EXPORT_FORMATS:
+        raise BadInput(f"cannot export to {kind!r}: formats are {', '.join(EXPORT_FORMATS)}")
+    if Path(out).exists():
+        raise BadInput(f"{out} exists: export writes a new directory")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        require_store(args.directory)
+        for directory in args.directory if args.command == "export" else [args.directory]:
+            require_store(directory)
+        if args.command == "export":
+            _check_export(args)
     except BadInput as exc:
         return fail(PROG, exc)
     running = SparkSession.getActiveSession()
     spark = local_session(args.cores)
     try:
+        if args.command == "export":
+            print(f"exporting {len(args.directory)} store(s) to {args.to[1]} ...", file=sys.stderr,
+                  flush=True)
+            summary = export_store(spark, args.directory, Path(args.to[1]), split_bytes=args.split_bytes)
+            print(json.dumps({"out": args.to[1], "format": args.to[0], **vars(summary)}))
+            return 0
         if args.command == "scan":
             spark_summary = spark_scan_summary(spark, args.directory, split_bytes=args.split_bytes)
             codec_summary = codec_scan_summary(args.directory)

@@ -2,8 +2,9 @@
 
 Source and sink are the ``rocketmq`` format, so the job exercises the whole wire path: route lookup,
 offset queries, pulls per queue, offset commits and SEND_MESSAGE_V2. Each copy keeps the source
-message's key, tags and queue number (so per-queue order can be checked downstream) and records where
-it came from in two properties.
+message's key, tags, queue number (so per-queue order can be checked downstream) and UNIQ_KEY (so a copy
+sent twice by a replayed batch carries one id, and a consumer that drops repeated ids sees it once), and
+records where it came from in two properties.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def copy_columns(stream: DataFrame) -> DataFrame:
     origin = F.concat_ws("/", "broker", F.col("queue_id").cast("string"))
     return stream.select(
         F.concat(F.lit(BODY_PREFIX), F.upper(F.col("body").cast("string"))).alias("body"),
-        "keys", "tags", "queue_id",
+        "keys", "tags", "queue_id", "uniq_key",
         F.create_map(F.lit(SOURCE_QUEUE_PROPERTY), origin,
                      F.lit(SOURCE_OFFSET_PROPERTY), F.col("queue_offset").cast("string")).alias("properties"))
 

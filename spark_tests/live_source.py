@@ -14,9 +14,16 @@ Options: ``namesrv`` (host:port), ``topic``, ``group``, ``startingOffsets`` (``e
 
 Sink (batch and streaming): each row is sent with SEND_MESSAGE_V2; options ``namesrv``, ``topic`` and
 ``producerGroup``. Columns read: ``body`` (binary or string, required), ``topic`` (else the option),
-``tags``, ``keys`` (space-separated), ``properties`` (a map of user properties) and ``queue_id`` (position
-in the topic's write queues, broker then queue order, modulo their count; round-robin when absent); other
-columns are ignored. Delivery is at-least-once: a replayed micro-batch is sent again.
+``tags``, ``keys`` (space-separated), ``properties`` (a map of user properties), ``queue_id`` (position
+in the topic's write queues, broker then queue order, modulo their count; round-robin when absent) and
+``uniq_key`` (the message's UNIQ_KEY, its id for clients; a new one when absent); other columns are
+ignored. Delivery is at-least-once: a replayed micro-batch is sent again. A job that gives each row a
+key of its own (the copy job passes its source message's UNIQ_KEY on) sends a replayed row with the id
+it had, so consumers that drop ids they have seen, as RocketMQ consumers are told to, get every message
+once (``docs/spark-cluster.md``: delivery).
+
+The source reads every broker of the topic's route: the master of each master-slave set, or its slave
+while it has none (:func:`spark_tests.broker_api.serving_address`).
 """
 
 from __future__ import annotations
@@ -228,7 +235,7 @@ def send_rows(options: Mapping[str, str], rows: Iterator[Row]) -> SentCount:
                 api.send(brokers[route.broker_addr], route, topic,
                          body.encode() if isinstance(body, str) else bytes(body),
                          producer_group=producer_group, tags=fields.get("tags"), keys=fields.get("keys"),
-                         properties=fields.get("properties"))
+                         properties=fields.get("properties"), uniq_key=fields.get("uniq_key"))
                 sent += 1
     finally:
         for client in brokers.values():

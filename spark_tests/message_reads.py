@@ -69,8 +69,10 @@ def filtered(batch: pa.RecordBatch, wanted: RecordFilter) -> pa.RecordBatch:
     """The rows of ``batch`` that pass ``wanted``, and its error rows."""
     if wanted.empty or not batch.num_rows:
         return batch
-    keep = wanted.topic_mask(batch.column("topic")) & wanted.range_mask(
-        lambda column: batch.column(column).to_numpy(zero_copy_only=False), batch.num_rows)
+    keep = wanted.range_mask(lambda column: batch.column(column).to_numpy(zero_copy_only=False),
+                             batch.num_rows)
+    if wanted.topics is not None:  # else the batch may have no topic column
+        keep &= wanted.topic_mask(batch.column("topic"))
     keep |= pc.is_valid(batch.column("error_clause")).to_numpy(zero_copy_only=False)
     return batch.filter(pa.array(keep))
 

@@ -4,8 +4,8 @@ The consume queues say where every dispatched record of a topic queue lies (RMQ-
 some topics, queues or queue offsets needs only those records, plus whatever no consume queue accounts
 for (records not dispatched yet, BLANK ends of files), which is read and filtered like a full scan. A
 range of physical offsets cuts the plan directly. Time ranges are checked on the fixed fields, before
-topics, properties and bodies are cut out: the commitlog is not ordered by time strictly enough to skip
-ranges by it (a store timestamp is the broker's wall clock at the put).
+topics, properties and bodies are cut out, and a store-time range also narrows the physical-offset range
+(:mod:`spark_tests.time_range`), since a broker stamps records in the order it appends them.
 
 Spark is told every filter still needs evaluating (the API's "partially pushed"): the source applies them
 exactly, Spark checks again, and a filter the source does not understand is simply not used here.
@@ -92,8 +92,9 @@ def _column(item: Filter) -> str | None:
     return attribute[0] if len(attribute) == 1 else None
 
 
-def _narrow(ranges: dict[str, tuple[int | None, int | None]], column: str, low: int | None,
-            high: int | None) -> None:
+def narrow_range(ranges: dict[str, tuple[int | None, int | None]], column: str, low: int | None,
+                 high: int | None) -> None:
+    """Intersect ``column``'s closed interval in ``ranges`` with ``[low, high]`` (``None``: unbounded)."""
     old_low, old_high = ranges.get(column, (None, None))
     new_low = low if old_low is None else old_low if low is None else max(low, old_low)
     new_high = high if old_high is None else old_high if high is None else min(high, old_high)
@@ -119,21 +120,21 @@ def record_filter(filters: Iterable[Filter]) -> RecordFilter:
             if isinstance(item, In):
                 numbers = [_integer(v) for v in item.value]
                 if numbers and all(n is not None for n in numbers):
-                    _narrow(ranges, column, min(numbers), max(numbers))  # type: ignore[type-var]
+                    narrow_range(ranges, column, min(numbers), max(numbers))  # type: ignore[type-var]
                 continue
             value = _integer(getattr(item, "value", None))
             if value is None:
                 continue
             if isinstance(item, EqualTo):
-                _narrow(ranges, column, value, value)
+                narrow_range(ranges, column, value, value)
             elif isinstance(item, GreaterThan):
-                _narrow(ranges, column, value + 1, None)
+                narrow_range(ranges, column, value + 1, None)
             elif isinstance(item, GreaterThanOrEqual):
-                _narrow(ranges, column, value, None)
+                narrow_range(ranges, column, value, None)
             elif isinstance(item, LessThan):
-                _narrow(ranges, column, None, value - 1)
+                narrow_range(ranges, column, None, value - 1)
             elif isinstance(item, LessThanOrEqual):
-                _narrow(ranges, column, None, value)
+                narrow_range(ranges, column, None, value)
     return RecordFilter(topics, ranges)
 
 

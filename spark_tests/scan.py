@@ -9,10 +9,11 @@ the record decoder.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyspark.sql import Column, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from codec.store import MessageRecord, StoreDirectory
@@ -52,14 +53,30 @@ def _crc_sum(column: Column) -> Column:
     return F.coalesce(F.sum(F.crc32(column)), F.lit(0))
 
 
-def spark_scan_summary(spark: SparkSession, root: Path | str, *,
-                       split_bytes: int | None = None) -> ScanSummary:
+def _store_frame(spark: SparkSession, root: Path | str | Sequence[Path | str],
+                 split_bytes: int | None) -> DataFrame:
     reader = spark.read.format(FORMAT)
     if split_bytes:
         reader = reader.option("splitBytes", str(split_bytes))
-    frame = reader.load(str(root))
+    return reader.load(str(root) if isinstance(root, Path | str) else [str(r) for r in root])
+
+
+def _summary_columns() -> list[Column]:
     identity = F.concat_ws("|", *(F.col(name).cast("string") for name in IDENTITY_FIELDS)).cast("binary")
-    row = frame.agg(F.count(F.lit(1)), F.coalesce(F.sum("total_size"), F.lit(0)), _crc_sum(F.col("body")),
-                    _crc_sum(identity)).first()
+    return [F.count(F.lit(1)), F.coalesce(F.sum("total_size"), F.lit(0)), _crc_sum(F.col("body")),
+            _crc_sum(identity)]
+
+
+def spark_scan_summary(spark: SparkSession, root: Path | str | Sequence[Path | str], *,
+                       split_bytes: int | None = None) -> ScanSummary:
+    """The summary of one store, or of several loaded as one (``root`` a list of directories)."""
+    row = _store_frame(spark, root, split_bytes).agg(*_summary_columns()).first()
     assert row is not None
     return ScanSummary(*(int(value) for value in row))
+
+
+def spark_broker_summaries(spark: SparkSession, roots: Sequence[Path | str], *,
+                           split_bytes: int | None = None) -> dict[str, ScanSummary]:
+    """The summary of each of several stores read as one, by broker name."""
+    rows = _store_frame(spark, roots, split_bytes).groupBy("broker").agg(*_summary_columns()).collect()
+    return {row[0]: ScanSummary(*(int(value) for value in row[1:])) for row in rows}

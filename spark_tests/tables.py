@@ -69,7 +69,10 @@ derives for the consume queue and the index, so either can be joined with those 
 meets a malformed record emits one row with only ``physical_offset``, ``error_clause`` and ``error`` set,
 when asked to, instead of failing the job."""
 
-LIVE_SCHEMA = pa.schema([pa.field("broker", pa.string()),
+BROKER_FIELD = pa.field("broker", pa.string())
+"""The broker a row came from: its ``brokerName`` (live reads) or its store's name (several stores)."""
+
+LIVE_SCHEMA = pa.schema([BROKER_FIELD,
                          *(f for f in MESSAGE_SCHEMA if f.name not in ("error_clause", "error"))])
 """One row per message pulled from a live broker: the stored record as the pull returned it, named by
 the broker it came from, with the body decompressed as a consumer sees it."""

@@ -8,6 +8,7 @@ queue offset. Those are what the delivery audit compares.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +43,8 @@ def produce(namesrv: str, topic: str, count: int, body: Callable[[int], bytes], 
     if not routes:
         raise ValueError(f"the name server has no route for {topic}")
     clients = {addr: WireClient(addr) for addr in {r.broker_addr for r in routes}}
-    positions: Counter[str] = Counter(routes[n % len(routes)].key for n in range(first))
+    before, extra = divmod(first, len(routes))
+    positions: Counter[str] = Counter({r.key: before + (q < extra) for q, r in enumerate(routes)})
     sent: list[Sent] = []
     try:
         for number in range(first, first + count):
@@ -88,13 +90,20 @@ def filler_body(number: int, mean_size: int) -> bytes:
     return (f"{number:012d}|".encode() * (size // 13 + 1))[:size]
 
 
+SPREAD_RUN = 64
+"""Messages a spread topic gets in a row (see :func:`fill_store`)."""
+
+
 def fill_store(root: Path, min_bytes: int, *, commitlog_file_size: int, topic: str = "FillTopic",
-               queues: int = 8, mean_body: int = 4000, **settings: int) -> list[Sent]:
+               queues: int = 8, mean_body: int = 4000, spread: tuple[str, int] | None = None,
+               **settings: int) -> list[Sent]:
     """Run the reference broker on ``root`` and produce until its CommitLog holds ``min_bytes``.
 
     A small ``commitlog_file_size`` spreads the data over several files, so BLANK markers and file
     boundaries are part of what a scan of the store has to get right; ``settings`` are further
-    ``BrokerConfig`` sizes (consume-queue file size, index slot and entry counts).
+    ``BrokerConfig`` sizes (consume-queue file size, index slot and entry counts). ``spread=(NAME, N)``
+    gives one message in N to a second topic NAME, in runs of :data:`SPREAD_RUN` spread through the
+    whole store.
     """
     from reference_broker.config import BrokerConfig
     from reference_broker.embedded import SyncEmbeddedRocketMQ
@@ -102,6 +111,21 @@ def fill_store(root: Path, min_bytes: int, *, commitlog_file_size: int, topic: s
     config = BrokerConfig(listen_port=0, mapped_file_size_commit_log=commitlog_file_size,
                           store_path_root_dir=str(root), **settings)
     count = -(-min_bytes // (mean_body + RECORD_OVERHEAD))
+    body = functools.partial(filler_body, mean_size=mean_body)
     with SyncEmbeddedRocketMQ(broker_config=config) as broker:
-        prepare_topic(broker.namesrv_addr, broker.broker_addr, topic, queues)
-        return produce(broker.namesrv_addr, topic, count, lambda n: filler_body(n, mean_body))
+        if spread is None:
+            prepare_topic(broker.namesrv_addr, broker.broker_addr, topic, queues)
+            return produce(broker.namesrv_addr, topic, count, body)
+        name, share = spread
+        runs = {topic: SPREAD_RUN * (share - 1), name: SPREAD_RUN}
+        wanted = {topic: count - count // share, name: count // share}
+        done = dict.fromkeys(runs, 0)
+        sent: list[Sent] = []
+        for each in runs:
+            prepare_topic(broker.namesrv_addr, broker.broker_addr, each, queues)
+        while done != wanted:
+            for each, run in runs.items():
+                batch = min(run, wanted[each] - done[each])
+                sent += produce(broker.namesrv_addr, each, batch, body, first=done[each])
+                done[each] += batch
+        return sent

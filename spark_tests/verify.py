@@ -28,6 +28,7 @@ from codec.compression import decompress_for_sys_flag
 from codec.store import IndexFile, StoreDirectory
 from codec.store.commitlog import map_file, segment_files
 from codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
+from codec.store.indexfile import first_entry_bases
 from codec.store.indexfile import index_sizes as inferred_index_sizes
 from spark_tests.store_source import FORMAT
 from spec.checkpoint import CHECKPOINT_FILE_SIZE, RMQ_CKPT_ZERO
@@ -45,6 +46,7 @@ from spec.indexfile import (
     DEFAULT_INDEX_COUNT,
     DEFAULT_SLOT_COUNT,
     ENTRY_SIZE,
+    FIRST_INDEX,
     HEADER_SIZE,
     SLOT_SIZE,
     file_size,
@@ -474,16 +476,29 @@ def _unreachable_entries(v: StoreVerification) -> list[tuple[str, int]]:
 
 @check("index-entries-point-at-records", "RMQ-IDX-LOOKUP")
 def _index_entries(v: StoreVerification) -> None:
-    with v.index_files():  # INFO when the files cannot be read with the store's counts
-        records = v.records.select("physical_offset", "index_key_hashes", "store_timestamp")
-        joined = v.index_entries.join(records, "physical_offset", "left")
-        elapsed = F.greatest(F.col("store_timestamp") - F.col("begin_timestamp"), F.lit(0)) / 1000
-        expected_diff = F.when(F.col("begin_timestamp") <= 0, F.lit(0)).otherwise(
-            F.least(elapsed, F.lit(2**31 - 1)).cast("long"))
-        expect_none("index entries not matching a record", joined.where(~F.expr(_past_end(v))).where(
-            F.col("store_timestamp").isNull() | ~F.array_contains("index_key_hashes", F.col("key_hash"))
-            | (F.col("time_diff") != expected_diff)).select("index_file", "entry", "physical_offset"))
-        ahead(v, "index", v.index_entries)
+    with v.index_files() as files:  # INFO when the files cannot be read with the store's counts
+        bases = _first_entry_bases(v, files)
+    records = v.records.select("physical_offset", "index_key_hashes", "store_timestamp")
+    joined = v.index_entries.join(records, "physical_offset", "left").join(bases, "index_file", "left")
+    base = F.when(F.col("entry") == FIRST_INDEX, F.col("first_base")).otherwise(F.col("begin_timestamp"))
+    elapsed = F.greatest(F.col("store_timestamp") - base, F.lit(0)) / 1000
+    expected_diff = F.when(base <= 0, F.lit(0)).otherwise(
+        F.least(elapsed, F.lit(2**31 - 1)).cast("long"))
+    expect_none("index entries not matching a record", joined.where(~F.expr(_past_end(v))).where(
+        F.col("store_timestamp").isNull() | ~F.array_contains("index_key_hashes", F.col("key_hash"))
+        | (F.col("time_diff") != F.coalesce(expected_diff, F.col("time_diff"))))
+        .select("index_file", "entry", "physical_offset"))
+    ahead(v, "index", v.index_entries)
+
+
+def _first_entry_bases(v: StoreVerification, files: list[IndexFile]) -> DataFrame:
+    """(index_file, first_base): what each file's first entry is timed against (RMQ-IDX-TIME-DIFF), null
+    when older index files may have gone with the CommitLog files they indexed."""
+    commitlog = v.store.commitlog.files
+    complete = not commitlog or commitlog[0].start == 0
+    rows = [(index.path.name, base) for index, base in
+            zip(files, first_entry_bases(files, history_complete=complete), strict=True)]
+    return v.spark.createDataFrame(rows, "index_file string, first_base long")
 
 
 @check("index-headers", "RMQ-IDX-PUT")
@@ -507,15 +522,18 @@ def _checkpoint_size(v: StoreVerification) -> None:
         raise Verdict(FAIL, f"checkpoint is {size} bytes, expected {CHECKPOINT_FILE_SIZE}")
 
 
-@check("checkpoint-not-behind", "RMQ-BRK-CHECKPOINT")
-def _checkpoint_not_behind(v: StoreVerification) -> None:
+@check("checkpoint-not-ahead", "RMQ-BRK-CHECKPOINT")
+def _checkpoint_not_ahead(v: StoreVerification) -> None:
     if v.store.crashed:
         raise Verdict(INFO, "the store was not shut down cleanly (abort file present)")
-    last = v.records.where(DISPATCHED).agg(F.max("store_timestamp")).first()[0] or 0
+    # every record the CommitLog holds, past a CRC mismatch too: the checkpoint is about what was written
+    newest = v.scanned.where("error IS NULL").agg(F.max("store_timestamp")).first()[0]
+    if newest is None:
+        raise Verdict(INFO, "the store holds no record")
     point = v.store.checkpoint()
-    expect_none(f"checkpoint timestamps behind the last dispatched record ({last})", [
+    expect_none(f"checkpoint timestamps ahead of the newest record ({newest})", [
         (name, value) for name, value in (("physic", point.physic_msg_timestamp),
-                                          ("logics", point.logics_msg_timestamp)) if value < last])
+                                          ("logics", point.logics_msg_timestamp)) if value > newest])
 
 
 def _config_check(name: str) -> Check:

@@ -92,6 +92,12 @@ NS_CLUSTER_INFO = clause(
     "Cluster info is a JSON object with brokerAddrTable (brokerName -> broker data) and clusterAddrTable "
     "(cluster name -> broker names).",
     source="common/src/main/java/org/apache/rocketmq/common/protocol/body/ClusterInfo.java")
+NS_QUERY_DATA_VERSION = clause(
+    "RMQ-NS-QUERY-DATA-VERSION", Level.MUST,
+    "QUERY_DATA_VERSION answers changed=false when the DataVersion a broker sends equals the one it last "
+    "registered (counter and timestamp), true otherwise, with that registered version as the body.",
+    source="namesrv/src/main/java/org/apache/rocketmq/namesrv/processor/DefaultRequestProcessor.java "
+           "(queryBrokerTopicConfig); RouteInfoManager.java (isBrokerTopicConfigChanged)")
 NS_UNREGISTER = clause(
     "RMQ-NS-UNREGISTER", Level.MUST,
     "UNREGISTER_BROKER removes the broker: its topics lose their route and cluster info no longer lists it.",
@@ -143,9 +149,10 @@ BRK_SEND_CHECKS = clause(
     source=_SEND_CHECK)
 BRK_MESSAGE_ILLEGAL = clause(
     "RMQ-BRK-MESSAGE-ILLEGAL", Level.MUST,
-    "A body longer than maxMessageSize or a properties string longer than 32767 bytes is refused with 13 "
-    "MESSAGE_ILLEGAL.",
-    source=_SEND)
+    "A message whose body is longer than maxMessageSize (4 MiB), whose record would be longer than "
+    "maxMessageSize + 64 KiB, or whose properties string is longer than 32767 bytes is refused with 13 "
+    "MESSAGE_ILLEGAL; a body of exactly maxMessageSize is stored.",
+    source=_SEND + "; store/src/main/java/org/apache/rocketmq/store/CommitLog.java (MessageExtEncoder)")
 BRK_SEND_EXT = clause(
     "RMQ-BRK-SEND-EXT", Level.SHOULD,
     "A send response carries the extFields MSG_REGION and TRACE_ON.",
@@ -191,6 +198,12 @@ BRK_PULL_CHECKS = clause(
     "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
     "outside the topic's read queues 1 SYSTEM_ERROR.",
     source=_PULL)
+BRK_PULL_SUBSCRIPTION = clause(
+    "RMQ-BRK-PULL-SUBSCRIPTION", Level.MUST,
+    "A pull without FLAG_SUBSCRIPTION is filtered by the subscription the group's heartbeat registered for "
+    "the topic; one naming a subVersion newer than that subscription's is answered 25 "
+    "SUBSCRIPTION_NOT_LATEST ('the consumer's subscription not latest').",
+    source=_PULL)
 BRK_OFFSET_MOVED_EVENT = clause(
     "RMQ-BRK-OFFSET-MOVED-EVENT", Level.SHOULD,
     "A master that answers a pull 21 PULL_OFFSET_MOVED writes a message to topic OFFSET_MOVED_EVENT queue 0 "
@@ -214,8 +227,15 @@ BRK_OFFSETS = clause(
     source=_ADMIN)
 BRK_SEARCH_OFFSET = clause(
     "RMQ-BRK-SEARCH-OFFSET", Level.MUST,
-    "SEARCH_OFFSET_BY_TIMESTAMP answers the queue offset of a message stored at that time (or the nearest).",
+    "SEARCH_OFFSET_BY_TIMESTAMP answers the queue offset of a message stored at that time; between two "
+    "messages, the nearer one's (the earlier on a tie; 5.x: the later, its lower bound); before the first "
+    "message, the first offset; after the last, the last message's offset (5.x: the max offset).",
     source=_STORE + " (getOffsetInQueueByTime)")
+BRK_STORE_TIMESTAMP = clause(
+    "RMQ-BRK-STORE-TIMESTAMP", Level.MUST,
+    "A message's store timestamp is the broker's clock when it stored it, whatever born timestamp the "
+    "producer sent; messages stored one after another have non-decreasing store timestamps.",
+    source="store/src/main/java/org/apache/rocketmq/store/CommitLog.java (putMessage: setStoreTimestamp)")
 BRK_EARLIEST_TIME = clause(
     "RMQ-BRK-EARLIEST-TIME", Level.MUST,
     "GET_EARLIEST_MSG_STORETIME answers the store timestamp of the message at the queue's min offset.",
@@ -289,6 +309,9 @@ BRK_TXN_CHECK_MAX = clause(
     source=_BRK + "transaction/queue/DefaultTransactionalMessageCheckListener.java")
 BRK_CHECKPOINT = clause(
     "RMQ-BRK-CHECKPOINT", Level.MUST,
-    "After a clean shutdown the checkpoint's physic and logics timestamps are not behind the store time of "
-    "the last dispatched record, so recovery would not re-read or lose stored messages.",
-    source="store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java")
+    "After a clean shutdown the checkpoint's physic and logics timestamps are not ahead of the store time "
+    "of the newest record: they are taken from records already written (the physic one at a thorough "
+    "CommitLog flush, every flushPhysicQueueThoroughInterval), so they may lag the last record, even be 0 "
+    "(5.x leaves logics at 0), but a checkpoint ahead of the records says the store lost some it had.",
+    source="store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java; store/src/main/java/org/"
+           "apache/rocketmq/store/CommitLog.java (FlushRealTimeService)")

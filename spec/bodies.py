@@ -63,6 +63,7 @@ DATA_VERSION = BodySpec("DataVersion", (
     BodyField("timestamp", _N, "time of the last change, ms", default=0),
 ))
 TOPIC_CONFIG = BodySpec("TopicConfig", (
+    BodyField("attributes", _O, "5.x topic attributes, name → value (spec.topic_attributes)", is_map=True),
     BodyField("order", _B, "ordered topic", default=False),
     BodyField("perm", _N, "PermName bits (6 = read+write)", default=6),
     BodyField("readQueueNums", _N, "read queues", default=16),

@@ -45,7 +45,10 @@ COMMITLOG_FILE_SIZE = 1024 * 1024 * 1024
 """``mappedFileSizeCommitLog`` default; files are pre-allocated (zero-filled) at full size."""
 FILE_NAME_DIGITS = 20
 MAX_MESSAGE_SIZE = 4 * 1024 * 1024
-"""``maxMessageSize``: the broker refuses larger messages (MESSAGE_ILLEGAL)."""
+"""``maxMessageSize``: the broker refuses a message whose body is longer (MESSAGE_ILLEGAL)."""
+RECORD_RESERVE = 64 * 1024
+"""Room for the rest of a record beside a body of maxMessageSize (``MessageExtEncoder``): a record may be
+up to maxMessageSize + 64 KiB long."""
 MAX_TOPIC_BYTES_V1 = 127
 """A v1 record stores the topic length as a signed byte."""
 MAX_TOPIC_BYTES_V2 = 32767
@@ -155,8 +158,9 @@ RMQ_CL_PROPERTIES_LENGTH = clause(
 )
 RMQ_CL_MAX_MESSAGE = clause(
     "RMQ-CL-MAX-MESSAGE", Level.MUST,
-    "A record longer than maxMessageSize (4 MiB by default) is refused by the writer.",
-    source=f"{_COMMITLOG} (MESSAGE_SIZE_EXCEEDED)",
+    "A message whose body is longer than maxMessageSize (4 MiB by default), or whose record would be longer "
+    "than maxMessageSize + 64 KiB, is refused by the writer.",
+    source=f"{_COMMITLOG} (MessageExtEncoder.encode)",
 )
 RMQ_CL_BLANK = clause(
     "RMQ-CL-BLANK", Level.MUST,

@@ -26,6 +26,10 @@ from spec.cli import Parser, add_version, fail
 
 PROG = "rmq-spec-doc"
 DOCUMENT_PATH = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
+"""The document in the checkout this module was imported from (the tests' copy)."""
+CHECKOUT_DOCUMENT = Path("docs") / "PROTOCOL.md"
+"""What the command writes or checks: relative to the working directory, so it finds the checkout's
+document whether the project is installed editable or as a wheel (``tox -e doc``)."""
 
 _NOT_SECTIONS = {"clauses", "errors", "document", "cli"}
 """Modules that hold machinery rather than protocol content."""
@@ -34,7 +38,8 @@ _READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_h
                   "header_fields",
                   "headers", "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
                   "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
-                  "admin_bodies", "admin", "ha", "pop", "timer")
+                  "admin_bodies", "admin", "ha", "pop", "timer", "grpc_schema", "grpc_definition",
+                  "grpc_service", "grpc_codes", "grpc_rpcs")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 
@@ -86,11 +91,20 @@ def _record_with_tables(name: str, record: object) -> list[str]:
     if not tables:
         return []
     scalars = ", ".join(f"{attr} `{value}`" for attr, value in parts
-                        if isinstance(value, str | int) and not isinstance(value, bool))
+                        if isinstance(value, str | int) and not isinstance(value, bool) and value != "")
     lines = [f"### `{name}`", ""] + ([scalars, ""] if scalars else [])
     for _, rows in tables:
         lines += _row_table(rows)
     return lines
+
+
+def _row_tables(module: ModuleType) -> Iterable[Sequence[object]]:
+    """The module's row tables, and those inside its records (an enum's values, a message's fields)."""
+    for value in vars(module).values():
+        if _is_row_table(value):
+            yield value
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            yield from (v for v in vars(value).values() if _is_row_table(v))
 
 
 def _defined_here(module: ModuleType, value: object) -> bool:
@@ -104,8 +118,8 @@ def _section(module: ModuleType, clauses: list[Clause]) -> list[str]:
     lines = [f"## {short}: {title.rstrip('.')}", "", f"*Schema module `{module.__name__}`.*", ""]
     if rest.strip():
         lines += [rest.strip(), ""]
-    tabulated = {(getattr(row, "name", None), getattr(row, "value", None))
-                 for value in vars(module).values() if _is_row_table(value) for row in value}
+    tabulated = {(getattr(row, "name", None), getattr(row, "value", getattr(row, "number", None)))
+                 for table in _row_tables(module) for row in table}
     for name, value in vars(module).items():
         if name.startswith("_"):
             continue
@@ -145,11 +159,12 @@ def render() -> str:
     clauses = all_clauses()
     modules = section_modules()
     lines = [
-        "# Apache RocketMQ classic protocol and store formats",
+        "# Apache RocketMQ classic protocol, store formats and gRPC protocol",
         "",
         "Generated from the `spec` package by `rmq-spec-doc`; do not edit by hand. Every requirement has a",
         "clause ID that the conformance suite, the fuzzers and the Spark verification job report against.",
-        "Integers are big-endian and strings UTF-8 unless a table says otherwise.",
+        "Integers are big-endian and strings UTF-8 unless a table says otherwise; the grpc_* sections are",
+        "protobuf messages (proto3), whose fields are numbered rather than laid out.",
         "",
         "## Contents",
         "",
@@ -165,12 +180,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog=PROG, description="Write or check docs/PROTOCOL.md.")
     add_version(parser)
     parser.add_argument("--check", action="store_true", help="exit 1 if the checked-in document is stale")
-    parser.add_argument("--output", type=Path, default=DOCUMENT_PATH)
+    parser.add_argument("--output", type=Path, default=CHECKOUT_DOCUMENT,
+                        help=f"the document (default {CHECKOUT_DOCUMENT}, run from the checkout's root)")
     args = parser.parse_args(argv)
     text = render()
     if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
+        if not args.output.is_file():
+            return fail(PROG, f"{args.output} does not exist: run from the checkout's root or give --output")
+        if args.output.read_text(encoding="utf-8") != text:
             print(f"{args.output} is stale: run rmq-spec-doc", file=sys.stderr)
             return 1
         return 0

@@ -62,3 +62,25 @@ def index_key_hash(key: str) -> int:
 def tags_code(tags: str | None) -> int:
     """The consume-queue tags code of an ordinary (non-delayed) message."""
     return java_string_hash(tags) if tags else 0
+
+
+_LCG_MULTIPLIER = 2862933555777941757
+_MASK64 = (1 << 64) - 1
+
+
+def guava_consistent_hash(value: int, buckets: int) -> int:
+    """Guava's ``Hashing.consistentHash(long, int)``: a jump through buckets driven by a 64-bit linear
+    congruential generator seeded with ``value``. Apache's proxy picks a FIFO message's queue with it
+    (``consistentHash(messageGroup.hashCode(), writableQueues)``)."""
+    if buckets <= 0:
+        raise ValueError(f"buckets must be positive: {buckets}")
+    state = value & _MASK64
+    candidate = 0
+    while True:
+        state = (_LCG_MULTIPLIER * state + 1) & _MASK64
+        next_double = ((state >> 33) + 1) / float(1 << 31)  # state >>> 33 has 31 bits: a positive int
+        jump = int((candidate + 1) / next_double)
+        if 0 <= jump < buckets:
+            candidate = jump
+        else:
+            return candidate

@@ -169,6 +169,8 @@ CREATE_TOPIC_REQUEST = HeaderSpec("CreateTopicRequestHeader", (
     Field("topicFilterType", S, True, "SINGLE_TAG or MULTI_TAG"),
     Field("topicSysFlag", INT, False, "TopicSysFlag bits"),
     Field("order", B, True, "ordered topic (default false)"),
+    Field("attributes", S, False, "topic attributes to set (+key=value) or remove (-key), comma separated",
+          releases=since("5.0.0")),
 ))
 GET_ROUTE_INFO_REQUEST = HeaderSpec("GetRouteInfoRequestHeader", (
     Field("topic", S, True, "topic"),

@@ -43,7 +43,7 @@ IndexSlot = Struct(
 IndexEntry = Struct(
     "key_hash" / Int32sb * "abs(String.hashCode(topic#key)), MIN_VALUE mapped to 0",
     "phy_offset" / Int64sb * "commitlog offset of the message",
-    "time_diff" / Int32sb * "(store time - header begin_timestamp) / 1000, in seconds",
+    "time_diff" / Int32sb * "(store time - header begin_timestamp) / 1000, in seconds (RMQ-IDX-TIME-DIFF)",
     "prev_index" / Int32sb * "older entry of the same slot, 0 at the end of the chain",
 )
 
@@ -73,9 +73,11 @@ RMQ_IDX_PUT = clause(
 )
 RMQ_IDX_TIME_DIFF = clause(
     "RMQ-IDX-TIME-DIFF", Level.MUST,
-    "time_diff is the whole seconds between store time and begin_timestamp, clamped to [0, 2^31-1], and "
-    "0 when begin_timestamp <= 0.",
-    source=f"{_INDEX} (putKey)",
+    "time_diff is the whole seconds between store time and the header's begin_timestamp as it stands "
+    "when the entry is written, clamped to [0, 2^31-1], and 0 when that is <= 0. A file's first entry is "
+    "written before begin_timestamp is set from it: it is timed against the begin the file was created "
+    "with, the previous file's end_timestamp (0 for a store's first file).",
+    source=f"{_INDEX} (IndexFile(), putKey); {_SERVICE} (getAndCreateLastIndexFile)",
 )
 RMQ_IDX_LOOKUP = clause(
     "RMQ-IDX-LOOKUP", Level.MUST,
@@ -119,3 +121,10 @@ def time_diff_seconds(store_timestamp: int, begin_timestamp: int) -> int:
     if begin_timestamp <= 0:
         return 0
     return min(max(store_timestamp - begin_timestamp, 0) // 1000, MAX_TIME_DIFF)
+
+
+def time_base(entry_index: int, begin_timestamp: int, previous_end_timestamp: int | None) -> int | None:
+    """The timestamp an entry's ``time_diff`` counts from (RMQ-IDX-TIME-DIFF): the file's begin, except
+    for its first entry, written while the header still held what the file was created with (the previous
+    file's end, 0 for a store's first file; None where that is not known)."""
+    return previous_end_timestamp if entry_index == FIRST_INDEX else begin_timestamp

@@ -27,8 +27,9 @@ STOP_TIMEOUT_S = 30.0
 LOG_TAIL = 4000
 """Characters of the broker's log quoted in a failure message."""
 
-_BANNERS = (re.compile(r"^name server (?P<namesrv>\S+), broker (?P<broker>\S+) \(fast \S+\), store .+$"),
-            re.compile(r"^broker (?P<broker>\S+) \(fast \S+\), store .+, "
+_BANNERS = (re.compile(r"^name server (?P<namesrv>\S+), broker (?P<broker>\S+) \(fast \S+\)(, gRPC \S+)?, "
+                       r"store .+$"),
+            re.compile(r"^broker (?P<broker>\S+) \(fast \S+\)(, gRPC \S+)?, store .+, "
                        r"joined name server\(s\) (?P<namesrv>\S+)$"),
             re.compile(r"^name server (?P<namesrv>\S+)$"))
 """The line each role prints once it listens: the all-in-one, a broker that joined name servers, a name

@@ -144,7 +144,7 @@ class RestartableBroker:
         unknown topic)."""
         if self.running is None:
             raise RuntimeError("broker not started")
-        self.running.call(_create_topic(self.running.broker_addr, self.running.namesrv_addr, topic, queues,
+        self.running.call(create_topic_at(self.running.broker_addr, self.running.namesrv_addr, topic, queues,
                                         credentials))
 
     def __enter__(self) -> RestartableBroker:
@@ -155,7 +155,7 @@ class RestartableBroker:
         self.stop()
 
 
-async def _create_topic(broker_addr: str, namesrv_addr: str, topic: str, queues: int,
+async def create_topic_at(broker_addr: str, namesrv_addr: str, topic: str, queues: int,
                         credentials: Credentials | None) -> None:
     fields = encode_header(CREATE_TOPIC_REQUEST, {
         "topic": topic, "defaultTopic": "TBW102", "readQueueNums": queues, "writeQueueNums": queues,

@@ -36,19 +36,19 @@ DRIVERS_DIR = INTEROP_DIR / "drivers"
 
 
 
-def _load_installer() -> ModuleType:
-    """interop/ is a folder of programs, not a package: load its installer by path under a name that
-    cannot collide with anything importable."""
-    spec = importlib.util.spec_from_file_location("rocketmq_spec_interop_install", INTEROP_DIR / "install.py")
+def load_program(path: Path, name: str) -> ModuleType:
+    """interop/ is a folder of programs, not a package: load one by path under ``name``, which must not
+    collide with anything importable."""
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {INTEROP_DIR / 'install.py'}")
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses resolve their module through sys.modules
     spec.loader.exec_module(module)
     return module
 
 
-_install = _load_installer()
+_install = load_program(INTEROP_DIR / "install.py", "rocketmq_spec_interop_install")
 
 PY_ROCKETMQ = _install.PY_ROCKETMQ
 ALI_ONS = _install.ALI_ONS

@@ -1,7 +1,8 @@
 """The mqadmin commands the admin area covers, runnable against any name server, with their output shapes.
 
-Each command is run through a launcher given by the user (``RMQ_MQADMIN``, e.g. ``/path/peer.sh mqadmin``
-or an Apache RocketMQ install's ``bin/mqadmin``); nothing here builds or ships Java code. Placeholders
+Each command is run through a launcher: by default mqadmin (``MQAdminStartup``) of a release provisioned
+from Maven Central (:data:`MQADMIN_RELEASE`), or any other given in ``RMQ_MQADMIN`` (an Apache RocketMQ
+install's ``bin/mqadmin``, say). Placeholders
 ({ns}, {broker}, {topic} ...) are filled from a :class:`Scene` that the caller prepared on the target.
 ``shape`` reduces an output to what must match between two brokers: the lines with every number, address,
 id and time replaced by a token, so a reference broker and Apache RocketMQ can be compared line by line.
@@ -19,6 +20,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from apache_rocketmq.drivers import java_command
 
 MQADMIN_ENV = "RMQ_MQADMIN"
 COMMAND_TIMEOUT = 120
@@ -97,9 +101,17 @@ COMMANDS: tuple[AdminCommand, ...] = (
 )
 
 
-def launcher() -> list[str] | None:
+MQADMIN_RELEASE = "4.9.7"
+"""The newest 4.x release the project's Maven repository serves: the line whose mqadmin these commands
+and their output shapes were written for."""
+MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
+
+
+def launcher(home: Path) -> list[str]:
+    """``RMQ_MQADMIN`` when set, else the provisioned release's mqadmin with ``home`` as its home
+    (raises ``apache_rocketmq.ProvisionError`` where it cannot be provisioned)."""
     value = os.environ.get(MQADMIN_ENV)
-    return shlex.split(value) if value else None
+    return shlex.split(value) if value else java_command(MQADMIN_RELEASE, MQADMIN_MAIN, home=home)
 
 
 def run(launch: Sequence[str], argv: Sequence[str]) -> str:
@@ -141,13 +153,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print, per command (all, or those named), whether two targets' outputs have the same shape; the
     scenes are JSON files of :class:`Scene` fields."""
     import json
-    from pathlib import Path
+    import tempfile
 
     args = list(sys.argv[1:] if argv is None else argv)
-    launch = launcher()
-    if launch is None or len(args) < 2:
-        print(f"usage: {MQADMIN_ENV}='…' python3 -m tests.mqadmin_commands A.json B.json [COMMAND…]")
+    if len(args) < 2:
+        print(f"usage: [{MQADMIN_ENV}='…'] python3 -m tests.mqadmin_commands A.json B.json [COMMAND…]")
         return 2
+    launch = launcher(Path(tempfile.mkdtemp(prefix="rmq-mqadmin-")))
     scenes = [Scene(**json.loads(Path(path).read_text(encoding="utf-8"))) for path in args[:2]]
     differing = 0
     for command in (c for c in COMMANDS if not args[2:] or c.name in args[2:]):

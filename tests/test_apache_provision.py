@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 from pathlib import Path
 
 import pytest
 
-from apache_rocketmq import maven
+from apache_rocketmq import drivers, maven
 from apache_rocketmq.cluster import ApacheRocketMQ
 from apache_rocketmq.jdk import find_jdk
 from apache_rocketmq.maven import NotServed, ToolMissing
 from apache_rocketmq.releases import RELEASES, UnknownRelease, release
+from apache_rocketmq.targets import EMBEDDED, PROJECT_TARGETS, UnknownTarget, parse_target, target_names
 
 MAVEN_NOT_SERVED = (
     "[ERROR] Failed to execute goal on project apache-rocketmq: Could not resolve dependencies for project "
@@ -77,3 +80,35 @@ def test_a_started_release_registers_and_stops(tmp_path: Path) -> None:
     finally:
         cluster.stop()
     assert not Path(f"/proc/{pid}").exists()
+
+
+def test_targets_are_named_embedded_or_apache_and_a_release() -> None:
+    assert parse_target(EMBEDDED) is None
+    assert parse_target("apache-5.5.0") is RELEASES["5.5.0"]
+    for name in ("5.5.0", "apache-6.0.0", "rocketmq"):
+        with pytest.raises(UnknownTarget, match=r"known: embedded, apache-4\.9\.7"):
+            parse_target(name)
+    assert set(PROJECT_TARGETS) <= set(target_names())
+
+
+def test_a_subset_of_a_release_is_cached_apart_and_may_leave_out_dependencies() -> None:
+    subset = dataclasses.replace(release("4.9.8"), subset="config", transitive=False,
+                                 artifacts=("rocketmq-common",))
+    assert maven.release_dir(subset).name == "4.9.8-config"
+    assert "<exclusion><groupId>*</groupId>" in maven.pom(subset)
+    assert "<exclusion>" not in maven.pom(release("4.9.8"))
+
+
+def test_the_drivers_compile_against_a_release_and_are_cached_by_content(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        first = drivers.compiled("4.9.7")
+    except (ToolMissing, NotServed) as exc:
+        pytest.skip(str(exc))
+    assert (first / "rmqspec" / "drivers" / "Produce.class").is_file()
+    assert drivers.compiled("4.9.7") == first
+    sources = tmp_path / "java"
+    shutil.copytree(drivers.SOURCES, sources)
+    (sources / "Produce.java").write_text((sources / "Produce.java").read_text() + "\n// changed\n")
+    monkeypatch.setattr(drivers, "SOURCES", sources)
+    assert drivers._digest(release("4.9.7")) not in first.name

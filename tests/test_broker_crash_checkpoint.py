@@ -55,4 +55,4 @@ def test_recovery_leaves_the_checkpoint_covering_the_recovered_store(tmp_path: P
                            str(store)], cwd=PROJECT_ROOT, capture_output=True, text=True,
                           timeout=CONFORMANCE_TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    assert "test_checkpoint_not_behind PASSED" in done.stdout, done.stdout[-4000:]
+    assert "test_checkpoint_not_ahead PASSED" in done.stdout, done.stdout[-4000:]

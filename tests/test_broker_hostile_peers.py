@@ -154,3 +154,43 @@ def test_a_closed_connection_releases_its_partial_frame_without_the_cycle_collec
     assert held >= PARTIAL_BYTES // 2
     assert left < PARTIAL_BYTES // 8, f"{left} bytes still held after the connection closed"
     assert released, "the closed connection is still alive (reference cycle)"
+
+
+class _GoneTransport(asyncio.Transport):
+    """What uvloop hands a server for a peer that reset the connection right after connecting: asked for
+    its address, the socket has none any more."""
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return None
+
+    def is_closing(self) -> bool:
+        return True
+
+
+def test_a_request_of_a_connection_gone_before_its_address_was_known_is_dropped(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A batch send read from such a connection used to reach the send handler, which failed parsing the
+    born host out of the address "None" (an untyped ValueError in the broker's log)."""
+    from codec.command import encode
+    from reference_broker.server import Connection, DispatchTable, RemotingServer
+    from tests.messaging_support import send_fields
+
+    handled: list[object] = []
+
+    async def handler(request: object) -> None:
+        handled.append(request)
+
+    async def scenario() -> None:
+        server = RemotingServer("broker", DispatchTable({RequestCode.SEND_BATCH_MESSAGE: handler}))
+        connection = Connection(server)
+        connection.connection_made(_GoneTransport())
+        batch = RemotingCommand.request(RequestCode.SEND_BATCH_MESSAGE, send_fields("T", {}, batch=True),
+                                        b"", opaque=1)
+        connection.data_received(encode(batch))
+        await asyncio.sleep(0)
+        assert connection.peer == "" and connection.pending == 0
+
+    with caplog.at_level("DEBUG", logger="reference_broker.server"):
+        run(scenario())
+    assert handled == []
+    assert "dropping request 320 of a connection gone before it was known" in caplog.text

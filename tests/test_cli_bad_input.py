@@ -94,7 +94,7 @@ def test_conformance_comparison_names_a_missing_report(tmp_path: Path) -> None:
 def test_frame_names_the_missing_file(tmp_path: Path) -> None:
     missing = tmp_path / "gone.bin"
     line = one_line_failure("rmq-frame", "decode", missing)
-    assert line == f"rmq-frame: {missing}: No such file or directory"
+    assert line == f"rmq-frame: file {missing} does not exist"
 
 
 def test_store_names_a_directory_that_is_not_a_store(not_a_store: Path) -> None:

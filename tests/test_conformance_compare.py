@@ -15,16 +15,6 @@ from conformance.result import CaseResult
 from conformance.verdict import Verdict
 from tests.test_conformance_framework import sample_results
 
-ROOT = Path(__file__).resolve().parents[1]
-
-RESULTS_COMMAND = ["compare", "docs/results/reference-broker/index.json",
-                   "docs/results/rocketmq-4.9.8/index.json",
-                   "--label", "reference broker", "--label", "Apache RocketMQ 4.9.8",
-                   "--title", "Conformance results: the embedded reference broker and Apache RocketMQ 4.9.8 "
-                              "(Java 17, ASYNC_MASTER, ASYNC_FLUSH, auto-create on)",
-                   "--out"]
-"""How docs/RESULTS.md is made (README, section "Conformance results"), less the output file."""
-
 
 def _write(directory: Path, results: list[CaseResult], **meta: object) -> Path:
     return json_files.write(directory, results, {"profile": "unprofiled", "namesrv": "127.0.0.1:1",
@@ -80,12 +70,3 @@ def test_cli_compare_writes_the_matrix(tmp_path: Path, capsys: pytest.CaptureFix
     assert "0 case(s) with different verdicts" in capsys.readouterr().out
     assert cli.main(["compare", str(a), str(b), "--label", "A"]) == 2
     assert cli.main(["compare", str(a), str(tmp_path / "absent.json")]) == 2
-
-
-def test_published_results_are_generated_from_the_kept_reports(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    regenerated = tmp_path / "RESULTS.md"
-    assert cli.main([*RESULTS_COMMAND, str(regenerated)]) == 0
-    published = (ROOT / "docs" / "RESULTS.md").read_text(encoding="utf-8")
-    assert published == regenerated.read_text(encoding="utf-8"), "docs/RESULTS.md is stale: regenerate it"

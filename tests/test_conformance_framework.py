@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from conformance import cli, plugin, profile
+from conformance.ha_peer import FeedListener
 from conformance.recorder import Direction, Exchange, Record
 from conformance.report import console, json_files, junit
 from conformance.report.matrix import by_area, conforms
 from conformance.result import CaseResult, render
 from conformance.target import Target
-from conformance.verdict import Verdict
-from conformance.wire import Endpoint
+from conformance.verdict import SuiteError, Verdict
+from conformance.wire import Endpoint, NoResponse
 
 
 def sample_results() -> list[CaseResult]:
@@ -108,6 +110,38 @@ def test_shipped_profile_matches_cases() -> None:
     assert shipped.deviation_for("framing::largest_length_accepted[broker]") is None
 
 
+@pytest.mark.parametrize(("request_", "announced", "chosen", "how"), [
+    (profile.Request(), 407, "rocketmq-4.9", "version 407 (V4_9_7), covered by profile rocketmq-4.9"),
+    (profile.Request(), 479, "rocketmq-5", "covered by profile rocketmq-5"),
+    (profile.Request(), 513, "rocketmq-5", "covered by profile rocketmq-5"),
+    (profile.Request(), 493, "", "which no shipped profile covers"),
+    (profile.Request(), None, "", "not asked"),
+    (profile.Request(strict=True), 407, "", "--strict"),
+    (profile.Request(named="none"), 407, "", "--profile none"),
+    (profile.Request(named="rocketmq-5"), 407, "rocketmq-5", "--profile rocketmq-5"),
+    (profile.Request(target_name="embedded"), 409, "", "embedded reference broker"),
+])
+def test_the_profile_follows_the_version_the_target_announces(request_: profile.Request,
+                                                              announced: int | None, chosen: str,
+                                                              how: str) -> None:
+    choice = profile.choose(request_, announced)
+    assert choice.profile.file == chosen and how in choice.how
+
+
+def test_a_deviation_bound_to_some_releases_holds_for_those_only() -> None:
+    black_list = "admin::update_config_black_list[broker-black-list]"
+    assert profile.choose(profile.Request(), 407).profile.deviation_for(black_list) is not None
+    assert profile.choose(profile.Request(), 409).profile.deviation_for(black_list) is None
+
+
+def test_a_deviation_naming_a_release_its_profile_does_not_cover_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('versions = ["4.9.7"]\n[[deviation]]\ncase = "a::b"\nverdict = "NON-STRICT"\n'
+                    'reason = "r"\nsource = "s"\nversions = ["5.5.0"]\n')
+    with pytest.raises(profile.ProfileError, match="does not cover"):
+        profile.load(path)
+
+
 def test_endpoint_parsing() -> None:
     assert Endpoint.parse("127.0.0.1:9876") == Endpoint("127.0.0.1", 9876)
     assert Endpoint.parse("[::1]:10911") == Endpoint("::1", 10911)
@@ -140,3 +174,35 @@ def test_index_sizes_option() -> None:
     for bad in ("1000", "1000,3000,1", "a,b", "0,4000", "1000,-1"):
         with pytest.raises(pytest.UsageError, match="index sizes"):
             plugin.parse_index_sizes(bad)
+
+
+def _called(error: BaseException, when: str) -> pytest.CallInfo[None]:
+    def fail() -> None:
+        raise error
+    return pytest.CallInfo.from_call(fail, when)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("error", "when", "verdict"), [
+    (SuiteError("cannot listen at the HA feed 127.0.0.1:1: [Errno 98] Address already in use"), "setup",
+     Verdict.ERROR),
+    (SuiteError("another case held the HA feed"), "call", Verdict.ERROR),
+    (TypeError("a fixture of the suite broke"), "setup", Verdict.ERROR),
+    (TypeError("the target's answer lacked a field"), "call", Verdict.FAIL),
+    (NoResponse("no response to code 17"), "setup", Verdict.FAIL),
+])
+def test_faults_of_the_suite_are_errors_of_the_run(error: BaseException, when: str, verdict: Verdict) -> None:
+    state = plugin.RunState(Target(), profile.NO_PROFILE, strict=False, report_dir=None)
+    assert plugin._verdict(state, _called(error, when), plugin.CaseRun())[0] is verdict
+
+
+def test_cases_playing_a_slaves_master_take_turns_at_its_address() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        feed = Endpoint("127.0.0.1", probe.getsockname()[1])
+    first = FeedListener(feed, turn_wait=5)
+    try:
+        with pytest.raises(SuiteError, match="held the HA feed"):
+            FeedListener(feed, turn_wait=0.2)
+    finally:
+        first.close()
+    FeedListener(feed, turn_wait=5).close()  # free again once the first gave it up

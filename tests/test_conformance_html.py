@@ -3,6 +3,7 @@ the summary matrix with failures first (checked on a screenshot too), the filter
 
 from __future__ import annotations
 
+import html as html_lib
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conformance.report import html, html_compare, json_files
-from conformance.report.html_page import CLAUSE_PAGE, COLOURS, SEVERITY_ORDER
+from conformance.report.html_page import CLAUSE_PAGE, COLOURS, MEANINGS, SEVERITY_ORDER
 from conformance.result import CaseResult
 from conformance.verdict import Verdict
 from tests.png import read_rgb
@@ -79,7 +80,7 @@ def mixed_results() -> list[CaseResult]:
     """The sample (every verdict in two areas), one SHOULD case, and an area where everything passes."""
     results = sample_results()
     results[2].level = "SHOULD"
-    passing = sample_results()[-1]
+    passing = next(r for r in sample_results() if r.verdict is Verdict.PASS)
     passing.case_id, passing.area = "admin::case_pass", "admin"
     return [*results, passing]
 
@@ -138,7 +139,8 @@ def test_cases_link_to_their_clause(report: tuple[Path, list]) -> None:
 def test_expected_and_actual_sit_side_by_side(report: tuple[Path, list]) -> None:
     page, _ = report
     assert "<th>expected</th><th>actual</th>" in page.read_text()
-    assert "<td>1</td><td>2</td>" in page.read_text()
+    cells = '<td class="v" data-label="expected">1</td><td class="v" data-label="actual">2</td>'
+    assert cells in page.read_text()
 
 
 def test_screenshot_shows_the_summary_at_the_top_failures_first(tmp_path: Path, chromium: str,
@@ -177,3 +179,77 @@ def test_comparison_page_lists_differing_verdicts_first(tmp_path: Path, chromium
     same = browse(chromium, tmp_path / "profile", page.as_uri() + "#change=same", "--dump-dom")
     assert set(visible_rows(same)) == {r.case_id for r in first} - differing
     assert (page.parent / CLAUSE_PAGE).exists()
+
+
+def test_every_page_explains_the_verdicts(tmp_path: Path, report: tuple[Path, list]) -> None:
+    page, results = report
+    json_files.write(tmp_path / "a", results, {"broker": "a"})
+    compare = html_compare.write(tmp_path / "compare.html", html_compare.load(tmp_path / "a"),
+                                 html_compare.load(tmp_path / "a", "again"))
+    for written in (page, page.parent / CLAUSE_PAGE, compare):
+        text = written.read_text()
+        legend = text[text.index('<ul id="legend">'):text.index("</ul>", text.index('<ul id="legend">'))]
+        for verdict in Verdict:
+            assert f'<span class="verdict v-{verdict.name}">{verdict.value}</span>' in legend, written.name
+            assert MEANINGS[verdict] in html_lib.unescape(legend)
+
+
+def _big(verdict: Verdict, n: int) -> CaseResult:
+    """A case with what made a PASS run's page 4 MB: hundreds of observations and frames of kilobytes."""
+    result = sample_results()[0]
+    result.case_id, result.verdict, result.expected, result.actual = f"framing::big_{n}", verdict, None, None
+    result.observations = [{"what": f"split at {i}", "expected": "ab" * 1000, "actual": "ab" * 1000,
+                            "ok": True, "tolerated": ""} for i in range(300)]
+    result.frames = [{"t": i / 1000, "conn": 1, "dir": ">", "len": 2048, "hex": "00" * 2048}
+                     for i in range(300)]
+    return result
+
+
+def test_long_values_and_frames_stay_off_the_page(tmp_path: Path) -> None:
+    results = [_big(Verdict.PASS, n) for n in range(250)] + [_big(Verdict.FAIL, 250)]
+    page = html.write(tmp_path / "index.html", results, title="big")
+    text = page.read_text()
+    assert page.stat().st_size < 1_000_000
+    start = text.index('<tr id="framing::big_0"')
+    first = text[start:text.index("</tr>", start)]
+    assert '<a href="cases/framing_big_0.json">300 log lines on 1 connection(s)</a>' in first
+    assert "<details" not in first  # a passing case's frames are one click away, in its JSON
+    assert "… (2,000 characters: " in first and "296 more observations" in first
+    failed = text[text.index('<tr id="framing::big_250"'):]
+    assert '<details class="frames"><summary>300 log lines on 1 connection(s)</summary>' in failed
+    assert "260 more lines, and every byte" in failed
+
+
+def test_a_failure_always_shows_expected_and_seen(report: tuple[Path, list]) -> None:
+    _, results = report
+    timed_out = next(r for r in results if r.verdict is Verdict.FAIL)
+    timed_out.expected = timed_out.actual = None
+    timed_out.observations, timed_out.message = [], "no response to code 17 (opaque 1) within 5.0 s"
+    text = html.render([timed_out], "t")
+    assert ('<td class="v" data-label="expected">opaque echoed</td>'
+            '<td class="v" data-label="actual">no response to code 17 (opaque 1) within 5.0 s</td>') in text
+
+
+def test_errors_of_the_run_are_not_the_targets(report: tuple[Path, list]) -> None:
+    _, results = report
+    errors = [r for r in results if r.verdict is Verdict.ERROR]
+    passed = [r for r in results if r.verdict is Verdict.PASS]
+    text = html.render([*errors, *passed], "t", related=[("store/index.html", "the store it wrote")])
+    assert f"{len(errors)} error(s) of the run" in text
+    assert (f"not judged because of errors of the run itself; over the {len(passed)} judged, the target "
+            "conforms") in text
+    assert '<a href="store/index.html">the store it wrote</a>' in text
+
+
+def test_narrow_screens_get_one_card_per_case(tmp_path: Path, chromium: str,
+                                              report: tuple[Path, list]) -> None:
+    """At a phone's width each case row is a card as wide as the screen: its verdict is a band of colour
+    across it, not a sliver of a ten-column table."""
+    page, _ = report
+    shot = tmp_path / "narrow.png"
+    browse(chromium, tmp_path / "profile", page.as_uri() + "#verdict=FAIL", f"--screenshot={shot}",
+           "--window-size=390,2000", "--hide-scrollbars")
+    width, _, rows = read_rgb(shot)
+    fail = tuple(int(COLOURS[Verdict.FAIL][i:i + 2], 16) for i in (1, 3, 5))
+    bands = [row.count(fail) for row in rows]
+    assert max(bands) > width * 0.8, "no FAIL band across the screen"

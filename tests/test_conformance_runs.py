@@ -74,7 +74,7 @@ def test_corrupted_body_fails_its_clause(tmp_path: Path) -> None:
     assert verdicts["store::commitlog_scan[record-magic]"] == "INFO"
 
 
-BROKER_AREAS = {"send", "pull", "offsets", "clients", "query", "admin"}
+BROKER_AREAS = {"send", "pull", "offsets", "clients", "query", "admin", "grpc"}
 
 
 def test_embedded_broker_and_its_store_conform(tmp_path: Path) -> None:

@@ -48,6 +48,11 @@ def test_bad_input_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert captured.err.count("\n") == 1 and captured.err.startswith("rmq-frame: ")
 
 
-def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main(["decode", str(tmp_path / "absent.bin")]) == 1
-    assert "absent.bin" in capsys.readouterr().err
+def test_missing_file_is_bad_input_before_any_decoding(capsys: pytest.CaptureFixture[str],
+                                                        tmp_path: Path) -> None:
+    good = tmp_path / "good.bin"
+    good.write_bytes(encode(RemotingCommand(34)))
+    assert main(["decode", str(good), str(tmp_path / "absent.bin")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"rmq-frame: file {tmp_path / 'absent.bin'} does not exist\n"
+    assert main(["decode", str(tmp_path)]) == 2

@@ -92,7 +92,12 @@ def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     assert set(SHIPPED) <= names, set(SHIPPED) - names
     assert any(name.startswith("fuzz/regressions/") for name in names)
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
-    run_main_job(tmp_path, *installed(tmp_path, wheel))
+    bin_dir, env = installed(tmp_path, wheel)
+    run_main_job(tmp_path, bin_dir, env)
+    # what tox -e doc runs, from the checkout, with the project installed as a wheel rather than editable
+    doc = subprocess.run([bin_dir / "rmq-spec-doc", "--check"], cwd=PROJECT_ROOT, env=env,
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert doc.returncode == 0, doc.stderr
 
 
 @pytest.mark.slow

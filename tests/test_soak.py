@@ -10,7 +10,7 @@ from pathlib import Path
 from benchmarks.soak.__main__ import main
 
 TINY = ["--connections", "60", "--pulls", "60", "--storm-connections", "40", "--storm-batches", "2",
-        "--partial-rounds", "1", "--partial-per-round", "2", "--partial-mib", "0.25"]
+        "--storm-runs", "10", "--partial-rounds", "1", "--partial-per-round", "2", "--partial-mib", "0.25"]
 
 
 def _rows(report: Path) -> list[dict]:
@@ -26,6 +26,7 @@ def test_load_and_hostile_scenarios_against_a_reference_broker(tmp_path: Path) -
     assert scenarios == {"connections", "parked pulls", "malformed storm", "partial frames"}
     wrong = [r for r in rows if not r["measured"] and r["passed"] is not True]
     assert not wrong, wrong
+    assert "0 tracebacks in the broker's log after 10 storm(s)" in [r["figure"] for r in rows]
 
 
 def test_a_kill_9_cycle_keeps_every_acknowledged_send(tmp_path: Path) -> None:

@@ -13,13 +13,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.datasource import EqualTo, GreaterThan, GreaterThanOrEqual, In, LessThan, StringStartsWith
+from pyspark.sql.datasource import (
+    EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
+    In,
+    LessThan,
+    LessThanOrEqual,
+    StringStartsWith,
+)
 
 from codec.store import StoreDirectory
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from spark_tests.planning import CommitLogSplit
 from spark_tests.pushdown import RecordFilter, queue_plan, record_filter
-from spark_tests.store_source import FORMAT, RecordsPartition, filtered_partitions
+from spark_tests.store_plan import RecordsPartition, filtered_partitions
+from spark_tests.store_source import FORMAT
 from tests.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
@@ -111,3 +120,22 @@ def test_columns_option_refuses_unknown_or_repeated_names(spark: SparkSession,  
     for bad in ("topic,nonsense", "topic,topic", ""):
         with pytest.raises(Exception, match="option columns must name distinct columns"):
             spark.read.format(FORMAT).option("columns", bad).load(str(golden_store)).collect()
+
+
+def test_a_time_range_reads_only_the_commitlog_range_that_can_hold_it(spark: SparkSession,  # noqa: F811
+                                                                      golden_store: Path) -> None:
+    with StoreDirectory(golden_store) as store:
+        records = list(store.messages(verify_crc=False))
+        stamps = [r.store_timestamp for r in records]
+        assert stamps == sorted(stamps), "the broker stamped records in the order it appended them"
+        low, high = stamps[len(stamps) // 3], stamps[2 * len(stamps) // 3]
+        window = [GreaterThanOrEqual(("store_timestamp",), low), LessThanOrEqual(("store_timestamp",), high)]
+        parts = filtered_partitions(store, record_filter(window), 1 << 20)
+    inside = [r for r in records if low <= r.store_timestamp <= high]
+    read = [r for r in records if any(isinstance(p, CommitLogSplit) and p.start <= r.physical_offset < p.end
+                                      for p in parts)]
+    assert set(map(id, inside)) <= set(map(id, read)) and len(read) < len(records) * 2 // 3
+    where = f"store_timestamp BETWEEN {low} AND {high}"
+    expected = rows(query(spark, golden_store, where, pushdown=False))
+    assert len(expected) == len(inside)
+    assert rows(query(spark, golden_store, where, pushdown=True)) == expected

@@ -16,7 +16,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 from codec.store import IndexFile, StoreDirectory
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.store_source import FORMAT, commitlog_splits, starts_record
+from spark_tests.store_plan import commitlog_splits, starts_record
+from spark_tests.store_source import FORMAT
 from spec.commitlog import MAGIC_POSITION, RMQ_CL_MAGIC
 from tests.golden import STORE_MANIFEST, STORE_TARBALL
 

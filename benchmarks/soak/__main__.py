@@ -23,12 +23,14 @@ from apache_rocketmq.targets import EMBEDDED, UnknownTarget, parse_target, targe
 from benchmarks.soak import crash, hostile, load, wire
 from benchmarks.soak.report import Row, as_json, table
 from benchmarks.soak.target import (
+    CommandLauncher,
     Launcher,
     Target,
     command_launcher,
     raise_fd_limit,
     reference_launcher,
     release_launcher,
+    tracebacks,
 )
 
 SCENARIOS = ("connections", "pulls", "storm", "partial", "kill")
@@ -43,6 +45,7 @@ class Sizes:
     storm_connections: int
     storm_frames: int
     storm_batches: int
+    storm_runs: int
     partial_rounds: int
     partial_per_round: int
     partial_mib: float
@@ -54,12 +57,14 @@ class Sizes:
 
 
 FULL = Sizes(connections=10_000, pulls=10_000, storm_connections=50_000, storm_frames=20, storm_batches=100,
+             storm_runs=1,
              partial_rounds=12, partial_per_round=16, partial_mib=8.0, kill_cycles=50, load_seconds=1.5,
              settle=3.0)
-"""The issue's targets: 10,000 connections and parked pulls, a million malformed frames, 50 kill -9s."""
+"""The issue's targets: 10,000 connections and parked pulls, a million malformed frames, 50 kill -9s. After
+the storms (``--storm-runs`` of them) a broker the harness runs must have logged no traceback."""
 QUICK = Sizes(connections=300, pulls=300, storm_connections=200, storm_frames=20, storm_batches=4,
-              partial_rounds=2, partial_per_round=4, partial_mib=1.0, kill_cycles=2, load_seconds=0.5,
-              settle=0.5)
+              storm_runs=1, partial_rounds=2, partial_per_round=4, partial_mib=1.0, kill_cycles=2,
+              load_seconds=0.5, settle=0.5)
 
 
 def _free_port_pair() -> int:
@@ -113,14 +118,27 @@ async def _scenarios(target: Target, sizes: Sizes, only: Sequence[str]) -> list[
     steps = {
         "connections": lambda: load.connections(target, sizes.connections, TOPIC),
         "pulls": lambda: load.parked_pulls(target, sizes.pulls, TOPIC, sizes.queues),
-        "storm": lambda: hostile.storm(target, sizes.storm_connections, sizes.storm_frames,
-                                       sizes.storm_batches, TOPIC),
+        "storm": lambda: _storms(target, sizes),
         "partial": lambda: hostile.partial_frames(target, sizes.partial_rounds, sizes.partial_per_round,
                                                   int(sizes.partial_mib * 2**20)),
     }
     for name in (n for n in SCENARIOS if n in only and n in steps):
         print(f"running {name} ...", file=sys.stderr, flush=True)
         rows += await steps[name]()
+    return rows
+
+
+async def _storms(target: Target, sizes: Sizes) -> list[Row]:
+    """``storm_runs`` storms; then, when the harness runs the broker, the tracebacks in its log."""
+    rows: list[Row] = []
+    for _ in range(sizes.storm_runs):
+        rows += await hostile.storm(target, sizes.storm_connections, sizes.storm_frames, sizes.storm_batches,
+                                    TOPIC)
+    log = target.launcher.log if isinstance(target.launcher, CommandLauncher) else None
+    if log is not None:
+        found = tracebacks(log)
+        rows.append(Row("malformed storm", f"{found} tracebacks in the broker's log after {sizes.storm_runs} "
+                        "storm(s)", found == 0, "0 tracebacks"))
     return rows
 
 

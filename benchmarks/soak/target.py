@@ -105,12 +105,18 @@ class CommandLauncher:
     background and exits (then ``pid_command`` names the broker's pid)."""
     pid_command: str | None = None
     stop_command: str | None = None
+    log: Path | None = None
+    """Where the broker's output goes (appended across restarts), when the harness runs it itself."""
     _process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Target:
-        self._process = subprocess.Popen(self.command, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                         start_new_session=True)
+        output = self.log.open("ab") if self.log is not None else subprocess.DEVNULL
+        try:
+            self._process = subprocess.Popen(self.command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=output,
+                                             stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            if self.log is not None:
+                output.close()  # type: ignore[union-attr]
         if self.pid_command is not None:
             self._process.wait(START_TIMEOUT_S)
         wire.wait_until_answering(self.broker, START_TIMEOUT_S)
@@ -159,8 +165,17 @@ def reference_launcher(store: Path, namesrv_port: int, broker_port: int, *,
                   "mappedFileSizeCommitLog": str(4 * 1024 * 1024)}
     conf.write_text("".join(f"{k}={v}\n" for k, v in properties.items()), encoding="utf-8")
     command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--namesrv-port",
-               str(namesrv_port), "--broker-port", str(broker_port)]
-    return CommandLauncher(f"127.0.0.1:{broker_port}", store, command)
+               str(namesrv_port), "--broker-port", str(broker_port), "--grpc-port", "0"]
+    return CommandLauncher(f"127.0.0.1:{broker_port}", store, command, log=store.parent / f"{store.name}.log")
+
+
+TRACEBACK = "Traceback (most recent call last)"
+
+
+def tracebacks(log: Path) -> int:
+    """Untyped failures the broker logged: Python's traceback header, one per exception."""
+    with log.open(encoding="utf-8", errors="replace") as lines:
+        return sum(TRACEBACK in line for line in lines)
 
 
 def command_launcher(broker: str, store: Path | None, start: str, pid_command: str,

@@ -1,8 +1,10 @@
 """``rmq-frame``: decode captured RemotingCommand frames for people and scripts.
 
 A file may hold one frame or many concatenated (a raw dump of one direction of a connection); each frame
-becomes one line. Bad input is reported in one line on stderr with exit status 1, never a traceback,
-because the tool is meant for inspecting exactly the files that are broken.
+becomes one line. A file that is missing (or not a file) is bad input: one line on stderr and exit status
+2, before any file is decoded. A file holding bytes that are not frames is what the tool is for: the
+frames before them are printed, the problem is one line on stderr naming the clause, the other files are
+still decoded, and the exit status is 1. Never a traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from codec.command import RemotingCommand
 from codec.framing import FrameDecoder, FrameRejected
-from spec.cli import Parser, add_version, one_line
+from spec.cli import BadInput, Parser, add_version, fail, one_line, require_file
 from spec.codes import code_name
 from spec.errors import FrameError, RocketMQSpecError
 from spec.frame import FRAME_LENGTH
@@ -82,6 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     decode.add_argument("files", nargs="+", metavar="FILE")
     decode.add_argument("--json", action="store_true", help="one JSON object per frame")
     args = parser.parse_args(argv)
+    try:
+        for path in args.files:
+            require_file(Path(path))
+    except BadInput as exc:
+        return fail("rmq-frame", exc)
     status = 0
     for path in args.files:
         try:

@@ -7,7 +7,7 @@ and only the pages of touched slots and entries are ever written.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,6 +213,14 @@ class IndexFile:
                 break
             current = prev
         return found
+
+
+def first_entry_bases(files: Sequence[IndexFile], *, history_complete: bool) -> list[int | None]:
+    """The timestamp each file's first entry was timed against (RMQ-IDX-TIME-DIFF), files oldest first: the
+    previous file's end timestamp; for the oldest, 0 when it is the store's first file and None (unknown)
+    when older files may have gone with the CommitLog files they indexed (``history_complete`` false)."""
+    oldest: int | None = 0 if history_complete else None
+    return [oldest, *(index.header.end_timestamp for index in files)][:len(files)]
 
 
 def query_offsets(newest_first: Iterable[IndexFile], topic: str, key: str, *, begin: int = 0,

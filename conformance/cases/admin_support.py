@@ -122,11 +122,11 @@ def listed_groups(client: Client, check: Check) -> dict[str, Any]:
     return body.get("subscriptionGroupTable", {})
 
 
-def group_config(group: str) -> bytes:
+def group_config(group: str, *, broadcast: bool = True, retry_queues: int = 1) -> bytes:
     return encode_body(SUBSCRIPTION_GROUP_CONFIG, {
-        "brokerId": 0, "consumeBroadcastEnable": True, "consumeEnable": True, "consumeFromMinEnable": False,
-        "groupName": group, "notifyConsumerIdsChangedEnable": True, "retryMaxTimes": 5, "retryQueueNums": 1,
-        "whichBrokerWhenConsumeSlowly": 1})
+        "brokerId": 0, "consumeBroadcastEnable": broadcast, "consumeEnable": True,
+        "consumeFromMinEnable": False, "groupName": group, "notifyConsumerIdsChangedEnable": True,
+        "retryMaxTimes": 5, "retryQueueNums": retry_queues, "whichBrokerWhenConsumeSlowly": 1})
 
 
 def query_cq(client: Client, topic: str, index: int, count: int, **extra: Any) -> RemotingCommand:

@@ -37,7 +37,7 @@ from spec.headers import (
     SEND_MESSAGE_RESPONSE,
     header_for,
 )
-from spec.message_id import UniqKey, encode_uniq_key
+from spec.message_id import UniqKey, decode_offset_msg_id, encode_uniq_key
 from spec.properties import KEY_SEPARATOR, PropertyKey, encode_properties
 from spec.release_rules import Rule, holds
 from spec.sysflag import (
@@ -231,7 +231,9 @@ class Client:
 
     # -- producing -------------------------------------------------------------------------------------
 
-    def _send_values(self, topic: str, queue_id: int, message: Message, *, batch: bool) -> dict[str, Any]:
+    def send_values(self, topic: str, queue_id: int, message: Message, *,
+                    batch: bool = False) -> dict[str, Any]:
+        """The send header's values for ``message``, as a Java producer fills them."""
         return {"producerGroup": self.producer_group, "topic": topic, "defaultTopic": DEFAULT_TOPIC,
                 "defaultTopicQueueNums": QUEUES, "queueId": queue_id, "sysFlag": message.sys_flag,
                 "bornTimestamp": message.born_timestamp, "flag": message.flag,
@@ -239,24 +241,25 @@ class Client:
                 "batch": batch}
 
     def send_request(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
-                     code: int = RequestCode.SEND_MESSAGE_V2) -> RemotingCommand:
-        """The broker's answer, unjudged: for cases about refusals."""
+                     code: int = RequestCode.SEND_MESSAGE_V2, **fields: Any) -> RemotingCommand:
+        """The broker's answer, unjudged: for cases about refusals. ``fields`` sets other attributes of
+        the request (``serialize_type``)."""
         message = message or Message()
         spec = SEND_MESSAGE_REQUEST if code == RequestCode.SEND_MESSAGE else SEND_MESSAGE_REQUEST_V2
-        fields = encode_header(spec, self._send_values(topic, queue_id, message, batch=False))
-        return self.connection.call(code, fields, message.body)
+        header = encode_header(spec, self.send_values(topic, queue_id, message, batch=False))
+        return self.connection.call(code, header, message.body, **fields)
 
     def send(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
-             code: int = RequestCode.SEND_MESSAGE_V2) -> SendResult:
+             code: int = RequestCode.SEND_MESSAGE_V2, **fields: Any) -> SendResult:
         """A send that must succeed. A half message (PREPARED) is parked in the half topic, which the
         topic's queue never counts, so it is not waited for as a stored message is."""
         parked = message is not None and message.sys_flag & TRANSACTION_MASK == TransactionType.PREPARED
-        response = self.send_request(topic, message, queue_id=queue_id, code=code)
+        response = self.send_request(topic, message, queue_id=queue_id, code=code, **fields)
         return self._result(topic, f"send to {topic}/{queue_id}", response, settle=not parked)
 
     def send_batch(self, topic: str, messages: list[Message], *, queue_id: int = 0) -> SendResult:
         """A batch as a Java producer sends it: WAIT in the header, each message's properties in its block."""
-        values = {**self._send_values(topic, queue_id, Message(), batch=True),
+        values = {**self.send_values(topic, queue_id, Message(), batch=True),
                   "properties": encode_properties({PropertyKey.WAIT: "true"})}
         body = encode_batch([BatchBlock(m.flag, m.body, encode_properties(m.stored_properties))
                              for m in messages])
@@ -275,6 +278,16 @@ class Client:
             self._unsettled[queue] = max(self._unsettled.get(queue, 0),
                                          result.queue_offset + len(result.msg_ids))
         return result
+
+    def viewed(self, what: str, response: RemotingCommand) -> MessageRecord:
+        """The record a successful send's answer names, read back by VIEW_MESSAGE_BY_ID of its offsetMsgId
+        (for a delayed message: the parked one)."""
+        expect_success(self.check, what, response)
+        msg_id = decode_header(SEND_MESSAGE_RESPONSE, response.ext_fields)["msgId"].split(",")[0]
+        view = self.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": decode_offset_msg_id(msg_id).offset})
+        records = decode_records(expect_success(self.check, f"{what}: VIEW_MESSAGE_BY_ID", view).body)
+        self.check.equal(f"{what}: records viewed", 1, len(records))
+        return records[0]
 
     def fill(self, topic: str, count: int, *, queue_id: int = 0) -> list[Message]:
         """``count`` messages sent one by one to one queue; returns what was sent, in order."""

@@ -6,6 +6,8 @@ target that serves other traffic; checks are on shapes and on figures the case i
 
 from __future__ import annotations
 
+import re
+import time
 from typing import Any
 
 from codec.bodies import decode_body, encode_body
@@ -50,9 +52,20 @@ from .admin_support import (
     refused,
     reset_offset,
 )
-from .messaging import QUEUES, Client
-from .support import expect_refused, expect_success, unique
+from .messaging import QUEUES, Client, Message
+from .support import expect_code, expect_refused, expect_success, unique
 from .test_namesrv import _registered
+
+RUNTIME = re.compile(r"\[ ([\d,]+) days, ([\d,]+) hours, ([\d,]+) minutes, ([\d,]+) seconds \]")
+"""``StoreStatsService.getFormatRuntime`` (a MessageFormat: numbers may carry grouping commas)."""
+CAPACITY = re.compile(r"Total : ([\d.]+) (B|[KMGTPE]iB), Free : ([\d.]+) (B|[KMGTPE]iB)\.")
+"""``MixAll.humanReadableByteCount`` of the CommitLog directory's total and usable space."""
+BYTE_UNITS = {"B": 1, **{f"{p}iB": 1024 ** (n + 1) for n, p in enumerate("KMGTPE")}}
+CLOCK_SLACK_S = 60
+CALL_CLIENT_TIMEOUT_S = 10
+"""How long a broker waits for a client it calls (``Broker2Client.callClient``: invokeSync, 10000 ms)."""
+"""How far the target's clock may be from the suite's for a case comparing its times with now."""
+
 
 # -- runtime figures and settings ---------------------------------------------------------------------
 
@@ -132,9 +145,11 @@ def test_namesrv_config(namesrv: Server, wire: Wire, check: Check) -> None:
 # -- queues and consumption ---------------------------------------------------------------------------
 
 @case("RMQ-ADMIN-TOPIC-STATS", "GET_TOPIC_STATS_INFO lists every write queue with its min and max offset, "
-      "and the store time of the last message of a non-empty queue.")
+      "and the store time of the last message of a non-empty queue (one of 3 messages, one of 1, 0 empty).")
 def test_topic_stats(client: Client, check: Check) -> None:
     topic, records = filled_topic(client)
+    client.send(topic, Message(b"alone"), queue_id=2)
+    (alone,) = client.pulled(topic, 2).records
     stats = body_of(check, "topic stats", TOPIC_STATS_TABLE,
                     client.call(RequestCode.GET_TOPIC_STATS_INFO, {"topic": topic}))
     queues = by_queue(stats["offsetTable"], topic)
@@ -142,6 +157,8 @@ def test_topic_stats(client: Client, check: Check) -> None:
     check.equal("queue 0", {"lastUpdateTimestamp": records[-1].store_timestamp, "maxOffset": FILLED,
                             "minOffset": 0}, queues.get(0))
     check.equal("queue 1", {"lastUpdateTimestamp": 0, "maxOffset": 0, "minOffset": 0}, queues.get(1))
+    check.equal("queue 2", {"lastUpdateTimestamp": alone.store_timestamp, "maxOffset": 1, "minOffset": 0},
+                queues.get(2))
 
 
 @case("RMQ-ADMIN-CONSUME-STATS", "GET_CONSUME_STATS of a group lists each read queue of the topics it "
@@ -199,6 +216,44 @@ def test_producer_connection(client: Client, check: Check) -> None:
     found = body_of(check, "producers", PRODUCER_CONNECTION, client.call(
         RequestCode.GET_PRODUCER_CONNECTION_LIST, {"producerGroup": group}))
     check.equal("clients", [client_id], [c.get("clientId") for c in found.get("connectionSet", [])])
+
+
+@case("RMQ-ADMIN-PRODUCER-CONNECTION", "After UNREGISTER_CLIENT of one of a group's two producers, "
+      "GET_PRODUCER_CONNECTION_LIST names the other one only.")
+def test_producer_unregistered(client: Client, broker: Server, wire: Wire, check: Check) -> None:
+    group, staying, leaving = unique("pg"), unique("127.0.0.1@producer"), unique("127.0.0.1@producer")
+    connections = {}
+    for client_id in (staying, leaving):
+        connection = connections[client_id] = wire.connect(broker.endpoint)
+        body = encode_body(HEARTBEAT_DATA, {"clientID": client_id, "consumerDataSet": [],
+                                            "producerDataSet": [{"groupName": group}]})
+        expect_success(check, "producer HEART_BEAT", connection.call(RequestCode.HEART_BEAT, body=body))
+    expect_success(check, "UNREGISTER_CLIENT", connections[leaving].call(
+        RequestCode.UNREGISTER_CLIENT, {"clientID": leaving, "producerGroup": group}))
+    found = body_of(check, "producers", PRODUCER_CONNECTION, client.call(
+        RequestCode.GET_PRODUCER_CONNECTION_LIST, {"producerGroup": group}))
+    check.equal("clients", [staying], [c.get("clientId") for c in found.get("connectionSet", [])])
+
+
+@case("RMQ-ADMIN-RUNTIME-INFO", "runtime is the time since bootTimestamp (within a minute of the suite's "
+      "clock), and commitLogDirCapacity's Free is at most its Total.")
+def test_runtime_info_consistent(client: Client, check: Check) -> None:
+    response = client.call(RequestCode.GET_BROKER_RUNTIME_INFO, {})
+    info = body_of(check, "runtime info", KV_TABLE, response)["table"]
+    now_ms = time.time() * 1000
+    up = RUNTIME.fullmatch(info.get("runtime", ""))
+    check.that("runtime format", up is not None, expected=RUNTIME.pattern, actual=info.get("runtime"))
+    days, hours, minutes, seconds = (int(n.replace(",", "")) for n in up.groups()) if up else (0, 0, 0, 0)
+    reported = ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    since_boot = (now_ms - int(info.get("bootTimestamp", "0"))) / 1000
+    check.that("runtime against bootTimestamp", abs(reported - since_boot) <= CLOCK_SLACK_S,
+               expected=f"{since_boot:.0f} s ± {CLOCK_SLACK_S}", actual=reported)
+    capacity = CAPACITY.fullmatch(info.get("commitLogDirCapacity", ""))
+    check.that("commitLogDirCapacity format", capacity is not None, expected=CAPACITY.pattern,
+               actual=info.get("commitLogDirCapacity"))
+    if capacity:
+        total, free = (float(n) * BYTE_UNITS[u] for n, u in (capacity.group(1, 2), capacity.group(3, 4)))
+        check.that("Free at most Total", free <= total, expected=f"<= {total:.0f} bytes", actual=free)
 
 
 @case("RMQ-ADMIN-CONSUME-BY-WHO", "QUERY_TOPIC_CONSUME_BY_WHO names a group that committed an offset of the "
@@ -436,6 +491,31 @@ def test_call_consumer(relayed: int, client: Client, broker: Server, wire: Wire,
     if answer is not None:
         expect_success(check, "relayed answer", answer)
         check.equal("client's body", b'{"jstack":"relayed"}', answer.body)
+
+
+@case("RMQ-ADMIN-CALL-CONSUMER", "GET_CONSUMER_RUNNING_INFO naming a client that is not among the group's "
+      "online members (though the group has one) is answered 1 'The Consumer <group> <client> not online'.")
+def test_call_consumer_not_among_members(client: Client, broker: Server, wire: Wire, check: Check) -> None:
+    consumer = Consumer.online(wire.connect(broker.endpoint), check, client.create_topic())
+    other = unique("127.0.0.1@client")
+    refused(check, "running info of another client", client.call(
+        RequestCode.GET_CONSUMER_RUNNING_INFO, {"consumerGroup": consumer.group, "clientId": other}),
+        ResponseCode.SYSTEM_ERROR, admin.CLIENT_NOT_ONLINE_REMARK.format(group=consumer.group, client=other))
+
+
+@case("RMQ-ADMIN-CALL-CONSUMER", "A consumer that does not answer the broker's call within 10 s makes the "
+      "broker answer 207 CONSUME_MSG_TIMEOUT.")
+def test_call_consumer_unanswered(client: Client, broker: Server, wire: Wire, check: Check) -> None:
+    consumer = Consumer.online(wire.connect(broker.endpoint), check, client.create_topic())
+    request = client.request(RequestCode.GET_CONSUMER_RUNNING_INFO,
+                             {"consumerGroup": consumer.group, "clientId": consumer.client_id})
+    client.connection.send(request)
+    check.that("client called", consumer.called(RequestCode.GET_CONSUMER_RUNNING_INFO) is not None,
+               expected="a call", actual="nothing")
+    answer = client.connection.response_to(request.opaque, CALL_CLIENT_TIMEOUT_S + RESPONSE_TIMEOUT * 3)
+    check.that("admin answered", answer is not None, expected="a response", actual="none")
+    if answer is not None:
+        expect_code(check, "unanswered call", answer, ResponseCode.CONSUME_MSG_TIMEOUT)
 
 
 # -- refusals of unknown names ------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from conformance.case import Row, case, table
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import RESPONSE_TIMEOUT, Wire
+from spec.admin_bodies import CONSUMER_CONNECTION
 from spec.bodies import CONSUMER_LIST, LOCK_BATCH_REQUEST, LOCK_BATCH_RESPONSE
 from spec.codes import RequestCode, ResponseCode
 
@@ -50,6 +51,34 @@ def test_heartbeat(unregister: bool, client: Client, check: Check) -> None:
                                                            {"clientID": client_id, "consumerGroup": group}))
     expect_code(check, "GET_CONSUMER_LIST_BY_GROUP after unregistering", client.call(
         RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": group}), ResponseCode.SYSTEM_ERROR)
+
+
+@case("RMQ-BRK-HEARTBEAT", "After UNREGISTER_CLIENT of one of a group's two consumers the other one is "
+      "still listed.")
+def test_one_consumer_leaves(broker: Server, wire: Wire, client: Client, check: Check) -> None:
+    """Each consumer on a connection of its own: a broker keeps a group's members by channel."""
+    group, topic = unique("cg"), client.create_topic()
+    staying, leaving = (Client(wire.connect(broker.endpoint), check) for _ in range(2))
+    staying_id, leaving_id = _joined(staying, group, topic), _joined(leaving, group, topic)
+    expect_success(check, "UNREGISTER_CLIENT", leaving.call(RequestCode.UNREGISTER_CLIENT,
+                                                            {"clientID": leaving_id, "consumerGroup": group}))
+    check.equal("consumer list", [staying_id], _consumers(client, group))
+
+
+@case("RMQ-BRK-HEARTBEAT", "A heartbeat's subscription replaces the group's one for its topic only when its "
+      "subVersion is greater: one of the same version is ignored.")
+def test_subscription_kept_unless_newer(client: Client, check: Check) -> None:
+    group, topic, client_id = unique("cg"), client.create_topic(), unique("client")
+    for expression, version in (("A", 5), ("B", 5), ("C", 6)):
+        consumer = subscription(group, topic, expression)
+        consumer["subscriptionDataSet"][0]["subVersion"] = version
+        expect_success(check, f"HEART_BEAT {expression}@{version}", client.heartbeat(client_id, [consumer]))
+        listed = client.call(RequestCode.GET_CONSUMER_CONNECTION_LIST, {"consumerGroup": group})
+        found = decode_body(CONSUMER_CONNECTION,
+                            expect_success(check, "GET_CONSUMER_CONNECTION_LIST", listed).body or b"{}")
+        kept = "C" if version == 6 else "A"
+        check.equal(f"after {expression}@{version}: subscription", kept,
+                    (found.get("subscriptionTable", {}).get(topic) or {}).get("subString"))
 
 
 @case("RMQ-BRK-HEARTBEAT", "GET_CONSUMER_LIST_BY_GROUP of a group no consumer joined is answered 1.")

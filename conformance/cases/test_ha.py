@@ -129,6 +129,8 @@ def test_blocks_are_at_most_a_batch(client: Client, slave_peer: SlavePeer, check
     _check_records(check, _collect(check, slave_peer, stored[0].offset, stored[-1].end), stored)
 
 
+# alone: a master only has "nothing new" while no other case writes to it (conformance.alone)
+@pytest.mark.alone
 @case("RMQ-HA-HEARTBEAT", "A master with nothing new sends an empty block at its next offset within "
       "haSendHeartbeatInterval.")
 def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -> None:

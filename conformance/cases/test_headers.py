@@ -111,7 +111,9 @@ def test_unknown_code(serialize_type: SerializeType, server: Server, wire: Wire,
     connection = wire.connect(server.endpoint)
     request = connection.command(UNKNOWN_CODE, serialize_type=serialize_type)
     connection.send(request)
-    response = connection.response_to(request.opaque, SILENCE_WAIT)
+    # the answer is what the clause requires, so it gets the ordinary response bound (a loaded machine's
+    # broker took longer than SILENCE_WAIT); only a name server's silence is then tolerated
+    response = connection.response_to(request.opaque, RESPONSE_TIMEOUT)
     if response is None and server.role == "namesrv":
         check.tolerate("response to an unknown code", expected=ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                        actual="no response", why="RMQ-CODE-NAMESRV-UNKNOWN: 4.9.8 name servers stay silent")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from codec.command import RemotingCommand
-from codec.custom_header import encode_header
+from codec.custom_header import decode_header, encode_header
 from codec.fastjson import loads as fastjson_loads
 from conformance.case import Row, case, table
 from conformance.checks import Check
@@ -24,8 +24,14 @@ from conformance.wire import Connection, Wire
 from spec.behaviour import BROKER_EXPIRY_MS, BROKER_SCAN_INTERVAL_MS
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
-from spec.headers import REGISTER_BROKER_REQUEST, UNREGISTER_BROKER_REQUEST
+from spec.headers import (
+    QUERY_DATA_VERSION_REQUEST,
+    QUERY_DATA_VERSION_RESPONSE,
+    REGISTER_BROKER_REQUEST,
+    UNREGISTER_BROKER_REQUEST,
+)
 from spec.sysflag import PERM_READ_WRITE
+from spec.version import MQVersion
 
 from .support import eventually, expect_code, expect_success, unique
 
@@ -120,6 +126,19 @@ def test_registration_in_cluster_info(namesrv: Server, wire: Wire, check: Check)
                expected=broker.name, actual=sorted(info.get("brokerAddrTable", {}))[:5])
 
 
+@case("RMQ-NS-CLUSTER-INFO", "Cluster info lists a registered broker field by field: clusterAddrTable maps "
+      "its cluster to its name, brokerAddrTable its name to its broker data (cluster, brokerAddrs).")
+def test_cluster_info_fields(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    info = _cluster_info(connection)
+    check.equal("clusterAddrTable entry", [broker.name], info.get("clusterAddrTable", {}).get(broker.cluster))
+    data = info.get("brokerAddrTable", {}).get(broker.name) or {}
+    check.equal("brokerAddrTable entry", {"brokerName": broker.name, "cluster": broker.cluster,
+                                          "brokerAddrs": {"0": broker.addr}},
+                {"brokerName": data.get("brokerName"), "cluster": data.get("cluster"),
+                 "brokerAddrs": {str(k): v for k, v in (data.get("brokerAddrs") or {}).items()}})
+
+
 ROUTE_KEYS = {"brokerDatas", "queueDatas"}
 QUEUE_KEYS = {"brokerName", "perm", "readQueueNums", "writeQueueNums", "topicSysFlag"}
 BROKER_KEYS = {"brokerName", "cluster", "brokerAddrs"}
@@ -136,9 +155,30 @@ def test_route_shape(namesrv: Server, wire: Wire, check: Check) -> None:
         check.equal("missing broker data keys", set(), BROKER_KEYS - set(data))
 
 
+@case("RMQ-NS-ROUTE-SHAPE", "The route of a registered master's topic is, field by field, the queue data it "
+      "registered (perm, queue counts, topicSysFlag 0) and its broker data (cluster, brokerAddrs {0: addr}).")
+def test_route_fields(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    route = fastjson_loads(expect_success(check, "route", _route(connection, broker.topic)).body or b"{}")
+    queues = [q for q in route.get("queueDatas", []) if q.get("brokerName") == broker.name]
+    registered = {"brokerName": broker.name, "perm": int(PERM_READ_WRITE), "readQueueNums": QUEUES,
+                  "writeQueueNums": QUEUES, "topicSysFlag": 0}
+    check.equal("queue data", [registered], [{key: q.get(key) for key in sorted(QUEUE_KEYS)} for q in queues])
+    datas = [b for b in route.get("brokerDatas", []) if b.get("brokerName") == broker.name]
+    check.equal("broker data", [{"brokerName": broker.name, "cluster": broker.cluster,
+                                 "brokerAddrs": {"0": broker.addr}}],
+                [{"brokerName": b.get("brokerName"), "cluster": b.get("cluster"), "brokerAddrs": {
+                    str(k): v for k, v in (b.get("brokerAddrs") or {}).items()}} for b in datas])
+    check.note("keys beyond the documented ones", sorted({k for q in queues for k in q} - QUEUE_KEYS)
+               + sorted({k for b in datas for k in b} - BROKER_KEYS))
+
+
 @table("fields", [
     Row("standard-json-by-version", "RMQ-NS-ROUTE-STANDARD-JSON",
         "A route request of version 409 gets route data that is standard JSON.", ({}, 409)),
+    Row("standard-json-from-4.9.4", "RMQ-NS-ROUTE-STANDARD-JSON",
+        "A route request of version 401 (V4_9_4, the first release to ask for it) gets standard JSON.",
+        ({}, MQVersion.V4_9_4)),
     Row("standard-json-by-flag", "RMQ-NS-ROUTE-STANDARD-JSON",
         "A version-0 route request with acceptStandardJsonOnly=true gets standard JSON.",
         ({"acceptStandardJsonOnly": "true"}, 0)),
@@ -156,6 +196,25 @@ def test_route_standard_json(fields: tuple[dict[str, str], int], namesrv: Server
     except ValueError:
         standard = False
     check.that("route data parses as strict JSON", standard, expected="standard JSON", actual=body[:200])
+
+
+@case("RMQ-NS-QUERY-DATA-VERSION", "QUERY_DATA_VERSION with another DataVersion than the registered one "
+      "answers changed=true and the registered version; with that version, changed=false.")
+def test_query_data_version(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+
+    def query(version: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+        response = expect_success(check, "QUERY_DATA_VERSION", connection.call(
+            RequestCode.QUERY_DATA_VERSION, encode_header(QUERY_DATA_VERSION_REQUEST, {
+                **broker.identity(), "brokerId": 0}), json.dumps(version).encode()))
+        changed = decode_header(QUERY_DATA_VERSION_RESPONSE, response.ext_fields)["changed"]
+        return changed, fastjson_loads(response.body or b"{}")
+
+    changed, registered = query({"counter": 999, "timestamp": 1})
+    check.equal("changed for another version", True, changed)
+    check.equal("registered version's counter", 1, registered.get("counter"))
+    changed, _ = query({"counter": registered.get("counter"), "timestamp": registered.get("timestamp")})
+    check.equal("changed for the registered version", False, changed)
 
 
 @case("RMQ-NS-REGISTER-ONEWAY", "A oneway registration is applied and not answered.")

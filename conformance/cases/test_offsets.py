@@ -6,6 +6,7 @@ cases hold whatever the clock skew between suite and target.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from conformance.case import Row, case, table
@@ -14,10 +15,13 @@ from spec.codes import RequestCode, ResponseCode
 from spec.release_rules import Rule
 
 from .admin_support import known_group
-from .messaging import Client
+from .messaging import Client, Message
 from .support import eventually, expect_code, expect_success, unique
 
 FILLED = 3
+SEARCH_GAP_S = 0.2
+"""Pause before the last of three messages, so the time between them has a nearer side."""
+HOUR_MS = 3_600_000
 COMMITTED = 2
 """The consumer offset the cases commit: inside the queue, and neither its first nor its last offset."""
 
@@ -53,6 +57,46 @@ def test_search_offset_by_timestamp(client: Client, check: Check) -> None:
     found = client.answer("SEARCH_OFFSET_BY_TIMESTAMP", RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
                           {**_queue(topic), "timestamp": wanted})["offset"]
     check.that("offset found", found in same_time, expected=same_time, actual=found)
+
+
+@table("when", [
+    Row("before-the-first", "RMQ-BRK-SEARCH-OFFSET", "SEARCH_OFFSET_BY_TIMESTAMP a millisecond before the "
+        "first message's store time answers the first offset.", "before"),
+    Row("between-nearer-the-later", "RMQ-BRK-SEARCH-OFFSET", "SEARCH_OFFSET_BY_TIMESTAMP a millisecond "
+        "before a message stored well after the one before it answers the later message's offset.",
+        "between"),
+    Row("after-the-last", "RMQ-BRK-SEARCH-OFFSET", "SEARCH_OFFSET_BY_TIMESTAMP a millisecond after the last "
+        "message's store time answers the last message's offset (4.9.x; 5.x answers the max offset).",
+        "after"),
+])
+def test_search_offset_around_messages(when: str, client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.fill(topic, 2)
+    time.sleep(SEARCH_GAP_S)
+    client.fill(topic, 1)
+    first, before_gap, after_gap = client.pulled(topic).records
+    wanted, expected = {"before": (first.store_timestamp - 1, first.queue_offset),
+                        "between": (after_gap.store_timestamp - 1, after_gap.queue_offset),
+                        "after": (after_gap.store_timestamp + 1, after_gap.queue_offset)}[when]
+    check.note("store times", [first.store_timestamp, before_gap.store_timestamp, after_gap.store_timestamp])
+    found = client.answer("SEARCH_OFFSET_BY_TIMESTAMP", RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
+                          {**_queue(topic), "timestamp": wanted})["offset"]
+    check.equal(f"offset found for {wanted}", expected, found)
+
+
+@case("RMQ-BRK-STORE-TIMESTAMP", "Messages born an hour ago are stored with the broker's time, in order: "
+      "each store time at least the one before and later than the born time.")
+def test_store_timestamp_is_the_broker_s(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    born = int(time.time() * 1000) - HOUR_MS
+    for n in range(FILLED):
+        client.send(topic, Message(f"born an hour ago {n}".encode(), born_timestamp=born))
+    records = client.pulled(topic).records
+    stamps = [r.store_timestamp for r in records]
+    check.equal("born times kept", [born] * FILLED, [r.born_timestamp for r in records])
+    check.that("store times later than the born time", all(s > born + HOUR_MS // 2 for s in stamps),
+               expected=f"> {born + HOUR_MS // 2}", actual=stamps)
+    check.equal("store times in order", sorted(stamps), stamps)
 
 
 @case("RMQ-BRK-EARLIEST-TIME", "GET_EARLIEST_MSG_STORETIME answers the store time of the first message.")

@@ -8,6 +8,7 @@ first request does, so no heartbeat has to come first.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from codec import fastjson
 from codec.store import MessageRecord, decode_records
@@ -21,7 +22,8 @@ from spec.clauses import Level
 from spec.codes import RequestCode, ResponseCode
 from spec.release_rules import Rule
 
-from .messaging import QUEUES, SUSPEND_HEADROOM, Client, Message, pull_header
+from .admin_support import group_config
+from .messaging import QUEUES, SUSPEND_HEADROOM, Client, Message, pull_header, subscription
 from .support import expect_code, expect_success, unique
 
 FILLED = 3
@@ -32,6 +34,9 @@ HELD_LONG_MS = 15_000
 
 HELD_SHORT_MS = 1_000
 """suspendTimeoutMillis of the pull left to time out: short, to keep the run fast."""
+
+REGISTERED_SUB_VERSION = 5
+"""subVersion of the subscription a consumer's heartbeat registers in the registered-subscription cases."""
 
 STILL_HELD = 0.5
 """Seconds a held pull must stay unanswered before the case sends the message that ends it."""
@@ -144,10 +149,12 @@ def test_pull_remark(position: Position, client: Client, check: Check) -> None:
         (False, 0, ResponseCode.TOPIC_NOT_EXIST)),
     Row("queue-out-of-range", "RMQ-BRK-PULL-CHECKS", "A pull of queue 4 of a 4-queue topic is answered 1 "
         "(29 INVALID_PARAMETER from 5.3.2).", (True, 4, ResponseCode.SYSTEM_ERROR)),
+    Row("queue-negative", "RMQ-BRK-PULL-CHECKS", "A pull of queue -1 is answered 1 (29 INVALID_PARAMETER "
+        "from 5.3.2).", (True, -1, ResponseCode.SYSTEM_ERROR)),
 ])
 def test_pull_refused(target: tuple[bool, int, int], client: Client, check: Check) -> None:
     created, queue_id, code = target
-    if queue_id >= QUEUES and client.follows(Rule.BAD_QUEUE_INVALID_PARAMETER):
+    if (queue_id >= QUEUES or queue_id < 0) and client.follows(Rule.BAD_QUEUE_INVALID_PARAMETER):
         code = ResponseCode.INVALID_PARAMETER
     topic = client.create_topic() if created else unique("absent")
     expect_code(check, "pull", client.pull(topic, queue_id, 0), code)
@@ -183,6 +190,64 @@ def test_long_poll_times_out(client: Client, check: Check) -> None:
                actual=f"none within {bound} s")
     assert response is not None
     expect_code(check, "held pull", response, ResponseCode.PULL_NOT_FOUND)
+
+
+@case("RMQ-BRK-LONG-POLL", "A message wakes a pull held on its queue even after another pull held on the "
+      "same queue has timed out: it is answered with the message well before its own 15 s hold time.")
+def test_long_poll_woken_after_another_expired(broker: Server, client: Client, wire: Wire,
+                                               check: Check) -> None:
+    topic = client.create_topic()
+    short = Client(wire.connect(broker.endpoint), check)
+    held = client.pull_command(topic, 0, 0, suspend_ms=HELD_LONG_MS)
+    client.connection.send(held)
+    expired = short.pull(topic, 0, 0, suspend_ms=HELD_SHORT_MS)
+    expect_code(check, "the short pull", expired, ResponseCode.PULL_NOT_FOUND)
+    message = Message(b"wakes the pull left")
+    Client(wire.connect(broker.endpoint), check).send(topic, message)
+    response = client.connection.response_to(held.opaque, SUSPEND_HEADROOM + RESPONSE_TIMEOUT)
+    check.that("answered after the message arrived", response is not None, expected="an answer",
+               actual=f"none within {SUSPEND_HEADROOM + RESPONSE_TIMEOUT} s")
+    if response is not None:
+        expect_success(check, "held pull", response)
+        check.equal("bodies", [message.body], [r.body for r in decode_records(response.body)])
+
+
+@table("pulled_version", [
+    Row("older-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
+        "subVersion older than the heartbeat's is served by the registered subscription.", 4),
+    Row("newer-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
+        "subVersion newer than the heartbeat's is answered 25 SUBSCRIPTION_NOT_LATEST.", 6),
+])
+def test_pull_by_registered_subscription(pulled_version: int, client: Client, check: Check) -> None:
+    topic, group = client.create_topic(), unique("cg")
+    client.send(topic, Message(b"registered"))
+    consumer = subscription(group, topic)
+    consumer["subscriptionDataSet"][0]["subVersion"] = REGISTERED_SUB_VERSION
+    expect_success(check, "HEART_BEAT", client.heartbeat(unique("client"), [consumer]))
+    response = client.call(RequestCode.PULL_MESSAGE, _registered_pull(group, topic, pulled_version))
+    if pulled_version > REGISTERED_SUB_VERSION:
+        expect_code(check, "pull of a newer subscription", response, ResponseCode.SUBSCRIPTION_NOT_LATEST)
+    else:
+        expect_success(check, "pull of an older subscription", response)
+
+
+@case("RMQ-BRK-PULL-SUBSCRIPTION", "A broadcasting consumer of a group whose consumeBroadcastEnable is false "
+      "pulling by its registered subscription is answered 16 NO_PERMISSION.")
+def test_broadcast_refused_to_a_group_without_it(client: Client, check: Check) -> None:
+    topic, group = client.create_topic(), unique("cg")
+    expect_success(check, "create group", client.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
+                                                      group_config(group, broadcast=False)))
+    consumer = {**subscription(group, topic), "messageModel": "BROADCASTING"}
+    expect_success(check, "HEART_BEAT", client.heartbeat(unique("client"), [consumer]))
+    response = client.call(RequestCode.PULL_MESSAGE, _registered_pull(group, topic, 0))
+    expect_code(check, "broadcast pull", response, ResponseCode.NO_PERMISSION)
+
+
+def _registered_pull(group: str, topic: str, sub_version: int) -> dict[str, Any]:
+    """A pull header without FLAG_SUBSCRIPTION: the broker filters by the registered subscription."""
+    return {"consumerGroup": group, "topic": topic, "queueId": 0, "queueOffset": 0, "maxMsgNums": 32,
+            "sysFlag": 0, "commitOffset": 0, "suspendTimeoutMillis": 0, "subscription": "*",
+            "subVersion": sub_version, "expressionType": "TAG"}
 
 
 FILTERED_TAGS = ("A", "B", "C", None, "Aa", "BB")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from conformance.report.html_page import CLAUSE_PAGE, e, page
+from conformance.report.html_page import CLAUSE_PAGE, LEGEND, e, page
 from spec.clauses import all_clauses
 from spec.document import section_modules
 
@@ -35,7 +35,7 @@ def render() -> str:
                         f"<tr><th>id</th><th>level</th><th>requirement</th><th>source</th></tr>{rows}</table>")
     intro = (f'<p class="meta">{len(clauses)} clauses, as in <code>docs/PROTOCOL.md</code> (generated from '
              "the <code>spec</code> package by <code>rmq-spec-doc</code>).</p>")
-    return page(TITLE, _STYLE + intro + "".join(sections), filters=False)
+    return page(TITLE, _STYLE + intro + LEGEND + "".join(sections), filters=False)
 
 
 def write(directory: Path) -> Path:

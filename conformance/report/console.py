@@ -30,8 +30,9 @@ def summary(results: Sequence[CaseResult]) -> str:
         if result.verdict in _DETAIL_VERDICTS:
             out.append(f"{result.verdict.value:<10} {result.case_id}  [{result.clause_id} {result.level}]")
             out.append(f"           {result.message}")
-            if result.expected is not None or result.actual is not None:
-                out.append(f"           expected {result.expected!r}, actual {result.actual!r}")
+            expected, seen = result.expected_and_seen()
+            if expected is not None or seen is not None:
+                out.append(f"           expected {expected!r}, actual {seen!r}")
             if result.deviation:
                 out.append(f"           known deviation: {result.deviation}")
     return "\n".join(out)

@@ -1,20 +1,27 @@
 """The run's HTML page: a summary matrix at the top, failures first, then every case, filterable.
 
 The matrix has an area per row and a verdict per column, failing verdicts and failing areas first; each
-count links to the cases it counts. Case rows come failures first and carry their clause (a link into
-the clause page), level and area, what the case expected beside what the target did, and the frames.
-Each verdict has its own colour and its text is always written out, so the page stays readable in a text
-browser and its verdicts can be checked from the rendered DOM.
+count links to the cases it counts. Below it, what each verdict means. Case rows come failures first and
+carry their clause (a link into the clause page), level and area, what the case expected beside what the
+target did, and the frames. Each verdict has its own colour and its text is always written out, so the
+page stays readable in a text browser and its verdicts can be checked from the rendered DOM.
+
+The page stays small enough to open on any machine: a value longer than :data:`VALUE_CHARS` is cut, and a
+case's frames are folded (shown on a click, and only for cases that did not pass); the whole of both is
+in the case's JSON file, which every row links to. On a narrow screen each case row becomes a card.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance.recorder import Record
 from conformance.report import clause_page
 from conformance.report.html_page import (
     CLAUSE_PAGE,
+    LEGEND,
     SEVERITY_ORDER,
     clause_link,
     e,
@@ -24,11 +31,22 @@ from conformance.report.html_page import (
     row_attributes,
     verdict_cell,
 )
+from conformance.report.json_files import CASES_DIR, file_name
 from conformance.report.matrix import by_area, conforms
 from conformance.result import CaseResult
 from conformance.verdict import Verdict
 
 TOTAL = "total"
+VALUE_CHARS = 240
+"""Characters of an expected or observed value shown inline; the rest is in the case's JSON."""
+FRAME_LINES = 40
+"""Lines of a folded hex log; the rest is in the case's JSON."""
+FRAME_CHARS = 120
+"""Characters of one hex log line (60 bytes) shown."""
+OBSERVATIONS_SHOWN = 12
+"""Observations of one case listed inline (those that did not hold first; a third of that in a passing
+case); the rest are in its JSON."""
+NOT_JUDGED = "(recorded, not judged)"
 
 
 def _area_rank(counts: dict[Verdict, int]) -> tuple[int, ...]:
@@ -54,36 +72,83 @@ def summary_matrix(results: Sequence[CaseResult]) -> str:
     rows = "".join(row(area, counts) for area, counts in sorted(table.items(),
                                                                 key=lambda kv: (_area_rank(kv[1]), kv[0])))
     total_row = row(TOTAL, total, ' class="total"')
-    return f'<table id="matrix"><tr><th>area</th>{head}<th>cases</th></tr>{rows}{total_row}</table>'
+    return (f'<div class="scroll"><table id="matrix"><tr><th>area</th>{head}<th>cases</th></tr>{rows}'
+            f"{total_row}</table></div>")
 
+
+def _json_link(result: CaseResult, text: str) -> str:
+    return f'<a href="{CASES_DIR}/{e(file_name(result.case_id))}">{e(text)}</a>'
+
+
+def value(result: CaseResult, shown: object) -> str:
+    """A value as text, cut after :data:`VALUE_CHARS` characters (a third of that in a passing case) with
+    a link to the whole of it."""
+    text = shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False)
+    limit = VALUE_CHARS // 3 if result.verdict is Verdict.PASS else VALUE_CHARS
+    if len(text) <= limit:
+        return e(text)
+    return (f"{e(text[:limit])}<span class=\"cut\">… ({len(text):,} characters: "
+            f"{_json_link(result, 'the whole value')})</span>")
 
 
 def _expected_actual(result: CaseResult) -> str:
-    """Two cells: what the case expected, what the target did (the failing pair, else every observation)."""
-    if result.expected is not None or result.actual is not None:
-        return f"<td>{e(result.expected)}</td><td>{e(result.actual)}</td>"
-    expected = "".join(f"<div>{e(o['what'])}: {e(o['expected'])}</div>" for o in result.observations)
-    actual = "".join(f"<div>{e(o['what'])}: {e(o['actual'])}"
-                     + (f" (tolerated: {e(o['tolerated'])})" if o.get("tolerated") else "") + "</div>"
-                     for o in result.observations)
-    return f"<td>{expected}</td><td>{actual}</td>"
+    """Two cells: what the case expected, what the target did (the failing pair, else every observation).
+    A value recorded without a judgement (a size, a timing) has no expectation."""
+    expected_value, seen = result.expected_and_seen()
+    if expected_value is not None or seen is not None:
+        return (f'<td class="v" data-label="expected">{value(result, expected_value)}</td>'
+                f'<td class="v" data-label="actual">{value(result, seen)}</td>')
+    expected, actual = [], []
+    # the observations that did not hold first; a case of hundreds of observations shows a few
+    ordered = sorted(result.observations, key=lambda o: bool(o["ok"]) and not o.get("tolerated"))
+    shown = OBSERVATIONS_SHOWN // 3 if result.verdict is Verdict.PASS else OBSERVATIONS_SHOWN
+    for o in ordered[:shown]:
+        judged = not (o["ok"] and o["expected"] is None)
+        wanted = value(result, o["expected"]) if judged else NOT_JUDGED
+        expected.append(f"<div>{e(o['what'])}: {wanted}</div>")
+        tolerated = f" (tolerated: {e(o['tolerated'])})" if o.get("tolerated") else ""
+        actual.append(f"<div>{e(o['what'])}: {value(result, o['actual'])}{tolerated}</div>")
+    if len(ordered) > shown:
+        rest = f"<div>{_json_link(result, f'{len(ordered) - shown} more observations')}</div>"
+        expected.append(rest)
+        actual.append(rest)
+    return (f'<td class="v" data-label="expected">{"".join(expected)}</td>'
+            f'<td class="v" data-label="actual">{"".join(actual)}</td>')
+
+
+def _frames(result: CaseResult) -> str:
+    """The hex log: folded behind a click where the case did not pass, a link to the JSON where it did."""
+    if not result.frames:
+        return ""
+    connections = len({f["conn"] for f in result.frames})
+    count = f"{len(result.frames)} log lines on {connections} connection(s)"
+    if result.verdict is Verdict.PASS:
+        return f"<p>{_json_link(result, count)}</p>"
+    lines = [Record.from_json(f).line() for f in result.frames[:FRAME_LINES]]
+    shown = "\n".join(line if len(line) <= FRAME_CHARS else line[:FRAME_CHARS] + " …" for line in lines)
+    rest = len(result.frames) - FRAME_LINES
+    more = f"{rest} more lines, and every byte" if rest > 0 else "Every byte"
+    more = f"<p>{more}: {_json_link(result, 'the case JSON')}</p>"
+    return f'<details class="frames"><summary>{count}</summary><pre>{e(shown)}</pre>{more}</details>'
 
 
 def _details(result: CaseResult) -> str:
     notes = "".join(f"<p>{label}: {e(text)}</p>" for label, text in
                     (("Java", result.java_note), ("known deviation", result.deviation)) if text)
-    log = e(result.hex_log()) if result.frames else "(no frames)"
-    return (f"<details><summary>clause and frames</summary>{notes}<pre>{e(result.clause_text)}</pre>"
-            f"<pre>{log}</pre></details>")
+    return f"{notes}{_frames(result)}"
 
 
 def case_row(result: CaseResult) -> str:
     attributes = row_attributes(verdict=result.verdict.value, level=result.level, area=result.area)
     return (f'<tr id="{e(result.case_id)}"{attributes}>{verdict_cell(result.verdict)}'
-            f'<td class="id">{e(result.case_id)}</td><td>{clause_link(result.clause_id)}</td>'
-            f'<td class="k">{e(result.level)}</td><td class="k">{e(result.area)}</td>'
-            f'<td class="text">{e(result.requirement)}</td>{_expected_actual(result)}'
-            f'<td>{e(result.message)}{_details(result)}</td><td class="n">{result.duration:.3f}</td></tr>')
+            f'<td class="id" data-label="case">{e(result.case_id)}</td>'
+            f'<td class="c" data-label="clause">{clause_link(result.clause_id)}</td>'
+            f'<td class="k" data-label="level">{e(result.level)}</td>'
+            f'<td class="k" data-label="area">{e(result.area)}</td>'
+            f'<td class="text" data-label="requirement">{e(result.requirement)}</td>'
+            f"{_expected_actual(result)}"
+            f'<td data-label="message">{e(result.message)}{_details(result)}</td>'
+            f'<td class="n" data-label="seconds">{result.duration:.3f}</td></tr>')
 
 
 def severity_key(result: CaseResult) -> tuple[int, str, str]:
@@ -99,14 +164,36 @@ def filters(results: Sequence[CaseResult]) -> str:
     }, checkboxes=("verdict",))
 
 
-def render(results: Sequence[CaseResult], title: str, *, strict: bool = False, profile: str = "") -> str:
-    """``profile``: the line naming the profile applied and how it was chosen."""
+def outcome(results: Sequence[CaseResult], *, strict: bool) -> str:
+    """The run in one sentence: whether the target conforms, over the cases the run could judge."""
+    errors = sum(r.verdict is Verdict.ERROR for r in results)
+    judged = [r for r in results if r.verdict is not Verdict.ERROR]
+    verdict = "conforms" if conforms(judged, strict=strict) else "does not conform"
+    if not errors:
+        return f"{len(results)} cases; the target {verdict}{' (strict)' if strict else ''}."
+    return (f"{len(results)} cases, {errors} of them not judged because of errors of the run itself; over "
+            f"the {len(judged)} judged, the target {verdict}{' (strict)' if strict else ''}.")
+
+
+def _errors(results: Sequence[CaseResult]) -> str:
+    errors = [r for r in results if r.verdict is Verdict.ERROR]
+    if not errors:
+        return ""
+    return (f'<p class="errors"><strong>{len(errors)} error(s) of the run</strong>: the suite could not '
+            f"judge {filter_link('these cases', verdict=Verdict.ERROR.value)} (its own port, lock or fixture "
+            "failed). They say nothing about the target; rerun them.</p>")
+
+
+def render(results: Sequence[CaseResult], title: str, *, strict: bool = False, profile: str = "",
+           related: Sequence[tuple[str, str]] = ()) -> str:
+    """The page. ``profile``: the line naming the profile applied and how it was chosen; ``related``:
+    (link, text) pairs of other pages of the run (its store report, say)."""
     rows = "".join(case_row(r) for r in sorted(results, key=severity_key))
-    outcome = "conforms" if conforms(results, strict=strict) else "does not conform"
+    links = [f'<a href="{CLAUSE_PAGE}">protocol clauses</a>', '<a href="index.json">index.json</a>',
+             *(f'<a href="{e(href)}">{e(text)}</a>' for href, text in related)]
     profile_line = f'<p class="meta">{e(profile)}</p>' if profile else ""
-    body = (f'<p class="meta">{len(results)} cases; the target {outcome}'
-            f"{' (strict)' if strict else ''}. Clause texts: <a href=\"{CLAUSE_PAGE}\">protocol "
-            f"clauses</a>.</p>{profile_line}{summary_matrix(results)}{filters(results)}"
+    body = (f'<p class="meta">{outcome(results, strict=strict)} See also: {" · ".join(links)}.</p>'
+            f"{profile_line}{_errors(results)}{summary_matrix(results)}{LEGEND}{filters(results)}"
             '<table id="cases" class="cases"><tr><th>verdict</th><th>case</th><th>clause</th><th>level</th>'
             "<th>area</th><th>requirement</th><th>expected</th><th>actual</th><th>message</th><th>s</th>"
             f"</tr>{rows}</table>")
@@ -114,8 +201,8 @@ def render(results: Sequence[CaseResult], title: str, *, strict: bool = False, p
 
 
 def write(path: Path, results: Sequence[CaseResult], title: str, *, strict: bool = False,
-          profile: str = "") -> Path:
+          profile: str = "", related: Sequence[tuple[str, str]] = ()) -> Path:
     """The report page and, beside it, the clause page its links lead to."""
-    path.write_text(render(results, title, strict=strict, profile=profile), encoding="utf-8")
+    path.write_text(render(results, title, strict=strict, profile=profile, related=related), encoding="utf-8")
     clause_page.write(path.parent)
     return path

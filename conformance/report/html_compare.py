@@ -13,6 +13,7 @@ from pathlib import Path
 
 from conformance.report import clause_page, json_files
 from conformance.report.html_page import (
+    LEGEND,
     SEVERITY_ORDER,
     clause_link,
     e,
@@ -126,7 +127,7 @@ def render(a: Side, b: Side) -> str:
              f"<th>A</th><th>B</th><th>A: message</th><th>B: message</th></tr>{rows}</table>")
     style = '<style>.v-absent { background: #bdbdbd; }</style>'
     title = f"RocketMQ conformance: {a.label} vs {b.label}"
-    return page(title, style + _summary(a, b, matched) + form + table)
+    return page(title, style + _summary(a, b, matched) + LEGEND + form + table)
 
 
 def write(path: Path, a: Side, b: Side) -> Path:

@@ -21,6 +21,20 @@ SEVERITY_ORDER: tuple[Verdict, ...] = (Verdict.ERROR, Verdict.CRASH, Verdict.FAI
                                        Verdict.UNSUPPORTED, Verdict.INFO, Verdict.PASS)
 """Failures first: the order of summary columns and of case rows."""
 
+MEANINGS = {
+    Verdict.ERROR: "the suite could not judge the case: a fault of the run itself (a local port it could not "
+                   "bind, a fixture that broke), not of the target; rerun it",
+    Verdict.CRASH: "the target stopped answering during or after the case",
+    Verdict.FAIL: "the target broke a MUST of the clause",
+    Verdict.NON_STRICT: "a SHOULD was not met, or the target was lenient where the spec allows it (or, under "
+                        "a target profile, a known and cited deviation)",
+    Verdict.UNSUPPORTED: "the target answered that it does not support the request: the feature is absent, "
+                         "not broken",
+    Verdict.INFO: "a property of the target, recorded without judging it",
+    Verdict.PASS: "the target did what the clause requires",
+}
+"""What each verdict means, in the legend every page carries."""
+
 COLOURS = {
     Verdict.PASS: "#2e7d32", Verdict.FAIL: "#c62828", Verdict.NON_STRICT: "#ef6c00",
     Verdict.UNSUPPORTED: "#757575", Verdict.INFO: "#1565c0", Verdict.CRASH: "#6a1b9a",
@@ -39,8 +53,10 @@ tr.total th, tr.total td { font-weight: bold; border-top: 2px solid #888; }
 table.cases { width: 100%; }
 table.cases td { overflow-wrap: anywhere; }
 table.cases td.k { overflow-wrap: normal; white-space: nowrap; }
-table.cases td.id { min-width: 16em; }
-table.cases td.text { min-width: 14em; }
+table.cases td.id { min-width: 12em; }
+table.cases td.text { min-width: 12em; }
+table.cases td.v { min-width: 10em; }
+table.cases td.c { white-space: nowrap; }
 .verdict { color: #fff; font-weight: bold; white-space: nowrap; }
 .verdict a { color: #fff; }
 #filters { background: #f7f7f7; border: 1px solid #ddd; padding: .5em .8em; margin-bottom: 1em; }
@@ -48,6 +64,25 @@ table.cases td.text { min-width: 14em; }
 #filters legend { font-weight: bold; float: left; margin-right: .5em; }
 #filters label { margin-right: .6em; white-space: nowrap; }
 p.meta { color: #555; }
+[hidden] { display: none !important; }
+p.errors { background: #eceff1; border-left: 6px solid #37474f; padding: .5em .8em; }
+.scroll { overflow-x: auto; }
+#legend { margin: 0 0 1em 0; padding: 0; list-style: none; font-size: 90%; }
+#legend li { margin: .15em 0; }
+#legend .verdict { display: inline-block; min-width: 7.5em; padding: 1px 6px; margin-right: .5em; }
+span.cut { color: #777; }
+details.frames summary { cursor: pointer; color: #1565c0; }
+@media (max-width: 760px) {
+  body { margin: .6em; }
+  h1 { font-size: 1.25em; overflow-wrap: anywhere; }
+  h2 { font-size: 1.05em; }
+  table.cases, table.cases tbody, table.cases tr, table.cases td { display: block; width: auto; }
+  table.cases tr:first-child { display: none; }
+  table.cases tr { border: 1px solid #bbb; margin-bottom: .8em; }
+  table.cases td { border: 0; border-bottom: 1px solid #eee; min-width: 0 !important; }
+  table.cases td[data-label]::before { content: attr(data-label) ": "; font-weight: bold; color: #555; }
+  #legend .verdict { min-width: 0; }
+}
 pre { margin: 0; font-size: 85%; white-space: pre-wrap; word-break: break-all; }
 """ + "\n".join(f".v-{v.name} {{ background: {c}; }}" for v, c in COLOURS.items())
 
@@ -104,10 +139,25 @@ def e(value: Any) -> str:
     return html.escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
 
 
+def legend(verdicts: Iterable[Verdict] = SEVERITY_ORDER) -> str:
+    """What the verdicts mean, each in its colour."""
+    items = "".join(f'<li><span class="verdict v-{v.name}">{v.value}</span>{e(MEANINGS[v])}</li>'
+                    for v in verdicts)
+    return f'<ul id="legend">{items}</ul>'
+
+
 def page(title: str, body: str, *, filters: bool = True) -> str:
+    """A whole page: ``body`` holds where the legend goes as :data:`LEGEND`, else it comes first."""
     script = f"<script>{_FILTER_SCRIPT}</script>" if filters else ""
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
-            f"<style>{_STYLE}</style></head><body><h1>{e(title)}</h1>{body}{script}</body></html>")
+    body = body.replace(LEGEND, legend(), 1) if LEGEND in body else legend() + body
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{e(title)}</title><style>{_STYLE}</style></head><body><h1>{e(title)}</h1>{body}{script}"
+            "</body></html>")
+
+
+LEGEND = "<!--legend-->"
+"""Where a page body wants the verdict legend (after its summary, say); without it the legend leads."""
 
 
 def verdict_cell(verdict: Verdict, extra: str = "") -> str:

@@ -41,7 +41,8 @@ def build(results: Sequence[CaseResult], *, strict: bool,
             for name, value in (("verdict", result.verdict.value), ("clause", result.clause_id),
                                 ("level", result.level), ("requirement", result.requirement)):
                 ET.SubElement(props, "property", name=name, value=value)
-            detail = f"expected {result.expected!r}, actual {result.actual!r}"
+            expected, seen = result.expected_and_seen()
+            detail = f"expected {expected!r}, actual {seen!r}"
             if result.verdict is Verdict.ERROR:
                 ET.SubElement(case, "error", message=result.message, type=result.verdict.value)
             elif is_failure(result, strict=strict):

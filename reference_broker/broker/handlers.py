@@ -29,6 +29,8 @@ from spec.bodies import (
 )
 from spec.codes import RequestCode, ResponseCode
 from spec.release_rules import Rule, holds
+from spec.topic_attributes import TopicAttributeError
+from spec.topic_attributes import apply as apply_attributes
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +86,15 @@ class BrokerHandlers:
             invalid = holds(Rule.TOPIC_CONFLICT_INVALID_PARAMETER, self._release_version)
             return request.reply(ResponseCode.INVALID_PARAMETER if invalid else ResponseCode.SYSTEM_ERROR,
                                  problem)
+        existing = self.topics.topics.get(topic)
+        try:
+            attributes = apply_attributes(existing.attributes if existing else {},
+                                          header.get("attributes") or "")
+        except TopicAttributeError as exc:
+            return request.reply(ResponseCode.SYSTEM_ERROR, str(exc))
         self.topics.put(TopicConfig(topic, header["readQueueNums"], header["writeQueueNums"], header["perm"],
-                                    header["topicFilterType"], header.get("topicSysFlag", 0)))
+                                    header["topicFilterType"], header.get("topicSysFlag", 0),
+                                    attributes=attributes))
         return request.reply(remark=DEFAULT_REMARK)
 
     async def delete_topic(self, request: Request) -> RemotingCommand:

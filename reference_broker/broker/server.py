@@ -42,7 +42,7 @@ from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import DataVersion, TopicConfigManager
 from reference_broker.broker.transactions import TransactionChecker
 from reference_broker.client import next_opaque
-from reference_broker.config import BrokerConfig, validate
+from reference_broker.config import GRPC_DISABLED, BrokerConfig, validate
 from reference_broker.ha.master import HAServer
 from reference_broker.ha.settings import HASettings
 from reference_broker.ha.slave import HAClient
@@ -50,7 +50,9 @@ from reference_broker.pop.handlers import PopHandlers, PopHold
 from reference_broker.pop.modes import RequestModeHandlers
 from reference_broker.pop.revive import ReviveService
 from reference_broker.pop.service import PopService
-from reference_broker.server import Connection, DispatchTable, Handler, RemotingServer
+from reference_broker.preflight import check_store
+from reference_broker.proxy.server import GrpcProxy
+from reference_broker.server import Channel, Connection, DispatchTable, Handler, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
 from reference_broker.timer.recall import RecallHandlers
@@ -82,6 +84,7 @@ class Broker:
     def __init__(self, config: BrokerConfig | None = None) -> None:
         self.config = config or BrokerConfig()
         _check_role(self.config)
+        check_store(self.config, probe_lock=False)  # before the config files below are written
         files = ConfigFiles(self.config.config_dir)
         self.registrar = BrokerRegistrar(self.config, lambda: self.topics.registration_json(),
                                          self._registered)
@@ -120,6 +123,7 @@ class Broker:
         self.ha_server = HAServer(self.ha_settings)
         self.ha_client: HAClient | None = None
         self.slave_sync: SlaveSynchronizer | None = None
+        self.grpc: GrpcProxy | None = None
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0
@@ -136,8 +140,14 @@ class Broker:
     def ha_addr(self) -> str:
         return f"{self.config.bind_address}:{self.ha_server.port}"
 
+    @property
+    def grpc_addr(self) -> str | None:
+        """Where the 5.x SDKs connect (the in-process gRPC proxy), None when it is off."""
+        return f"{self.config.bind_address}:{self.grpc.port}" if self.grpc is not None else None
+
     async def start(self) -> None:
         validate(self.config)
+        grpc_port = self.config.resolved_grpc_port  # before binding gives a free listen_port its number
         await self._bind_ports()
         try:
             dispatch = self._open_store()
@@ -151,6 +161,13 @@ class Broker:
             self._start_replica(self.store)
         await self.server.serve(dispatch)
         await self.fast_server.serve(dispatch.without(RequestCode.PULL_MESSAGE))
+        if grpc_port != GRPC_DISABLED:
+            self.grpc = GrpcProxy(self)
+            try:
+                await self.grpc.start(self.config.bind_address, grpc_port)
+            except BaseException:
+                await self.stop()
+                raise
         await self.registrar.start()
         self._tasks = [asyncio.ensure_future(self._scan_clients()),
                        asyncio.ensure_future(self._flush_offsets()),
@@ -264,6 +281,8 @@ class Broker:
             await self.ha_client.stop()
         await self.ha_server.stop()
         await self.registrar.stop()
+        if self.grpc is not None:
+            await self.grpc.stop()
         await self.fast_server.stop()
         await self.server.stop()
         self.offsets.persist()
@@ -281,7 +300,7 @@ class Broker:
             return
         entry = self.clients.consumer_group(group)
         for channel in list(entry.channels) if entry else ():
-            if isinstance(channel, Connection):
+            if isinstance(channel, Channel):
                 await channel.send(RemotingCommand.request(
                     RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, {"consumerGroup": group}, opaque=next_opaque(),
                     oneway=True, version=self.release.version,
@@ -303,7 +322,7 @@ class Broker:
             await asyncio.sleep(self.config.client_scan_interval / 1000)
             stale, groups = self.clients.expire(time.monotonic())
             for channel in stale:
-                if isinstance(channel, Connection):
+                if isinstance(channel, Channel):
                     channel.close()
             for group in groups:
                 await self.notify_consumer_ids_changed(group)
@@ -338,11 +357,11 @@ class Broker:
                     oneway=True, version=self.release.version,
                     serialize_type=self.server.default_serialize_type))
 
-    def _available_producer(self, group: str) -> Connection | None:
+    def _available_producer(self, group: str) -> Channel | None:
         """``ProducerManager.getAvailableChannel``: producers of the group in turn, a writable one first,
         else one that is at least open."""
         channels = [c for c in self.clients.producer_channels(group)
-                    if isinstance(c, Connection) and not c.closed.is_set()]
+                    if isinstance(c, Channel) and not c.closed.is_set()]
         if not channels:
             return None
         self._producer_turn += 1

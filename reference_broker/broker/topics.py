@@ -20,6 +20,7 @@ from spec.pop import revive_topic
 from spec.store_layout import TOPIC_CONFIG_FIELDS
 from spec.sysflag import PERM_READ_WRITE, PermName
 from spec.timer import TIMER_TOPIC
+from spec.topic_attributes import MESSAGE_TYPE
 
 TOPICS_FILE = "topics.json"
 DEFAULT_TOPIC = "TBW102"
@@ -62,19 +63,31 @@ class TopicConfig:
     topic_filter_type: str = "SINGLE_TAG"
     topic_sys_flag: int = 0
     order: bool = False
+    attributes: dict[str, str] = field(default_factory=dict)
+    """5.x topic attributes (``spec.topic_attributes``); written only when there are some, so a topic
+    without any keeps 4.9.8's JSON."""
 
     def as_json(self) -> dict[str, Any]:
         values = {"order": self.order, "perm": self.perm, "readQueueNums": self.read_queue_nums,
                   "topicFilterType": self.topic_filter_type, "topicName": self.topic_name,
                   "topicSysFlag": self.topic_sys_flag, "writeQueueNums": self.write_queue_nums}
-        return {name: values[name] for name in TOPIC_CONFIG_FIELDS}
+        json = {name: values[name] for name in TOPIC_CONFIG_FIELDS}
+        if self.attributes:
+            json["attributes"] = dict(self.attributes)
+        return json
+
+    @property
+    def message_type(self) -> str:
+        """The ``message.type`` attribute, NORMAL when unset (``TopicConfig.getTopicMessageType``)."""
+        return self.attributes.get(MESSAGE_TYPE, "NORMAL")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TopicConfig:
         return cls(topic_name=data["topicName"], read_queue_nums=int(data.get("readQueueNums", 16)),
                    write_queue_nums=int(data.get("writeQueueNums", 16)), perm=int(data.get("perm", 6)),
                    topic_filter_type=data.get("topicFilterType", "SINGLE_TAG"),
-                   topic_sys_flag=int(data.get("topicSysFlag", 0)), order=bool(data.get("order", False)))
+                   topic_sys_flag=int(data.get("topicSysFlag", 0)), order=bool(data.get("order", False)),
+                   attributes={str(k): str(v) for k, v in (data.get("attributes") or {}).items()})
 
 
 @dataclass

@@ -174,8 +174,8 @@ class PopHandlers:
         low, high = self.service.store.min_offset(topic_name, queue_id), self.service.store.max_offset(
             topic_name, queue_id)
         extra = header["extraInfo"].split(" ")
-        real = pop_retry_topic(topic_name,
-                               header["consumerGroup"]) if len(extra) > 4 and extra[4] != "0" else None
+        retried = len(extra) > 4 and extra[4] != "0" and not topic_name.startswith("%RETRY%")
+        real = pop_retry_topic(topic_name, header["consumerGroup"]) if retried else None
         if real is not None:
             low, high = self.service.store.min_offset(real, queue_id), self.service.store.max_offset(real,
                                                                                                      queue_id)

@@ -324,7 +324,11 @@ class PopService:
 
 
 def _real_topic(topic: str, group: str, retry: str) -> str:
-    """``ExtraInfoUtil.getRealTopic``: the topic a receipt's message was popped from."""
+    """``ExtraInfoUtil.getRealTopic``: the topic a receipt's message was popped from. A topic that already
+    is a retry topic is that topic: Apache's clients and proxy ack a retried message under its pop retry
+    topic (``ReceiptHandle.getRealTopic``), and Java's AckMessageProcessor takes the header's topic as is."""
+    if topic.startswith("%RETRY%"):
+        return topic
     if retry == "1":
         return pop_retry_topic(topic, group)
     if retry == "2":

@@ -117,6 +117,24 @@ class MappedFile:
         return int(os.fstat(self._fd).st_mtime * 1000) if not self.mm.closed else 0
 
 
+def sequence_names(directory: Path, file_size: int) -> list[str]:
+    """The offset-named files of a log directory in order, checked without opening them for writing:
+    regular files of ``file_size`` bytes, each starting where the one before ends, at a multiple of the
+    size. Raises StoreError for the first that is not."""
+    names = sorted(p.name for p in directory.iterdir() if is_offset_file_name(p.name))
+    expected = int(names[0]) if names else 0
+    for name in names:
+        path = directory / name
+        if int(name) != expected or expected % file_size:
+            raise StoreError(f"store file {path} breaks the file sequence",
+                             expected=offset_file_name(expected), seen=name)
+        if not path.is_file() or path.stat().st_size != file_size:
+            raise StoreError(f"{path} does not have the configured file size", expected=file_size,
+                             seen=path.stat().st_size if path.is_file() else "not a regular file")
+        expected += file_size
+    return names
+
+
 class MappedFileQueue:
     """The files of one log (the commitlog, or one consume queue), named by their 20-digit start offset."""
 
@@ -129,13 +147,8 @@ class MappedFileQueue:
         """Map the existing files; they must be contiguous and aligned to the file size."""
         if not self.directory.is_dir():
             return
-        names = sorted(p.name for p in self.directory.iterdir() if is_offset_file_name(p.name))
-        for name in names:
+        for name in sequence_names(self.directory, self.file_size):
             start = int(name)
-            expected = self.files[-1].file_from_offset + self.file_size if self.files else start
-            if start != expected or start % self.file_size:
-                raise StoreError(f"store file {self.directory / name} breaks the file sequence",
-                                 expected=offset_file_name(expected), seen=name)
             mapped = MappedFile(self.directory / name, self.file_size, start)
             mapped.wrote = mapped.flushed = self.file_size  # until recovery finds the real end
             self.files.append(mapped)

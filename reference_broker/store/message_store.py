@@ -55,7 +55,7 @@ from reference_broker.store.status import (
 from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_OP_TAG
 from reference_broker.timer import TimerIllegal, TimerSettings, TimerWheel, park_timer_message
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
-from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_PROPERTIES_LENGTH
+from spec.commitlog import MESSAGE_MAGIC_V1, RECORD_RESERVE, RMQ_CL_MAX_MESSAGE, RMQ_CL_PROPERTIES_LENGTH
 from spec.consumequeue import CQ_ENTRY_SIZE, delay_level_ms
 from spec.errors import SpecViolation, StoreError
 from spec.ha import BrokerRole
@@ -152,12 +152,17 @@ class MessageStore:
         abort = self.root / ABORT_FILE
         self.recovered_abnormally = abort.exists()
         abort.touch()
-        checkpoint_path = self.root / CHECKPOINT_FILE
-        if checkpoint_path.exists():
-            saved = read_checkpoint(checkpoint_path)
-            self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp, saved.index_msg_timestamp]
-        self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
-        self._recover()
+        try:
+            checkpoint_path = self.root / CHECKPOINT_FILE
+            if checkpoint_path.exists():
+                saved = read_checkpoint(checkpoint_path)
+                self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp,
+                                saved.index_msg_timestamp]
+            self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
+            self._recover()
+        except BaseException:
+            self._abandon_open()
+            raise
         self._replica_dispatched = self.commitlog.max_offset
         self._running = True
         self._flusher.start()
@@ -184,6 +189,21 @@ class MessageStore:
                              seen=str(self.root), clause=RMQ_STORE_LOCK.id) from None
         os.pwrite(fd, LOCK_CONTENT, 0)
         self._lock_fd = fd
+
+    def _abandon_open(self) -> None:
+        """A store that failed to open is left as it was found: no ``abort`` file it did not have (a
+        refused store does not read as crashed afterwards), no mapped files, no lock."""
+        if not self.recovered_abnormally:
+            (self.root / ABORT_FILE).unlink(missing_ok=True)
+        self.commitlog.close()
+        for queue in self.queues.values():
+            queue.close()
+        self.index.close()
+        if self._checkpoint is not None:
+            self._checkpoint.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def close(self) -> None:
         """Clean shutdown: stop the scheduler, flush everything, write the checkpoint, remove abort."""
@@ -454,9 +474,14 @@ class MessageStore:
                 sys_flag=draft.sys_flag, flag=draft.flag, reconsume_times=draft.reconsume_times,
                 prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1,
                 parsed_properties=draft.properties)
-            if record.total_size > self.config.max_message_size:
-                raise SpecViolation("message larger than maxMessageSize",
-                                    expected=f"<= {self.config.max_message_size}", seen=record.total_size)
+            limit = self.config.max_message_size
+            if len(draft.body) > limit:
+                raise SpecViolation("message body larger than maxMessageSize", expected=f"<= {limit}",
+                                    seen=len(draft.body), clause=RMQ_CL_MAX_MESSAGE.id)
+            if record.total_size > limit + RECORD_RESERVE:
+                raise SpecViolation("message record larger than maxMessageSize + 64 KiB",
+                                    expected=f"<= {limit + RECORD_RESERVE}", seen=record.total_size,
+                                    clause=RMQ_CL_MAX_MESSAGE.id)
             records.append(record)
             physical_offset += record.total_size
         return records, offsets

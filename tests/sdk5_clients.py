@@ -1,0 +1,76 @@
+"""Run Apache RocketMQ's 5.x SDKs (interop/sdk5) against a gRPC endpoint and read what they did.
+
+Each call runs one driver in its own process with a hard timeout and returns its JSON events; a failed
+run raises ``SdkRunError`` with the events and the stderr tail, so a test failure says what the SDK saw.
+The broker side of a test (typed topics, reading back what was stored) goes over remoting.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from codec.store import decode_records
+from codec.store.record import MessageRecord
+from reference_broker.client import RemotingClient
+from spec.codes import RequestCode, ResponseCode
+from tests.interop_clients import load_program
+from tests.messaging_support import pull
+
+SDK5_DIR = Path(__file__).resolve().parent.parent / "interop" / "sdk5"
+RUN_TIMEOUT_S = 180.0
+
+
+installer = load_program(SDK5_DIR / "install.py", "rocketmq_spec_sdk5_install")
+SDK_NAMES = tuple(sdk.name for sdk in installer.SDKS)
+
+
+class SdkRunError(AssertionError):
+    def __init__(self, sdk: str, argv: Sequence[str], events: list[dict[str, Any]], stderr: str) -> None:
+        super().__init__(f"{sdk} driver {' '.join(argv)} failed: events {events}, "
+                         f"stderr tail:\n{stderr[-3000:]}")
+        self.events = events
+
+
+def availability(sdk: str) -> str | None:
+    """None when the SDK is installed and its driver built here, else why not."""
+    (result,) = installer.install((sdk,))
+    return None if result.available else str(result.reason)
+
+
+def run(sdk: str, command: str, endpoint: str, *, check: bool = True, **flags: Any) -> list[dict[str, Any]]:
+    """Run ``command`` (produce, receive, push) with ``--flag value`` options; the driver's events."""
+    argv, env = installer.driver_command(next(s for s in installer.SDKS if s.name == sdk))
+    options = [item for key, value in flags.items() for item in (f"--{key.replace('_', '-')}", str(value))]
+    args = [command, "--endpoint", endpoint, *options]
+    done = subprocess.run([*argv, *args], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                          check=False)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    if check and (done.returncode != 0 or not events or not events[-1].get("ok")):
+        raise SdkRunError(sdk, args, events, done.stderr)
+    return events
+
+
+def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == kind]
+
+
+async def create_topic(client: RemotingClient, topic: str, message_type: str, queues: int = 4) -> None:
+    header = {"topic": topic, "defaultTopic": "TBW102", "readQueueNums": str(queues),
+              "writeQueueNums": str(queues), "perm": "6", "topicFilterType": "SINGLE_TAG", "order": "false",
+              "attributes": f"+message.type={message_type}"}
+    answer = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, header))
+    assert answer.code == ResponseCode.SUCCESS, answer.remark
+
+
+async def stored(client: RemotingClient, topic: str, queues: int = 4) -> list[MessageRecord]:
+    """Every message a consumer of ``topic`` can pull now, queue by queue."""
+    records: list[MessageRecord] = []
+    for queue_id in range(queues):
+        answer = await pull(client, topic, queue_id, 0)
+        if answer.code == ResponseCode.SUCCESS:
+            records += decode_records(answer.body)
+    return records

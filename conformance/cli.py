@@ -61,6 +61,7 @@ APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, 
                    "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
 release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
+Recall is allowed (off by default in 5.x), as on the embedded broker (``conformance.embedded.RECALL_ON``).
 (Flow control is off in every provisioned release: ``apache_rocketmq.cluster.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"

@@ -17,6 +17,8 @@ _NS_ROUTES = "namesrv/src/main/java/org/apache/rocketmq/namesrv/routeinfo/RouteI
 _CONSUMER_MANAGE = "broker/src/main/java/org/apache/rocketmq/broker/processor/ConsumerManageProcessor.java"
 _ADMIN = "broker/src/main/java/org/apache/rocketmq/broker/processor/AdminBrokerProcessor.java"
 _PULL = "broker/src/main/java/org/apache/rocketmq/broker/processor/PullMessageProcessor.java"
+_SEND_CHECK = "broker/src/main/java/org/apache/rocketmq/broker/processor/AbstractSendMessageProcessor.java"
+_SEND = "broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java"
 
 
 class Rule(enum.Enum):
@@ -27,6 +29,9 @@ class Rule(enum.Enum):
     PULL_SYS_FLAGS = "pull-sys-flags"
     BAD_QUEUE_INVALID_PARAMETER = "bad-queue-invalid-parameter"
     TOPIC_CONFLICT_INVALID_PARAMETER = "topic-conflict-invalid-parameter"
+    SEND_CHECK_INVALID_PARAMETER = "send-check-invalid-parameter"
+    RETRY_SEND_DLQ_PAST_LIMIT = "retry-send-dlq-past-limit"
+    SEARCH_OFFSET_LOWER_BOUND = "search-offset-lower-bound"
     PROXY_PROTOCOL = "proxy-protocol"
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
 
@@ -58,11 +63,26 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
     ReleaseRule(Rule.PULL_SYS_FLAGS, since("5.0.0"), "RMQ-BRK-PULL-HEADER",
                 "a PULL_MESSAGE answer's header also holds topicSysFlag and groupSysFlag", _PULL),
     ReleaseRule(Rule.BAD_QUEUE_INVALID_PARAMETER, since("5.3.2"), "RMQ-BRK-PULL-CHECKS",
-                "a pull of a queueId beyond the topic's read queues is answered 29 INVALID_PARAMETER (1 "
-                "SYSTEM_ERROR before), same remark", _PULL),
+                "a pull of a queueId outside the topic's read queues (past them or negative) is answered 29 "
+                "INVALID_PARAMETER (1 SYSTEM_ERROR before), same remark", _PULL),
     ReleaseRule(Rule.TOPIC_CONFLICT_INVALID_PARAMETER, since("5.3.2"), "RMQ-BRK-CREATE-TOPIC",
                 "UPDATE_AND_CREATE_TOPIC of a name that is not allowed or conflicts with a system topic is "
                 "answered 29 INVALID_PARAMETER (1 SYSTEM_ERROR before), same remark", _ADMIN),
+    ReleaseRule(Rule.SEND_CHECK_INVALID_PARAMETER, since("5.3.2"), "RMQ-BRK-SEND-CHECKS",
+                "a send whose topic name is not valid (characters, length) or whose queueId is beyond the "
+                "topic's queues is answered 29 INVALID_PARAMETER (1 SYSTEM_ERROR before), same remark",
+                _SEND_CHECK + " (msgCheck)"),
+    ReleaseRule(Rule.RETRY_SEND_DLQ_PAST_LIMIT, since("5.0.0"), "RMQ-BRK-SEND-BACK-DLQ",
+                "a send to %RETRY%<group> goes to %DLQ%<group> only once reconsumeTimes is greater than "
+                "maxReconsumeTimes (4.x: greater or equal); equal stays in the retry topic, since a client "
+                "may have counted the attempt already", _SEND + " (handleRetryAndDLQ: \"Using '>' instead of "
+                "'>='\")"),
+    ReleaseRule(Rule.SEARCH_OFFSET_LOWER_BOUND, since("5.1.1"), "RMQ-BRK-SEARCH-OFFSET",
+                "a search of a queue offset by store time answers the lower bound (BoundaryType.LOWER): the "
+                "first message stored at or after the time, the max offset when all are earlier (4.x and "
+                "5.0: the nearer neighbour, the last message's offset after the last)",
+                "store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java "
+                "(getOffsetInQueueByTime, binarySearchInQueueByTime)"),
     ReleaseRule(Rule.HA_REPORT_AHEAD_CLOSES, until("4.9.8"), "RMQ-HA-REPORT-AHEAD",
                 "a master closes the HA connection of a slave reporting an offset past its CommitLog end "
                 "(5.x's DefaultHAConnection dropped the check)",

@@ -19,7 +19,7 @@ from construct import Int64sb, Padding, Struct
 
 from spec.clauses import Level, clause
 from spec.codes import RequestCode
-from spec.header_fields import TOPIC_RPC_FIELDS_5X, Field, HeaderSpec, S
+from spec.header_fields import BNAME, TOPIC_RPC_FIELDS_5X, Field, HeaderSpec, S
 
 _TIMER = "store/src/main/java/org/apache/rocketmq/store/timer/"
 _HOOK = "broker/src/main/java/org/apache/rocketmq/broker/util/HookUtils.java"
@@ -110,6 +110,8 @@ RECALL_HANDLE_VERSION = "v1"
 RECALL_TAG = "_RECALL_TAG_"
 """Tag of the deletion marker RECALL_MESSAGE parks in the wheel."""
 RECALL_FORBIDDEN_REMARK = "recall failed, operation is forbidden"
+RECALL_UNAVAILABLE_REMARK = "recall failed, broker service not available"
+"""Java's remark for a handle naming another broker (and for a slave or a broker not taking sends)."""
 """RECALL_MESSAGE with recallMessageEnable=false (the default of 5.3.3 and 5.5.0): 16 NO_PERMISSION."""
 
 
@@ -156,6 +158,7 @@ RECALL_MESSAGE_REQUEST = HeaderSpec("RecallMessageRequestHeader", (
     Field("producerGroup", S, False, "producer group"),
     Field("topic", S, True, "topic of the timer message"),
     Field("recallHandle", S, True, "the send answer's recallHandle"),
+    BNAME,
     *TOPIC_RPC_FIELDS_5X,
 ))
 RECALL_MESSAGE_RESPONSE = HeaderSpec("RecallMessageResponseHeader", (

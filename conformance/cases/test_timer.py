@@ -17,6 +17,7 @@ from spec.codes import RequestCode, ResponseCode, codes_for
 from spec.properties import PropertyKey
 from spec.timer import (
     RECALL_FORBIDDEN_REMARK,
+    RECALL_UNAVAILABLE_REMARK,
     TIMER_PRECISION_MS,
     TIMER_TOPIC,
     decode_recall_handle,
@@ -24,8 +25,8 @@ from spec.timer import (
 )
 
 from .messaging import Client, Message
-from .pop_support import require_5x
-from .support import eventually, expect_code, expect_success
+from .pop_support import broker_setting, require_5x
+from .support import eventually, expect_code, expect_success, unique
 
 DELAY_MS = 3000
 DELIVERY_WAIT_S = 30.0
@@ -163,13 +164,19 @@ def test_recall_handle(client: Client, check: Check) -> None:
                    expected="> now", actual=stamp)
 
 
-@case("RMQ-TIMER-RECALL", "RECALL_MESSAGE is answered 16 NO_PERMISSION \"recall failed, operation is "
-      "forbidden\" while recallMessageEnable is off (the default).")
-def test_recall_forbidden_by_default(client: Client, check: Check) -> None:
+@case("RMQ-TIMER-RECALL", "RECALL_MESSAGE of a handle naming another broker is answered 16 NO_PERMISSION "
+      "\"recall failed, operation is forbidden\" while recallMessageEnable is off (the default), and 604 "
+      "ILLEGAL_OPERATION when the target reports it on.")
+def test_recall_refused(client: Client, check: Check) -> None:
     require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    enabled = broker_setting(client, "recallMessageEnable") == "true"
     topic = client.create_topic(1)
-    handle = recall_handle(topic, "any-broker", int(time.time() * 1000) + 60_000, "0" * 32)
+    handle = recall_handle(topic, unique("another-broker"), int(time.time() * 1000) + 60_000, "0" * 32)
     response = client.call(RequestCode.RECALL_MESSAGE, {"producerGroup": "pg", "topic": topic,
                                                         "recallHandle": handle})
-    expect_code(check, "recall", response, ResponseCode.NO_PERMISSION)
-    check.equal("remark", RECALL_FORBIDDEN_REMARK, response.remark)
+    if enabled:
+        expect_code(check, "recall (recallMessageEnable=true)", response, ResponseCode.ILLEGAL_OPERATION)
+        check.equal("remark", RECALL_UNAVAILABLE_REMARK, response.remark)
+    else:
+        expect_code(check, "recall", response, ResponseCode.NO_PERMISSION)
+        check.equal("remark", RECALL_FORBIDDEN_REMARK, response.remark)

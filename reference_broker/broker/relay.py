@@ -38,6 +38,9 @@ RESET_LATEST = -1
 class RelayHandlers:
     def __init__(self, parts: BrokerParts) -> None:
         self.parts = parts
+        release_version = wire_release(parts.config.wire_release).version
+        self._lower_bound = holds(Rule.SEARCH_OFFSET_LOWER_BOUND, release_version)
+        """A reset by time lands on the lower bound (5.1.1+), as a search by time does."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -63,7 +66,8 @@ class RelayHandlers:
                 return request.reply(ResponseCode.SYSTEM_ERROR,
                                      admin.RESET_NO_GROUP_REMARK.format(group=group))
             wanted = (p.store.max_offset(topic_name, queue_id) if stamp == RESET_LATEST
-                      else p.store.search_offset_by_timestamp(topic_name, queue_id, stamp))
+                      else p.store.search_offset_by_timestamp(topic_name, queue_id, stamp,
+                                                              lower_bound=self._lower_bound))
             wanted = max(wanted, 0)
             table[p.queue_key(topic_name, queue_id)] = wanted if header["isForce"] or wanted < committed \
                 else committed
@@ -112,7 +116,8 @@ class RelayHandlers:
                 wanted[queue] = offset
             else:
                 wanted[queue] = (p.store.max_offset(topic_name, queue) if stamp < 0
-                                 else p.store.search_offset_by_timestamp(topic_name, queue, stamp))
+                                 else p.store.search_offset_by_timestamp(topic_name, queue, stamp,
+                                                                         lower_bound=self._lower_bound))
         for queue, value in wanted.items():
             p.offsets.commit(group, topic_name, queue, value)
         table = {p.queue_key(topic_name, queue): value for queue, value in wanted.items()}

@@ -215,7 +215,7 @@ class Broker:
             **SendBackHandlers(self.config, self.topics, self.groups, store).table(),
             **PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                            self.hold).table(),
-            **LookupHandlers(store).table(),
+            **LookupHandlers(store, self.release.version).table(),
             **(AclAdminHandlers(self.guard, self.config).table() if self.guard is not None else {}),
             **MetadataHandlers(self.offsets, self.groups, lambda: store.scheduler.offsets).table(),
             **AdminHandlers(parts).table(),

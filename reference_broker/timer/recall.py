@@ -21,9 +21,13 @@ from reference_broker.store.message import InnerMessage
 from spec.codes import RequestCode, ResponseCode
 from spec.ha import BrokerRole
 from spec.properties import PropertyKey
-from spec.timer import RECALL_FORBIDDEN_REMARK, RECALL_TAG, decode_recall_handle, delete_key
-
-_UNAVAILABLE = "recall failed, broker service not available"
+from spec.timer import (
+    RECALL_FORBIDDEN_REMARK,
+    RECALL_TAG,
+    RECALL_UNAVAILABLE_REMARK,
+    decode_recall_handle,
+    delete_key,
+)
 
 
 class RecallHandlers:
@@ -62,7 +66,7 @@ class RecallHandlers:
         if not self.config.recall_message_enable:
             raise Refused(ResponseCode.NO_PERMISSION, RECALL_FORBIDDEN_REMARK)
         if self.config.role is BrokerRole.SLAVE:
-            raise Refused(ResponseCode.SLAVE_NOT_AVAILABLE, _UNAVAILABLE)
+            raise Refused(ResponseCode.SLAVE_NOT_AVAILABLE, RECALL_UNAVAILABLE_REMARK)
         topic = header["topic"]
         if self.topics.get(topic) is None:
             raise Refused(ResponseCode.TOPIC_NOT_EXIST, f"recall failed, the topic[{topic}] not exist")
@@ -73,7 +77,7 @@ class RecallHandlers:
         if topic != handle_topic:
             raise Refused(ResponseCode.ILLEGAL_OPERATION, "recall failed, topic not match")
         if broker_name != self.config.broker_name:
-            raise Refused(ResponseCode.ILLEGAL_OPERATION, _UNAVAILABLE)
+            raise Refused(ResponseCode.ILLEGAL_OPERATION, RECALL_UNAVAILABLE_REMARK)
         left = (int(stamp) if stamp.lstrip("-").isdigit() else -1) - int(time.time() * 1000)
         if left <= 0 or left >= self.config.timer_max_delay_sec * 1000:
             raise Refused(ResponseCode.ILLEGAL_OPERATION, "recall failed, timestamp invalid")

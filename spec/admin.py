@@ -22,6 +22,8 @@ BROKER_CONFIG_BLACK_LIST = ("brokerConfigPath", "rocketmqHome", "configBlackList
 NAMESRV_CONFIG_BLACK_LIST = ("configBlackList", "configStorePath", "kvConfigPath")
 """Keys UPDATE_NAMESRV_CONFIG refuses (NamesrvConfig.configBlackList)."""
 BLACK_LIST_REMARK = "Can not update config in black list."
+CONFIG_PATH_REMARK = "Can not update config path"
+"""The name server's refusal of kvConfigPath / configStorePath in releases without the black list."""
 TOPIC_NOT_EXIST_REMARK = "topic[{topic}] not exist"
 CONSUMER_NOT_ONLINE_REMARK = "the consumer group[{group}] not online"
 PRODUCER_NOT_EXIST_REMARK = "the producer group[{group}] not exist"

@@ -32,6 +32,7 @@ class Rule(enum.Enum):
     SEND_CHECK_INVALID_PARAMETER = "send-check-invalid-parameter"
     RETRY_SEND_DLQ_PAST_LIMIT = "retry-send-dlq-past-limit"
     SEARCH_OFFSET_LOWER_BOUND = "search-offset-lower-bound"
+    CONFIG_BLACK_LIST = "config-black-list"
     PROXY_PROTOCOL = "proxy-protocol"
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
 
@@ -83,6 +84,14 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "5.0: the nearer neighbour, the last message's offset after the last)",
                 "store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java "
                 "(getOffsetInQueueByTime, binarySearchInQueueByTime)"),
+    ReleaseRule(Rule.CONFIG_BLACK_LIST, Releases(("4.9.8", "4.9.8"), ("5.2.0", None)),
+                "RMQ-ADMIN-UPDATE-CONFIG",
+                "UPDATE_BROKER_CONFIG and UPDATE_NAMESRV_CONFIG naming a key of the configBlackList are "
+                "refused with 16 \"Can not update config in black list.\" (apache/rocketmq #7649); before, "
+                "the broker applies any key and the name server refuses only kvConfigPath and "
+                "configStorePath, with 16 \"Can not update config path\"",
+                _ADMIN + " (validateBlackListConfigExist); namesrv/src/main/java/org/apache/rocketmq/namesrv/"
+                "processor/DefaultRequestProcessor.java (updateConfig)"),
     ReleaseRule(Rule.HA_REPORT_AHEAD_CLOSES, until("4.9.8"), "RMQ-HA-REPORT-AHEAD",
                 "a master closes the HA connection of a slave reporting an offset past its CommitLog end "
                 "(5.x's DefaultHAConnection dropped the check)",

@@ -36,7 +36,7 @@ from spec.bodies import HEARTBEAT_DATA, KV_TABLE
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import tags_code
 from spec.headers import WIPE_WRITE_PERM_RESPONSE, header_for
-from spec.release_rules import Rule
+from spec.release_rules import Rule, holds
 
 from .admin_support import (
     FILLED,
@@ -107,16 +107,24 @@ def test_broker_config(client: Client, check: Check) -> None:
 
 @table("black_listed", [
     Row("broker-black-list", "RMQ-ADMIN-UPDATE-CONFIG", "UPDATE_BROKER_CONFIG naming brokerConfigPath is "
-        "refused with 16 and the black-list remark.", (RequestCode.UPDATE_BROKER_CONFIG, "brokerConfigPath")),
+        "refused with 16 and the black-list remark (4.9.8, 5.2.0+; applied before).",
+        (RequestCode.UPDATE_BROKER_CONFIG, "brokerConfigPath")),
     Row("namesrv-black-list", "RMQ-ADMIN-UPDATE-CONFIG", "UPDATE_NAMESRV_CONFIG naming kvConfigPath is "
-        "refused with 16 and the black-list remark.", (RequestCode.UPDATE_NAMESRV_CONFIG, "kvConfigPath")),
+        "refused with 16 and the black-list remark (4.9.8, 5.2.0+; 'Can not update config path' before).",
+        (RequestCode.UPDATE_NAMESRV_CONFIG, "kvConfigPath")),
 ])
 def test_update_config_black_list(black_listed: tuple[int, str], broker: Server, namesrv: Server, wire: Wire,
                                   check: Check) -> None:
     code, key = black_listed
     server = namesrv if code == RequestCode.UPDATE_NAMESRV_CONFIG else broker
     response = wire.connect(server.endpoint).call(code, body=f"{key}=/tmp/not-here\n".encode())
-    refused(check, "black-listed update", response, ResponseCode.NO_PERMISSION, admin.BLACK_LIST_REMARK)
+    if holds(Rule.CONFIG_BLACK_LIST, response.version):
+        refused(check, "black-listed update", response, ResponseCode.NO_PERMISSION, admin.BLACK_LIST_REMARK)
+    elif code == RequestCode.UPDATE_NAMESRV_CONFIG:
+        refused(check, "config path update (no black list)", response, ResponseCode.NO_PERMISSION,
+                admin.CONFIG_PATH_REMARK)
+    else:
+        expect_success(check, "update of a key 4.9.8 black-lists (no black list in this release)", response)
 
 
 @case("RMQ-ADMIN-UPDATE-CONFIG", "UPDATE_BROKER_CONFIG changes a setting GET_BROKER_CONFIG then reports "

@@ -137,6 +137,7 @@ def test_consumer_offset(oneway: bool, client: Client, check: Check) -> None:
       "SUBSCRIPTION_GROUP_NOT_EXIST from 5.0.0 and SUCCESS before.")
 def test_commit_of_unknown_group(client: Client, check: Check) -> None:
     topic = client.create_topic()
+    client.fill(topic, FILLED)  # the offset a 4.x broker keeps lies within the queue (RMQ-STORE-OFFSET-KEY)
     group = unique("cg")
     answer = client.call(RequestCode.UPDATE_CONSUMER_OFFSET, {"consumerGroup": group, **_queue(topic),
                                                              "commitOffset": COMMITTED})

@@ -12,11 +12,12 @@ from codec.store import MessageRecord, decode_records
 from codec.store.timercheck import read_timer_checkpoint
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
+from reference_broker.small_store import small_config
 from spec.codes import ResponseCode
 from spec.properties import PropertyKey
 from spec.timer import TIMER_CHECKPOINT_FILE, TIMER_TOPIC
 from tests.broker_support import run
-from tests.messaging_support import pull, send, small_config, with_broker
+from tests.messaging_support import pull, send, with_broker
 
 DELIVERY_WAIT_S = 20.0
 """Bound on waiting for a due message (the wheel delivers within its precision, 1 s)."""

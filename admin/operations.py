@@ -98,7 +98,8 @@ class Admin:
                     rows.append({"cluster": cluster, "brokerName": name, "brokerId": broker_id, "addr": addr,
                                  "version": status.get("brokerVersionDesc", ""),
                                  "putTps": _first_number(status.get("putTps")),
-                                 "getTps": _first_number(status.get("getTransferedTps")),
+                                 "getTps": _first_number(status.get("getTransferedTps")  # 4.x spelling
+                                                         or status.get("getTransferredTps")),
                                  "commitLogDiskRatio": status.get("commitLogDiskRatio", "")})
         return rows
 

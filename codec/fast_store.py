@@ -296,7 +296,7 @@ def _gather_records(rows: np.ndarray, files: Sequence[CommitLogFile], file_size:
             missing = True
             continue
         position = phys - files[index][0]
-        records.append(bytes(files[index][2][position:position + size]))
+        records.append(bytes(files[index][2][position:position + max(size, 0)]))  # a negative size: empty
         deltas.append(scanned)
         total += size
     else:

@@ -64,6 +64,7 @@ APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, 
                    "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
 release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
+Recall is allowed (off by default in 5.x), as on the embedded broker (``conformance.embedded.RECALL_ON``).
 (Flow control is off in every provisioned release: ``apache_rocketmq.servers.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"
@@ -193,11 +194,20 @@ def _compare_html(args: argparse.Namespace) -> int:
     return 0
 
 
+def _target_name(args: argparse.Namespace) -> str | None:
+    """The name the run's target goes by: none for one given by address (--namesrv/--broker ...), which is
+    not the embedded broker whatever --target's default says."""
+    name = getattr(args, "target", None)
+    given = any(getattr(args, option, None) for option in ("namesrv", "broker", "ha_master", "sync_master",
+                                                            "ha_slave"))
+    return None if name == EMBEDDED and given else name
+
+
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
-    for name, value in (("target-name", getattr(args, "target", None)),
+    for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
                         ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),

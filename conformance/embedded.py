@@ -16,15 +16,18 @@ from pathlib import Path
 from conformance.acl_policy import write_acl_file
 from conformance.target import Target
 from conformance.wire import Endpoint
-from reference_broker.config import LOOPBACK, BrokerConfig
+from reference_broker.config import GRPC_DISABLED, LOOPBACK, BrokerConfig
 from reference_broker.embedded import SyncEmbeddedRocketMQ
-from reference_broker.wire_release import DEFAULT_RELEASE
+from reference_broker.wire_release import DEFAULT_RELEASE, wire_release
 from spec.behaviour import FAST_PORT_OFFSET
 from spec.ha import HA_PORT_OFFSET
 
 QUICK_CHECKS = {"transaction_time_out": 1000, "transaction_check_interval": 500, "transaction_check_max": 3}
 """Transactions are checked back within seconds (4.9.8: 6 s timeout, every 60 s, 15 times), so the cases
 that wait for a check-back finish quickly against the reference broker."""
+RECALL_ON = {"recall_message_enable": True}
+"""Recall is allowed, as on the provisioned Apache targets (``conformance.cli.APACHE_SETTINGS``), so the
+recall cases judge a recall, not the default refusal."""
 PORT_ATTEMPTS = 20
 """Free ports tried for a main port whose fast port (two below) and HA port (one above) are free too."""
 
@@ -77,9 +80,10 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE,
     """
     store = workdir / "store"
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
-    config = BrokerConfig(listen_port=_port_set(), grpc_server_port=0, store_path_root_dir=str(store),
+    grpc_port = 0 if wire_release(release).is_5x else GRPC_DISABLED  # 4.x had no gRPC proxy: no grpc area
+    config = BrokerConfig(listen_port=_port_set(), grpc_server_port=grpc_port, store_path_root_dir=str(store),
                           acl_enable=acl, wire_release=release, acl_file=str(acl_file) if acl_file else None,
-                          **QUICK_CHECKS, **SHORT_HA, **(store_files or {}))
+                          **QUICK_CHECKS, **RECALL_ON, **SHORT_HA, **(store_files or {}))
     feed = Endpoint(LOOPBACK, _free_port())
     sync_master = BrokerConfig(listen_port=0, broker_name="broker-sync", broker_role="SYNC_MASTER",
                                store_path_root_dir=str(workdir / "sync-master"), **SHORT_HA)

@@ -145,9 +145,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _choose_profile(request: profiles.Request, target: Target) -> profiles.Choice:
-    """The run's profile; the target is asked for its version only when the choice depends on it."""
+    """The run's profile; the target is asked for its version when the choice, or the deviations of a
+    named profile that hold for some releases only, depend on it."""
     announced = None
-    if request.named is None and not request.strict and request.target_name != EMBEDDED:
+    if not request.strict and request.target_name != EMBEDDED:
         announced = target.announced_version()
     try:
         if announced is None:

@@ -44,3 +44,17 @@ class BrokerModel:
 
     def committed(self, group: str, topic: str, queue_id: int) -> int | None:
         return self.offsets.get((group, topic, queue_id))
+
+
+@dataclass
+class FiveModel:
+    """What a 5.x broker must show of POP and timer messages in one run: a POP topic of one queue popped by
+    one group with a long invisible time (nothing comes back within a run), and a timer topic."""
+
+    pop_sent: list[bytes] = field(default_factory=list)
+    popped: int = 0
+    """Offsets below this were handed out by a pop: the next pop starts here."""
+    inflight: dict[int, str] = field(default_factory=dict)
+    """Popped, not yet acked: queue offset -> receipt."""
+    timers: list[tuple[bytes, int]] = field(default_factory=list)
+    """Timer messages sent: (body, the time it is due, ms)."""

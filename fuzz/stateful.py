@@ -22,6 +22,7 @@ from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from codec.store import decode_records
 from fuzz.model import BrokerModel
+from fuzz.stateful_five import FiveRules
 from fuzz.strategies.primitives import bodies
 from fuzz.wire import WireConnection, next_opaque
 from spec.codes import RequestCode, ResponseCode
@@ -92,7 +93,7 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
                 ) -> type[RuleBasedStateMachine]:
     """A state machine class whose runs each get a fresh target from ``make_target``."""
 
-    class BrokerMachine(RuleBasedStateMachine):
+    class BrokerMachine(FiveRules, RuleBasedStateMachine):
         topics = Bundle("topics")
 
         def __init__(self) -> None:
@@ -109,6 +110,7 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
 
         @initialize(target=topics, queue_count=st.integers(1, MAX_QUEUES))
         def first_topic(self, queue_count: int) -> str:
+            self._setup_five(GROUPS, self._create_named)
             return self._create(queue_count)
 
         @precondition(lambda self: len(self.model.topics) < MAX_TOPICS)
@@ -118,13 +120,16 @@ def machine_for(make_target: Callable[[], ModelTarget], release: Callable[[Model
 
         def _create(self, queue_count: int) -> str:
             topic = f"Model_{self.run_id}_{len(self.model.topics)}"
+            self._create_named(topic, queue_count)
+            self.model.create_topic(topic, queue_count)
+            return topic
+
+        def _create_named(self, topic: str, queue_count: int) -> None:
             response = self.client.call(RequestCode.UPDATE_AND_CREATE_TOPIC, CREATE_TOPIC_REQUEST, {
                 "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": queue_count,
                 "writeQueueNums": queue_count, "perm": int(PERM_READ_WRITE), "topicFilterType": "SINGLE_TAG",
                 "topicSysFlag": 0, "order": False})
             _expect(response, ResponseCode.SUCCESS)
-            self.model.create_topic(topic, queue_count)
-            return topic
 
         def _queue(self, topic: str, queue: int) -> int:
             return queue % self.model.topics[topic]

@@ -143,6 +143,8 @@ class BrokerConfig:
     """5.x timer messages (a 4.9.8 wire release has none, whatever this says)."""
     timer_precision_ms: int = 1000
     timer_max_delay_sec: int = 3 * 24 * 3600
+    recall_message_enable: bool = False
+    """5.3.2+ ``recallMessageEnable``: RECALL_MESSAGE is refused unless set (the default of 5.3.3/5.5.0)."""
     flush_interval_commit_log: int = 500
     flush_interval_consume_queue: int = 1000
     flush_delay_offset_interval: int = 10_000

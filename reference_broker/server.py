@@ -27,6 +27,7 @@ from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
 from spec.headers import HeaderSpec, header_for
+from spec.release_rules import Rule, holds
 from spec.releases import LEGACY, ordinal
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,8 @@ class Connection(FramedConnection, Channel):
     def __init__(self, server: RemotingServer) -> None:
         lane = server.lane
         super().__init__(lambda command: server.received(self, command), lambda: server.lost(self),
-                         SERVER_CHANNEL_MAX_IDLE, (lambda frame: lane.take(self, frame)) if lane else None)
+                         SERVER_CHANNEL_MAX_IDLE, (lambda frame: lane.take(self, frame)) if lane else None,
+                         preamble=server.proxy_protocol)
         self.pending = 0
         self.awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
 
@@ -272,6 +274,8 @@ class RemotingServer:
                  backlog: int = SOCKET_BACKLOG, version: int = LEGACY_VERSION) -> None:
         self.name = name
         self.version = version
+        self.proxy_protocol = holds(Rule.PROXY_PROTOCOL, version)
+        """Whether connections start with an optional PROXY protocol preamble (5.1.4+)."""
         self.backlog = backlog
         self.dispatch = dispatch
         self.guard = guard

@@ -17,6 +17,8 @@ from typing import Protocol, cast
 
 from codec.command import RemotingCommand, encode
 from codec.framing import FrameDecoder, FrameRejected
+from codec.proxy_protocol import PreambleReader
+from spec.errors import SpecViolation
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +94,11 @@ class FramedConnection(asyncio.Protocol):
 
     def __init__(self, on_command: Callable[[RemotingCommand], object],
                  on_lost: Callable[[], object] | None = None, idle_timeout: float | None = None,
-                 claim: Callable[[bytes], bool] | None = None) -> None:
+                 claim: Callable[[bytes], bool] | None = None, preamble: bool = False) -> None:
+        """``claim``: a frame the send lane takes whole, before any decoding (``reference_broker.lanes``).
+        ``preamble``: read a PROXY protocol preamble first, as 5.1.4+ server ports do
+        (RMQ-FRAME-PROXY-PREAMBLE); its source address becomes ``peer``."""
+        self._preamble = PreambleReader() if preamble else None
         self._on_command = on_command
         self._on_lost = on_lost
         self._idle_timeout = idle_timeout
@@ -118,11 +124,31 @@ class FramedConnection(asyncio.Protocol):
             return
         if self._watchdog is not None:
             self._watchdog.stamp()
+        if self._preamble is not None:
+            rest = self._after_preamble(self._preamble, data)
+            if rest is None:
+                return
+            data = rest
         commands, decodable = _decoded(self._decoder, data, self)
         for command in commands:
             self._on_command(command)
         if not decodable:
             self.close()
+
+    def _after_preamble(self, reader: PreambleReader, data: bytes) -> bytes | None:
+        """The bytes after the preamble once it is decided, None while undecided (or broken: closed)."""
+        try:
+            detected = reader.feed(data)
+        except SpecViolation as exc:
+            log.warning("closing %s: %s", self.peer, exc)
+            self.close()
+            return None
+        if detected is None:
+            return None
+        self._preamble = None
+        if detected.source is not None:
+            self.peer = detected.source
+        return detected.rest
 
     def connection_lost(self, exc: Exception | None) -> None:
         if exc is not None:

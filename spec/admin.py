@@ -8,7 +8,10 @@ suite expects them from one place.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from spec.clauses import Level, clause
+from spec.releases import ALL, Releases, since, until
 
 _ADMIN = "broker/src/main/java/org/apache/rocketmq/broker/processor/AdminBrokerProcessor.java"
 _TO_CLIENT = "broker/src/main/java/org/apache/rocketmq/broker/client/net/Broker2Client.java"
@@ -19,6 +22,8 @@ BROKER_CONFIG_BLACK_LIST = ("brokerConfigPath", "rocketmqHome", "configBlackList
 NAMESRV_CONFIG_BLACK_LIST = ("configBlackList", "configStorePath", "kvConfigPath")
 """Keys UPDATE_NAMESRV_CONFIG refuses (NamesrvConfig.configBlackList)."""
 BLACK_LIST_REMARK = "Can not update config in black list."
+CONFIG_PATH_REMARK = "Can not update config path"
+"""The name server's refusal of kvConfigPath / configStorePath in releases without the black list."""
 TOPIC_NOT_EXIST_REMARK = "topic[{topic}] not exist"
 CONSUMER_NOT_ONLINE_REMARK = "the consumer group[{group}] not online"
 PRODUCER_NOT_EXIST_REMARK = "the producer group[{group}] not exist"
@@ -26,20 +31,42 @@ STATS_NOT_EXIST_REMARK = "The stats <{name}> <{key}> not exist"
 CLIENT_NOT_ONLINE_REMARK = "The Consumer <{group}> <{client}> not online"
 RESET_NO_TOPIC_REMARK = "[reset-offset] reset offset failed, no topic in this broker. topic={topic}"
 RESET_NO_GROUP_REMARK = "THe consumer group <{group}> not exist"
+RESET_SERVER_NO_TOPIC_REMARK = "Topic {topic} does not exist"
+RESET_SERVER_NO_GROUP_REMARK = "Group {group} does not exist"
+RESET_SERVER_RANGE_REMARK = "Target offset {offset} not in consume queue range [{low}-{high}]"
+"""Remarks of 5.x's server-side reset (``resetOffsetInner``)."""
 RESET_OFFLINE_REMARK = ("Consumer not online, so can not reset offset, Group: {group} Topic: {topic} "
                         "Timestamp: {timestamp}")
 CQ_NOT_EXIST_REMARK = "{queue_id}@{topic} is not exist!"
 CQ_INDEX_NOT_EXIST_REMARK = "Index {index} of {queue_id}@{topic} is not exist!"
 CQ_GROUP_OFFLINE_FILTER = "{group}@{topic} is not online!"
-RUNTIME_INFO_KEYS = (
-    "brokerVersionDesc", "brokerVersion", "msgPutTotalYesterdayMorning", "msgPutTotalTodayMorning",
-    "msgPutTotalTodayNow", "msgGetTotalYesterdayMorning", "msgGetTotalTodayMorning", "msgGetTotalTodayNow",
-    "sendThreadPoolQueueSize", "pullThreadPoolQueueSize", "sendThreadPoolQueueHeadWaitTimeMills",
-    "pullThreadPoolQueueHeadWaitTimeMills", "pageCacheLockTimeMills", "earliestMessageTimeStamp",
-    "commitLogDiskRatio", "putTps", "getTransferedTps", "commitLogMinOffset", "commitLogMaxOffset",
-    "bootTimestamp", "runtime")
+@dataclass(frozen=True)
+class RuntimeInfoKey:
+    key: str
+    releases: Releases = ALL
+
+
+RUNTIME_INFO: tuple[RuntimeInfoKey, ...] = (
+    *(RuntimeInfoKey(key) for key in (
+        "brokerVersionDesc", "msgPutTotalYesterdayMorning", "msgPutTotalTodayMorning", "msgPutTotalTodayNow",
+        "msgGetTotalYesterdayMorning", "msgGetTotalTodayMorning", "msgGetTotalTodayNow",
+        "sendThreadPoolQueueSize", "pullThreadPoolQueueSize", "sendThreadPoolQueueHeadWaitTimeMills",
+        "pullThreadPoolQueueHeadWaitTimeMills", "pageCacheLockTimeMills", "earliestMessageTimeStamp",
+        "commitLogDiskRatio", "putTps", "commitLogMinOffset", "commitLogMaxOffset", "bootTimestamp",
+        "runtime")),
+    RuntimeInfoKey("brokerVersion", until("5.3.3")),
+    RuntimeInfoKey("getTransferedTps", until("4.9.8")),
+    RuntimeInfoKey("getTransferredTps", since("5.0.0")),
+)
 """Keys of GET_BROKER_RUNTIME_INFO that mqadmin's clusterList and brokerStatus read (clusterList parses
-the msgPut/msgGet counters as longs and the TPS values as "<double> ...", so they must be present)."""
+the msgPut/msgGet counters as longs and the TPS values as "<double> ..."), by the releases that write
+them: 5.0.0 renamed getTransferedTps (StoreStatsService), 5.4.0 dropped brokerVersion (the 5.4.0 jar's
+AdminBrokerProcessor writes brokerVersionDesc only)."""
+
+
+def runtime_info_keys(mq_version: int) -> list[str]:
+    """The keys a broker announcing ``mq_version`` writes."""
+    return [row.key for row in RUNTIME_INFO if row.releases.holds_for_version(mq_version)]
 
 ADMIN_RUNTIME_INFO = clause(
     "RMQ-ADMIN-RUNTIME-INFO", Level.MUST,
@@ -128,3 +155,15 @@ ADMIN_WRITE_PERM = clause(
     "WIPE_WRITE_PERM_OF_BROKER clears and ADD_WRITE_PERM_OF_BROKER restores the write bit of every queue "
     "data of the broker in the name server's routes, answering the number of topics changed "
     "(wipeTopicCount / addTopicCount).", source=_NAMESRV)
+GET_TOPIC_CONFIG_NOT_EXIST_REMARK = "No topic in this broker. topic: {topic}"
+GET_GROUP_CONFIG_NOT_EXIST_REMARK = "No group in this broker"
+ADMIN_GET_TOPIC_CONFIG = clause(
+    "RMQ-ADMIN-GET-TOPIC-CONFIG", Level.MUST,
+    "GET_TOPIC_CONFIG (351, 5.0.0+) answers the topic's TopicConfig as JSON; a topic the broker does not "
+    "have is 17 TOPIC_NOT_EXIST \"No topic in this broker. topic: <t>\".",
+    source=_ADMIN + " (getTopicConfig)")
+ADMIN_GET_GROUP_CONFIG = clause(
+    "RMQ-ADMIN-GET-GROUP-CONFIG", Level.MUST,
+    "GET_SUBSCRIPTIONGROUP_CONFIG (352, 5.0.0+) answers the group's SubscriptionGroupConfig as JSON, "
+    "creating it with default settings when autoCreateSubscriptionGroup is on (findSubscriptionGroupConfig).",
+    source=_ADMIN + " (getSubscriptionGroup)")

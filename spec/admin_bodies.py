@@ -45,6 +45,7 @@ OFFSET_WRAPPER = BodySpec("OffsetWrapper", (
     BodyField("brokerOffset", _N, "queue's max offset"),
     BodyField("consumerOffset", _N, "group's committed offset, 0 when none"),
     BodyField("lastTimestamp", _N, "store time of the last consumed message, 0 when none"),
+    BodyField("pullOffset", _N, "5.1.0+: the larger of consumerOffset and the last pull's next offset"),
 ))
 CONSUME_STATS = BodySpec("ConsumeStats", (
     BodyField("consumeTps", _N, "messages pulled per second by the group (a double)"),
@@ -78,6 +79,18 @@ SUBSCRIPTION_GROUP_CONFIG = BodySpec("SubscriptionGroupConfig", (
     BodyField("retryQueueNums", _N, "queues of the group's %RETRY% topic"),
     BodyField("whichBrokerWhenConsumeSlowly", _N, "broker id suggested to a slow consumer"),
 ))
+TOPIC_CONFIG_AND_QUEUE_MAPPING = BodySpec("TopicConfigAndQueueMapping", (
+    BodyField("attributes", _O, "topic attributes (5.x)", is_map=True),
+    BodyField("order", _B, "ordered topic"),
+    BodyField("perm", _N, "PermName bits"),
+    BodyField("readQueueNums", _N, "read queues"),
+    BodyField("topicFilterType", _S, "SINGLE_TAG or MULTI_TAG"),
+    BodyField("topicName", _S, "topic", required=True),
+    BodyField("topicSysFlag", _N, "TopicSysFlag bits"),
+    BodyField("writeQueueNums", _N, "write queues"),
+    BodyField("mappingDetail", _O, "static topic queue mapping, with lo=true"),
+))
+"""GET_TOPIC_CONFIG's answer (5.0.0+): the TopicConfig, and the queue mapping of a static topic."""
 SUBSCRIPTION_GROUP_WRAPPER = BodySpec("SubscriptionGroupWrapper", (
     BodyField("dataVersion", _O, "version of the group table", DATA_VERSION),
     BodyField("subscriptionGroupTable", _O, "group → SubscriptionGroupConfig", SUBSCRIPTION_GROUP_CONFIG,

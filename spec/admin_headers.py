@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from spec.codes import RequestCode
 from spec.header_fields import INT, B, Field, HeaderSpec, L, S
+from spec.releases import since, until
 
 NO_HEADER = HeaderSpec("(none)", ())
 """Commands Java creates with a null custom header: no extFields keys are read or written."""
@@ -20,7 +21,9 @@ GET_BROKER_CONFIG_RESPONSE = HeaderSpec("GetBrokerConfigResponseHeader", (
     Field("version", S, True, "DataVersion JSON of the broker's configuration"),))
 DELETE_SUBSCRIPTION_GROUP_REQUEST = HeaderSpec("DeleteSubscriptionGroupRequestHeader", (
     Field("groupName", S, True, "consumer group"),
-    Field("removeOffset", B, False, "also drop the group's committed offsets (default false)"),
+    Field("removeOffset", B, False, "also drop the group's committed offsets (default false)",
+          releases=until("4.9.8")),
+    Field("cleanOffset", B, False, "5.x name of removeOffset", releases=since("5.0.0")),
 ))
 GET_TOPIC_STATS_INFO_REQUEST = HeaderSpec("GetTopicStatsInfoRequestHeader", (
     Field("topic", S, True, "topic"),))
@@ -39,6 +42,9 @@ RESET_OFFSET_REQUEST = HeaderSpec("ResetOffsetRequestHeader", (
     Field("group", S, True, "consumer group"),
     Field("timestamp", L, True, "store time to rewind to, ms; -1 means each queue's max offset"),
     Field("isForce", B, True, "also move offsets forward (false only ever rewinds)"),
+    Field("queueId", INT, False, "one queue to reset (-1 or absent: every queue)", releases=since("5.1.0")),
+    Field("offset", L, False, "offset to set the one queue to (absent or -1: by timestamp)",
+          releases=since("5.1.0")),
 ))
 GET_CONSUMER_RUNNING_INFO_REQUEST = HeaderSpec("GetConsumerRunningInfoRequestHeader", (
     Field("consumerGroup", S, True, "consumer group"),
@@ -80,8 +86,17 @@ ADD_WRITE_PERM_RESPONSE = HeaderSpec("AddWritePermOfBrokerResponseHeader", (
 GET_TOPICS_BY_CLUSTER_REQUEST = HeaderSpec("GetTopicsByClusterRequestHeader", (
     Field("cluster", S, True, "cluster name"),))
 
+GET_TOPIC_CONFIG_REQUEST = HeaderSpec("GetTopicConfigRequestHeader", (
+    Field("topic", S, True, "topic"),
+    Field("lo", B, False, "also answer the static topic's queue mapping", releases=since("5.0.0")),
+))
+GET_SUBSCRIPTION_GROUP_CONFIG_REQUEST = HeaderSpec("GetSubscriptionGroupConfigRequestHeader", (
+    Field("group", S, True, "consumer group"),))
+
 _C = RequestCode
 ADMIN_REQUEST_HEADERS: dict[int, HeaderSpec] = {
+    _C.GET_TOPIC_CONFIG: GET_TOPIC_CONFIG_REQUEST,
+    _C.GET_SUBSCRIPTIONGROUP_CONFIG: GET_SUBSCRIPTION_GROUP_CONFIG_REQUEST,
     _C.GET_BROKER_RUNTIME_INFO: NO_HEADER,
     _C.GET_BROKER_CONFIG: NO_HEADER,
     _C.UPDATE_BROKER_CONFIG: NO_HEADER,

@@ -150,7 +150,8 @@ RMQ_HA_HEARTBEAT = clause(
 RMQ_HA_REPORT_AHEAD = clause(
     "RMQ-HA-REPORT-AHEAD", Level.MUST,
     "A report after the first one that is greater than the master's CommitLog max offset (a slave claiming "
-    "data the master never wrote) makes the master close the connection.",
+    "data the master never wrote) makes the master close the connection (up to 4.9.8; 5.x keeps it, see "
+    "spec.release_rules).",
     source=_CONNECTION + " (ReadSocketService.processReadEvent)")
 RMQ_HA_CONTIGUOUS = clause(
     "RMQ-HA-CONTIGUOUS", Level.MUST,

@@ -49,7 +49,13 @@ class HeaderSpec:
     def by_wire_name(self) -> dict[str, Field]:
         return {f.name: f for f in self.fields}
 
+    def declared_by(self, mq_version: int) -> list[Field]:
+        """The fields the header class of a release (named by its version word) declares."""
+        return [f for f in self.fields if f.releases.holds_for_version(mq_version)]
 
+
+BNAME = Field("bname", S, False, "broker name the client addressed (RpcRequestHeader, 4.9.5+)")
+"""RpcRequestHeader's one field before 5.x: every request header that extends it declares it."""
 RPC_FIELDS_5X: tuple[Field, ...] = (
     Field("ns", S, False, "namespace the client works in (RpcRequestHeader)", releases=since("5.0.0")),
     Field("nsd", B, False, "namespace already applied to the names (RpcRequestHeader)",

@@ -14,15 +14,16 @@ from dataclasses import replace
 from spec.admin_headers import ADMIN_REQUEST_HEADERS, ADMIN_RESPONSE_HEADERS
 from spec.clauses import Level, clause
 from spec.codes import RequestCode
-from spec.header_fields import INT, TOPIC_RPC_FIELDS_5X, B, Field, HeaderSpec, L, S
+from spec.header_fields import BNAME, INT, TOPIC_RPC_FIELDS_5X, B, Field, HeaderSpec, L, S
 from spec.header_fields import FieldType as FieldType
 from spec.pop import POP_REQUEST_HEADERS, POP_RESPONSE_HEADERS
 from spec.releases import since
+from spec.timer import TIMER_REQUEST_HEADERS, TIMER_RESPONSE_HEADERS
 
 _HEADER_DIR = "common/src/main/java/org/apache/rocketmq/common/protocol/header/"
 
 
-_BNAME = Field("bname", S, False, "broker name the client addressed (RpcRequestHeader, 4.9.5+)")
+_BNAME = BNAME
 
 SEND_MESSAGE_REQUEST = HeaderSpec("SendMessageRequestHeader", (
     Field("producerGroup", S, True, "producer group"),
@@ -269,6 +270,7 @@ _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     _C.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: UPDATE_GLOBAL_WHITE_ADDRS_REQUEST,
     **ADMIN_REQUEST_HEADERS,
     **POP_REQUEST_HEADERS,
+    **TIMER_REQUEST_HEADERS,
 }
 _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_MESSAGE: SEND_MESSAGE_RESPONSE,
@@ -295,6 +297,7 @@ _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.GET_BROKER_CLUSTER_ACL_INFO: GET_BROKER_ACL_CONFIG_RESPONSE,
     **ADMIN_RESPONSE_HEADERS,
     **POP_RESPONSE_HEADERS,
+    **TIMER_RESPONSE_HEADERS,
 }
 
 

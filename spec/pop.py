@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from spec.bodies import BodyField, BodySpec, Json
 from spec.clauses import Level, clause
 from spec.codes import RequestCode
-from spec.header_fields import INT, RPC_FIELDS_5X, TOPIC_RPC_FIELDS_5X, B, Field, HeaderSpec, L, S
+from spec.header_fields import BNAME, INT, RPC_FIELDS_5X, TOPIC_RPC_FIELDS_5X, B, Field, HeaderSpec, L, S
 from spec.releases import since
 
 _HEADER = "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/header/"
@@ -125,7 +125,7 @@ POP_MESSAGE_REQUEST = HeaderSpec("PopMessageRequestHeader", (
     Field("exp", S, False, "filter expression"),
     Field("order", B, False, "ordered pop (default false)"),
     Field("attemptId", S, False, "client attempt id of an ordered pop", releases=since("5.1.1")),
-    Field("bname", S, False, "broker name the client addressed (RpcRequestHeader)"),
+    BNAME,
     *TOPIC_RPC_FIELDS_5X,
 ))
 POP_MESSAGE_RESPONSE = HeaderSpec("PopMessageResponseHeader", (
@@ -147,7 +147,7 @@ _RECEIPT = (
 ACK_MESSAGE_REQUEST = HeaderSpec("AckMessageRequestHeader", (
     *_RECEIPT,
     Field("liteTopic", S, False, "lite topic of the message", releases=since("5.5.0")),
-    Field("bname", S, False, "broker name the client addressed (RpcRequestHeader)"),
+    BNAME,
     *TOPIC_RPC_FIELDS_5X,
 ))
 CHANGE_INVISIBLE_TIME_REQUEST = HeaderSpec("ChangeInvisibleTimeRequestHeader", (
@@ -155,7 +155,7 @@ CHANGE_INVISIBLE_TIME_REQUEST = HeaderSpec("ChangeInvisibleTimeRequestHeader", (
     Field("invisibleTime", L, True, "new invisible time from now, ms"),
     Field("liteTopic", S, False, "lite topic of the message", releases=since("5.5.0")),
     Field("suspend", B, False, "lite consumption: suspend the message", releases=since("5.5.0")),
-    Field("bname", S, False, "broker name the client addressed (RpcRequestHeader)"),
+    BNAME,
     *TOPIC_RPC_FIELDS_5X,
 ))
 CHANGE_INVISIBLE_TIME_RESPONSE = HeaderSpec("ChangeInvisibleTimeResponseHeader", (
@@ -168,7 +168,7 @@ PEEK_MESSAGE_REQUEST = HeaderSpec("PeekMessageRequestHeader", (
     Field("queueId", INT, True, "queue; -1 peeks every readable queue"),
     Field("maxMsgNums", INT, True, "most messages to return"),
     Field("consumerGroup", S, True, "consumer group whose offset to peek from"),
-    Field("bname", S, False, "broker name the client addressed (RpcRequestHeader)"),
+    BNAME,
     *TOPIC_RPC_FIELDS_5X,
 ))
 NOTIFICATION_REQUEST = HeaderSpec("NotificationRequestHeader", (
@@ -181,7 +181,7 @@ NOTIFICATION_REQUEST = HeaderSpec("NotificationRequestHeader", (
     Field("attemptId", S, False, "client attempt id", releases=since("5.1.1")),
     Field("expType", S, False, "TAG or SQL92", releases=since("5.5.0")),
     Field("exp", S, False, "filter expression", releases=since("5.5.0")),
-    Field("bname", S, False, "broker name the client addressed (RpcRequestHeader)"),
+    BNAME,
     *TOPIC_RPC_FIELDS_5X,
 ))
 NOTIFICATION_RESPONSE = HeaderSpec("NotificationResponseHeader", (
@@ -192,13 +192,13 @@ POLLING_INFO_REQUEST = HeaderSpec("PollingInfoRequestHeader", (
     Field("consumerGroup", S, True, "consumer group"),
     Field("topic", S, True, "topic"),
     Field("queueId", INT, True, "queue"),
-    Field("bname", S, False, "broker name the client addressed (RpcRequestHeader)"),
+    BNAME,
     *TOPIC_RPC_FIELDS_5X,
 ))
 POLLING_INFO_RESPONSE = HeaderSpec("PollingInfoResponseHeader", (
     Field("pollingNum", INT, True, "POP_MESSAGE and NOTIFICATION requests held for the queue"),
 ))
-NO_HEADER_5X = HeaderSpec("RpcRequestHeader", (Field("bname", S, False, "broker name"), *RPC_FIELDS_5X))
+NO_HEADER_5X = HeaderSpec("RpcRequestHeader", (BNAME, *RPC_FIELDS_5X))
 
 _S, _N, _B, _A, _O = Json.STRING, Json.NUMBER, Json.BOOLEAN, Json.ARRAY, Json.OBJECT
 

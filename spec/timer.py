@@ -13,9 +13,13 @@ restart.
 
 from __future__ import annotations
 
+import base64
+
 from construct import Int64sb, Padding, Struct
 
 from spec.clauses import Level, clause
+from spec.codes import RequestCode
+from spec.header_fields import BNAME, TOPIC_RPC_FIELDS_5X, Field, HeaderSpec, S
 
 _TIMER = "store/src/main/java/org/apache/rocketmq/store/timer/"
 _HOOK = "broker/src/main/java/org/apache/rocketmq/broker/util/HookUtils.java"
@@ -100,3 +104,64 @@ TIMER_4X = clause(
     "RMQ-TIMER-4X", Level.MUST,
     "A 4.x broker knows no timer property: the message is stored in its topic at once.",
     source="store/src/main/java/org/apache/rocketmq/store/CommitLog.java (4.9.8: only DELAY is read)")
+
+RECALL_SOURCE = "broker/src/main/java/org/apache/rocketmq/broker/processor/RecallMessageProcessor.java"
+RECALL_HANDLE_VERSION = "v1"
+RECALL_TAG = "_RECALL_TAG_"
+"""Tag of the deletion marker RECALL_MESSAGE parks in the wheel."""
+RECALL_FORBIDDEN_REMARK = "recall failed, operation is forbidden"
+RECALL_UNAVAILABLE_REMARK = "recall failed, broker service not available"
+"""Java's remark for a handle naming another broker (and for a slave or a broker not taking sends)."""
+"""RECALL_MESSAGE with recallMessageEnable=false (the default of 5.3.3 and 5.5.0): 16 NO_PERMISSION."""
+
+
+def recall_handle(topic: str, broker_name: str, timer_out_ms: int, uniq_key: str) -> str:
+    """``RecallMessageHandle.HandleV1.buildHandle`` as a send answer carries it: URL-safe base64 of
+    "v1 topic brokerName timestamp uniqKey", the timestamp TIMER_OUT_MS + 1 (``attachRecallHandle``)."""
+    raw = " ".join((RECALL_HANDLE_VERSION, topic, broker_name, str(timer_out_ms + 1), uniq_key))
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def decode_recall_handle(handle: str) -> tuple[str, str, str, str]:
+    """(topic, brokerName, timestamp, uniqKey); ValueError ("recall handle is invalid") otherwise."""
+    try:
+        items = base64.urlsafe_b64decode(handle.encode()).decode().split(" ")
+    except (ValueError, UnicodeDecodeError):
+        raise ValueError("recall handle is invalid") from None
+    if items[0] != RECALL_HANDLE_VERSION or len(items) < 5:
+        raise ValueError("recall handle is invalid")
+    return items[1], items[2], items[3], items[4]
+
+
+def delete_key(real_topic: str, uniq_key: str) -> str:
+    """``TimerMessageStore.buildDeleteKey``: what TIMER_DEL_UNIQKEY of a recall names."""
+    return f"{real_topic}+{uniq_key}"
+
+
+RECALL_HANDLE = clause(
+    "RMQ-TIMER-RECALL-HANDLE", Level.MUST,
+    "From 5.3.2 the answer to a SEND_MESSAGE(_V2) that parked a timer message carries recallHandle: "
+    "URL-safe base64 of \"v1 <topic> <brokerName> <TIMER_OUT_MS + 1> <UNIQ_KEY>\" (batches and send-backs "
+    "get none).",
+    source="broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java "
+           "(attachRecallHandle); common/src/main/java/org/apache/rocketmq/common/producer/"
+           "RecallMessageHandle.java")
+RECALL = clause(
+    "RMQ-TIMER-RECALL", Level.MUST,
+    "RECALL_MESSAGE (370, 5.3.2+) answers 16 NO_PERMISSION \"recall failed, operation is forbidden\" unless "
+    "recallMessageEnable; when enabled, a valid handle of a pending timer message answers SUCCESS with its "
+    "msgId and the message is never delivered; a handle naming another topic or broker, or an unparsable "
+    "one, answers 604 ILLEGAL_OPERATION.",
+    source=RECALL_SOURCE)
+
+RECALL_MESSAGE_REQUEST = HeaderSpec("RecallMessageRequestHeader", (
+    Field("producerGroup", S, False, "producer group"),
+    Field("topic", S, True, "topic of the timer message"),
+    Field("recallHandle", S, True, "the send answer's recallHandle"),
+    BNAME,
+    *TOPIC_RPC_FIELDS_5X,
+))
+RECALL_MESSAGE_RESPONSE = HeaderSpec("RecallMessageResponseHeader", (
+    Field("msgId", S, True, "UNIQ_KEY of the recalled message"),))
+TIMER_REQUEST_HEADERS: dict[int, HeaderSpec] = {RequestCode.RECALL_MESSAGE: RECALL_MESSAGE_REQUEST}
+TIMER_RESPONSE_HEADERS: dict[int, HeaderSpec] = {RequestCode.RECALL_MESSAGE: RECALL_MESSAGE_RESPONSE}

@@ -46,11 +46,11 @@ def compile_program(name: str, classpath: str, out_dir: Path) -> Path:
 
 
 def run_program(name: str, classpath: str, classes: Path, *args: str, timeout: float = RUN_TIMEOUT_S,
-                java_options: tuple[str, ...] = ("-Xmx256m",)) -> str:
+                java_options: tuple[str, ...] = ("-Xmx256m",), stdin: str | None = None) -> str:
     """Run a compiled program; returns its standard output (CalledProcessError on a non-zero exit)."""
     java = shutil.which("java")
     if java is None:
         raise JavaUnavailable("java is not on PATH")
     done = subprocess.run([java, *java_options, "-cp", f"{classes}:{classpath}", name, *args], check=True,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, input=stdin)
     return done.stdout

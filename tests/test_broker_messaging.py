@@ -13,10 +13,12 @@ from codec.store import decode_records
 from reference_broker.client import RemotingClient
 from reference_broker.client_requests import PRODUCER_GROUP, pull_fields
 from reference_broker.embedded import EmbeddedRocketMQ
+from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import SerializeType
 from spec.golden import CLIENT_FRAMES, JAVA_FRAMES
 from spec.message_id import decode_offset_msg_id
+from spec.release_rules import Rule, holds
 from spec.sysflag import TransactionType
 from tests.broker_support import golden_command, host_port, run
 from tests.messaging_support import pull, send, send_batch, with_broker
@@ -71,7 +73,7 @@ def test_send_v1_v2_and_batch_then_pull_back_exactly(tmp_path) -> None:
         assert (missing.code, missing.remark) == (ResponseCode.SYSTEM_ERROR,
                                                   "can not find message by the offset, 999999")
 
-    run(with_broker(tmp_path / "store", scenario))
+    run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))  # 4.9.8's answers
 
 
 def test_cpp_client_batch_as_send_message_with_batch_flag(tmp_path) -> None:
@@ -123,14 +125,18 @@ def _golden_response(request_seq: int):
     raise LookupError(request_seq)
 
 
-def test_send_checks_refuse_like_java(tmp_path) -> None:
+@pytest.mark.parametrize("release", ["4.9.8", "5.5.0"])
+def test_send_checks_refuse_like_java(tmp_path, release: str) -> None:
+    invalid = holds(Rule.SEND_CHECK_INVALID_PARAMETER, wire_release(release).version)
+    bad_code = ResponseCode.INVALID_PARAMETER if invalid else ResponseCode.SYSTEM_ERROR
+
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         forbidden = await send(client, "SCHEDULE_TOPIC_XXXX", b"x", {})
         assert forbidden.code == ResponseCode.NO_PERMISSION
         assert forbidden.remark == "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."
         assert forbidden.ext_fields == SEND_EXT
         illegal = await send(client, "bad topic", b"x", {})
-        assert illegal.code == ResponseCode.SYSTEM_ERROR and "illegal characters" in illegal.remark
+        assert illegal.code == bad_code and "illegal characters" in illegal.remark
         missing = await send(client, "NoTemplate", b"x", {}, default_topic="NoSuchTopic")
         assert missing.code == ResponseCode.TOPIC_NOT_EXIST
         assert missing.remark.startswith("topic[NoTemplate] not exist, apply first please!")
@@ -138,13 +144,13 @@ def test_send_checks_refuse_like_java(tmp_path) -> None:
         assert created.code == ResponseCode.SUCCESS and int(created.ext_fields["queueId"]) in range(4)
         assert mq.broker.topics.get("Auto").write_queue_nums == 4
         too_far = await send(client, "Auto", b"x", {}, queue_id=4)
-        assert too_far.code == ResponseCode.SYSTEM_ERROR
+        assert too_far.code == bad_code
         assert too_far.remark.startswith("request queueId[4] is illegal, TopicConfig [topicName=Auto, "
                                          "readQueueNums=4, writeQueueNums=4, perm=RW-")
         huge = await send(client, "Auto", b"x" * (4 * 1024 * 1024 + 1), {})
         assert huge.code == ResponseCode.MESSAGE_ILLEGAL
 
-    run(with_broker(tmp_path / "store", scenario))
+    run(with_broker(tmp_path / "store", scenario, wire_release=release))
 
 
 def test_pull_statuses(tmp_path) -> None:
@@ -194,7 +200,7 @@ def test_pull_statuses(tmp_path) -> None:
         assert (refused.code, refused.remark) == (ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                                                   " request type 11 not supported")
 
-    run(with_broker(tmp_path / "store", scenario))
+    run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))  # 4.9.8's answers
 
 
 def test_long_poll_woken_by_matching_send_and_timing_out(tmp_path) -> None:
@@ -321,13 +327,17 @@ def test_transaction_commit_rollback_and_unknown(tmp_path) -> None:
     run(with_broker(tmp_path / "store", scenario))
 
 
-def test_retry_topic_past_reconsume_limit_goes_to_dlq(tmp_path) -> None:
+@pytest.mark.parametrize("release", ["4.9.8", "5.5.0"])
+def test_retry_topic_past_reconsume_limit_goes_to_dlq(tmp_path, release: str) -> None:
+    """The group's limit is 16: 4.9.8 dead-letters at 16 reconsumes, 5.x keeps that one and at 17."""
+    past = int(holds(Rule.RETRY_SEND_DLQ_PAST_LIMIT, wire_release(release).version))
+
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
-        retried = await send(client, "%RETRY%cg", b"again", {}, reconsume_times=1)
-        dead = await send(client, "%RETRY%cg", b"dead", {}, reconsume_times=16)
+        retried = await send(client, "%RETRY%cg", b"again", {}, reconsume_times=15 + past)
+        dead = await send(client, "%RETRY%cg", b"dead", {}, reconsume_times=16 + past)
         assert retried.code == dead.code == ResponseCode.SUCCESS
         assert [r.body for r in decode_records((await pull(client, "%RETRY%cg", 0, 0)).body)] == [b"again"]
         assert [r.body for r in decode_records((await pull(client, "%DLQ%cg", 0, 0)).body)] == [b"dead"]
         assert mq.broker.topics.get("%DLQ%cg").write_queue_nums == 1
 
-    run(with_broker(tmp_path / "store", scenario))
+    run(with_broker(tmp_path / "store", scenario, wire_release=release))

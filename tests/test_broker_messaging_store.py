@@ -41,7 +41,7 @@ async def _pull_all(client: RemotingClient, queue_id: int) -> list[bytes]:
 
 def test_restart_on_the_same_store_keeps_messages_offsets_and_topics(tmp_path) -> None:
     store = tmp_path / "store"
-    sent = run(with_broker(store, _fill))
+    sent = run(with_broker(store, _fill, wire_release="4.9.8"))
 
     async def after_restart(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         assert not mq.broker.store.recovered_abnormally
@@ -58,12 +58,12 @@ def test_restart_on_the_same_store_keeps_messages_offsets_and_topics(tmp_path) -
             "endTimestamp": str(2**63 - 1)}))
         assert [r.body for r in decode_records(query.body)] == [b"message-6"]
 
-    run(with_broker(store, after_restart))
+    run(with_broker(store, after_restart, wire_release="4.9.8"))
 
 
 def test_store_written_by_the_broker_dumps_and_agrees_with_itself(tmp_path) -> None:
     store = tmp_path / "store"
-    sent = run(with_broker(store, _fill, **JAVA_INDEX_SIZES))
+    sent = run(with_broker(store, _fill, wire_release="4.9.8", **JAVA_INDEX_SIZES))
     with StoreDirectory(store) as directory:
         stored = list(directory.messages())
         assert len(stored) == QUEUES * PER_QUEUE

@@ -8,14 +8,21 @@ import asyncio
 import time
 from pathlib import Path
 
+from codec.custom_header import encode_header
 from codec.store import MessageRecord, decode_records
 from codec.store.timercheck import read_timer_checkpoint
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.small_store import small_config
-from spec.codes import ResponseCode
+from spec.codes import RequestCode, ResponseCode
 from spec.properties import PropertyKey
-from spec.timer import TIMER_CHECKPOINT_FILE, TIMER_TOPIC
+from spec.timer import (
+    RECALL_FORBIDDEN_REMARK,
+    RECALL_MESSAGE_REQUEST,
+    TIMER_CHECKPOINT_FILE,
+    TIMER_TOPIC,
+    decode_recall_handle,
+)
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 
@@ -102,3 +109,38 @@ def test_a_4_9_8_broker_stores_timer_messages_at_once(tmp_path: Path) -> None:
         assert len(await _records(client, "Timer4")) == 1
 
     run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))
+
+
+def _recall_fields(topic: str, handle: str) -> dict[str, str]:
+    return encode_header(RECALL_MESSAGE_REQUEST, {"producerGroup": "pg", "topic": topic,
+                                                  "recallHandle": handle})
+
+
+def test_a_recalled_timer_message_is_never_delivered(tmp_path: Path) -> None:
+    async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        kept = await send(client, "TimerC", b"kept", {PropertyKey.TIMER_DELAY_SEC: "2", "UNIQ_KEY": "U1"})
+        recalled = await send(client, "TimerC", b"recalled", {PropertyKey.TIMER_DELAY_SEC: "2",
+                                                              "UNIQ_KEY": "U2"})
+        handle = (recalled.ext_fields or {})["recallHandle"]
+        assert decode_recall_handle(handle)[::3] == ("TimerC",
+                                                     "U2") and "recallHandle" in (kept.ext_fields or {})
+        answer = await client.invoke(client.request(RequestCode.RECALL_MESSAGE, _recall_fields("TimerC",
+                                                                                               handle)))
+        assert answer.code == ResponseCode.SUCCESS and (answer.ext_fields or {})["msgId"] == "U2"
+        wrong = await client.invoke(client.request(RequestCode.RECALL_MESSAGE, _recall_fields("TimerC",
+                                                                                              "bad!")))
+        assert wrong.code == ResponseCode.ILLEGAL_OPERATION
+        await asyncio.sleep(4)
+        assert [r.body for r in await _delivered(client, "TimerC", 1)] == [b"kept"]
+
+    run(with_broker(tmp_path / "store", scenario, recall_message_enable=True))
+
+
+def test_recall_is_forbidden_by_default(tmp_path: Path) -> None:
+    async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        sent = await send(client, "TimerF", b"x", {PropertyKey.TIMER_DELAY_SEC: "30", "UNIQ_KEY": "U3"})
+        answer = await client.invoke(client.request(RequestCode.RECALL_MESSAGE, _recall_fields(
+            "TimerF", (sent.ext_fields or {})["recallHandle"])))
+        assert (answer.code, answer.remark) == (ResponseCode.NO_PERMISSION, RECALL_FORBIDDEN_REMARK)
+
+    run(with_broker(tmp_path / "store", scenario))

@@ -36,6 +36,9 @@ SMALL_COMMITLOG = 4 * 1024 * 1024
 """Both sides of a replication pair must agree on mappedFileSizeCommitLog; small keeps the files small."""
 REPLICATED = 200
 REPLICATION_WAIT = 60.0
+DISPATCH_WAIT_S = 10.0
+"""How long a pull may find nothing after the send it follows: a Java broker fills its consume queue
+asynchronously, after answering the send."""
 """A slave reports every 5 s at worst (haSendHeartbeatInterval), a cold JVM is slow: a bound, not a pace."""
 ADMIN_TIMEOUT = 60
 
@@ -95,6 +98,10 @@ async def _send_and_pull(addr: str, body: bytes, queue_id: int) -> list[bytes]:
     try:
         await _send(client, body, queue_id)
         pulled = await pull(client, TOPIC, queue_id, 0)
+        deadline = time.monotonic() + DISPATCH_WAIT_S
+        while pulled.code == ResponseCode.PULL_NOT_FOUND and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)  # Java dispatches to the consume queue after the send is answered
+            pulled = await pull(client, TOPIC, queue_id, 0)
         assert pulled.code == ResponseCode.SUCCESS, (addr, pulled.code, pulled.remark)
         return [record.body for record in decode_records(pulled.body)]
     finally:

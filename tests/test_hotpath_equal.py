@@ -244,6 +244,7 @@ def pull_inputs(draw: st.DrawFn) -> tuple[Any, ...]:
 
 @EQUALITY
 @given(pull_inputs())
+@example((np.array([(0, -1, 0)], dtype=CQ_DTYPE), [(0, 0, bytes(16))], 16, 0, 0, 0, None))  # negative size
 def test_gather_records_equal(inputs: tuple[Any, ...]) -> None:
     assert compiled is not None
     assert compiled.gather_records(*inputs) == _gather_records(*inputs)

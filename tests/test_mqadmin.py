@@ -35,7 +35,7 @@ def mqadmin(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.fixture(scope="module")
 def scene() -> Iterator[Scene]:
-    with SyncEmbeddedRocketMQ() as mq:
+    with SyncEmbeddedRocketMQ(wire_release="4.9.8") as mq:  # 4.9.8 mqadmin against the broker as 4.9.8
         prepared = prepare(mq.namesrv_addr, mq.broker_addr, mq.embedded.broker_config.broker_name)
         client = OnlineClient(prepared.broker, prepared.ns, prepared.group, prepared.topic, CLIENT_ID)
         client.start()

@@ -54,7 +54,17 @@ def properties(body: bytes | None) -> dict[str, str]:
     return dict(line.split("=", 1) for line in lines if "=" in line)
 
 
+def known_group(client: Client, group: str) -> str:
+    """Create the subscription group: 5.x refuses offsets of a group it does not have
+    (RMQ-BRK-OFFSET-COMMIT-KNOWN), and creating it first is valid for every release."""
+    expect_success(client.check, f"create group {group}", client.call(
+        RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, group_config(group)))
+    return group
+
+
 def commit(client: Client, group: str, topic: str, queue_id: int, offset: int) -> None:
+    if group not in client.known_groups:
+        client.known_groups.add(known_group(client, group))
     client.answer("UPDATE_CONSUMER_OFFSET", RequestCode.UPDATE_CONSUMER_OFFSET,
                   {"consumerGroup": group, "topic": topic, "queueId": queue_id, "commitOffset": offset})
 

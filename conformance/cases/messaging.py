@@ -39,6 +39,7 @@ from spec.headers import (
 )
 from spec.message_id import UniqKey, decode_offset_msg_id, encode_uniq_key
 from spec.properties import KEY_SEPARATOR, PropertyKey, encode_properties
+from spec.release_rules import Rule, holds
 from spec.sysflag import (
     PERM_READ_WRITE,
     TRANSACTION_MASK,
@@ -147,6 +148,9 @@ class Client:
         self.connection = connection
         self.check = check
         self.producer_group = unique("pg")
+        self._version: int | None = None
+        self.known_groups: set[str] = set()
+        """Subscription groups this client created (``admin_support.known_group``)."""
         self._unsettled: dict[tuple[str, int], int] = {}
         """(topic, queueId) -> the offset past the last message stored there and not yet seen readable."""
 
@@ -161,6 +165,17 @@ class Client:
         """A request and its answer, sent once everything this client stored is readable."""
         self.settle()
         return self.connection.exchange(self.request(code, values, body))
+
+    def target_version(self) -> int:
+        """The ``version`` word the target writes in its answers: which release rules it follows
+        (``spec.release_rules``)."""
+        if self._version is None:
+            self._version = self.connection.call(RequestCode.GET_MAX_OFFSET,
+                                                 {"topic": DEFAULT_TOPIC, "queueId": "0"}).version
+        return self._version
+
+    def follows(self, rule: Rule) -> bool:
+        return holds(rule, self.target_version())
 
     # -- visibility ------------------------------------------------------------------------------------
 

@@ -32,23 +32,23 @@ HOLD_HEADROOM = 10.0
 """Seconds a held pop's answer may take beyond its pollTime on a loaded machine."""
 
 
-def target_version(client: Client) -> int:
-    """The ``version`` word the target writes in its answers."""
-    return client.connection.call(RequestCode.GET_MAX_OFFSET, {"topic": "TBW102", "queueId": "0"}).version
-
-
-def broker_name(client: Client) -> str:
-    """The target's brokerName (GET_BROKER_CONFIG): a receipt names it, and Java matches acks by it."""
+def broker_setting(client: Client, name: str) -> str:
+    """One setting of the target as GET_BROKER_CONFIG reports it ("" when it does not)."""
     answer = client.connection.call(RequestCode.GET_BROKER_CONFIG)
     for line in (answer.body or b"").decode("utf-8", "replace").splitlines():
         key, _, value = line.partition("=")
-        if key.strip() == "brokerName":
+        if key.strip() == name:
             return value.strip()
     return ""
 
 
+def broker_name(client: Client) -> str:
+    """The target's brokerName: a receipt names it, and Java matches acks by it."""
+    return broker_setting(client, "brokerName")
+
+
 def require_5x(client: Client, feature: str, clause: str) -> None:
-    version = target_version(client)
+    version = client.target_version()
     if not is_5x(version):
         found = release_of_version(version)
         raise Unsupported(f"{feature} is a 5.x feature; the target announces version {version} "

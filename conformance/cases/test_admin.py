@@ -36,6 +36,7 @@ from spec.bodies import HEARTBEAT_DATA, KV_TABLE
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import tags_code
 from spec.headers import WIPE_WRITE_PERM_RESPONSE, header_for
+from spec.release_rules import Rule, holds
 
 from .admin_support import (
     FILLED,
@@ -73,7 +74,8 @@ CALL_CLIENT_TIMEOUT_S = 10
 def test_runtime_info_keys(client: Client, check: Check) -> None:
     response = client.call(RequestCode.GET_BROKER_RUNTIME_INFO, {})
     info = body_of(check, "runtime info", KV_TABLE, response)["table"]
-    check.equal("missing keys", [], [k for k in admin.RUNTIME_INFO_KEYS if k not in info])
+    wanted = admin.runtime_info_keys(response.version)
+    check.equal("missing keys", [], [k for k in wanted if k not in info])
     counters = [k for k in info if k.startswith(("msgPutTotal", "msgGetTotal"))]
     check.equal("non-numeric counters", [], [k for k in counters if not info[k].lstrip("-").isdigit()])
 
@@ -105,16 +107,24 @@ def test_broker_config(client: Client, check: Check) -> None:
 
 @table("black_listed", [
     Row("broker-black-list", "RMQ-ADMIN-UPDATE-CONFIG", "UPDATE_BROKER_CONFIG naming brokerConfigPath is "
-        "refused with 16 and the black-list remark.", (RequestCode.UPDATE_BROKER_CONFIG, "brokerConfigPath")),
+        "refused with 16 and the black-list remark (4.9.8, 5.2.0+; applied before).",
+        (RequestCode.UPDATE_BROKER_CONFIG, "brokerConfigPath")),
     Row("namesrv-black-list", "RMQ-ADMIN-UPDATE-CONFIG", "UPDATE_NAMESRV_CONFIG naming kvConfigPath is "
-        "refused with 16 and the black-list remark.", (RequestCode.UPDATE_NAMESRV_CONFIG, "kvConfigPath")),
+        "refused with 16 and the black-list remark (4.9.8, 5.2.0+; 'Can not update config path' before).",
+        (RequestCode.UPDATE_NAMESRV_CONFIG, "kvConfigPath")),
 ])
 def test_update_config_black_list(black_listed: tuple[int, str], broker: Server, namesrv: Server, wire: Wire,
                                   check: Check) -> None:
     code, key = black_listed
     server = namesrv if code == RequestCode.UPDATE_NAMESRV_CONFIG else broker
     response = wire.connect(server.endpoint).call(code, body=f"{key}=/tmp/not-here\n".encode())
-    refused(check, "black-listed update", response, ResponseCode.NO_PERMISSION, admin.BLACK_LIST_REMARK)
+    if holds(Rule.CONFIG_BLACK_LIST, response.version):
+        refused(check, "black-listed update", response, ResponseCode.NO_PERMISSION, admin.BLACK_LIST_REMARK)
+    elif code == RequestCode.UPDATE_NAMESRV_CONFIG:
+        refused(check, "config path update (no black list)", response, ResponseCode.NO_PERMISSION,
+                admin.CONFIG_PATH_REMARK)
+    else:
+        expect_success(check, "update of a key 4.9.8 black-lists (no black list in this release)", response)
 
 
 @case("RMQ-ADMIN-UPDATE-CONFIG", "UPDATE_BROKER_CONFIG changes a setting GET_BROKER_CONFIG then reports "
@@ -169,8 +179,10 @@ def test_consume_stats(client: Client, check: Check) -> None:
                     client.call(RequestCode.GET_CONSUME_STATS, {"consumerGroup": group}))
     queues = by_queue(stats["offsetTable"], topic)
     check.equal("queues", list(range(QUEUES)), sorted(queues))
-    check.equal("queue 0", {"brokerOffset": FILLED, "consumerOffset": 2,
-                            "lastTimestamp": records[1].store_timestamp}, queues.get(0))
+    expected = {"brokerOffset": FILLED, "consumerOffset": 2, "lastTimestamp": records[1].store_timestamp}
+    if client.follows(Rule.CONSUME_STATS_PULL_OFFSET):
+        expected["pullOffset"] = 2  # no pull: the committed offset
+    check.equal("queue 0", expected, queues.get(0))
     check.that("consumeTps is a number", isinstance(stats.get("consumeTps"), int | float),
                expected="number", actual=stats.get("consumeTps"))
 
@@ -182,7 +194,10 @@ def test_consume_stats_no_offsets(client: Client, check: Check) -> None:
     stats = body_of(check, "consume stats", CONSUME_STATS, client.call(
         RequestCode.GET_CONSUME_STATS, {"consumerGroup": unique("cg"), "topic": topic}))
     queues = by_queue(stats["offsetTable"], topic)
-    check.equal("queue 0", {"brokerOffset": FILLED, "consumerOffset": 0, "lastTimestamp": 0}, queues.get(0))
+    expected = {"brokerOffset": FILLED, "consumerOffset": 0, "lastTimestamp": 0}
+    if client.follows(Rule.CONSUME_STATS_PULL_OFFSET):
+        expected["pullOffset"] = 0
+    check.equal("queue 0", expected, queues.get(0))
 
 
 @case("RMQ-ADMIN-CONSUMER-CONNECTION", "GET_CONSUMER_CONNECTION_LIST of an online group names its client, "
@@ -287,14 +302,16 @@ def test_delete_group(client: Client, check: Check) -> None:
     check.that("group gone", group not in listed_groups(client, check), expected="absent", actual="listed")
 
 
-@case("RMQ-ADMIN-SUBSCRIPTION-GROUP", "DELETE_SUBSCRIPTIONGROUP with removeOffset drops the group's "
+@case("RMQ-ADMIN-SUBSCRIPTION-GROUP",
+      "DELETE_SUBSCRIPTIONGROUP with removeOffset (cleanOffset in 5.x) drops the group's "
       "committed offsets: its consume stats list no topic afterwards.")
 def test_delete_group_offsets(client: Client, check: Check) -> None:
     topic, _ = filled_topic(client)
     group = unique("cg")
     commit(client, group, topic, 0, 1)
     expect_success(check, "delete group", client.call(RequestCode.DELETE_SUBSCRIPTIONGROUP,
-                                                      {"groupName": group, "removeOffset": True}))
+                                                      {"groupName": group, "removeOffset": True,
+                                                       "cleanOffset": True}))
     stats = body_of(check, "consume stats", CONSUME_STATS,
                     client.call(RequestCode.GET_CONSUME_STATS, {"consumerGroup": group}))
     check.equal("queues left", {}, by_queue(stats.get("offsetTable", {}), topic))
@@ -386,6 +403,11 @@ def test_clean_up(code: int, client: Client, check: Check) -> None:
 def test_reset_group_without_offsets(client: Client, check: Check) -> None:
     topic, _ = filled_topic(client)
     group = unique("cg")
+    if client.follows(Rule.SERVER_SIDE_RESET_OFFSET):  # 5.2.0+: the group itself must exist
+        remark = admin.RESET_SERVER_NO_GROUP_REMARK.format(group=group)
+        refused(check, "unknown group", reset_offset(client, topic, group, 0),
+                ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, remark)
+        return
     refused(check, "no offsets", reset_offset(client, topic, group, 0), ResponseCode.SYSTEM_ERROR,
              admin.RESET_NO_GROUP_REMARK.format(group=group))
 
@@ -395,8 +417,16 @@ def test_reset_group_without_offsets(client: Client, check: Check) -> None:
 def test_reset_offline_group(client: Client, check: Check) -> None:
     topic, _ = filled_topic(client)
     group = unique("cg")
-    for queue_id in range(QUEUES):
-        commit(client, group, topic, queue_id, 0)
+    for queue_id in range(QUEUES):  # offsets within each queue: only queue 0 holds messages
+        commit(client, group, topic, queue_id, FILLED if queue_id == 0 else 0)
+    if client.follows(Rule.SERVER_SIDE_RESET_OFFSET):  # 5.2.0+: reset in the broker, online or not
+        answer = body_of(check, "reset", RESET_OFFSET_BODY, reset_offset(client, topic, group, -1))
+        check.equal("offsets answered", {q: FILLED if q == 0 else 0 for q in range(QUEUES)},
+                    by_queue(answer["offsetTable"], topic))
+        committed = client.answer("query", RequestCode.QUERY_CONSUMER_OFFSET,
+                                  {"consumerGroup": group, "topic": topic, "queueId": 0})["offset"]
+        check.equal("queue 0 reset to its max offset", FILLED, committed)
+        return
     refused(check, "offline group", reset_offset(client, topic, group, 0), ResponseCode.CONSUMER_NOT_ONLINE,
              admin.RESET_OFFLINE_REMARK.format(group=group, topic=topic, timestamp=0))
 
@@ -419,6 +449,11 @@ def test_reset_online_group(language: str, client: Client, broker: Server, wire:
                      reset_offset(client, topic, consumer.group, stamp, language))
     check.that("queue 0 offset", by_queue(answer["offsetTable"], topic).get(0) in same_time,
                expected=same_time, actual=by_queue(answer["offsetTable"], topic).get(0))
+    if client.follows(Rule.SERVER_SIDE_RESET_OFFSET):  # 5.2.0+: the broker keeps the reset to itself
+        committed = client.answer("query", RequestCode.QUERY_CONSUMER_OFFSET,
+                                  {"consumerGroup": consumer.group, "topic": topic, "queueId": 0})["offset"]
+        check.equal("queue 0 committed", by_queue(answer["offsetTable"], topic).get(0), committed)
+        return
     told = consumer.called(RequestCode.RESET_CONSUMER_CLIENT_OFFSET)
     check.that("consumer told", told is not None, expected="RESET_CONSUMER_CLIENT_OFFSET", actual="nothing")
     if told is not None:
@@ -533,6 +568,8 @@ def test_unknown_name_refused(refusal: tuple[int, tuple[str, ...], int, str], cl
     assert spec is not None
     values = {f.key: name if f.key in named else fixed.get(f.key) for f in spec.fields}
     response = client.call(code, {k: v for k, v in values.items() if v is not None})
+    if code == _C.INVOKE_BROKER_TO_RESET_OFFSET and client.follows(Rule.SERVER_SIDE_RESET_OFFSET):
+        expected, remark = ResponseCode.TOPIC_NOT_EXIST, admin.RESET_SERVER_NO_TOPIC_REMARK
     refused(check, "unknown name", response, expected, remark.format(
         topic=name, group=name, client=name, key=name, name=_STATS, queue_id=0))
 
@@ -553,7 +590,7 @@ def test_topics_by_cluster(namesrv: Server, wire: Wire, check: Check) -> None:
     fields = encode_header(admin_headers.GET_TOPICS_BY_CLUSTER_REQUEST, {"cluster": fake.cluster})
     topics = body_of(check, "topics", TOPIC_LIST,
                      connection.call(RequestCode.GET_TOPICS_BY_CLUSTER, fields))["topicList"]
-    check.equal("topics", [fake.topic], topics)
+    check.equal("topics", sorted(fake.topics), sorted(topics))
 
 
 @case("RMQ-ADMIN-SYSTEM-TOPICS", "GET_SYSTEM_TOPIC_LIST_FROM_NS lists each cluster name and broker name.")
@@ -565,7 +602,7 @@ def test_system_topics_namesrv(namesrv: Server, wire: Wire, check: Check) -> Non
 
 
 @case("RMQ-ADMIN-WRITE-PERM", "WIPE_WRITE_PERM_OF_BROKER then ADD_WRITE_PERM_OF_BROKER each count the "
-      "broker's one topic, whose route loses and regains PERM_WRITE.")
+      "broker's two topics, whose routes lose and regain PERM_WRITE.")
 def test_write_perm(namesrv: Server, wire: Wire, check: Check) -> None:
     fake, connection = _registered(check, namesrv, wire)
     fields = encode_header(admin_headers.BROKER_NAME_REQUEST, {"brokerName": fake.name})
@@ -575,11 +612,11 @@ def test_write_perm(namesrv: Server, wire: Wire, check: Check) -> None:
                                or b"{}")
         return [q.get("perm") for q in route.get("queueDatas", [])]
     wiped = expect_success(check, "wipe", connection.call(RequestCode.WIPE_WRITE_PERM_OF_BROKER, fields))
-    check.equal("wipeTopicCount", 1,
+    check.equal("wipeTopicCount", len(fake.topics),
                 decode_header(WIPE_WRITE_PERM_RESPONSE, wiped.ext_fields)["wipeTopicCount"])
     check.equal("perm after wipe", [4], perm())
     added = expect_success(check, "add", connection.call(RequestCode.ADD_WRITE_PERM_OF_BROKER, fields))
-    check.equal("addTopicCount", 1,
+    check.equal("addTopicCount", len(fake.topics),
                 decode_header(admin_headers.ADD_WRITE_PERM_RESPONSE, added.ext_fields)["addTopicCount"])
     check.equal("perm after add", [6], perm())
 

@@ -21,6 +21,8 @@ from conformance.target import Server
 from conformance.wire import RESPONSE_TIMEOUT, Connection, Wire
 from spec.binary_header import FIXED_PART_SIZE
 from spec.frame import LENGTH_FIELD_SIZE, MAX_LENGTH_VALUE, TYPE_WORD_SIZE, SerializeType
+from spec.proxy_protocol import DETECTION_BYTES, V2_SIGNATURE
+from spec.release_rules import Rule, holds
 
 from .support import expect_closed_and_serving, expect_success
 
@@ -57,6 +59,9 @@ def _put_int(at: int, value: int) -> Callable[[bytearray], None]:
     def patch(header: bytearray) -> None:
         header[at:at + 4] = struct.pack(">i", value)
     return patch
+
+DETECTION_WAIT = 2.0
+"""Seconds a short malformed frame is given to close the connection: a 4.x server closes at once."""
 
 
 def _tls_client_hello() -> bytes:
@@ -146,9 +151,52 @@ VIOLATIONS = [
 
 @table("garbage", VIOLATIONS)
 def test_violation_closes_connection(garbage: Garbage, server: Server, wire: Wire, check: Check) -> None:
+    """Padded with zeros to 12 bytes: a 5.1.4+ server decodes nothing before (RMQ-FRAME-PROXY-DETECTION),
+    and the bytes after a bad frame cannot matter to a server that closes on it."""
     connection = wire.connect(server.endpoint)
-    connection.send_bytes(garbage.payload(server, connection))
+    connection.send_bytes(garbage.payload(server, connection).ljust(DETECTION_BYTES, b"\0"))
     expect_closed_and_serving(check, wire, server, connection, decode=garbage.decode_reply)
+
+
+def _version(server: Server, wire: Wire) -> int:
+    return server.ping(wire.connect(server.endpoint)).version
+
+
+@case("RMQ-FRAME-PROXY-DETECTION", "A malformed frame of fewer than 12 bytes closes the connection at once "
+      "on a 4.x server and only once 12 bytes have come on a 5.1.4+ server.")
+def test_short_violation_waits_for_detection(server: Server, wire: Wire, check: Check) -> None:
+    detecting = holds(Rule.PROXY_PROTOCOL, _version(server, wire))
+    connection = wire.connect(server.endpoint)
+    connection.send_bytes(struct.pack(">i", 0))
+    closed = connection.wait_closed(DETECTION_WAIT)
+    check.equal("closed before more bytes", not detecting, closed)
+    if detecting and not closed:
+        connection.send_bytes(bytes(DETECTION_BYTES))
+        expect_closed_and_serving(check, wire, server, connection)
+
+
+@table("preamble", [
+    Row("v1", "RMQ-FRAME-PROXY-PREAMBLE", "A PROXY protocol v1 line before the first frame is taken off by a "
+        "5.1.4+ server, which answers the frame; a 4.x server closes the connection.",
+        b"PROXY TCP4 192.0.2.7 127.0.0.1 40000 9876\r\n"),
+    Row("v2", "RMQ-FRAME-PROXY-PREAMBLE", "A PROXY protocol v2 header before the first frame is taken off by "
+        "a 5.1.4+ server, which answers the frame; a 4.x server closes the connection.",
+        V2_SIGNATURE + bytes([0x21, 0x11]) + (12).to_bytes(2, "big") + bytes([192, 0, 2, 7, 127, 0, 0, 1])
+        + (40000).to_bytes(2, "big") + (9876).to_bytes(2, "big")),
+])
+def test_proxy_preamble(preamble: bytes, server: Server, wire: Wire, check: Check) -> None:
+    accepted = holds(Rule.PROXY_PROTOCOL, _version(server, wire))
+    connection = wire.connect(server.endpoint)
+    ping = server.ping_command(connection)
+    connection.send_bytes(preamble + encode(ping))
+    if accepted:
+        answer = connection.response_to(ping.opaque, RESPONSE_TIMEOUT)
+        check.that("the frame after the preamble is answered", answer is not None, expected="an answer",
+                   actual=answer)
+        if answer is not None:
+            expect_success(check, "ping after the preamble", answer)
+    else:
+        expect_closed_and_serving(check, wire, server, connection, decode=False)
 
 
 @case("RMQ-FRAME-CLOSE-ON-ERROR",

@@ -23,10 +23,12 @@ from conformance.case import case
 from conformance.checks import Check
 from conformance.ha_peer import FeedListener, MasterPeer, PeerClosed, SlavePeer
 from conformance.target import FedSlave, Server
+from conformance.verdict import Info
 from conformance.wire import Endpoint, Wire
 from spec.codes import RequestCode, ResponseCode
 from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET
 from spec.message_id import decode_offset_msg_id
+from spec.release_rules import Rule
 
 from .messaging import Client, Message
 from .support import expect_code, expect_success, unique
@@ -139,6 +141,7 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
     # where the next block must start: after the report, then after each block of others' messages that
     # comes first (the stream may already hold blocks past the heartbeat when it is read)
     end = stored.end
+    data_blocks = 0
     while heartbeat is None and time.monotonic() < deadline:
         block = slave_peer.block(HEARTBEAT_WAIT)
         if block is None:
@@ -146,14 +149,20 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
         if block.is_heartbeat:
             heartbeat = block
         else:
-            end = block.end
+            end, data_blocks = block.end, data_blocks + 1
+    if heartbeat is None and data_blocks and time.monotonic() >= deadline:
+        # a 5.x broker keeps writing on its own (timer deliveries, POP checkpoints and acks of earlier
+        # cases): the master never had "nothing new" for a heartbeat interval, so the rule was not tested
+        raise Info(f"the master's log grew throughout {2 * HEARTBEAT_WAIT} s ({data_blocks} data blocks): "
+                   "no quiet interval to send a heartbeat in", expected="a quiet interval",
+                   actual=data_blocks)
     check.that("an empty block", heartbeat is not None, expected="body size 0", actual=slave_peer.log[-5:])
     if heartbeat is not None:
         check.equal("heartbeat offset", end, heartbeat.offset)
 
 
-@case("RMQ-HA-REPORT-AHEAD", "A report past the master's CommitLog end, after the first one, makes the "
-      "master close the connection.")
+@case("RMQ-HA-REPORT-AHEAD", "A report past the master's CommitLog end, after the first one, makes a 4.x "
+      "master close the connection; a 5.x master (no such check) keeps it.")
 def test_lying_report_closes(client: Client, slave_peer: SlavePeer, check: Check) -> None:
     stored = _store(client, check, client.create_topic())
     slave_peer.report(stored.end)
@@ -161,8 +170,9 @@ def test_lying_report_closes(client: Client, slave_peer: SlavePeer, check: Check
     check.that("a block after the first report", slave_peer.block(HEARTBEAT_WAIT) is not None,
                expected="data or a heartbeat", actual=None)
     slave_peer.report(stored.end + (1 << 40))
-    check.that("connection closed", slave_peer.wait_closed(HEARTBEAT_WAIT), expected="closed",
-               actual="still open")
+    closes = client.follows(Rule.HA_REPORT_AHEAD_CLOSES)
+    closed = slave_peer.wait_closed(HEARTBEAT_WAIT)
+    check.equal("connection closed", closes, closed)
 
 
 @pytest.mark.slow

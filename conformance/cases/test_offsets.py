@@ -12,9 +12,11 @@ from typing import Any
 from conformance.case import Row, case, table
 from conformance.checks import Check
 from spec.codes import RequestCode, ResponseCode
+from spec.release_rules import Rule
 
+from .admin_support import known_group
 from .messaging import Client, Message
-from .support import eventually, expect_success, unique
+from .support import eventually, expect_code, expect_success, unique
 
 FILLED = 3
 SEARCH_GAP_S = 0.2
@@ -64,7 +66,7 @@ def test_search_offset_by_timestamp(client: Client, check: Check) -> None:
         "before a message stored well after the one before it answers the later message's offset.",
         "between"),
     Row("after-the-last", "RMQ-BRK-SEARCH-OFFSET", "SEARCH_OFFSET_BY_TIMESTAMP a millisecond after the last "
-        "message's store time answers the last message's offset (4.9.x; 5.x answers the max offset).",
+        "message's store time answers the last message's offset (the max offset from 5.1.1).",
         "after"),
 ])
 def test_search_offset_around_messages(when: str, client: Client, check: Check) -> None:
@@ -75,7 +77,8 @@ def test_search_offset_around_messages(when: str, client: Client, check: Check) 
     first, before_gap, after_gap = client.pulled(topic).records
     wanted, expected = {"before": (first.store_timestamp - 1, first.queue_offset),
                         "between": (after_gap.store_timestamp - 1, after_gap.queue_offset),
-                        "after": (after_gap.store_timestamp + 1, after_gap.queue_offset)}[when]
+                        "after": (after_gap.store_timestamp + 1, after_gap.queue_offset
+                                  + client.follows(Rule.SEARCH_OFFSET_LOWER_BOUND))}[when]
     check.note("store times", [first.store_timestamp, before_gap.store_timestamp, after_gap.store_timestamp])
     found = client.answer("SEARCH_OFFSET_BY_TIMESTAMP", RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
                           {**_queue(topic), "timestamp": wanted})["offset"]
@@ -115,7 +118,7 @@ def test_earliest_store_time(client: Client, check: Check) -> None:
 def test_consumer_offset(oneway: bool, client: Client, check: Check) -> None:
     topic = client.create_topic()
     client.fill(topic, FILLED)
-    key = {"consumerGroup": unique("cg"), **_queue(topic)}
+    key = {"consumerGroup": known_group(client, unique("cg")), **_queue(topic)}
     update = client.request(RequestCode.UPDATE_CONSUMER_OFFSET, {**key, "commitOffset": COMMITTED},
                             oneway=oneway)
     if oneway:
@@ -128,6 +131,21 @@ def test_consumer_offset(oneway: bool, client: Client, check: Check) -> None:
     check.equal("offset", str(COMMITTED), (query.ext_fields or {}).get("offset"))
     if oneway:
         check.equal("answer to the oneway update", None, client.connection.response_to(update.opaque, 0.1))
+
+
+@case("RMQ-BRK-OFFSET-COMMIT-KNOWN", "UPDATE_CONSUMER_OFFSET of a group the broker does not have is 26 "
+      "SUBSCRIPTION_GROUP_NOT_EXIST from 5.0.0 and SUCCESS before.")
+def test_commit_of_unknown_group(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.fill(topic, FILLED)  # the offset a 4.x broker keeps lies within the queue (RMQ-STORE-OFFSET-KEY)
+    group = unique("cg")
+    answer = client.call(RequestCode.UPDATE_CONSUMER_OFFSET, {"consumerGroup": group, **_queue(topic),
+                                                             "commitOffset": COMMITTED})
+    if client.follows(Rule.OFFSET_COMMIT_NEEDS_GROUP_AND_TOPIC):
+        expect_code(check, "unknown group", answer, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST)
+        check.equal("remark", f"Group {group} not exist!", answer.remark)
+    else:
+        expect_success(check, "unknown group", answer)
 
 
 @case("RMQ-BRK-CONSUMER-OFFSET", "A group that never committed gets 22 QUERY_NOT_FOUND, or offset 0 while "

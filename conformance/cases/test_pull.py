@@ -20,9 +20,10 @@ from conformance.wire import RESPONSE_TIMEOUT, ConnectionLost, Endpoint, Wire
 from spec.behaviour import FAST_PORT_OFFSET
 from spec.clauses import Level
 from spec.codes import RequestCode, ResponseCode
+from spec.release_rules import Rule
 
 from .admin_support import group_config
-from .messaging import SUSPEND_HEADROOM, Client, Message, pull_header, subscription
+from .messaging import QUEUES, SUSPEND_HEADROOM, Client, Message, pull_header, subscription
 from .support import expect_code, expect_success, unique
 
 FILLED = 3
@@ -83,8 +84,10 @@ def test_pull_header(client: Client, check: Check) -> None:
     topic = client.create_topic()
     sent = client.fill(topic, FILLED)
     pulled = client.pulled(topic, 0, 1)
-    check.equal("header", {"nextBeginOffset": FILLED, "minOffset": 0, "maxOffset": FILLED,
-                           "suggestWhichBrokerId": 0}, pulled.header)
+    expected = {"nextBeginOffset": FILLED, "minOffset": 0, "maxOffset": FILLED, "suggestWhichBrokerId": 0}
+    if client.follows(Rule.PULL_SYS_FLAGS):
+        expected |= {"topicSysFlag": 0, "groupSysFlag": 0}
+    check.equal("header", expected, pulled.header)
     check.equal("queue offsets", [1, 2], [r.queue_offset for r in pulled.records])
     check.equal("bodies", [m.body for m in sent[1:]], [r.body for r in pulled.records])
 
@@ -144,13 +147,15 @@ def test_pull_remark(position: Position, client: Client, check: Check) -> None:
 @table("target", [
     Row("unknown-topic", "RMQ-BRK-PULL-CHECKS", "A pull of a topic the broker does not have is answered 17.",
         (False, 0, ResponseCode.TOPIC_NOT_EXIST)),
-    Row("queue-out-of-range", "RMQ-BRK-PULL-CHECKS", "A pull of queue 4 of a 4-queue topic is answered 1.",
-        (True, 4, ResponseCode.SYSTEM_ERROR)),
-    Row("queue-negative", "RMQ-BRK-PULL-CHECKS", "A pull of queue -1 is answered 1.",
-        (True, -1, ResponseCode.SYSTEM_ERROR)),
+    Row("queue-out-of-range", "RMQ-BRK-PULL-CHECKS", "A pull of queue 4 of a 4-queue topic is answered 1 "
+        "(29 INVALID_PARAMETER from 5.3.2).", (True, 4, ResponseCode.SYSTEM_ERROR)),
+    Row("queue-negative", "RMQ-BRK-PULL-CHECKS", "A pull of queue -1 is answered 1 (29 INVALID_PARAMETER "
+        "from 5.3.2).", (True, -1, ResponseCode.SYSTEM_ERROR)),
 ])
 def test_pull_refused(target: tuple[bool, int, int], client: Client, check: Check) -> None:
     created, queue_id, code = target
+    if (queue_id >= QUEUES or queue_id < 0) and client.follows(Rule.BAD_QUEUE_INVALID_PARAMETER):
+        code = ResponseCode.INVALID_PARAMETER
     topic = client.create_topic() if created else unique("absent")
     expect_code(check, "pull", client.pull(topic, queue_id, 0), code)
 

@@ -12,13 +12,21 @@ import time
 
 from conformance.case import Row, case, table
 from conformance.checks import Check
-from spec.codes import ResponseCode
+from conformance.verdict import Unsupported
+from spec.codes import RequestCode, ResponseCode, codes_for
 from spec.properties import PropertyKey
-from spec.timer import TIMER_PRECISION_MS, TIMER_TOPIC
+from spec.timer import (
+    RECALL_FORBIDDEN_REMARK,
+    RECALL_UNAVAILABLE_REMARK,
+    TIMER_PRECISION_MS,
+    TIMER_TOPIC,
+    decode_recall_handle,
+    recall_handle,
+)
 
 from .messaging import Client, Message
-from .pop_support import require_5x
-from .support import eventually
+from .pop_support import broker_setting, require_5x
+from .support import eventually, expect_code, expect_success, unique
 
 DELAY_MS = 3000
 DELIVERY_WAIT_S = 30.0
@@ -133,3 +141,42 @@ def test_refused(value: dict[str, str], client: Client, check: Check) -> None:
     topic = client.create_topic(1)
     response = client.send_request(topic, Message(b"refused", user=value))
     check.equal("code", ResponseCode.MESSAGE_ILLEGAL, response.code)
+
+
+@case("RMQ-TIMER-RECALL-HANDLE", "The answer to a send that parked a timer message carries a recallHandle "
+      "naming the topic, the broker, TIMER_OUT_MS + 1 and the message's UNIQ_KEY (5.3.2+).")
+def test_recall_handle(client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    if not any(code.present_for_version(client.target_version())
+               for code in codes_for(RequestCode.RECALL_MESSAGE, is_response=False)):
+        raise Unsupported("recall handles came with RECALL_MESSAGE in 5.3.2", expected="5.3.2+",
+                          actual=client.target_version())
+    topic = client.create_topic(1)
+    message = Message(b"recallable", user={PropertyKey.TIMER_DELAY_SEC: "60"})
+    response = client.send_request(topic, message)
+    expect_success(check, "send", response)
+    handle = (response.ext_fields or {}).get("recallHandle", "")
+    check.that("recallHandle", bool(handle), expected="a handle", actual=response.ext_fields)
+    if handle:
+        handle_topic, _, stamp, uniq = decode_recall_handle(handle)
+        check.equal("handle's topic and UNIQ_KEY", (topic, message.uniq), (handle_topic, uniq))
+        check.that("handle's time is in the future", int(stamp) > int(time.time() * 1000),
+                   expected="> now", actual=stamp)
+
+
+@case("RMQ-TIMER-RECALL", "RECALL_MESSAGE of a handle naming another broker is answered 16 NO_PERMISSION "
+      "\"recall failed, operation is forbidden\" while recallMessageEnable is off (the default), and 604 "
+      "ILLEGAL_OPERATION when the target reports it on.")
+def test_recall_refused(client: Client, check: Check) -> None:
+    require_5x(client, "timer messages", "RMQ-TIMER-4X")
+    enabled = broker_setting(client, "recallMessageEnable") == "true"
+    topic = client.create_topic(1)
+    handle = recall_handle(topic, unique("another-broker"), int(time.time() * 1000) + 60_000, "0" * 32)
+    response = client.call(RequestCode.RECALL_MESSAGE, {"producerGroup": "pg", "topic": topic,
+                                                        "recallHandle": handle})
+    if enabled:
+        expect_code(check, "recall (recallMessageEnable=true)", response, ResponseCode.ILLEGAL_OPERATION)
+        check.equal("remark", RECALL_UNAVAILABLE_REMARK, response.remark)
+    else:
+        expect_code(check, "recall", response, ResponseCode.NO_PERMISSION)
+        check.equal("remark", RECALL_FORBIDDEN_REMARK, response.remark)

@@ -17,6 +17,7 @@ from spec.consumequeue import (
     PRE_BLANK_SIZE,
     PRE_BLANK_TAGS_CODE,
     ext_address,
+    is_pre_blank,
 )
 
 Entry = tuple[int, int, int]
@@ -24,7 +25,9 @@ Entry = tuple[int, int, int]
 
 def plain_entries() -> st.SearchStrategy[Entry]:
     hashes = st.integers(EXT_MAX_ADDRESS + 1, INT64[1])
-    return st.tuples(st.integers(0, INT64[1]), st.integers(1, INT32[1]), hashes)
+    # the pre-blank entry's three values are each valid in a plain entry, but not together
+    return st.tuples(st.integers(0, INT64[1]), st.integers(1, INT32[1]), hashes).filter(
+        lambda entry: not is_pre_blank(*entry))
 
 
 def pre_blank_entries() -> st.SearchStrategy[Entry]:

@@ -28,6 +28,7 @@ from reference_broker.server import Handler, Request
 from reference_broker.store import MessageStore
 from reference_broker.wire_release import wire_release
 from spec import admin
+from spec.admin import RUNTIME_INFO, runtime_info_keys
 from spec.admin_bodies import BROKER_STATS_DATA as STATS_DATA
 from spec.admin_bodies import (
     CONSUME_STATS,
@@ -40,9 +41,12 @@ from spec.admin_bodies import (
     TOPIC_LIST,
     TOPIC_STATS_TABLE,
 )
+from spec.admin_headers import DELETE_SUBSCRIPTION_GROUP_REQUEST
 from spec.bodies import KV_TABLE
 from spec.codes import RequestCode, ResponseCode
 from spec.language import LanguageCode
+from spec.release_rules import Rule, holds
+from spec.releases import ALL
 
 
 @dataclass
@@ -127,6 +131,8 @@ class AdminHandlers:
         put_tps, get_tps = p.stats.total_tps(TOPIC_PUT_NUMS), p.stats.total_tps(GROUP_GET_NUMS)
         table = {
             "brokerVersionDesc": release.version_name, "brokerVersion": str(release.version),
+            "getTransferedTps": f"{get_tps} {get_tps} {get_tps}",
+            "getTransferredTps": f"{get_tps} {get_tps} {get_tps}",
             # counters since start: the "morning" marks Java samples at midnight are the start here
             "msgPutTotalYesterdayMorning": "0", "msgPutTotalTodayMorning": "0",
             "msgPutTotalTodayNow": str(p.stats.put_total),
@@ -137,7 +143,6 @@ class AdminHandlers:
             "pageCacheLockTimeMills": "0",
             "earliestMessageTimeStamp": str(self._earliest_message_time()),
             "commitLogDiskRatio": ratio, "putTps": f"{put_tps} {put_tps} {put_tps}",
-            "getTransferedTps": f"{get_tps} {get_tps} {get_tps}",
             "commitLogMinOffset": str(p.store.min_phy_offset),
             "commitLogMaxOffset": str(p.store.max_phy_offset),
             "bootTimestamp": str(p.stats.boot_ms), "runtime": _runtime((now_ms - p.stats.boot_ms) // 1000),
@@ -148,6 +153,9 @@ class AdminHandlers:
             "dispatchBehindBytes": "0", "putMessageTimesTotal": str(p.stats.put_total),
             "startAcceptSendRequestTimeStamp": "0",
         }
+        versioned = {row.key for row in RUNTIME_INFO if row.releases != ALL}
+        wanted = set(runtime_info_keys(release.version))
+        table = {key: value for key, value in table.items() if key not in versioned or key in wanted}
         return request.reply(body=encode_body(KV_TABLE, {"table": table}))
 
     def _earliest_message_time(self) -> int:
@@ -199,6 +207,7 @@ class AdminHandlers:
         header = request.header()
         group = header["consumerGroup"]
         topics = [header["topic"]] if header.get("topic") else p.offsets.topics_of(group)
+        pull_offsets = holds(Rule.CONSUME_STATS_PULL_OFFSET, wire_release(p.config.wire_release).version)
         table: dict[fastjson.ObjectKey, dict[str, int]] = {}
         tps = 0.0
         for topic_name in topics:
@@ -208,9 +217,11 @@ class AdminHandlers:
             for queue_id in range(topic.read_queue_nums):
                 consumed = max(p.offsets.query(group, topic_name, queue_id), 0)
                 last = p.store.message_store_timestamp(topic_name, queue_id, consumed - 1) if consumed else 0
-                table[p.queue_key(topic_name, queue_id)] = {
-                    "brokerOffset": max(p.store.max_offset(topic_name, queue_id), 0),
-                    "consumerOffset": consumed, "lastTimestamp": max(last, 0)}
+                wrapper = {"brokerOffset": max(p.store.max_offset(topic_name, queue_id), 0),
+                           "consumerOffset": consumed, "lastTimestamp": max(last, 0)}
+                if pull_offsets:
+                    wrapper["pullOffset"] = max(consumed, p.offsets.query_pull(group, topic_name, queue_id))
+                table[p.queue_key(topic_name, queue_id)] = wrapper
             tps += p.stats.tps(GROUP_GET_NUMS, f"{topic_name}@{group}")
         return request.reply(body=encode_body(CONSUME_STATS, {"consumeTps": tps, "offsetTable": table}))
 
@@ -254,7 +265,9 @@ class AdminHandlers:
     async def delete_group(self, request: Request) -> RemotingCommand:
         header = request.header()
         self.parts.groups.delete(header["groupName"])
-        if header.get("removeOffset"):
+        declared = {f.key for f in DELETE_SUBSCRIPTION_GROUP_REQUEST.declared_by(
+            wire_release(self.parts.config.wire_release).version)}
+        if any(header.get(key) for key in ("removeOffset", "cleanOffset") if key in declared):
             self.parts.offsets.remove_group(header["groupName"])
         return request.reply()
 

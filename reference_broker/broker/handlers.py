@@ -19,7 +19,7 @@ from reference_broker.broker.locks import MessageQueue, RebalanceLockManager
 from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import RETRY_PREFIX, TopicConfig, TopicConfigManager, topic_name_problem
-from reference_broker.server import Handler, Request
+from reference_broker.server import LEGACY_VERSION, Handler, Request
 from spec.bodies import (
     CONSUMER_LIST,
     HEARTBEAT_DATA,
@@ -28,6 +28,7 @@ from spec.bodies import (
     TOPIC_CONFIG_WRAPPER,
 )
 from spec.codes import RequestCode, ResponseCode
+from spec.release_rules import Rule, holds
 from spec.topic_attributes import TopicAttributeError
 from spec.topic_attributes import apply as apply_attributes
 
@@ -50,7 +51,7 @@ def _queues(body: dict[str, Any]) -> list[MessageQueue]:
 class BrokerHandlers:
     def __init__(self, topics: TopicConfigManager, groups: SubscriptionGroupManager,
                  clients: ClientManager, offsets: ConsumerOffsetManager, locks: RebalanceLockManager,
-                 notify: Notifier, min_offset: MinOffset) -> None:
+                 notify: Notifier, min_offset: MinOffset, release_version: int = LEGACY_VERSION) -> None:
         self.topics = topics
         self.groups = groups
         self.clients = clients
@@ -58,6 +59,8 @@ class BrokerHandlers:
         self.locks = locks
         self._notify = notify
         self._min_offset = min_offset
+        self._release_version = release_version
+        """The wire release's version word: the release rules (``spec.release_rules``) it follows."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -80,7 +83,9 @@ class BrokerHandlers:
         if problem is None and self.topics.is_system_topic(topic):
             problem = f"The topic[{topic}] is conflict with system topic."
         if problem is not None:
-            return request.reply(ResponseCode.SYSTEM_ERROR, problem)
+            invalid = holds(Rule.TOPIC_CONFLICT_INVALID_PARAMETER, self._release_version)
+            return request.reply(ResponseCode.INVALID_PARAMETER if invalid else ResponseCode.SYSTEM_ERROR,
+                                 problem)
         existing = self.topics.topics.get(topic)
         try:
             attributes = apply_attributes(existing.attributes if existing else {},
@@ -150,6 +155,13 @@ class BrokerHandlers:
 
     async def update_consumer_offset(self, request: Request) -> RemotingCommand:
         header = request.header()
+        if holds(Rule.OFFSET_COMMIT_NEEDS_GROUP_AND_TOPIC, self._release_version):
+            group, topic = header["consumerGroup"], header["topic"]
+            if group not in self.groups.groups:
+                return request.reply(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"Group {group} not exist!",
+                                     header={})
+            if self.topics.get(topic) is None:
+                return request.reply(ResponseCode.TOPIC_NOT_EXIST, f"Topic {topic} not exist!", header={})
         self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
                             header["commitOffset"])
         return request.reply(header={})

@@ -12,6 +12,7 @@ from codec.command import RemotingCommand
 from reference_broker.server import Handler, Request
 from reference_broker.store import MessageStore
 from spec.codes import RequestCode, ResponseCode
+from spec.release_rules import Rule, holds
 
 UNIQUE_KEY_QUERY_FLAG = "_UNIQUE_KEY_QUERY"
 """extFields key (``MixAll.UNIQUE_MSG_QUERY_FLAG``) marking a query by UNIQ_KEY rather than by KEYS."""
@@ -19,8 +20,10 @@ QUERY_NOT_FOUND_REMARK = "can not find message, maybe time range not correct"
 
 
 class LookupHandlers:
-    def __init__(self, store: MessageStore) -> None:
+    def __init__(self, store: MessageStore, release_version: int) -> None:
         self.store = store
+        self.lower_bound = holds(Rule.SEARCH_OFFSET_LOWER_BOUND, release_version)
+        """Search by time answers the lower bound (5.1.1+)."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -43,7 +46,7 @@ class LookupHandlers:
     async def search_offset(self, request: Request) -> RemotingCommand:
         header = request.header()
         offset = self.store.search_offset_by_timestamp(header["topic"], header["queueId"],
-                                                       header["timestamp"])
+                                                       header["timestamp"], lower_bound=self.lower_bound)
         return request.reply(header={"offset": offset})
 
     async def earliest_time(self, request: Request) -> RemotingCommand:

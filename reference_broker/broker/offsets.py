@@ -18,11 +18,22 @@ class ConsumerOffsetManager:
         self._files = files
         stored = files.load(CONSUMER_OFFSET_FILE)
         self.table: OffsetTable = consumer_offsets_from_json(stored) if stored else {}
+        self.pulled: OffsetTable = {}
+        """(topic, group) -> queue -> next offset the group's last pull was answered with (Java's in-memory
+        pullOffsetTable, 5.x: consume stats report it as pullOffset)."""
         self.dirty = False
 
     def commit(self, group: str, topic: str, queue_id: int, offset: int) -> None:
         self.table.setdefault((topic, group), {})[queue_id] = offset
         self.dirty = True
+
+    def commit_pull(self, group: str, topic: str, queue_id: int, offset: int) -> None:
+        self.pulled.setdefault((topic, group), {})[queue_id] = offset
+
+    def query_pull(self, group: str, topic: str, queue_id: int) -> int:
+        """``queryPullOffset``: the last pull's next offset, else the committed offset (-1 for none)."""
+        pulled = self.pulled.get((topic, group), {}).get(queue_id)
+        return pulled if pulled is not None else self.query(group, topic, queue_id)
 
     def query(self, group: str, topic: str, queue_id: int) -> int:
         """The committed offset, or -1 when the group never committed one for this queue."""

@@ -25,10 +25,12 @@ from reference_broker.broker.topics import TopicConfigManager
 from reference_broker.config import BrokerConfig
 from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
+from reference_broker.wire_release import wire_release
 from spec.bodies import OFFSET_MOVED_EVENT
 from spec.codes import RequestCode, ResponseCode
 from spec.ha import MASTER_ID, BrokerRole
 from spec.properties import PropertyKey
+from spec.release_rules import Rule, holds
 from spec.sysflag import PermName, PullSysFlag
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,11 @@ class PullHandlers:
         self.offsets = offsets
         self.store = store
         self.hold = hold
+        version = wire_release(config.wire_release).version
+        self.sys_flags = holds(Rule.PULL_SYS_FLAGS, version)
+        self._bad_queue_code = (ResponseCode.INVALID_PARAMETER if holds(Rule.BAD_QUEUE_INVALID_PARAMETER,
+                                                                        version)
+                                else ResponseCode.SYSTEM_ERROR)
 
     def table(self) -> dict[RequestCode, Handler]:
         return {RequestCode.PULL_MESSAGE: self.pull}
@@ -110,11 +117,15 @@ class PullHandlers:
         suggest, code = self.suggestion(header["consumerGroup"], code)
         if code == ResponseCode.PULL_OFFSET_MOVED:
             self._offset_moved(header, result.next_begin_offset)
-        return request.reply(
-            code, status.name,
-            header={"suggestWhichBrokerId": suggest, "nextBeginOffset": result.next_begin_offset,
-                    "minOffset": result.min_offset, "maxOffset": result.max_offset},
-            body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)
+        self.offsets.commit_pull(header["consumerGroup"], header["topic"], header["queueId"],
+                                 result.next_begin_offset)
+        values = {"suggestWhichBrokerId": suggest, "nextBeginOffset": result.next_begin_offset,
+                  "minOffset": result.min_offset, "maxOffset": result.max_offset}
+        if self.sys_flags:
+            topic = self.topics.get(header["topic"])
+            values |= {"topicSysFlag": topic.topic_sys_flag if topic else 0, "groupSysFlag": 0}
+        return request.reply(code, status.name, header=values,
+                             body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)
 
     def _offset_moved(self, header: Mapping[str, Any], new_offset: int) -> None:
         """``generateOffsetMovedEvent``: tell whoever watches OFFSET_MOVED_EVENT that a group's offset was
@@ -163,7 +174,7 @@ class PullHandlers:
             raise Refused(ResponseCode.NO_PERMISSION, f"the topic[{topic_name}] pulling message is forbidden")
         if queue_id < 0 or queue_id >= topic.read_queue_nums:
             # Java prints channel.remoteAddress(), an InetSocketAddress: "/ip:port".
-            raise Refused(ResponseCode.SYSTEM_ERROR,
+            raise Refused(self._bad_queue_code,
                           f"queueId[{queue_id}] is illegal, topic:[{topic_name}] topicConfig.readQueueNums:"
                           f"[{topic.read_queue_nums}] consumer:[/{peer}]")
         if PullSysFlag.SUBSCRIPTION in PullSysFlag(header["sysFlag"]):

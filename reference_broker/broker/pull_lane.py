@@ -26,10 +26,15 @@ if TYPE_CHECKING:
 
 _COMMIT_OFFSET = int(PullSysFlag.COMMIT_OFFSET)
 _SUSPEND = int(PullSysFlag.SUSPEND)
-_SLOTS = tuple(encode_header(PULL_MESSAGE_RESPONSE, {field.key: 0 for field in PULL_MESSAGE_RESPONSE.fields
-                                                     if field.required}))
-"""The response header's keys in the order the general path writes them: the required fields (the
-optional ones are 5.x static-topic fields neither path writes)."""
+_REQUIRED = {field.key: 0 for field in PULL_MESSAGE_RESPONSE.fields if field.required}
+_SYS_FLAGS = {"topicSysFlag": 0, "groupSysFlag": 0}
+
+
+def _slots(sys_flags: bool) -> tuple[str, ...]:
+    """The response header's keys in the order the general path writes them: the required fields, and the
+    topic's and group's sys flags where the release answers them (the other optional fields are 5.x
+    static-topic fields neither path writes)."""
+    return tuple(encode_header(PULL_MESSAGE_RESPONSE, _REQUIRED | (_SYS_FLAGS if sys_flags else {})))
 
 
 class PullLane:
@@ -38,6 +43,7 @@ class PullLane:
         self._stats = stats
         self._version = version
         """The MQVersion word of the server's answers (its wire release)."""
+        self._slots = _slots(pulls.sys_flags)
         self._templates: dict[tuple[int, str], JsonAnswerTemplate] = {}
 
     def take(self, connection: Connection, opaque: int, header: dict[str, Any], body: bytes) -> bool:
@@ -58,9 +64,13 @@ class PullLane:
         if flags & _COMMIT_OFFSET and pulls.config.role is not BrokerRole.SLAVE:
             pulls.offsets.commit(group, topic, queue_id, header["commitOffset"])
         found = code == ResponseCode.SUCCESS
+        values = {"suggestWhichBrokerId": suggest, "nextBeginOffset": result.next_begin_offset,
+                  "minOffset": result.min_offset, "maxOffset": result.max_offset}
+        if pulls.sys_flags:
+            known = pulls.topics.get(topic)
+            values |= {"topicSysFlag": known.topic_sys_flag if known else 0, "groupSysFlag": 0}
         answer = self._template(int(code), status.name).frame(
-            opaque, (str(suggest), str(result.next_begin_offset), str(result.min_offset),
-                     str(result.max_offset)), result.body if found else b"")
+            opaque, tuple(str(values[key]) for key in self._slots), result.body if found else b"")
         assert answer is not None, "decimal numbers are plain text"
         connection.write_frame(answer)
         if found and result.messages:
@@ -71,5 +81,5 @@ class PullLane:
         template = self._templates.get((code, remark))
         if template is None:
             template = self._templates[(code, remark)] = JsonAnswerTemplate(
-                code, dict.fromkeys(_SLOTS, ""), _SLOTS, version=self._version, remark=remark)
+                code, dict.fromkeys(self._slots, ""), self._slots, version=self._version, remark=remark)
         return template

@@ -23,8 +23,10 @@ from spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
 from spec.admin_headers import RESET_OFFSET_REQUEST
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
+from spec.ha import BrokerRole
 from spec.language import LanguageCode
 from spec.message_id import decode_offset_msg_id
+from spec.release_rules import Rule, holds
 from spec.version import MQVersion
 
 CALL_CLIENT_TIMEOUT = 10.0
@@ -36,6 +38,9 @@ RESET_LATEST = -1
 class RelayHandlers:
     def __init__(self, parts: BrokerParts) -> None:
         self.parts = parts
+        release_version = wire_release(parts.config.wire_release).version
+        self._lower_bound = holds(Rule.SEARCH_OFFSET_LOWER_BOUND, release_version)
+        """A reset by time lands on the lower bound (5.1.1+), as a search by time does."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -47,6 +52,8 @@ class RelayHandlers:
     async def reset_offset(self, request: Request) -> RemotingCommand:
         p = self.parts
         header = request.header()
+        if holds(Rule.SERVER_SIDE_RESET_OFFSET, wire_release(p.config.wire_release).version):
+            return self._reset_in_broker(request, header)
         topic_name, group, stamp = header["topic"], header["group"], header["timestamp"]
         topic = p.topics.get(topic_name)
         if topic is None:
@@ -59,7 +66,8 @@ class RelayHandlers:
                 return request.reply(ResponseCode.SYSTEM_ERROR,
                                      admin.RESET_NO_GROUP_REMARK.format(group=group))
             wanted = (p.store.max_offset(topic_name, queue_id) if stamp == RESET_LATEST
-                      else p.store.search_offset_by_timestamp(topic_name, queue_id, stamp))
+                      else p.store.search_offset_by_timestamp(topic_name, queue_id, stamp,
+                                                              lower_bound=self._lower_bound))
             wanted = max(wanted, 0)
             table[p.queue_key(topic_name, queue_id)] = wanted if header["isForce"] or wanted < committed \
                 else committed
@@ -82,6 +90,38 @@ class RelayHandlers:
                 await channel.send(self._request(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, fields, to_clients,
                                                  oneway=True))
         return request.reply(body=body)
+
+    def _reset_in_broker(self, request: Request, header: Mapping[str, Any]) -> RemotingCommand:
+        """``resetOffsetInner`` (RMQ-ADMIN-RESET-SERVER-SIDE): the offsets are set here, no client is told."""
+        p = self.parts
+        topic_name, group, stamp = header["topic"], header["group"], header["timestamp"]
+        if p.config.role is BrokerRole.SLAVE:
+            return request.reply(ResponseCode.SYSTEM_ERROR, "Can not reset offset in slave broker")
+        topic = p.topics.get(topic_name)
+        if topic is None:
+            return request.reply(ResponseCode.TOPIC_NOT_EXIST,
+                                 admin.RESET_SERVER_NO_TOPIC_REMARK.format(topic=topic_name))
+        if group not in p.groups.groups:
+            return request.reply(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
+                                 admin.RESET_SERVER_NO_GROUP_REMARK.format(group=group))
+        queue_id, offset = header.get("queueId", -1), header.get("offset")
+        queues = [queue_id] if queue_id >= 0 else list(range(topic.read_queue_nums))
+        wanted: dict[int, int] = {}
+        for queue in queues:
+            if queue_id >= 0 and offset is not None and offset != -1:
+                low, high = p.store.min_offset(topic_name, queue), p.store.max_offset(topic_name, queue)
+                if offset < low or offset > high + 1:
+                    return request.reply(ResponseCode.SYSTEM_ERROR, admin.RESET_SERVER_RANGE_REMARK.format(
+                        offset=offset, low=low, high=high))
+                wanted[queue] = offset
+            else:
+                wanted[queue] = (p.store.max_offset(topic_name, queue) if stamp < 0
+                                 else p.store.search_offset_by_timestamp(topic_name, queue, stamp,
+                                                                         lower_bound=self._lower_bound))
+        for queue, value in wanted.items():
+            p.offsets.commit(group, topic_name, queue, value)
+        table = {p.queue_key(topic_name, queue): value for queue, value in wanted.items()}
+        return request.reply(body=encode_body(RESET_OFFSET_BODY, {"offsetTable": table}))
 
     async def running_info(self, request: Request) -> RemotingCommand:
         header = request.header()

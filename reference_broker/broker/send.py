@@ -34,10 +34,11 @@ from reference_broker.store.retention import disk_used_ratio
 from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import SerializeType
-from spec.properties import PropertyKey
+from spec.properties import PropertyKey, parse_properties
+from spec.release_rules import Rule, holds
 from spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
 from spec.sysflag import PERM_READ_WRITE, MessageSysFlag, TransactionType, perm_to_string
-from spec.timer import ILLEGAL_REMARK
+from spec.timer import ILLEGAL_REMARK, recall_handle
 from spec.version import MQVersion
 
 DLQ_NUMS_PER_GROUP = 1
@@ -81,6 +82,15 @@ class SendHandlers(StoreWriters):
                  store: MessageStore) -> None:
         super().__init__(config, topics, groups, store)
         self._templates: dict[tuple[object, ...], JsonAnswerTemplate | None] = {}
+        self._recall_handles = RequestCode.RECALL_MESSAGE in wire_release(config.wire_release).request_codes
+        """RMQ-TIMER-RECALL-HANDLE: releases with RECALL_MESSAGE answer a parked timer message's handle."""
+        release_version = wire_release(config.wire_release).version
+        self._bad_send_code = (ResponseCode.INVALID_PARAMETER
+                               if holds(Rule.SEND_CHECK_INVALID_PARAMETER, release_version)
+                               else ResponseCode.SYSTEM_ERROR)
+        """The code of a refused topic name or queueId (spec.release_rules)."""
+        self._dlq_past_limit = holds(Rule.RETRY_SEND_DLQ_PAST_LIMIT, release_version)
+        """5.x: a retry send at the limit stays in the retry topic; only one past it is dead-lettered."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -109,6 +119,12 @@ class SendHandlers(StoreWriters):
         code, remark = self.put_answer(result.status)
         if not result.status.stored:
             return request.reply(code, remark, header={}, extra_fields=self._send_ext)
+        if result.timer_out_ms is not None and self._recall_handles and not header.get("batch"):
+            uniq = parse_properties(header.get("properties") or "").get(PropertyKey.UNIQ_KEY, "")
+            handle = recall_handle(header["topic"], self.config.broker_name, result.timer_out_ms, uniq)
+            return request.reply(code, None, extra_fields=self._send_ext, header={
+                "msgId": result.msg_id, "queueId": queue_id, "queueOffset": result.queue_offset,
+                "recallHandle": handle})
         return self.stored_reply(request, code, result.msg_id, queue_id, result.queue_offset)
 
     def stored_reply(self, request: Request, code: int, msg_id: str, queue_id: int,
@@ -149,7 +165,7 @@ class SendHandlers(StoreWriters):
         topic_name = header["topic"]
         problem = topic_name_problem(topic_name)
         if problem is not None:
-            raise Refused(ResponseCode.SYSTEM_ERROR, problem)
+            raise Refused(self._bad_send_code, problem)
         if topic_name in NOT_ALLOWED_SEND_TOPICS:
             raise Refused(ResponseCode.NO_PERMISSION, f"Sending message to topic[{topic_name}] is forbidden.")
         topic = self.topics.get(topic_name)
@@ -163,7 +179,7 @@ class SendHandlers(StoreWriters):
                               f"topic[{topic_name}] not exist, apply first please!{FAQ_SUFFIX}")
         queue_id = header["queueId"]
         if queue_id >= max(topic.write_queue_nums, topic.read_queue_nums):
-            raise Refused(ResponseCode.SYSTEM_ERROR, f"request queueId[{queue_id}] is illegal, "
+            raise Refused(self._bad_send_code, f"request queueId[{queue_id}] is illegal, "
                                                      f"{topic_config_text(topic)} Producer: {peer}")
         return topic
 
@@ -210,7 +226,8 @@ class SendHandlers(StoreWriters):
         limit = group.retry_max_times
         if request.command.version >= MQVersion.V3_4_9 and header.get("maxReconsumeTimes") is not None:
             limit = header["maxReconsumeTimes"]
-        if (header.get("reconsumeTimes") or 0) < limit:
+        reconsumed = header.get("reconsumeTimes") or 0
+        if reconsumed < limit or (reconsumed == limit and self._dlq_past_limit):
             return topic, queue_id
         dlq = self.topics.create_in_send_back(f"{DLQ_PREFIX}{group_name}", DLQ_NUMS_PER_GROUP,
                                               int(PERM_READ_WRITE))

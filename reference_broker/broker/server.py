@@ -22,6 +22,7 @@ from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
 from reference_broker.acl.guard import AccessGuard, acl_file_path
 from reference_broker.broker.admin import AdminHandlers, BrokerParts
+from reference_broker.broker.admin5 import Admin5Handlers
 from reference_broker.broker.clients import ClientManager
 from reference_broker.broker.handlers import BrokerHandlers
 from reference_broker.broker.lanes import Lanes
@@ -57,6 +58,7 @@ from reference_broker.proxy.server import GrpcProxy
 from reference_broker.server import Channel, Connection, DispatchTable, Handler, RemotingServer
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
+from reference_broker.timer.recall import RecallHandlers
 from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode
 from spec.ha import MASTER_ID, BrokerRole
@@ -104,11 +106,12 @@ class Broker:
         handlers, the gRPC proxy)."""
         self._pop_hold: PopHold | None = None
         self._files = files
+        self.release = wire_release(self.config.wire_release)
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
-                                       self.notify_consumer_ids_changed, self._min_offset)
+                                       self.notify_consumer_ids_changed, self._min_offset,
+                                       self.release.version)
         self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
         guard_check = self.guard.check if self.guard is not None else None
-        self.release = wire_release(self.config.wire_release)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
@@ -222,11 +225,13 @@ class Broker:
             **sends.table(),
             **SendBackHandlers(self.config, self.topics, self.groups, store).table(),
             **pulls.table(),
-            **LookupHandlers(store).table(),
+            **LookupHandlers(store, self.release.version).table(),
             **(AclAdminHandlers(self.guard, self.config).table() if self.guard is not None else {}),
             **MetadataHandlers(self.offsets, self.groups, lambda: store.scheduler.offsets).table(),
             **AdminHandlers(parts).table(),
             **RelayHandlers(parts).table(),
+            **Admin5Handlers(self.topics, self.groups).table(),
+            **RecallHandlers(self.config, self.topics, store).table(),
             **self._pop_handlers(store),
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):

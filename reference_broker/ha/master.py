@@ -51,7 +51,7 @@ class SlaveSession:
         # Java reads whole 8-byte units and keeps only the last one of what arrived (RMQ-HA-REPORT)
         if self.request_offset is None:
             self.request_offset = last.offset
-        elif last.offset > self.store.max_phy_offset:
+        elif last.offset > self.store.max_phy_offset and self.settings.report_ahead_closes:
             return HAStreamError("slave reported an offset beyond the master's CommitLog",
                                  expected=f"<= {self.store.max_phy_offset}", seen=last.offset,
                                  clause=RMQ_HA_REPORT_AHEAD.id)

@@ -56,10 +56,15 @@ class RouteTable:
     def register(self, *, cluster: str, broker_addr: str, broker_name: str, broker_id: int,
                  ha_server_addr: str, data_version: Mapping[str, Any] | None,
                  topic_configs: Mapping[str, Mapping[str, Any]], filter_servers: list[str],
-                 channel: Hashable | None, now: float) -> RegisterResult:
+                 channel: Hashable | None, now: float, single_topic_first_refused: bool = False
+                 ) -> RegisterResult | None:
         """Record a registration whole or not at all: everything that can fail (reading the topic
         configs) happens before the first table changes, so a bad registration cannot leave a broker
-        that routes see but expiry, which walks ``live``, never removes."""
+        that routes see but expiry, which walks ``live``, never removes.
+
+        None when the registration is refused: from 5.0.0 a broker id's first registration holding exactly
+        one topic (RMQ-NS-REGISTER-FIRST); Java has added the cluster and broker name by then, and so has
+        this table."""
         queue_datas = [_queue_data(broker_name, topic_config) for topic_config in topic_configs.values()]
         self.clusters.setdefault(cluster, set()).add(broker_name)
         first = broker_name not in self.brokers
@@ -67,6 +72,8 @@ class RouteTable:
         # A slave promoted to master re-registers the same address under id 0: drop the old id first.
         for old_id in [i for i, addr in entry.addrs.items() if addr == broker_addr and i != broker_id]:
             del entry.addrs[old_id]
+        if single_topic_first_refused and broker_id not in entry.addrs and len(topic_configs) == 1:
+            return None
         first = first or entry.addrs.get(broker_id) is None
         entry.addrs[broker_id] = broker_addr
         version = dict(data_version or {})

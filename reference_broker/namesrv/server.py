@@ -24,6 +24,7 @@ from reference_broker.wire_release import wire_release
 from spec.bodies import DATA_VERSION
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
+from spec.release_rules import Rule, holds
 from spec.version import MQVersion
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ class NameServer:
         path = self.config.kv_config_path
         self.kv = KVConfig.load(Path(path)) if path else KVConfig()
         release = wire_release(self.config.wire_release)
+        self._single_topic_first_refused = holds(Rule.FIRST_REGISTRATION_NOT_SINGLE_TOPIC, release.version)
         self.server = RemotingServer("namesrv", DispatchTable(self._handlers()), on_close=self._closed,
                                      backlog=self.config.server_socket_backlog, version=release.version)
         self._scanner: asyncio.Task[None] | None = None
@@ -101,7 +103,9 @@ class NameServer:
             data_version=wrapper.get("dataVersion") or {},
             topic_configs=wrapper.get("topicConfigTable") or {},
             filter_servers=list(registration.get("filterServerList") or []), channel=request.connection,
-            now=time.monotonic())
+            now=time.monotonic(), single_topic_first_refused=self._single_topic_first_refused)
+        if result is None:
+            return request.reply(ResponseCode.SYSTEM_ERROR, "register broker failed", header={})
         order_topics = self.kv.namespace(ORDER_TOPIC_CONFIG)
         return request.reply(
             header={"haServerAddr": result.ha_server_addr, "masterAddr": result.master_addr},

@@ -534,9 +534,10 @@ class MessageStore:
             self._stamps[0] = store_timestamp
         first, last = written[0], written[-1]
         end = last.physical_offset + last.total_size
+        timer_out = int(first.properties[PropertyKey.TIMER_OUT_MS]) if first.topic == TIMER_TOPIC else None
         result = PutResult(PutMessageStatus.PUT_OK, first.physical_offset,
                            ",".join(r.offset_msg_id for r in written), first.queue_offset,
-                           sum(r.total_size for r in written), len(written), store_timestamp)
+                           sum(r.total_size for r in written), len(written), store_timestamp, timer_out)
         if first.topic == SCHEDULE_TOPIC:
             self.scheduler.wake()
         elif first.topic == TIMER_TOPIC:
@@ -747,12 +748,16 @@ class MessageStore:
     def earliest_message_time(self, topic: str, queue_id: int) -> int:
         return self.message_store_timestamp(topic, queue_id, self.min_offset(topic, queue_id))
 
-    def search_offset_by_timestamp(self, topic: str, queue_id: int, timestamp: int) -> int:
+    def search_offset_by_timestamp(self, topic: str, queue_id: int, timestamp: int, *,
+                                   lower_bound: bool = False) -> int:
         """``getOffsetInQueueByTime``: the offset whose store time equals ``timestamp``, else the nearer of
-        its two neighbours (binary search over the queue, store times read from the commitlog)."""
+        its two neighbours (binary search over the queue, store times read from the commitlog); with
+        ``lower_bound`` (5.1.1+, spec.release_rules) the first offset stored at or after it, else the max."""
         queue = self.queues.get((topic, queue_id))
         if queue is None or queue.max_offset == 0:
             return 0
+        if lower_bound:
+            return self._lower_bound(topic, queue_id, queue.min_offset, queue.max_offset, timestamp)
         low, high = queue.min_offset, queue.max_offset - 1
         left = right = -1
         left_time = right_time = -1
@@ -772,6 +777,20 @@ class MessageStore:
         if right_time == -1:
             return left
         return right if abs(timestamp - left_time) > abs(timestamp - right_time) else left
+
+    def _lower_bound(self, topic: str, queue_id: int, low: int, end: int, timestamp: int) -> int:
+        """The first offset in [low, end) whose store time is at least ``timestamp`` (``end`` if none)."""
+        high = end
+        while low < high:
+            mid = (low + high) // 2
+            stamp = self.message_store_timestamp(topic, queue_id, mid)
+            if stamp < 0:
+                return 0
+            if stamp < timestamp:
+                low = mid + 1
+            else:
+                high = mid
+        return low
 
     def view_by_offset(self, phys_offset: int) -> bytes | None:
         """The whole record at a commitlog offset (VIEW_MESSAGE_BY_ID decodes it from an offsetMsgId)."""

@@ -56,6 +56,8 @@ class PutResult:
     wrote_bytes: int = 0
     msg_num: int = 0
     store_timestamp: int = 0
+    timer_out_ms: int | None = None
+    """TIMER_OUT_MS of a message parked in rmq_sys_wheel_timer (what its recall handle names)."""
 
     @property
     def ok(self) -> bool:

@@ -54,6 +54,8 @@ def park_timer_message(properties: dict[str, str], topic: str, queue_id: int, de
         return None
     deliver_ms = _deliver_ms(properties, now_ms, settings)
     if deliver_ms <= now_ms:
+        if PropertyKey.TIMER_DEL_UNIQKEY in properties:  # a recall of a message already delivered
+            raise TimerIllegal(settings, str(deliver_ms))
         return None
     if deliver_ms - now_ms > settings.max_delay_sec * 1000:
         raise TimerIllegal(settings, str(deliver_ms))

@@ -2,10 +2,12 @@
 wheel (a heap by TIMER_OUT_MS) and written to REAL_TOPIC / REAL_QID when its time comes.
 
 Java keeps the wheel in the files ``timerwheel`` and ``timerlog``; both are an index of the wheel topic's
-queue, so here the queue itself is the only durable state, with ``config/timercheck`` (Java's layout)
-saying from which queue offset the wheel must be rebuilt: the oldest entry not yet delivered. A restart
-re-reads the queue from there (RMQ-TIMER-RESTART); an entry delivered after that offset but before the
-restart is delivered again, the at-least-once Java's own recovery gives.
+queue, so here the queue itself is the only durable state. ``config/timercheck`` (Java's layout) says how
+far the wheel was read: ``lastReadTimeMs``, the time up to which every due message has been delivered (no
+pending message is due earlier), and ``lastTimerQueueOffset``, the oldest entry not yet delivered. A
+restart re-reads the queue and takes in every entry due at or after ``lastReadTimeMs`` (RMQ-TIMER-RESTART),
+which is also what those fields mean in a checkpoint Java wrote, so a store Apache RocketMQ 5.x left
+behind hands its pending timers over too. An entry delivered at exactly that time is delivered again.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from reference_broker.store.consume_queue import ConsumeQueue
 from reference_broker.store.status import PutResult
 from reference_broker.store.worker import ConditionWorker
 from spec.properties import PropertyKey
-from spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC
+from spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC, delete_key
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,13 @@ class TimerWheel(ConditionWorker):
         """(TIMER_OUT_MS, queue offset, commitlog offset) of every parked message not yet delivered."""
         self._enqueued: dict[int, int] = {}
         """Queue offset -> when it was taken in (TIMER_ENQUEUE_MS)."""
+        self._read_time = 0
+        """Entries found at start and due before this were delivered before (the checkpoint's
+        lastReadTimeMs)."""
+        self._recalled: set[str] = set()
+        """TIMER_DEL_UNIQKEY of the recalls taken in: the messages they name are not delivered."""
+        self._found_end: int | None = None
+        """The wheel queue's end at start: later entries are all pending, whatever their time."""
         self._woken = False
 
     @property
@@ -71,7 +80,8 @@ class TimerWheel(ConditionWorker):
 
     def start(self) -> None:
         saved = read_timer_checkpoint(self._checkpoint)
-        self._taken = saved.last_timer_queue_offset if saved else 0
+        self._read_time = saved.last_read_time_ms if saved else 0
+        self._taken = 0
         super().start()
 
     def wake(self) -> None:
@@ -84,8 +94,10 @@ class TimerWheel(ConditionWorker):
             self.persist()
 
     def persist(self) -> None:
-        low_water = min((offset for _, offset, _ in self._pending), default=self._taken)
-        data = TimerCheckpointData(last_read_time_ms=now_ms(), last_timer_queue_offset=low_water,
+        pending = list(self._pending)
+        low_water = min((offset for _, offset, _ in pending), default=self._taken)
+        read_time = min([now_ms(), *(due for due, _, _ in pending)])
+        data = TimerCheckpointData(last_read_time_ms=read_time, last_timer_queue_offset=low_water,
                                    timestamp=now_ms())
         self._checkpoint.parent.mkdir(parents=True, exist_ok=True)
         self._checkpoint.write_bytes(encode_timer_checkpoint(data))
@@ -110,17 +122,22 @@ class TimerWheel(ConditionWorker):
         if queue is None:
             return
         self._taken = max(self._taken, queue.min_offset)
+        if self._found_end is None:
+            self._found_end = queue.max_offset
         while self._taken < queue.max_offset:
             entry = queue.entry(self._taken)
             if entry is None:
                 return
             record = self._store.read_record(entry[0])
             due = record.properties.get(PropertyKey.TIMER_OUT_MS, "") if record is not None else ""
-            if due.lstrip("-").isdigit():
+            recalled = record.properties.get(PropertyKey.TIMER_DEL_UNIQKEY) if record is not None else None
+            if recalled is not None:
+                self._recalled.add(recalled)  # a RECALL_MESSAGE marker: never delivered itself
+            elif not due.lstrip("-").isdigit():
+                log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", self._taken)
+            elif self._taken >= self._found_end or int(due) >= self._read_time:
                 heapq.heappush(self._pending, (int(due), self._taken, entry[0]))
                 self._enqueued[self._taken] = now_ms()
-            else:
-                log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", self._taken)
             self._taken += 1
 
     def _deliver_due(self) -> float:
@@ -131,7 +148,11 @@ class TimerWheel(ConditionWorker):
             if wait_ms > 0:
                 return wait_ms / 1000
             record = self._store.read_record(phys)
-            if record is not None:
+            key = delete_key(record.properties.get(PropertyKey.REAL_TOPIC, ""),
+                             record.properties.get(PropertyKey.UNIQ_KEY, "")) if record is not None else ""
+            if key in self._recalled:
+                self._recalled.discard(key)
+            elif record is not None:
                 properties = dict(record.properties)
                 properties[PropertyKey.TIMER_ENQUEUE_MS] = str(self._enqueued.get(offset, now_ms()))
                 properties[PropertyKey.TIMER_DEQUEUE_MS] = str(now_ms())

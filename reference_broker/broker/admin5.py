@@ -1,0 +1,45 @@
+"""Admin commands 5.x added that 5.x mqadmin relies on: GET_TOPIC_CONFIG (351, topicStatus and
+consumerProgress ask it first) and GET_SUBSCRIPTIONGROUP_CONFIG (352).
+
+They are registered for every release; the dispatch table leaves them out for a release that does not
+declare them (4.9.8), which then answers REQUEST_CODE_NOT_SUPPORTED as it does.
+"""
+
+from __future__ import annotations
+
+from codec.bodies import encode_body
+from codec.command import RemotingCommand
+from reference_broker.broker.subscriptions import SubscriptionGroupManager
+from reference_broker.broker.topics import TopicConfigManager
+from reference_broker.server import Handler, Request
+from spec import admin
+from spec.admin_bodies import SUBSCRIPTION_GROUP_CONFIG, TOPIC_CONFIG_AND_QUEUE_MAPPING
+from spec.codes import RequestCode, ResponseCode
+
+
+class Admin5Handlers:
+    def __init__(self, topics: TopicConfigManager, groups: SubscriptionGroupManager) -> None:
+        self.topics = topics
+        self.groups = groups
+
+    def table(self) -> dict[RequestCode, Handler]:
+        return {RequestCode.GET_TOPIC_CONFIG: self.topic_config,
+                RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG: self.group_config}
+
+    async def topic_config(self, request: Request) -> RemotingCommand:
+        """RMQ-ADMIN-GET-TOPIC-CONFIG (no static topics here: the mapping is always absent)."""
+        name = request.header()["topic"]
+        topic = self.topics.get(name)
+        if topic is None:
+            return request.reply(ResponseCode.TOPIC_NOT_EXIST,
+                                 admin.GET_TOPIC_CONFIG_NOT_EXIST_REMARK.format(topic=name))
+        return request.reply(body=encode_body(TOPIC_CONFIG_AND_QUEUE_MAPPING,
+                                              {"attributes": {}, **topic.as_json()}))
+
+    async def group_config(self, request: Request) -> RemotingCommand:
+        """RMQ-ADMIN-GET-GROUP-CONFIG."""
+        group = self.groups.find_or_create(request.header()["group"])
+        if group is None:
+            return request.reply(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
+                                 admin.GET_GROUP_CONFIG_NOT_EXIST_REMARK)
+        return request.reply(body=encode_body(SUBSCRIPTION_GROUP_CONFIG, group.as_json()))

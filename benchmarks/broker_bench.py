@@ -28,9 +28,9 @@ from benchmarks.common import Result, cpu_seconds
 from codec.command import RemotingCommand, encode
 from codec.fast import pack_words, unpack_words
 from reference_broker.client import RemotingClient
+from reference_broker.client_requests import pull_fields, send_fields
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import LENGTH_FIELD_SIZE, TYPE_WORD_SIZE, SerializeType
-from tests.messaging_support import pull_fields, send_fields
 
 MESSAGE = b"x" * 128
 TOPIC = "BenchTopic"

@@ -27,7 +27,7 @@ from spec.binary_header import RocketMQHeader
 from spec.commitlog import CommitLogRecord
 from spec.consumequeue import CQ_ENTRY_SIZE, CQ_FILE_ENTRIES, CQ_FILE_SIZE, ConsumeQueueEntry
 from spec.frame import Frame
-from tests.golden import JAVA_FRAMES, STORE_TARBALL
+from spec.golden import JAVA_FRAMES, STORE_TARBALL
 
 CQ_ENTRIES = 100_000
 """Entries in the in-cache consume-queue workload: large enough that numpy's per-call cost vanishes."""

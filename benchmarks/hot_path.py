@@ -33,10 +33,11 @@ from benchmarks.common import Result
 from codec import hotpath
 from codec.command import RemotingCommand, encode
 from reference_broker import event_loop
+from reference_broker.client_requests import pull_fields, send_fields
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.server import Connection
+from reference_broker.small_store import small_config
 from spec.codes import RequestCode
-from tests.messaging_support import pull_fields, send_fields, small_config
 
 CONNECTIONS = 16
 QUEUES = 4

@@ -1,7 +1,7 @@
 """Cases that need the target to themselves: the ``alone`` marker.
 
 Some streams keep a target busy for seconds: Apache RocketMQ 4.9.x spins a Netty decoder thread on a JSON
-header cut inside an enum value (fuzz/regressions/slow-close-*), and every other connection that thread
+header cut inside an enum value (conformance/regressions/slow-close-*), and every other connection that thread
 serves waits meanwhile. A case running beside one would then see a slow answer for reasons of its own
 neighbour, and its verdict would depend on scheduling. So a case marked ``alone`` runs while no other case
 runs, and no other case starts until it has finished.

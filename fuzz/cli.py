@@ -5,8 +5,8 @@
 The target is one the fuzzer starts and stops (``--target embedded|apache-VERSION``, its broker's pid
 watched for memory) or a running one (``--namesrv``/``--broker``, ``--pid``). Bounded by ``--seconds`` and
 ``--max-frames``; progress goes to stderr once a second, the summary to stdout and to ``OUT/summary.json``.
-Findings are written to ``OUT/regressions`` in the format of ``fuzz.regression``; copy the ones worth
-keeping into ``fuzz/regressions``.
+Findings are written to ``OUT/regressions`` in the format of ``conformance.regression``; copy the ones worth
+keeping into ``conformance/regressions``.
 
 The target's profile (chosen as ``rmq-conformance`` chooses it: by the version its answers carry, unless
 ``--profile NAME|none``) cites its known defects: a finding with such a cause goes to
@@ -27,19 +27,21 @@ from pathlib import Path
 from apache_rocketmq import ProvisionError
 from codec.acl import Credentials
 from conformance.profile import Choice, ProfileError, Request, choose
+from conformance.regression import REGRESSIONS_DIR, FindingClass, Listener, load_cases
 from fuzz import grpc_live
-from fuzz.corpus import Listener, SeedFrame, golden_dir, load_seeds
+from fuzz.corpus import SeedFrame, load_seeds
 from fuzz.grpc_live import GrpcTarget
 from fuzz.ha_live import HAFuzzer
 from fuzz.known import UnknownCause, matcher
 from fuzz.live import FuzzConfig, LiveFuzzer, Summary
 from fuzz.memory import MemoryRule, jvm_heap_bytes, process_cmdline
-from fuzz.regression import REGRESSIONS_DIR, FindingClass, load_cases, replay
+from fuzz.replay import replay
 from fuzz.target import Health, Target
 from fuzz.wire import parse_loopback
 from rocketmq_targets import UnknownTarget, parse_target, started, target_names
 from spec.cli import BadInput, Parser, add_version, fail
 from spec.errors import RocketMQSpecError
+from spec.golden import golden_dir
 
 PROG = "rmq-fuzz"
 TARGET_PROXY = "target"

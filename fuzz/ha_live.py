@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from codec.ha import BlockDecoder, StreamRejected, encode_report
-from fuzz.corpus import Listener
+from conformance.regression import Listener
 from fuzz.target import Health, Target
 from fuzz.wire import parse_loopback
 

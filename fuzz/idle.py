@@ -1,6 +1,6 @@
 """Connections left inside a malformed frame, judged only once the target's idle timeout has passed.
 
-A length-prefixed receiver waits for the rest of a frame (see ``fuzz.oracle``); what ends such a
+A length-prefixed receiver waits for the rest of a frame (see ``conformance.oracle``); what ends such a
 connection is the target's idle timeout (Java: ``serverChannelMaxIdleTimeSeconds``, 120 s). When the
 operator names that timeout, the fuzzer keeps those connections open while it goes on fuzzing, and a
 connection still open and silent a grace period after the timeout is a finding. Without a named timeout

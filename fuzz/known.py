@@ -18,7 +18,7 @@ import struct
 from collections.abc import Callable, Sequence
 
 from conformance.profile import KnownDefect, Profile
-from fuzz.regression import FindingClass
+from conformance.regression import FindingClass
 from spec.frame import LENGTH_FIELD_SIZE
 
 _HEADER_WORD = struct.Struct(">I")

@@ -5,7 +5,8 @@ interleaved across the connections, so a target's per-connection state is exerci
 connections are mid-frame. After the batch, connections holding a complete malformed frame must be
 closed by the target (RMQ-FRAME-CLOSE-ON-ERROR), and a fresh control connection must still get an answer.
 Connections that end inside a frame are judged only against the target's idle timeout, when one is named
-(``fuzz.oracle``, ``fuzz.idle``); memory only past a warm-up baseline and a JVM's heap (``fuzz.memory``).
+(``conformance.oracle``, ``fuzz.idle``); memory only past a warm-up baseline and a JVM's heap
+(``fuzz.memory``).
 What goes wrong is classified (crash, hang, timeout, slow close, idle, memory growth), minimised when the
 target is still usable, and saved as a regression case — once per cause: later findings with the same
 signature are only counted.
@@ -20,32 +21,22 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from codec.acl import Credentials, sign
 from codec.command import decode, encode
-from fuzz.corpus import Listener, SeedFrame
+from conformance.oracle import Expect, judge
+from conformance.profile import KnownDefect
+from conformance.regression import SLOW_CLOSE_LIMIT, ConnectionCase, FindingClass, Listener, RegressionCase
+from fuzz.corpus import SeedFrame
 from fuzz.idle import IDLE_GRACE, IdleWatch, Parked
 from fuzz.memory import MemoryRule, MemoryWatch
 from fuzz.minimise import ddmin
 from fuzz.mutators import mutate
-from fuzz.oracle import Expect, judge
-from fuzz.regression import (
-    RESPONSE_TIMEOUT,
-    ConnectionCase,
-    FindingClass,
-    RegressionCase,
-    close_delay,
-    deliver,
-    ignored,
-)
+from fuzz.replay import RESPONSE_TIMEOUT, close_delay, deliver, ignored
 from fuzz.target import Health, Target
 from fuzz.wire import WireConnection
 from spec.acl import UNIQUE_KEY_QUERY
 from spec.errors import RocketMQSpecError
-
-if TYPE_CHECKING:
-    from conformance.profile import KnownDefect
 
 MAX_CONNECTIONS = 3
 """Connections per batch: two already interleave; a third catches state shared across more than a pair."""
@@ -61,12 +52,6 @@ DRAIN_SECONDS = 0.05
 
 KNOWN_DIR = "known"
 """Subdirectory of the findings directory for findings the target's profile cites as known defects."""
-
-SLOW_CLOSE_LIMIT = 120.0
-"""Seconds a reproduced unanswered stream is watched for a late close: a close within it is a slow close
-(the target spent that long on a few bytes), none at all a timeout. Java's slowest seen: 3 s on an idle
-machine, over 30 s on a loaded one, for the same frame."""
-
 
 @dataclass(frozen=True)
 class FuzzConfig:

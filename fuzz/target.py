@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codec.command import RemotingCommand
-from fuzz.corpus import Listener
+from conformance.regression import Listener
 from fuzz.memory import process_rss
 from fuzz.wire import WireConnection, next_opaque
 from spec.codes import RequestCode

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from codec.command import RemotingCommand, decode
-from tests.golden import JAVA_FRAMES
+from spec.golden import JAVA_FRAMES
 
 T = TypeVar("T")
 

@@ -23,6 +23,7 @@ from codec.acl import Credentials, sign
 from codec.custom_header import encode_header
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import SyncEmbeddedRocketMQ
+from reference_broker.small_store import small_config
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import CREATE_TOPIC_REQUEST
 from tests.interop_clients import (
@@ -33,7 +34,6 @@ from tests.interop_clients import (
     run_consumer,
     run_producer,
 )
-from tests.messaging_support import small_config
 
 SHORT_DELAY_LEVELS = "1s 1s 1s 1s 1s"
 """Every delay level one second: a retried message (level 3 + reconsumeTimes, clamped to 5) is back

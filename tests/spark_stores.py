@@ -9,7 +9,7 @@ from pathlib import Path
 
 from spark_tests.fixtures import extract_store
 from spark_tests.traffic import fill_store
-from tests.golden import STORE_TARBALL
+from spec.golden import STORE_TARBALL
 
 REFERENCE_STORE_BYTES = 96 << 10
 REFERENCE_FILE_BYTES = 32 << 10

@@ -13,7 +13,7 @@ import pytest
 from codec.acl import Credentials, sign, signature, signed_content, verify
 from codec.command import RemotingCommand, decode
 from spec.acl import ACCESS_KEY, SECURITY_TOKEN, SIGNATURE, UNIQUE_KEY_QUERY
-from tests.golden import CLIENT_FRAMES
+from spec.golden import CLIENT_FRAMES
 
 CPP_CLIENT = CLIENT_FRAMES / "py-rocketmq-0.4.4"
 

@@ -23,9 +23,10 @@ from pyspark.sql import SparkSession
 from codec.store.indexfile import IndexFile
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from spark_tests.verify import FAIL, verify_store
+from spec.golden import STORE_TARBALL
 from spec.indexfile import FIRST_INDEX
 from spec.store_layout import INDEX_DIR
-from tests.golden import PROJECT_ROOT, STORE_TARBALL
+from tests.golden import PROJECT_ROOT
 
 DATA = Path(__file__).resolve().parent / "data"
 LIVE_INDEX_SIZES = (512, 4096)

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from benchmarks.broker_bench import MESSAGE, SUCCESS_PREFIX, TOPIC, SendTemplate
 from codec.command import RemotingCommand, encode
+from reference_broker.client_requests import send_fields
 from spec.codes import RequestCode, ResponseCode
-from tests.messaging_support import send_fields
 
 
 @given(st.integers(0, 3), st.integers(0, (1 << 31) - 1))

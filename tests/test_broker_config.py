@@ -29,7 +29,8 @@ from reference_broker.config import (
     snake_case,
 )
 from reference_broker.java_keys import BY_NAME, KEYS, Disposition, Owner, markdown
-from tests.golden import GOLDEN, PROJECT_ROOT
+from spec.golden import GOLDEN
+from tests.golden import PROJECT_ROOT
 
 
 def test_properties_syntax() -> None:

@@ -26,6 +26,7 @@ from codec.custom_header import encode_header
 from codec.store import MessageRecord, StoreDirectory, decode_records
 from codec.store.commitlog import segment_files
 from reference_broker.client import CLIENT_VERSION, RemotingClient, next_opaque
+from reference_broker.client_requests import send_fields
 from reference_broker.stream import FramedStream
 from spec.codes import RequestCode, ResponseCode
 from spec.headers import CREATE_TOPIC_REQUEST
@@ -35,7 +36,7 @@ from spec.store_layout import ABORT_FILE
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.broker_support import run
 from tests.golden import PROJECT_ROOT
-from tests.messaging_support import pull, send_fields
+from tests.messaging_support import pull
 from tests.test_store_engine_helpers import assert_consistent
 
 TOPIC = "CrashTopic"

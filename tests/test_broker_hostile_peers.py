@@ -172,8 +172,8 @@ def test_a_request_of_a_connection_gone_before_its_address_was_known_is_dropped(
     """A batch send read from such a connection used to reach the send handler, which failed parsing the
     born host out of the address "None" (an untyped ValueError in the broker's log)."""
     from codec.command import encode
+    from reference_broker.client_requests import send_fields
     from reference_broker.server import Connection, DispatchTable, RemotingServer
-    from tests.messaging_support import send_fields
 
     handled: list[object] = []
 

@@ -11,16 +11,17 @@ from codec.batch import BatchBlock
 from codec.command import decode
 from codec.store import decode_records
 from reference_broker.client import RemotingClient
+from reference_broker.client_requests import PRODUCER_GROUP, pull_fields
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import SerializeType
+from spec.golden import CLIENT_FRAMES, JAVA_FRAMES
 from spec.message_id import decode_offset_msg_id
 from spec.release_rules import Rule, holds
 from spec.sysflag import TransactionType
 from tests.broker_support import golden_command, host_port, run
-from tests.golden import CLIENT_FRAMES, JAVA_FRAMES
-from tests.messaging_support import PRODUCER_GROUP, pull, pull_fields, send, send_batch, with_broker
+from tests.messaging_support import pull, send, send_batch, with_broker
 
 SEND_EXT = {"MSG_REGION": "DefaultRegion", "TRACE_ON": "true"}
 

@@ -13,6 +13,7 @@ from codec.store import MessageRecord, decode_records
 from codec.store.timercheck import read_timer_checkpoint
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
+from reference_broker.small_store import small_config
 from spec.codes import RequestCode, ResponseCode
 from spec.properties import PropertyKey
 from spec.timer import (
@@ -23,7 +24,7 @@ from spec.timer import (
     decode_recall_handle,
 )
 from tests.broker_support import run
-from tests.messaging_support import pull, send, small_config, with_broker
+from tests.messaging_support import pull, send, with_broker
 
 DELIVERY_WAIT_S = 20.0
 """Bound on waiting for a due message (the wheel delivers within its precision, 1 s)."""

@@ -12,6 +12,7 @@ from codec.custom_header import decode_header
 from codec.store import decode_record, decode_records
 from reference_broker.broker.transactions import CHECK_GROUP, _op_offset
 from reference_broker.client import RemotingClient
+from reference_broker.client_requests import PRODUCER_GROUP
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.store.topics import TRANS_CHECK_MAX_TIME_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
 from spec.codes import RequestCode, ResponseCode
@@ -20,7 +21,7 @@ from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey
 from spec.sysflag import TransactionType
 from tests.broker_support import run
-from tests.messaging_support import PRODUCER_GROUP, pull, send, with_broker
+from tests.messaging_support import pull, send, with_broker
 
 FAST_CHECKS = {"transaction_time_out": 0, "transaction_check_interval": 150}
 """Every half message is due at once and the service runs several times a second."""

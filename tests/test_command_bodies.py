@@ -11,7 +11,7 @@ from codec.bodies import decode_body, decode_register_broker_body, encode_body, 
 from codec.command import decode
 from spec import bodies
 from spec.errors import BodyError
-from tests.golden import JAVA_FRAMES
+from spec.golden import JAVA_FRAMES
 
 _BODY_OF = {
     ("REGISTER_BROKER", False): bodies.REGISTER_BROKER_BODY,

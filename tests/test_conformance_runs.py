@@ -21,10 +21,10 @@ from codec.store.commitlog import segment_files
 from codec.store.directory import StoreDirectory
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
+from spec.golden import STORE_TARBALL
 from spec.indexfile import MAX_QUERY_RESULTS
 from spec.properties import PropertyKey
 from spec.store_layout import COMMITLOG_DIR, CONSUMEQUEUE_DIR
-from tests.golden import STORE_TARBALL
 from tests.messaging_support import send, with_broker
 
 RUN_TIMEOUT = 300

@@ -11,6 +11,7 @@ from codec.command import decode
 from codec.custom_header import decode_header, encode_header
 from spec.codes import RequestCode
 from spec.errors import HeaderError
+from spec.golden import CLIENT_FRAMES, JAVA_FRAMES
 from spec.headers import (
     END_TRANSACTION_REQUEST,
     REGISTER_BROKER_REQUEST,
@@ -18,7 +19,6 @@ from spec.headers import (
     SEND_MESSAGE_REQUEST_V2,
     header_for,
 )
-from tests.golden import CLIENT_FRAMES, JAVA_FRAMES
 
 
 def test_v2_short_names_map_to_v1_fields() -> None:

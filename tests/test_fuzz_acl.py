@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from codec.acl import Credentials, sign, verify
 from codec.command import RemotingCommand, decode, encode
 from conformance import acl_policy as policy
-from fuzz.corpus import Listener, load_seeds
+from conformance.regression import Listener
+from fuzz.corpus import load_seeds
 from fuzz.live import FuzzConfig, LiveFuzzer, signed_seeds
 from fuzz.profiles import fuzz_settings
 from fuzz.strategies.acl import content_changes, content_keeping_changes, signed_requests

@@ -29,8 +29,8 @@ from fuzz.strategies.primitives import texts
 from spec.bodies import BodySpec
 from spec.errors import BodyError, HeaderError, RocketMQSpecError
 from spec.frame import SerializeType
+from spec.golden import JAVA_FRAMES
 from spec.headers import GET_MAX_OFFSET_REQUEST, FieldType, HeaderSpec
-from tests.golden import JAVA_FRAMES
 from tests.test_command_bodies import _BODY_OF as JAVA_BODY_TABLES
 
 JAVA_INT_RANGES = {FieldType.INT: range(-(1 << 31), 1 << 31), FieldType.LONG: range(-(1 << 63), 1 << 63)}

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance.profile import KnownDefect, Profile, load
+from conformance.regression import FindingClass, load_cases
 from fuzz.known import UnknownCause, json_header_ends_in_enum_value, matcher
-from fuzz.regression import FindingClass, load_cases
 
 
 def _json_frame(header: bytes, declared: int | None = None) -> bytes:

@@ -8,18 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.corpus import Listener, load_seeds
+from conformance.oracle import Expect, expectation
+from conformance.regression import ConnectionCase, FindingClass, Listener, RegressionCase, load_cases
+from fuzz.corpus import load_seeds
 from fuzz.live import FuzzConfig, LiveFuzzer, plan_batch
 from fuzz.mutators import MUTATORS
-from fuzz.regression import (
-    ConnectionCase,
-    Expect,
-    FindingClass,
-    RegressionCase,
-    expectation,
-    load_cases,
-    replay,
-)
+from fuzz.replay import replay
 from fuzz.target import Health, Target
 from fuzz.wire import parse_loopback
 from reference_broker.embedded import SyncEmbeddedRocketMQ

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from conformance.oracle import Expect, judge
+from conformance.regression import FindingClass, Listener
 from fuzz import idle, live, target
 from fuzz.cli import build_parser, memory_rule
-from fuzz.corpus import Listener, load_seeds
+from fuzz.corpus import load_seeds
 from fuzz.live import Batch, FuzzConfig, LiveFuzzer
 from fuzz.memory import MemoryRule, MemoryWatch, jvm_heap_bytes, process_cmdline
-from fuzz.oracle import Expect, judge
-from fuzz.regression import FindingClass
 from fuzz.target import Target
 from spec.frame import MAX_LENGTH_VALUE
 from tests.fuzz_fake_target import NEVER, Behaviour, FakeTarget

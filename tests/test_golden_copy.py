@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.golden import IN_PROJECT_GOLDEN, LEFT_OUT, ORIGIN_GOLDEN
+from spec.golden import IN_PROJECT_GOLDEN, ORIGIN_GOLDEN
+from tests.golden import LEFT_OUT
 
 pytestmark = pytest.mark.skipif(not ORIGIN_GOLDEN.is_dir(),
                                 reason="../shared/golden is not beside the checkout")

@@ -16,8 +16,8 @@ import pytest
 
 from codec.command import RemotingCommand, decode, encode, java_hashmap_order
 from spec.frame import SerializeType
+from spec.golden import CLIENT_FRAMES, JAVA_FRAMES
 from spec.json_header import JSON_HEADER_FIELDS
-from tests.golden import CLIENT_FRAMES, JAVA_FRAMES
 
 
 def _java_entries() -> list[Any]:

@@ -14,11 +14,12 @@ import pytest
 from codec.ha import encode_report
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedMasterSlave
+from reference_broker.small_store import SMALL_STORE
 from spec.codes import RequestCode, ResponseCode
 from spec.ha import BrokerRole
 from spec.store_layout import COMMITLOG_DIR
 from tests.broker_support import run
-from tests.messaging_support import SMALL_STORE, pull, send
+from tests.messaging_support import pull, send
 
 FAST_HA = {**SMALL_STORE, "mapped_file_size_commit_log": 64 * 1024, "ha_send_heartbeat_interval": 200,
            "ha_housekeeping_interval": 3000, "ha_reconnect_interval": 200, "slave_sync_interval": 200,

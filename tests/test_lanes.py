@@ -23,12 +23,13 @@ from fuzz.strategies.properties import property_maps
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.server import RemotingServer
+from reference_broker.small_store import small_config
 from reference_broker.store import InnerMessage, MessageStore
 from reference_broker.store import message_store as message_store_module
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey, encode_properties
 from spec.sysflag import MessageSysFlag, TransactionType
-from tests.messaging_support import pull, send, small_config
+from tests.messaging_support import pull, send
 from tests.test_store_engine_helpers import tiny_config
 
 HOSTS = (HostPort("127.0.0.1", 40666), HostPort("::1", 40667))

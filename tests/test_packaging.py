@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.golden import PROJECT_ROOT, STORE_TARBALL
+from spec.golden import STORE_TARBALL
+from tests.golden import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("build") is None,
                                 reason="needs the 'build' package (pip install -e '.[dev]')")
@@ -97,7 +98,7 @@ def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     (wheel,) = build(tmp_path / "dist", "--wheel")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert set(SHIPPED) <= names, set(SHIPPED) - names
-    assert any(name.startswith("fuzz/regressions/") for name in names)
+    assert any(name.startswith("conformance/regressions/") for name in names)
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
     assert any(name.startswith("codec/_hotpath") and name.endswith(".so") for name in names)
     bin_dir, env = installed(tmp_path, wheel)

@@ -24,7 +24,8 @@ import pytest
 from reference_broker.embedded import SyncEmbeddedRocketMQ
 from spark_tests.fixtures import extract_store
 from spark_tests.traffic import prepare_topic
-from tests.golden import PROJECT_ROOT, STORE_TARBALL
+from spec.golden import STORE_TARBALL
+from tests.golden import PROJECT_ROOT
 
 pytestmark = pytest.mark.spark
 

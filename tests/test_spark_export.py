@@ -14,7 +14,7 @@ from spark_tests.cli import main
 from spark_tests.export import DATE_COLUMN
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from spark_tests.store_source import FORMAT
-from tests.golden import STORE_TARBALL
+from spec.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

@@ -29,7 +29,7 @@ from spark_tests.planning import CommitLogSplit
 from spark_tests.pushdown import RecordFilter, queue_plan, record_filter
 from spark_tests.store_plan import RecordsPartition, filtered_partitions
 from spark_tests.store_source import FORMAT
-from tests.golden import STORE_TARBALL
+from spec.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from spark_tests.required_columns import FALLBACK_COLUMN, required_columns, store_query
 from spark_tests.store_source import FORMAT
-from tests.golden import STORE_TARBALL
+from spec.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

@@ -19,7 +19,7 @@ from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fi
 from spark_tests.store_plan import commitlog_splits, starts_record
 from spark_tests.store_source import FORMAT
 from spec.commitlog import MAGIC_POSITION, RMQ_CL_MAGIC
-from tests.golden import STORE_MANIFEST, STORE_TARBALL
+from spec.golden import STORE_MANIFEST, STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

@@ -21,8 +21,8 @@ from spark_tests.traffic import fill_store
 from spark_tests.verify import FAIL, INFO, PASS, clause_verdicts, verify_store
 from spec.commitlog import BODY_CRC_POSITION
 from spec.consumequeue import CQ_ENTRY_SIZE
+from spec.golden import STORE_TARBALL
 from spec.store_layout import CONSUMEQUEUE_DIR
-from tests.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

@@ -18,8 +18,8 @@ from reference_broker.store.message import (
     redirect_text,
 )
 from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
+from spec.golden import STORE_MANIFEST, STORE_TARBALL
 from spec.properties import PropertyKey
-from tests.golden import STORE_MANIFEST, STORE_TARBALL
 from tests.test_store_engine_helpers import assert_consistent, message
 
 pytestmark = pytest.mark.skipif(not STORE_TARBALL.exists(), reason="golden store not available")

@@ -1,6 +1,6 @@
 """Regressions: byte streams the live fuzzer (``rmq-fuzz``) found to trouble a target, replayed every run.
 
-Each case file under ``fuzz/regressions`` (format ``rmq-fuzz-regression/1``) holds the minimised frames
+Each case file under ``conformance/regressions`` (format ``rmq-fuzz-regression/1``) holds the minimised frames
 of one finding, one stream per connection. What a target must do with them follows from the spec, not
 from the target they were found on: a stream the codec rejects must get its connection closed (Java's
 decoder closes the channel on any decode error; frames completed before the bad one may be answered), and
@@ -19,10 +19,10 @@ import pytest
 
 from conformance.case import Row, table
 from conformance.checks import Check
+from conformance.oracle import Expect
+from conformance.regression import SLOW_CLOSE_LIMIT, RegressionCase, load_cases
 from conformance.target import Server
 from conformance.wire import Wire
-from fuzz.live import SLOW_CLOSE_LIMIT
-from fuzz.regression import Expect, RegressionCase, load_cases
 from spec.frame import FRAME_CLOSE_ON_ERROR
 
 from .support import expect_closed_and_serving, expect_success

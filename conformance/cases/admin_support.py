@@ -9,6 +9,7 @@ followed end to end.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,10 +49,20 @@ def by_queue(table: Mapping[Any, Any], topic: str) -> dict[int, Any]:
             if isinstance(key, ObjectKey) and key.as_dict().get("topic") == topic}
 
 
+PROPERTY_LINE = re.compile(r"\s*([^=:\s]+)\s*[=:]?\s*(.*)")
+"""One line of Properties text as ``java.util.Properties.load`` reads it: the key ends at the first ``=``,
+``:`` or blank, so ``key=value``, ``key:value`` and ``key value`` are the same setting (Apache writes the
+first; Java's readers, mqadmin among them, accept all three)."""
+
+
 def properties(body: bytes | None) -> dict[str, str]:
-    """A Properties body (``key=value`` lines) as a dict, for checks that must not depend on the codec."""
-    lines = (body or b"").decode("utf-8").splitlines()
-    return dict(line.split("=", 1) for line in lines if "=" in line)
+    """A Properties body as a dict (``#`` and ``!`` lines are comments), for checks that must not depend
+    on the codec."""
+    settings = {}
+    for line in (body or b"").decode("utf-8", "replace").splitlines():
+        if (found := PROPERTY_LINE.fullmatch(line)) and not found[1].startswith(("#", "!")):
+            settings[found[1]] = found[2].strip()
+    return settings
 
 
 def known_group(client: Client, group: str) -> str:

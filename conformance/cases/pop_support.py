@@ -25,6 +25,7 @@ from spec.pop import (
 from spec.properties import PropertyKey
 from spec.releases import is_5x, release_of_version
 
+from .admin_support import properties
 from .messaging import Client
 from .support import unique
 
@@ -34,12 +35,7 @@ HOLD_HEADROOM = 10.0
 
 def broker_setting(client: Client, name: str) -> str:
     """One setting of the target as GET_BROKER_CONFIG reports it ("" when it does not)."""
-    answer = client.connection.call(RequestCode.GET_BROKER_CONFIG)
-    for line in (answer.body or b"").decode("utf-8", "replace").splitlines():
-        key, _, value = line.partition("=")
-        if key.strip() == name:
-            return value.strip()
-    return ""
+    return properties(client.connection.call(RequestCode.GET_BROKER_CONFIG).body).get(name, "")
 
 
 def broker_name(client: Client) -> str:

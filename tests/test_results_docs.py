@@ -4,6 +4,8 @@ undo, or a report updated without rendering, fails here."""
 
 from __future__ import annotations
 
+import pytest
+
 from conformance import results
 from conformance.verdict import Verdict
 from rocketmq_targets import PROJECT_TARGETS
@@ -40,3 +42,13 @@ def test_every_release_conforms_under_its_profile_in_the_committed_reports() -> 
                    if entry["verdict"] != Verdict.PASS.value and not entry.get("deviation")
                    and not (entry["verdict"] == Verdict.UNSUPPORTED.value and entry.get("message"))]
         assert uncited == [], target
+
+
+def test_the_check_ci_runs_names_only_the_project_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CI cannot build rocketmq-rust: its committed report is shown, but ``check`` without targets (what
+    ``.ci/run`` calls) must not run it."""
+    checked: list[str] = []
+    monkeypatch.setattr(results, "check", lambda targets: checked.extend(targets) or 0)
+    assert results.main(["check"]) == 0
+    assert checked == list(PROJECT_TARGETS)
+    assert not set(checked) & set(results.OTHER_TARGETS)

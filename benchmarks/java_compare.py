@@ -31,11 +31,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from apache_rocketmq import ApacheRocketMQ, ProvisionError
+from apache_rocketmq import ProvisionError
 from apache_rocketmq.drivers import driver_command
 from benchmarks.broker_bench import rss_mib
 from benchmarks.common import Result, cpu_seconds
-from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, started
+from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, servers, started
 
 CLIENT = "4.9.7"
 """The client release every target is driven with: one load generator for all, so the comparison is fair
@@ -89,12 +89,11 @@ class _Launched:
 @contextlib.contextmanager
 def _launched(name: str, workdir: Path) -> Iterator[_Launched]:
     """The target running, with the pids whose memory and CPU count (a release's name server too)."""
-    found = parse_target(name)
-    if found is None:
+    if parse_target(name) is None:
         with started(name, workdir) as running:
             yield _Launched(running.namesrv_addr, (running.broker_pid,))
         return
-    with ApacheRocketMQ(found, home=workdir) as cluster:
+    with servers(name, workdir) as cluster:  # a release of Apache RocketMQ or of rocketmq-rust
         pids = (cluster.broker_pid, *((cluster.namesrv_pid,) if cluster.namesrv_pid else ()))
         yield _Launched(cluster.namesrv_addr, pids)
 

@@ -50,29 +50,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU used so far by a process and all its descendants, living or ended: each living process's
-    utime + stime + the cutime + cstime of the children it has reaped (a JVM and the Python workers it
-    forks, say). On a loaded machine this moves far less than wall-clock time."""
-    parents: dict[int, int] = {}
-    totals: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = _stat(int(entry.name))
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(fields[1])
-            totals[int(entry.name)] = sum(int(f) for f in fields[11:15])
-    tree, frontier = {pid}, [pid]
-    while frontier:
-        parent = frontier.pop()
-        children = [child for child, of in parents.items() if of == parent and child not in tree]
-        tree.update(children)
-        frontier += children
-    return sum(totals.get(member, 0) for member in tree) / os.sysconf("SC_CLK_TCK")
-
-
 def _own_cpu_ticks() -> dict[int, tuple[int, int]]:
     """Every process's parent and own utime + stime (clock ticks)."""
     found: dict[int, tuple[int, int]] = {}
@@ -90,8 +67,8 @@ class TreeCpu:
     """CPU used by the process trees under ``roots`` while the context is open, sampled every
     ``interval`` seconds: each process's own utime + stime from its first sample to its last (from zero
     for one born meanwhile). Children's counters are not used, so nothing counts twice whoever reaps
-    whom; a process loses what it used after its last sample, at most ``interval`` of CPU, which
-    ``tree_cpu_seconds`` would lose entirely for workers a dying parent leaves to init."""
+    whom; a process loses what it used after its last sample, at most ``interval`` of CPU (summing
+    children's reaped counters instead loses everything of workers a dying parent leaves to init)."""
 
     def __init__(self, roots: list[int], interval: float = 0.2) -> None:
         self.roots, self.interval = roots, interval

@@ -24,7 +24,7 @@ from spec import headers
 from spec.bodies import TOPIC_ROUTE_DATA
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import SpecViolation
-from spec.message_id import UniqKey, encode_uniq_key
+from spec.message_id import UniqKey, encode_uniq_key, uniq_key_time_diff
 from spec.properties import PropertyKey, encode_properties
 from spec.sysflag import PermName, PullSysFlag
 
@@ -157,8 +157,8 @@ def new_uniq_key() -> str:
     pid, loader = _UNIQ_PREFIX
     now = datetime.datetime.now()
     month_start = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-    since_month = (now - month_start) // datetime.timedelta(milliseconds=1)
-    return encode_uniq_key(UniqKey("127.0.0.1", pid, loader, since_month, next(_UNIQ_COUNTER) & 0xFFFF))
+    time_diff = uniq_key_time_diff(int(now.timestamp() * 1000), int(month_start.timestamp() * 1000))
+    return encode_uniq_key(UniqKey("127.0.0.1", pid, loader, time_diff, next(_UNIQ_COUNTER) & 0xFFFF))
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ OFFSET_MSG_ID_V6_HEX_LEN = 2 * OFFSET_MSG_ID_V6.sizeof()
 UNIQ_KEY_TAIL = Struct(
     "pid" / Int16ub * "low 16 bits of the producer process id",
     "class_loader_hash" / Int32sb * "hashCode of the producer's class loader",
-    "time_diff" / Int32sb * "milliseconds since the start of the producer's local month",
+    "time_diff" / Int32sb * "milliseconds since the start of the producer's local month, cast to int "
+                            "(RMQ-MSGID-UNIQ-TIME)",
     "counter" / Int16ub * "low 16 bits of a per-process counter",
 )
 
@@ -55,6 +56,23 @@ RMQ_MSGID_UNIQ_KEY = clause(
     "milliseconds into the month (4) and counter (2).",
     source="common/src/main/java/org/apache/rocketmq/common/message/MessageClientIDSetter.java",
 )
+
+RMQ_MSGID_UNIQ_TIME = clause(
+    "RMQ-MSGID-UNIQ-TIME", Level.SHOULD,
+    "A UNIQ_KEY's time field is (int)(now - start of the local month) in milliseconds: past 2^31 ms (the "
+    "25th day) it wraps negative, and a difference in (-1000000, 0), a clock stepped back, is written as 0.",
+    source="common/src/main/java/org/apache/rocketmq/common/message/MessageClientIDSetter.java",
+)
+
+_CLOCK_STEP_BACK_MS = 1_000_000
+"""How far back the clock may step before the Java client stops clamping the difference to 0."""
+
+
+def uniq_key_time_diff(now_ms: int, month_start_ms: int) -> int:
+    """The time field as the Java client writes it: a month holds more milliseconds than an int, and the
+    client casts rather than checks, so late in a month the field is negative and decoders must accept it."""
+    diff = (now_ms - month_start_ms + 2**31) % 2**32 - 2**31
+    return 0 if -_CLOCK_STEP_BACK_MS < diff < 0 else diff
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from spec.message_id import (
     decode_uniq_key,
     encode_offset_msg_id,
     encode_uniq_key,
+    uniq_key_time_diff,
 )
 
 
@@ -56,3 +57,17 @@ def test_uniq_key_round_trip(ip: object, pid: int, loader: int, diff: int, count
     text = encode_uniq_key(key)
     assert len(text) in (32, 56)
     assert decode_uniq_key(text) == key
+
+
+def test_uniq_key_time_wraps_as_the_java_cast_does() -> None:
+    """Past 2^31 ms into a month (the 25th day) the Java client's (int) cast turns the field negative;
+    the suite's producers must write the same, not fail to build the key."""
+    month_start = 1_793_491_200_000  # 2026-11-01T00:00:00Z
+    late = month_start + 24 * 86_400_000 + 21 * 3_600_000  # 2026-11-25T21:00Z
+    diff = uniq_key_time_diff(late, month_start)
+    assert diff == late - month_start - 2**32 < 0
+    key = UniqKey("192.0.2.2", 1, 2, diff, 3)
+    assert decode_uniq_key(encode_uniq_key(key)).time_diff_ms == diff
+    assert uniq_key_time_diff(month_start + 5_000, month_start) == 5_000
+    assert uniq_key_time_diff(month_start - 999_999, month_start) == 0
+    assert uniq_key_time_diff(month_start - 1_000_000, month_start) == -1_000_000

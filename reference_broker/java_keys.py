@@ -187,7 +187,8 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_MSC, _UNREAD, "putMsgIndexHightWater", "isEnableBatchPush"),
     *_ignored(_MSC, "the index is always rebuilt past the last flushed entry", "messageIndexSafe"),
     *_honoured(_MSC, "timerWheelEnable", "timerPrecisionMs", "timerMaxDelaySec"),  # 5.x keys
-    *_honoured(_BC, "reviveQueueNum", "reviveInterval", "popPollingSize", "recallMessageEnable"),  # 5.x keys
+    *_honoured(_BC, "reviveQueueNum", "reviveInterval", "popPollingSize", "recallMessageEnable",
+               "litePullMessageEnable"),  # 5.x keys
     *_honoured(_MSC, "haSendHeartbeatInterval", "haHousekeepingInterval", "haTransferBatchSize",
                "haMasterAddress", "haSlaveFallbehindMax", "slaveTimeout"),
     JavaKey("haListenPort", Disposition.IGNORED, _MSC,

@@ -167,3 +167,9 @@ ADMIN_GET_GROUP_CONFIG = clause(
     "GET_SUBSCRIPTIONGROUP_CONFIG (352, 5.0.0+) answers the group's SubscriptionGroupConfig as JSON, "
     "creating it with default settings when autoCreateSubscriptionGroup is on (findSubscriptionGroupConfig).",
     source=_ADMIN + " (getSubscriptionGroup)")
+ADMIN_POP_ROLLBACK = clause(
+    "RMQ-ADMIN-POP-ROLLBACK", Level.MUST,
+    "POP_ROLLBACK (200056, 5.3.2+; mqadmin exportPopRecord) carries no header and is answered SUCCESS once "
+    "the broker's pop state is in its file store: Java moves it there from the RocksDB pop store when that "
+    "store is in use; a broker that keeps pop state in the revive log only has nothing to move.",
+    source=_ADMIN + " (transferPopToFsStore)")

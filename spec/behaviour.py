@@ -198,6 +198,18 @@ BRK_PULL_CHECKS = clause(
     "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
     "outside the topic's read queues 1 SYSTEM_ERROR.",
     source=_PULL)
+LITE_PULL_FORBIDDEN_REMARK = "the broker[{broker_ip1}] for lite pull consumer is forbidden"
+"""The remark of a LITE_PULL_MESSAGE refused because ``litePullMessageEnable`` is off."""
+BRK_LITE_PULL = clause(
+    "RMQ-BRK-LITE-PULL", Level.MUST,
+    "LITE_PULL_MESSAGE (361, 5.0.0+), what a lite pull consumer sends (sysFlag FLAG_LITE_PULL_MESSAGE), is "
+    "served by the pull processor on the main port exactly as PULL_MESSAGE: same header, checks, answers. "
+    "When litePullMessageEnable (default true) is false it is answered 16 NO_PERMISSION, forbiddenType 1 "
+    "(BROKER_FORBIDDEN), remark \"the broker[<brokerIP1>] for lite pull consumer is forbidden\", before "
+    "any other check but the broker's read permission.",
+    source=_PULL + " (processRequest); broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java "
+    "(registerProcessor); client/src/main/java/org/apache/rocketmq/client/impl/MQClientAPIImpl.java "
+    "(pullMessage)")
 BRK_PULL_SUBSCRIPTION = clause(
     "RMQ-BRK-PULL-SUBSCRIPTION", Level.MUST,
     "A pull without FLAG_SUBSCRIPTION is filtered by the subscription the group's heartbeat registered for "
@@ -282,7 +294,7 @@ BRK_AUTO_CREATE = clause(
 BRK_FAST_PORT = clause(
     "RMQ-BRK-FAST-PORT", Level.SHOULD,
     "A broker also listens on listenPort - 2 (the fast port), which serves the same requests except "
-    "PULL_MESSAGE, answered 3 REQUEST_CODE_NOT_SUPPORTED.",
+    "PULL_MESSAGE (and, 5.x, LITE_PULL_MESSAGE), answered 3 REQUEST_CODE_NOT_SUPPORTED.",
     source="broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java")
 BRK_ECHO_SERIALIZE_TYPE = clause(
     "RMQ-BRK-ECHO-SERIALIZE-TYPE", Level.SHOULD,

@@ -1,5 +1,5 @@
 """Consuming: what a pull hands back, its header and status for every position in a queue, tag
-filtering, long polling, and the fast port that does not serve pulls.
+filtering, long polling, a 5.x lite pull consumer's pull, and the fast port that does not serve pulls.
 
 Pulls carry their subscription (FLAG_SUBSCRIPTION) under a fresh consumer group, as a pull consumer's
 first request does, so no heartbeat has to come first.
@@ -17,13 +17,15 @@ from conformance.checks import Check
 from conformance.target import Server
 from conformance.verdict import Info
 from conformance.wire import RESPONSE_TIMEOUT, ConnectionLost, Endpoint, Wire
-from spec.behaviour import FAST_PORT_OFFSET
+from spec.behaviour import FAST_PORT_OFFSET, LITE_PULL_FORBIDDEN_REMARK
 from spec.clauses import Level
 from spec.codes import RequestCode, ResponseCode
 from spec.release_rules import Rule
+from spec.sysflag import ForbiddenType
 
-from .admin_support import group_config
+from .admin_support import group_config, properties
 from .messaging import QUEUES, SUSPEND_HEADROOM, Client, Message, pull_header, subscription
+from .pop_support import require_code
 from .support import expect_code, expect_success, unique
 
 FILLED = 3
@@ -42,6 +44,8 @@ STILL_HELD = 0.5
 """Seconds a held pull must stay unanswered before the case sends the message that ends it."""
 
 USER_PROPERTIES = {"color": "blue", "ünïcode": "välue ✓", "empty-looking": " "}
+
+LITE_PULL_ENABLE = "litePullMessageEnable"
 
 _JAVA_HASH = ("Java's broker compares only the tags' hashCode (ExpressionMessageFilter."
               "isMatchedByConsumeQueue); the client then filters by the tag string.")
@@ -276,7 +280,8 @@ def test_tag_filter(expression: tuple[str, list[str | None]], client: Client, ch
                 pulled.header["nextBeginOffset"])
 
 
-@case("RMQ-BRK-FAST-PORT", "On listenPort - 2 the broker serves requests but answers PULL_MESSAGE with 3.")
+@case("RMQ-BRK-FAST-PORT", "On listenPort - 2 the broker serves requests but answers PULL_MESSAGE and "
+      "LITE_PULL_MESSAGE with 3.")
 def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> None:
     fast = Endpoint(broker.endpoint.host, broker.endpoint.port - FAST_PORT_OFFSET)
     try:
@@ -287,6 +292,42 @@ def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> Non
     expect_success(check, "a broker request on the fast port", broker.ping(connection))
     expect_code(check, "PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0),
                 ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+    expect_code(check, "LITE_PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0, lite=True),
+                ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+
+
+@case("RMQ-BRK-LITE-PULL", "A LITE_PULL_MESSAGE from offset 1 of a 3-message queue is answered as the "
+      "PULL_MESSAGE beside it (code, remark, header, records); with litePullMessageEnable false (restored "
+      "afterwards) it is answered 16 NO_PERMISSION, forbiddenType 1 and the broker's remark (5.0.0+).")
+def test_lite_pull_answers_as_pull(client: Client, check: Check) -> None:
+    require_code(client, RequestCode.LITE_PULL_MESSAGE, "RMQ-BRK-LITE-PULL")
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    settings = properties(client.call(RequestCode.GET_BROKER_CONFIG, {}).body)
+    before = settings.get(LITE_PULL_ENABLE, "true")
+    try:
+        _set_broker(client, check, LITE_PULL_ENABLE, "true")
+        pulled, lite = client.pull(topic, 0, 1), client.pull(topic, 0, 1, lite=True)
+        check.equal("(code, remark)", (pulled.code, pulled.remark), (lite.code, lite.remark))
+        check.equal("header", pull_header(pulled), pull_header(lite))
+        check.equal("(queue offset, body) of the records",
+                    [(r.queue_offset, r.body) for r in decode_records(pulled.body)],
+                    [(r.queue_offset, r.body) for r in decode_records(lite.body)])
+        _set_broker(client, check, LITE_PULL_ENABLE, "false")
+        refused = expect_code(check, "lite pull (litePullMessageEnable=false)",
+                              client.pull(topic, 0, 1, lite=True), ResponseCode.NO_PERMISSION)
+        check.equal("remark", LITE_PULL_FORBIDDEN_REMARK.format(broker_ip1=settings.get("brokerIP1")),
+                    refused.remark)
+        check.equal("forbiddenType", str(int(ForbiddenType.BROKER_FORBIDDEN)),
+                    (refused.ext_fields or {}).get("forbiddenType"))
+        expect_success(check, "PULL_MESSAGE beside it", client.pull(topic, 0, 1))
+    finally:
+        client.call(RequestCode.UPDATE_BROKER_CONFIG, {}, f"{LITE_PULL_ENABLE}={before}\n".encode())
+
+
+def _set_broker(client: Client, check: Check, key: str, value: str) -> None:
+    expect_success(check, f"UPDATE_BROKER_CONFIG {key}={value}",
+                   client.call(RequestCode.UPDATE_BROKER_CONFIG, {}, f"{key}={value}\n".encode()))
 
 
 OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"

@@ -26,12 +26,13 @@ from reference_broker.config import BrokerConfig
 from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
 from reference_broker.wire_release import wire_release
+from spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
 from spec.bodies import OFFSET_MOVED_EVENT
 from spec.codes import RequestCode, ResponseCode
 from spec.ha import MASTER_ID, BrokerRole
 from spec.properties import PropertyKey
 from spec.release_rules import Rule, holds
-from spec.sysflag import PermName, PullSysFlag
+from spec.sysflag import ForbiddenType, PermName, PullSysFlag
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ _STATUS_CODES = {
     GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
 }
 """Status -> code for every status whose code does not depend on the requested offset."""
+_BROKER_FORBIDDEN = {"forbiddenType": str(int(ForbiddenType.BROKER_FORBIDDEN))}
+"""The header of a refused 5.x pull: Java sets forbiddenType alone and leaves the offsets null, which the
+spec's table (offsets required) cannot encode."""
 OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"
 """``TopicValidator.RMQ_SYS_OFFSET_MOVED_EVENT``."""
 
@@ -86,7 +90,16 @@ class PullHandlers:
                                 else ResponseCode.SYSTEM_ERROR)
 
     def table(self) -> dict[RequestCode, Handler]:
-        return {RequestCode.PULL_MESSAGE: self.pull}
+        return {RequestCode.PULL_MESSAGE: self.pull, RequestCode.LITE_PULL_MESSAGE: self.lite_pull}
+
+    async def lite_pull(self, request: Request) -> RemotingCommand:
+        """RMQ-BRK-LITE-PULL: a lite pull consumer's pull, served as any pull unless the broker forbids it
+        (a release that does not declare the code never gets here: the dispatch table leaves it out)."""
+        if self.config.broker_permission & PermName.READ and not self.config.lite_pull_message_enable:
+            return request.reply(ResponseCode.NO_PERMISSION,
+                                 LITE_PULL_FORBIDDEN_REMARK.format(broker_ip1=self.config.broker_ip1),
+                                 header={}, extra_fields=_BROKER_FORBIDDEN)
+        return await self.pull(request)
 
     async def pull(self, request: Request) -> RemotingCommand:
         header = request.header()

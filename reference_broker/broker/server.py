@@ -1,8 +1,9 @@
 """The broker process: its managers, its two listening ports, its background duties.
 
 The main port serves every handler; the fast port (listenPort - 2) serves the same table without
-PULL_MESSAGE, as Java's fast remoting server does. Background tasks are the client-channel expiry scan
-and the periodic consumer-offset flush; registration with name servers lives in ``registration``.
+PULL_MESSAGE and LITE_PULL_MESSAGE, as Java's fast remoting server does. Background tasks are the
+client-channel expiry scan and the periodic consumer-offset flush; registration with name servers lives in
+``registration``.
 
 The message store is opened (recovering whatever a previous run left) after the main port is bound and
 before it accepts anything: records carry the broker's ``brokerIP1:listenPort`` as store host, and a
@@ -79,6 +80,9 @@ def _check_role(config: BrokerConfig) -> None:
     else:
         config.broker_id = MASTER_ID
 
+PULL_CODES = (RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE)
+"""The pull processor's codes: served on the main port only (RMQ-BRK-FAST-PORT)."""
+
 FREE_PORT_ATTEMPTS = 16
 """Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""
 
@@ -116,7 +120,7 @@ class Broker:
         backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
                                      backlog=backlog, version=version)
-        self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
+        self.fast_server = RemotingServer("broker-fast", dispatch.without(*PULL_CODES),
                                           on_close=self._closed, guard=guard_check, backlog=backlog,
                                           version=version)
         self._tasks: list[asyncio.Task[Any]] = []
@@ -163,7 +167,7 @@ class Broker:
         if self.config.role is BrokerRole.SLAVE:
             self._start_replica(self.store)
         await self.server.serve(dispatch)
-        await self.fast_server.serve(dispatch.without(RequestCode.PULL_MESSAGE))
+        await self.fast_server.serve(dispatch.without(*PULL_CODES))
         if grpc_port != GRPC_DISABLED:
             self.grpc = GrpcProxy(self)
             try:
@@ -236,7 +240,8 @@ class Broker:
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):
             handlers[send] = self.stats.counting_sends(handlers[send])
-        handlers[RequestCode.PULL_MESSAGE] = self.stats.counting_pulls(handlers[RequestCode.PULL_MESSAGE])
+        for pull in PULL_CODES:
+            handlers[pull] = self.stats.counting_pulls(handlers[pull])
         return DispatchTable(handlers, self.release.request_codes)
 
     def _pop_handlers(self, store: MessageStore) -> dict[RequestCode, Handler]:

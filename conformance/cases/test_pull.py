@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codec import fastjson
+from codec.command import RemotingCommand
 from codec.store import MessageRecord, decode_records
 from conformance.case import Row, case, table
 from conformance.checks import Check
@@ -297,37 +298,43 @@ def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> Non
 
 
 @case("RMQ-BRK-LITE-PULL", "A LITE_PULL_MESSAGE from offset 1 of a 3-message queue is answered as the "
-      "PULL_MESSAGE beside it (code, remark, header, records); with litePullMessageEnable false (restored "
-      "afterwards) it is answered 16 NO_PERMISSION, forbiddenType 1 and the broker's remark (5.0.0+).")
+      "PULL_MESSAGE beside it (code, remark, header, records); with litePullMessageEnable false (set by "
+      "UPDATE_BROKER_CONFIG, restored afterwards) it is answered 16 NO_PERMISSION, forbiddenType 1 and the "
+      "broker's remark (5.0.0+).")
 def test_lite_pull_answers_as_pull(client: Client, check: Check) -> None:
     require_code(client, RequestCode.LITE_PULL_MESSAGE, "RMQ-BRK-LITE-PULL")
     topic = client.create_topic()
     client.fill(topic, FILLED)
     settings = properties(client.call(RequestCode.GET_BROKER_CONFIG, {}).body)
-    before = settings.get(LITE_PULL_ENABLE, "true")
+    forbidden = LITE_PULL_FORBIDDEN_REMARK.format(broker_ip1=settings.get("brokerIP1"))
+    if settings.get(LITE_PULL_ENABLE, "true") != "true":  # the target's own setting: judged as it is
+        _expect_forbidden(check, client.pull(topic, 0, 1, lite=True), forbidden)
+        return
+    pulled, lite = client.pull(topic, 0, 1), client.pull(topic, 0, 1, lite=True)
+    check.equal("(code, remark)", (pulled.code, pulled.remark), (lite.code, lite.remark))
+    check.equal("header", pull_header(pulled), pull_header(lite))
+    check.equal("(queue offset, body) of the records",
+                [(r.queue_offset, r.body) for r in decode_records(pulled.body)],
+                [(r.queue_offset, r.body) for r in decode_records(lite.body)])
     try:
-        _set_broker(client, check, LITE_PULL_ENABLE, "true")
-        pulled, lite = client.pull(topic, 0, 1), client.pull(topic, 0, 1, lite=True)
-        check.equal("(code, remark)", (pulled.code, pulled.remark), (lite.code, lite.remark))
-        check.equal("header", pull_header(pulled), pull_header(lite))
-        check.equal("(queue offset, body) of the records",
-                    [(r.queue_offset, r.body) for r in decode_records(pulled.body)],
-                    [(r.queue_offset, r.body) for r in decode_records(lite.body)])
-        _set_broker(client, check, LITE_PULL_ENABLE, "false")
-        refused = expect_code(check, "lite pull (litePullMessageEnable=false)",
-                              client.pull(topic, 0, 1, lite=True), ResponseCode.NO_PERMISSION)
-        check.equal("remark", LITE_PULL_FORBIDDEN_REMARK.format(broker_ip1=settings.get("brokerIP1")),
-                    refused.remark)
-        check.equal("forbiddenType", str(int(ForbiddenType.BROKER_FORBIDDEN)),
-                    (refused.ext_fields or {}).get("forbiddenType"))
+        expect_success(check, f"switching {LITE_PULL_ENABLE} off", _enable_lite_pull(client, False))
+        _expect_forbidden(check, client.pull(topic, 0, 1, lite=True), forbidden)
         expect_success(check, "PULL_MESSAGE beside it", client.pull(topic, 0, 1))
     finally:
-        client.call(RequestCode.UPDATE_BROKER_CONFIG, {}, f"{LITE_PULL_ENABLE}={before}\n".encode())
+        _enable_lite_pull(client, True)
 
 
-def _set_broker(client: Client, check: Check, key: str, value: str) -> None:
-    expect_success(check, f"UPDATE_BROKER_CONFIG {key}={value}",
-                   client.call(RequestCode.UPDATE_BROKER_CONFIG, {}, f"{key}={value}\n".encode()))
+def _enable_lite_pull(client: Client, enabled: bool) -> RemotingCommand:
+    """UPDATE_BROKER_CONFIG of litePullMessageEnable (Java applies it at once)."""
+    setting = f"{LITE_PULL_ENABLE}={str(enabled).lower()}\n"
+    return client.call(RequestCode.UPDATE_BROKER_CONFIG, {}, setting.encode())
+
+
+def _expect_forbidden(check: Check, response: RemotingCommand, remark: str) -> None:
+    expect_code(check, f"lite pull ({LITE_PULL_ENABLE}=false)", response, ResponseCode.NO_PERMISSION)
+    check.equal("remark", remark, response.remark)
+    check.equal("forbiddenType", str(int(ForbiddenType.BROKER_FORBIDDEN)),
+                (response.ext_fields or {}).get("forbiddenType"))
 
 
 OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"

@@ -15,7 +15,7 @@ import pytest
 from conformance.can_fail import failing_functions
 from conformance.mutation import report
 from conformance.mutation.__main__ import main
-from conformance.mutation.report import Equivalent
+from conformance.mutation.report import Reviewed
 from tests.golden import PROJECT_ROOT
 
 MODULE = "reference_broker/namesrv/kv.py"
@@ -45,15 +45,18 @@ def test_every_sampled_mutant_is_judged_with_its_line(session: Path) -> None:
 
 
 def test_a_listed_equivalent_mutant_is_not_counted_as_a_survivor(session: Path) -> None:
-    result = report.figures(session, equivalents={})
+    result = report.figures(session, equivalents={}, gaps={})
     if not result.survived:
         pytest.skip("every sampled mutant was killed")
     row = result.survived[0]
-    listed = Equivalent(row["module"], row["definition"], row["operator"], row["original"], row["mutated"],
-                        "for the test")
-    again = report.figures(session, equivalents={listed.key: listed})
+    listed = Reviewed(row["module"], row["definition"], row["operator"], row["original"], row["mutated"],
+                      "for the test")
+    again = report.figures(session, equivalents={listed.key: listed}, gaps={})
     assert len(again.equivalent) == 1 and len(again.survived) == len(result.survived) - 1
-    assert again.unused_equivalents == []
+    assert again.unused_reviewed == []
+    gap = report.figures(session, equivalents={}, gaps={listed.key: listed})
+    assert len(gap.survived) == len(result.survived) and gap.score == result.score
+    assert [r["missing_case"] for r in gap.survived if r["line"] == row["line"]] == ["for the test"]
 
 
 def test_a_case_that_only_notes_cannot_fail(tmp_path: Path) -> None:

@@ -248,8 +248,12 @@ BRK_CONSUMER_OFFSET = clause(
 BRK_HEARTBEAT = clause(
     "RMQ-BRK-HEARTBEAT", Level.MUST,
     "HEART_BEAT registers the client's consumer groups: GET_CONSUMER_LIST_BY_GROUP lists its clientID until "
-    "UNREGISTER_CLIENT; a group without consumers is answered SYSTEM_ERROR.",
-    source=_BRK + "processor/ClientManageProcessor.java")
+    "UNREGISTER_CLIENT; a group without consumers is answered SYSTEM_ERROR. Per topic the group keeps the "
+    "subscription of the greatest subVersion; one without subVersion is as new as the moment it is decoded "
+    "(SubscriptionData's field starts at System.currentTimeMillis()).",
+    source=_BRK + "processor/ClientManageProcessor.java; " + _BRK + "client/ConsumerGroupInfo.java "
+    "(updateSubscription); common/src/main/java/org/apache/rocketmq/common/protocol/heartbeat/"
+    "SubscriptionData.java")
 BRK_NOTIFY_IDS = clause(
     "RMQ-BRK-NOTIFY-IDS", Level.SHOULD,
     "When a consumer joins a group, the broker sends NOTIFY_CONSUMER_IDS_CHANGED (oneway, consumerGroup) "
@@ -268,7 +272,8 @@ BRK_QUERY_MESSAGE = clause(
 BRK_CREATE_TOPIC = clause(
     "RMQ-BRK-CREATE-TOPIC", Level.MUST,
     "UPDATE_AND_CREATE_TOPIC creates a topic with the requested queues and permission and refuses system "
-    "topic names with SYSTEM_ERROR.",
+    "topic names with SYSTEM_ERROR; each topic it creates advances the counter of the topic table's "
+    "dataVersion (DataVersion.nextVersion), which GET_ALL_TOPIC_CONFIG answers with the table.",
     source=_ADMIN)
 BRK_ROUTE_PUBLISHED = clause(
     "RMQ-BRK-ROUTE-PUBLISHED", Level.MUST,

@@ -215,6 +215,9 @@ def test_long_poll_woken_after_another_expired(broker: Server, client: Client, w
 @table("pulled_version", [
     Row("older-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
         "subVersion older than the heartbeat's is served by the registered subscription.", 4),
+    Row("same-as-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming the "
+        "heartbeat's own subVersion (what a client's pulls carry) is served by the registered subscription.",
+        REGISTERED_SUB_VERSION),
     Row("newer-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
         "subVersion newer than the heartbeat's is answered 25 SUBSCRIPTION_NOT_LATEST.", 6),
 ])
@@ -228,7 +231,7 @@ def test_pull_by_registered_subscription(pulled_version: int, client: Client, ch
     if pulled_version > REGISTERED_SUB_VERSION:
         expect_code(check, "pull of a newer subscription", response, ResponseCode.SUBSCRIPTION_NOT_LATEST)
     else:
-        expect_success(check, "pull of an older subscription", response)
+        expect_success(check, "pull of a subscription not newer than the registered one", response)
 
 
 @case("RMQ-BRK-PULL-SUBSCRIPTION", "A broadcasting consumer of a group whose consumeBroadcastEnable is false "

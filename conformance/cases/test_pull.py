@@ -12,7 +12,7 @@ from typing import Any
 
 from codec import fastjson
 from codec.store import MessageRecord, decode_records
-from conformance.case import Row, case, table
+from conformance.case import Row, case, table, waits_on_target
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.verdict import Info
@@ -210,6 +210,21 @@ def test_long_poll_woken_after_another_expired(broker: Server, client: Client, w
     if response is not None:
         expect_success(check, "held pull", response)
         check.equal("bodies", [message.body], [r.body for r in decode_records(response.body)])
+
+
+@case("RMQ-BRK-LONG-POLL", "A pull held on a topic that is deleted before the hold ends is answered 17 "
+      "TOPIC_NOT_EXIST: waking it runs the pull's checks again.")
+@waits_on_target
+def test_held_pull_of_a_deleted_topic(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    held = client.pull_command(topic, 0, 0, suspend_ms=HELD_SHORT_MS)
+    client.connection.send(held)
+    expect_success(check, "DELETE_TOPIC_IN_BROKER", client.call(RequestCode.DELETE_TOPIC_IN_BROKER,
+                                                                {"topic": topic}))
+    response = client.connection.response_to(held.opaque, SUSPEND_HEADROOM + RESPONSE_TIMEOUT)
+    check.that("held pull answered", response is not None, expected="an answer", actual="none")
+    if response is not None:
+        expect_code(check, "held pull of the deleted topic", response, ResponseCode.TOPIC_NOT_EXIST)
 
 
 @table("pulled_version", [

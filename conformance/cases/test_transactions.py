@@ -44,10 +44,6 @@ from .support import expect_code, expect_success, unique
 CHECK_WAIT_S = (TRANSACTION_TIMEOUT_MS + TRANSACTION_CHECK_INTERVAL_MS) / 1000 + 10
 """Longest wait for a check-back: a 4.9.8 broker with default settings sends it within timeout +
 interval; 10 s of headroom for a loaded machine."""
-ENDED_WAIT_S = 6.0
-"""How long a half message ended at once is watched for a check-back: the suite's targets check every
-0.5 s after 1 s (``conformance.embedded.QUICK_CHECKS``, the Apache targets' settings), so a dozen checks
-pass over it; a broker on Java's default settings (a check a minute) is not judged by it."""
 HALF_BODY = b"check me"
 HALF_QUEUE = "RMQ_SYS_TRANS_HALF_TOPIC"
 DISCARD_TOPIC = "TRANS_CHECK_MAX_TIME_TOPIC"
@@ -202,17 +198,6 @@ def test_check_back(unended: Unended, check: Check) -> None:
                 (topic, REAL_QUEUE, HALF_BODY, message.uniq),
                 (shown.topic, shown.queue_id, shown.body, shown.uniq_key))
     check.equal("TRANSACTION_CHECK_TIMES", "1", shown.properties.get(PropertyKey.TRANSACTION_CHECK_TIMES))
-
-
-@case("RMQ-BRK-TXN-CHECK", "A half message its producer ends with COMMIT at once is never checked back: the "
-      "op message written for the commit marks it ended for every later check.")
-@waits_on_target
-def test_ended_not_checked_back(client: Client, check: Check) -> None:
-    ended = _unended(client, b"ended at once")
-    expect_success(check, "END_TRANSACTION", _end_unchecked(ended, TransactionType.COMMIT))
-    pushed = _next_check(client, ENDED_WAIT_S)
-    named = decode_header(CHECK_TRANSACTION_STATE_REQUEST, pushed.ext_fields)["msgId"] if pushed else None
-    check.equal("check-back of the ended half message", None, named)
 
 
 def _view(client: Client, offset: int) -> MessageRecord | None:

@@ -92,6 +92,7 @@ def figures(out: Path, equivalents: dict[Key, Reviewed] | None = None,
     """Classify every finished mutant of the session in ``out``."""
     listed = load_reviewed("equivalent") if equivalents is None else equivalents
     known = load_reviewed("missing-case") if gaps is None else gaps
+    out = out.resolve()  # work items name their modules by absolute path
     tree = pristine(out)
     result = Figures()
     used = set()

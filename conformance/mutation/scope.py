@@ -84,6 +84,9 @@ OUT_OF_REACH = (
     OutOfReach("reference_broker/broker/topics.py", ("from_json", "replace_all"),
                "topics read back from topics.json at a restart, or replaced by a slave's sync from its "
                "master"),
+    OutOfReach("reference_broker/broker/server.py", ("grpc_addr",),
+               "where the in-process gRPC proxy listens: mutation runs judge the remoting protocol, with the "
+               "proxy off (its cases need --grpc, and reference_broker/proxy is not mutated)"),
     OutOfReach("reference_broker/broker/topics.py", ("registration_json",),
                "what a broker that is not read-write registers (every topic at the broker's permission): a "
                "suite run cannot take write permission from the target the other cases are writing to"),

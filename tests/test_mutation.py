@@ -16,6 +16,7 @@ from conformance.can_fail import failing_functions
 from conformance.mutation import report
 from conformance.mutation.__main__ import main
 from conformance.mutation.report import Reviewed
+from conformance.mutation.session import changed_lines
 from tests.golden import PROJECT_ROOT
 
 MODULE = "reference_broker/namesrv/kv.py"
@@ -67,3 +68,9 @@ def test_a_case_that_only_notes_cannot_fail(tmp_path: Path) -> None:
         "def test_notes(check):\n    check.note('x', 1)\n    raise Info('nothing to judge')\n")
     assert failing_functions([source]) >= {"helper", "test_judges"}
     assert "test_notes" not in failing_functions([source])
+
+
+def test_a_mutant_of_a_module_edited_after_planning_is_described_where_it_changes() -> None:
+    source, mutated = "a = 1\nb = 2\nc = 3\n", "a = 1\nb = 2\nc = 4\n"
+    assert changed_lines(source, mutated, 3, 3) == (3, 3)
+    assert changed_lines(source, mutated, 1, 1) == (3, 3)  # planned at line 1, the module grew since

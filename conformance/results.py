@@ -6,7 +6,8 @@ documents generated from them.
     python -m conformance.results render [--check]     # docs/RESULTS.md and the documents' counts
 
 The targets are :data:`rocketmq_targets.PROJECT_TARGETS` (the embedded reference broker and the
-newest release of each Apache RocketMQ line the project's Maven repository serves); :data:`OTHER_TARGETS`,
+newest release of each Apache RocketMQ line the project's Maven repository serves), with the embedded
+broker a second time answering as 4.9.8 (:data:`WIRE_RELEASE_COLUMNS`); :data:`OTHER_TARGETS`,
 implementations the project did not write and CI does not build (rocketmq-rust), are shown beside them,
 and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>
 /index.json`` is the run's report index (verdict, clause, message and citation of every case); the embedded
@@ -58,17 +59,30 @@ TITLE_WITH_OTHERS = ("Conformance results: the embedded reference broker, Apache
 OTHER_TARGETS = tuple(row.target_name for row in RUST_RELEASES.values())
 """Other implementations, run only when named: building rocketmq-rust takes about an hour, too long for
 every change. Their committed reports are shown beside the project's targets."""
-PUBLISHED = (*PROJECT_TARGETS, *OTHER_TARGETS)
+WIRE_RELEASE_COLUMNS = {f"{EMBEDDED}-4.9.8": "4.9.8"}
+"""Columns of the embedded reference broker answering as another release (``rmq-conformance
+--wire-release``): where 4.9.8 and 5.x differ on the wire, it follows the release it is told to be, and
+each mode is held to the suite on every change."""
+CHECKED = (EMBEDDED, *WIRE_RELEASE_COLUMNS, *(target for target in PROJECT_TARGETS if target != EMBEDDED))
+"""What ``check`` and ``update`` run without targets, and the documents' first columns."""
+PUBLISHED = (*CHECKED, *OTHER_TARGETS)
 
 
 def shown() -> list[str]:
     """The targets the documents show: the project's, and each other implementation with a report."""
-    return [*PROJECT_TARGETS, *(t for t in OTHER_TARGETS if (RESULTS_DIR / t / INDEX).is_file())]
+    return [*CHECKED, *(t for t in OTHER_TARGETS if (RESULTS_DIR / t / INDEX).is_file())]
+
+
+def _embedded(target: str) -> bool:
+    return target == EMBEDDED or target in WIRE_RELEASE_COLUMNS
 
 
 def _runs(target: str) -> dict[str, list[str]]:
     """Report subdirectory -> the ``rmq-conformance`` arguments producing it (the store report is written
     by the embedded run itself)."""
+    if target in WIRE_RELEASE_COLUMNS:
+        as_release = ["--wire-release", WIRE_RELEASE_COLUMNS[target]]
+        return {"": as_release, ACL: ["--acl", *as_release]}  # a 4.x broker serves no gRPC
     runs = {"": ["--target", target]}
     if target == EMBEDDED:
         runs[ACL] = ["--acl"]
@@ -80,7 +94,7 @@ def _runs(target: str) -> dict[str, list[str]]:
 
 def grpc_targets() -> list[str]:
     """The project targets that serve gRPC, in table order."""
-    return [target for target in PROJECT_TARGETS if GRPC in _runs(target)]
+    return [target for target in CHECKED if GRPC in _runs(target)]
 
 
 def run_target(target: str, out: Path) -> None:
@@ -95,7 +109,7 @@ def run_target(target: str, out: Path) -> None:
 
 
 def _indexes(root: Path, target: str) -> list[Path]:
-    subs = [sub for sub in _runs(target) if sub] + ([STORE] if target == EMBEDDED else [])
+    subs = [sub for sub in _runs(target) if sub] + ([STORE] if _embedded(target) else [])
     return [root / target / INDEX, *(root / target / sub / INDEX for sub in subs)]
 
 
@@ -228,12 +242,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     for name in ("check", "update"):
         sub = commands.add_parser(name)
-        sub.add_argument("targets", nargs="*", metavar="TARGET", help=f"default: {' '.join(PROJECT_TARGETS)}")
+        sub.add_argument("targets", nargs="*", metavar="TARGET", help=f"default: {' '.join(CHECKED)}")
     commands.add_parser("render").add_argument("--check", action="store_true", help="only say whether stale")
     args = parser.parse_args(argv)
     if args.command == "render":
         return render(check_only=args.check)
-    targets = args.targets or list(PROJECT_TARGETS)
+    targets = args.targets or list(CHECKED)
     if unknown := [t for t in targets if t not in PUBLISHED]:
         parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(PUBLISHED)})")
     return check(targets) if args.command == "check" else update(targets)

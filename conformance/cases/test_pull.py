@@ -13,7 +13,7 @@ from typing import Any
 from codec import fastjson
 from codec.command import RemotingCommand
 from codec.store import MessageRecord, decode_records
-from conformance.case import Row, case, table
+from conformance.case import Row, case, table, waits_on_target
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.verdict import Info
@@ -217,9 +217,27 @@ def test_long_poll_woken_after_another_expired(broker: Server, client: Client, w
         check.equal("bodies", [message.body], [r.body for r in decode_records(response.body)])
 
 
+@case("RMQ-BRK-LONG-POLL", "A pull held on a topic that is deleted before the hold ends is answered 17 "
+      "TOPIC_NOT_EXIST: waking it runs the pull's checks again.")
+@waits_on_target
+def test_held_pull_of_a_deleted_topic(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    held = client.pull_command(topic, 0, 0, suspend_ms=HELD_SHORT_MS)
+    client.connection.send(held)
+    expect_success(check, "DELETE_TOPIC_IN_BROKER", client.call(RequestCode.DELETE_TOPIC_IN_BROKER,
+                                                                {"topic": topic}))
+    response = client.connection.response_to(held.opaque, SUSPEND_HEADROOM + RESPONSE_TIMEOUT)
+    check.that("held pull answered", response is not None, expected="an answer", actual="none")
+    if response is not None:
+        expect_code(check, "held pull of the deleted topic", response, ResponseCode.TOPIC_NOT_EXIST)
+
+
 @table("pulled_version", [
     Row("older-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
         "subVersion older than the heartbeat's is served by the registered subscription.", 4),
+    Row("same-as-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming the "
+        "heartbeat's own subVersion (what a client's pulls carry) is served by the registered subscription.",
+        REGISTERED_SUB_VERSION),
     Row("newer-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
         "subVersion newer than the heartbeat's is answered 25 SUBSCRIPTION_NOT_LATEST.", 6),
 ])
@@ -233,7 +251,7 @@ def test_pull_by_registered_subscription(pulled_version: int, client: Client, ch
     if pulled_version > REGISTERED_SUB_VERSION:
         expect_code(check, "pull of a newer subscription", response, ResponseCode.SUBSCRIPTION_NOT_LATEST)
     else:
-        expect_success(check, "pull of an older subscription", response)
+        expect_success(check, "pull of a subscription not newer than the registered one", response)
 
 
 @case("RMQ-BRK-PULL-SUBSCRIPTION", "A broadcasting consumer of a group whose consumeBroadcastEnable is false "

@@ -103,10 +103,9 @@ class PullHandlers:
 
     async def pull(self, request: Request) -> RemotingCommand:
         header = request.header()
-        try:
-            codes = self.check(request.connection.peer, header)
-        except Refused as refused:
-            return request.reply(refused.code, refused.remark, header={})
+        codes = self._checked(request, header)
+        if isinstance(codes, RemotingCommand):
+            return codes
         flags = PullSysFlag(header["sysFlag"])
         response = self._execute(request, header, codes, direct=False)
         if PullSysFlag.COMMIT_OFFSET in flags and self.config.role is not BrokerRole.SLAVE:
@@ -118,7 +117,19 @@ class PullHandlers:
                    else self.config.short_polling_time_mills)
         await self.hold.wait(header["topic"], header["queueId"], header["queueOffset"], codes,
                              max(hold_ms, 0) / 1000)
+        # Java runs every check again when it wakes a held pull (executeRequestWhenWakeup ->
+        # processRequest): a topic deleted meanwhile is answered TOPIC_NOT_EXIST
+        codes = self._checked(request, header)
+        if isinstance(codes, RemotingCommand):
+            return codes
         return self._execute(request, header, codes, direct=True)
+
+    def _checked(self, request: Request, header: Mapping[str, Any]) -> TagCodes | RemotingCommand:
+        """The pull's tag filter, or the answer refusing it."""
+        try:
+            return self.check(request.connection.peer, header)
+        except Refused as refused:
+            return request.reply(refused.code, refused.remark, header={})
 
     def _execute(self, request: Request, header: Mapping[str, Any], codes: TagCodes,
                  direct: bool) -> RemotingCommand:

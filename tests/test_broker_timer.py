@@ -102,6 +102,26 @@ def test_pending_timers_survive_a_restart(tmp_path: Path) -> None:
     run(scenario())
 
 
+def test_the_checkpoint_names_the_oldest_pending_entry_as_a_master_does(tmp_path: Path) -> None:
+    """Java 5.x re-reads the wheel queue from the smaller of lastTimerQueueOffset and
+    masterTimerQueueOffset: both must name the oldest pending entry, or Java delivers the delivered one
+    again when it takes the store over."""
+    store = tmp_path / "store"
+
+    async def scenario() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            await send(client, "TimerM", b"soon", {PropertyKey.TIMER_DELAY_MS: "1000"})
+            assert len(await _delivered(client, "TimerM", 1)) == 1
+            await send(client, "TimerM", b"later", {PropertyKey.TIMER_DELAY_SEC: "600"})
+            await client.close()
+        checkpoint = read_timer_checkpoint(store / TIMER_CHECKPOINT_FILE)
+        assert checkpoint is not None
+        assert (checkpoint.last_timer_queue_offset, checkpoint.master_timer_queue_offset) == (1, 1)
+
+    run(scenario())
+
+
 def test_a_4_9_8_broker_stores_timer_messages_at_once(tmp_path: Path) -> None:
     async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
         answer = await send(client, "Timer4", b"x", {PropertyKey.TIMER_DELAY_SEC: "60"})

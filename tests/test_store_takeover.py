@@ -22,6 +22,8 @@ from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.pytest_plugin import missing
 from rocketmq_rust.releases import release as rust_release
 from tests.store_takeover import problems, write
+from tests.store_takeover_5x import problems as problems_5x
+from tests.store_takeover_5x import write as write_5x
 
 pytestmark = pytest.mark.slow
 
@@ -56,6 +58,22 @@ def test_a_store_is_served_unchanged_by_the_broker_taking_it_over(writer: str, r
             scene = write(first.broker_addr)
         with _started(reader, store, tmp_path / "reader") as second:
             found = problems(second.broker_addr, scene)
+    except (ToolMissing, NotServed) as exc:
+        pytest.skip(str(exc))
+    assert not found, found
+
+
+PAIRS_5X = [(writer, reader) for writer, reader in PAIRS if "rocketmq-rust-1.0.0" not in (writer, reader)]
+
+
+@pytest.mark.parametrize(("writer", "reader"), PAIRS_5X, ids=[f"{w}-to-{r}" for w, r in PAIRS_5X])
+def test_pending_timers_and_pop_state_carry_over(writer: str, reader: str, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    try:
+        with _started(writer, store, tmp_path / "writer") as first:
+            scene = write_5x(first.broker_addr)
+        with _started(reader, store, tmp_path / "reader") as second:
+            found = problems_5x(second.broker_addr, scene)
     except (ToolMissing, NotServed) as exc:
         pytest.skip(str(exc))
     assert not found, found

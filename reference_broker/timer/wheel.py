@@ -8,6 +8,12 @@ pending message is due earlier), and ``lastTimerQueueOffset``, the oldest entry 
 restart re-reads the queue and takes in every entry due at or after ``lastReadTimeMs`` (RMQ-TIMER-RESTART),
 which is also what those fields mean in a checkpoint Java wrote, so a store Apache RocketMQ 5.x left
 behind hands its pending timers over too. An entry delivered at exactly that time is delivered again.
+
+A master's ``masterTimerQueueOffset`` is its own ``lastTimerQueueOffset`` (Java's
+``prepareTimerCheckPoint``), and Java 5.x starts re-reading the queue at the smaller of the two: written
+as 0, it would take the whole queue in again and deliver every message once more. Java finds no
+``timerlog`` in a store written here, so it re-reads from ``lastTimerQueueOffset``: an entry after that
+low-water mark that was already delivered (due earlier than an older pending one) is delivered again.
 """
 
 from __future__ import annotations
@@ -98,7 +104,7 @@ class TimerWheel(ConditionWorker):
         low_water = min((offset for _, offset, _ in pending), default=self._taken)
         read_time = min([now_ms(), *(due for due, _, _ in pending)])
         data = TimerCheckpointData(last_read_time_ms=read_time, last_timer_queue_offset=low_water,
-                                   timestamp=now_ms())
+                                   master_timer_queue_offset=low_water, timestamp=now_ms())
         self._checkpoint.parent.mkdir(parents=True, exist_ok=True)
         self._checkpoint.write_bytes(encode_timer_checkpoint(data))
 

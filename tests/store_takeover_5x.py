@@ -1,19 +1,22 @@
 """What a 5.x broker leaves in flight must carry over to the broker taking its store over: timer messages
-still pending, and a group's pop state (what it acked, what it popped and did not ack, what it never popped).
+still pending, and pop state (what a group acked, what it popped and did not ack, what it never popped),
+for a plain and for an ordered pop.
 
 Used by ``tests/test_store_takeover.py`` for pairs of 5.x implementations, beside ``tests.store_takeover``.
 The writer
 
 - sends a timer message due in a second and waits until it is delivered (it must not come again), then two
   timer messages due well after the stop, one with ``TIMER_DELIVER_MS`` and one with ``TIMER_DELAY_SEC``;
-- fills a queue with six messages, pops four of them for a group with an invisible time that outlasts the
-  stop, and acks two.
+- per group (one plain, one ordered) fills a queue with six messages, pops four with an invisible time that
+  outlasts the stop, and acks two.
 
 The reader must deliver each pending timer message once, to its topic, no earlier than its time less the
-timer's precision (RMQ-TIMER-RESTART), and never deliver the early one again; and for the group it must
-never answer the two acked messages again, answer the two popped-but-unacked ones once their invisible
-time has passed (revived through the group's retry topic, RMQ-POP-REVIVE) and the two never popped as
-any pop would. All over the wire, with the spec's tables and the conformance suite's receipt building.
+timer's precision (RMQ-TIMER-RESTART), and never deliver the early one again. For each group it must never
+answer the acked messages again and answer the popped-but-unacked ones only once their invisible time has
+passed: the plain group's through the retry topic (RMQ-POP-REVIVE), its never-popped ones at once; the
+ordered group's queue stays locked until then (config/consumerOrderInfo.json, RMQ-POP-ORDER) and then
+answers the four that follow the acked ones, in order. All over the wire, with the spec's tables and the
+conformance suite's receipt building.
 """
 
 from __future__ import annotations
@@ -56,25 +59,32 @@ class Due:
     not_before_ms: int
 
 
+@dataclass(frozen=True)
+class PopGroup:
+    """A group's pops of one queue before the stop: what it acked, and what must come after the takeover
+    (in this order when the pops were ordered)."""
+    topic: str
+    group: str
+    order: bool
+    acked: list[str]
+    due: list[Due]
+
+
 @dataclass
 class Scene5:
     timer_topic: str
-    pop_topic: str
-    group: str
     early: str = ""
     pending: list[Due] = field(default_factory=list)
-    acked: list[str] = field(default_factory=list)
-    unacked: list[Due] = field(default_factory=list)
-    unpopped: list[str] = field(default_factory=list)
+    pops: list[PopGroup] = field(default_factory=list)
 
 
-def _pop(connection: AdminConnection, group: str, topic: str, max_nums: int,
-         invisible_ms: int) -> tuple[int, list[Popped]]:
+def _pop(connection: AdminConnection, group: str, topic: str, max_nums: int, invisible_ms: int,
+         order: bool = False) -> tuple[int, list[Popped]]:
     """(popTime, popped records with their receipts); popTime 0 when nothing was there."""
     answer = connection.call(RequestCode.POP_MESSAGE, {
         "consumerGroup": group, "topic": topic, "queueId": -1, "maxMsgNums": max_nums,
         "invisibleTime": invisible_ms, "pollTime": 0, "bornTime": int(time.time() * 1000),
-        "initMode": InitMode.MIN, "order": False},
+        "initMode": InitMode.MIN, "order": order},
         accept=(ResponseCode.SUCCESS, ResponseCode.PULL_NOT_FOUND, ResponseCode.POLLING_TIMEOUT))
     if answer.command.code != ResponseCode.SUCCESS:
         return 0, []
@@ -96,9 +106,32 @@ def _wait_delivered(connection: AdminConnection, topic: str, key: str) -> None:
         time.sleep(0.5)
 
 
+def _pop_before_stop(connection: AdminConnection, suffix: str, order: bool) -> PopGroup:
+    """Fill a queue, pop the first messages and ack some. What was popped and not acked comes back once
+    its invisible time has passed, through the retry topic (RMQ-POP-REVIVE), and the rest as any pop
+    would; an ordered pop locks the queue until then (RMQ-POP-ORDER), so everything after the acked ones
+    comes back together, in order, and only then."""
+    topic, group = f"takeover_pop_{suffix}", f"takeover_pop_group_{suffix}"
+    create_topic(connection, topic, 1)
+    keys = [f"p{number}_{suffix}" for number in range(FILLED)]
+    for number, key in enumerate(keys):
+        send(connection, topic, 0, f"pop message {number}".encode(), key)
+    create_group(connection, group)
+    pop_time, first = _pop(connection, group, topic, POPPED, INVISIBLE_MS, order)
+    if (got := [m.record.properties.get("takeover", "") for m in first]) != keys[:POPPED]:
+        raise AssertionError(f"the writer popped {got}, expected the first {POPPED} of {keys}")
+    for message in first[:ACKED]:
+        if (code := _ack(connection, group, topic, message)) != ResponseCode.SUCCESS:
+            raise AssertionError(f"the writer answered ack with {code}")
+    visible = pop_time + INVISIBLE_MS - TIMER_PRECISION_MS
+    due = [Due(key, visible) for key in keys[ACKED:POPPED]]
+    due += [Due(key, visible if order else 0) for key in keys[POPPED:]]
+    return PopGroup(topic, group, order, keys[:ACKED], due)
+
+
 def write(broker: str) -> Scene5:
     suffix = uuid.uuid4().hex[:8]
-    scene = Scene5(f"takeover_timer_{suffix}", f"takeover_pop_{suffix}", f"takeover_pop_group_{suffix}")
+    scene = Scene5(f"takeover_timer_{suffix}")
     with AdminConnection(broker, 10.0) as connection:
         create_topic(connection, scene.timer_topic, 1)
         scene.early = f"early_{suffix}"
@@ -111,20 +144,7 @@ def write(broker: str) -> Scene5:
                               ("delay_sec", {PropertyKey.TIMER_DELAY_SEC: str(PENDING_DELAY_S)})):
             scene.pending.append(Due(f"{name}_{suffix}", due - TIMER_PRECISION_MS - SLACK_MS))
             send(connection, scene.timer_topic, 0, b"pending at the stop", scene.pending[-1].key, trigger)
-        create_topic(connection, scene.pop_topic, 1)
-        for number in range(FILLED):
-            send(connection, scene.pop_topic, 0, f"pop message {number}".encode(), f"p{number}_{suffix}")
-        create_group(connection, scene.group)
-        pop_time, first = _pop(connection, scene.group, scene.pop_topic, POPPED, INVISIBLE_MS)
-        keys = [m.record.properties.get("takeover", "") for m in first]
-        if keys != [f"p{number}_{suffix}" for number in range(POPPED)]:
-            raise AssertionError(f"the writer popped {keys}, expected the first {POPPED} of {FILLED}")
-        for message in first[:ACKED]:
-            if (code := _ack(connection, scene.group, scene.pop_topic, message)) != ResponseCode.SUCCESS:
-                raise AssertionError(f"the writer answered ack with {code}")
-        scene.acked = keys[:ACKED]
-        scene.unacked = [Due(key, pop_time + INVISIBLE_MS - TIMER_PRECISION_MS) for key in keys[ACKED:]]
-        scene.unpopped = [f"p{number}_{suffix}" for number in range(POPPED, FILLED)]
+        scene.pops = [_pop_before_stop(connection, f"{suffix}_{order}", order) for order in (False, True)]
     return scene
 
 
@@ -133,25 +153,35 @@ def problems(broker: str, scene: Scene5) -> list[str]:
     not (empty: everything carried over)."""
     found: list[str] = []
     timers: dict[str, list[int]] = {}
-    popped_at: dict[str, list[int]] = {}
+    popped_at: list[dict[str, list[int]]] = [{} for _ in scene.pops]
     expected_timers = {scene.early, *(d.key for d in scene.pending)}
-    expected_pops = {*(d.key for d in scene.unacked), *scene.unpopped}
     with AdminConnection(broker, 10.0) as connection:
         deadline, quiet_until = time.monotonic() + WAIT_S, None
         while time.monotonic() < deadline and (quiet_until is None or time.monotonic() < quiet_until):
             timers = {}
             for record in pull(connection, "probe", scene.timer_topic, 0):
                 timers.setdefault(record.properties.get("takeover", ""), []).append(record.store_timestamp)
-            _, batch = _pop(connection, scene.group, scene.pop_topic, 32, READER_INVISIBLE_MS)
-            for message in batch:
-                popped_at.setdefault(message.record.properties.get("takeover", ""), []).append(
-                    int(time.time() * 1000))
-                if (code := _ack(connection, scene.group, scene.pop_topic, message)) != ResponseCode.SUCCESS:
-                    found.append(f"ack of a popped message answered {code}")
-            if quiet_until is None and set(timers) >= expected_timers and set(popped_at) >= expected_pops:
+            for pops, seen in zip(scene.pops, popped_at, strict=True):
+                found += _pop_and_ack(connection, pops, seen)
+            if quiet_until is None and set(timers) >= expected_timers and all(
+                    set(seen) >= {d.key for d in pops.due} for pops, seen in zip(scene.pops, popped_at,
+                                                                                  strict=True)):
                 quiet_until = time.monotonic() + QUIET_S
             time.sleep(0.5)
-    found += _timer_problems(scene, timers) + _pop_problems(scene, popped_at)
+    found += _timer_problems(scene, timers)
+    for pops, seen in zip(scene.pops, popped_at, strict=True):
+        found += _pop_problems(pops, seen)
+    return found
+
+
+def _pop_and_ack(connection: AdminConnection, pops: PopGroup, seen: dict[str, list[int]]) -> list[str]:
+    """One pop of the group, each message acked; ``seen``: key -> when it was popped (in pop order)."""
+    found = []
+    _, batch = _pop(connection, pops.group, pops.topic, 32, READER_INVISIBLE_MS, pops.order)
+    for message in batch:
+        seen.setdefault(message.record.properties.get("takeover", ""), []).append(int(time.time() * 1000))
+        if (code := _ack(connection, pops.group, pops.topic, message)) != ResponseCode.SUCCESS:
+            found.append(f"{pops.group}: ack of a popped message answered {code}")
     return found
 
 
@@ -167,14 +197,16 @@ def _timer_problems(scene: Scene5, timers: dict[str, list[int]]) -> list[str]:
     return found
 
 
-def _pop_problems(scene: Scene5, popped_at: dict[str, list[int]]) -> list[str]:
-    found = [f"pop {key}: acked before the stop, popped again" for key in scene.acked if key in popped_at]
-    found += [f"pop {key}: popped {len(times)} times" for key, times in popped_at.items() if len(times) > 1]
-    found += [f"pop {key}: never popped" for key in scene.unpopped if key not in popped_at]
-    for due in scene.unacked:
-        if due.key not in popped_at:
-            found.append(f"pop {due.key}: popped and not acked before the stop, never came back")
-        elif (seen := min(popped_at[due.key])) < due.not_before_ms:
-            found.append(f"pop {due.key}: came back at {seen}, before its invisible time ended "
-                         f"({due.not_before_ms})")
+def _pop_problems(pops: PopGroup, seen: dict[str, list[int]]) -> list[str]:
+    name = f"{'ordered ' if pops.order else ''}pop"
+    found = [f"{name} {key}: acked before the stop, popped again" for key in pops.acked if key in seen]
+    found += [f"{name} {key}: popped {len(times)} times" for key, times in seen.items() if len(times) > 1]
+    for due in pops.due:
+        if due.key not in seen:
+            found.append(f"{name} {due.key}: never popped after the takeover")
+        elif (at := min(seen[due.key])) < due.not_before_ms:
+            found.append(f"{name} {due.key}: popped at {at}, before the invisible time of the writer's pop "
+                         f"ended ({due.not_before_ms})")
+    if pops.order and list(seen) != [due.key for due in pops.due]:
+        found.append(f"{name}: popped {list(seen)} in this order, expected {[due.key for due in pops.due]}")
     return found

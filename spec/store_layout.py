@@ -49,7 +49,7 @@ CONFIG_FILES = (
     ConfigFile("delayOffset.json", "offsetTable",
                "delay level -> next SCHEDULE_TOPIC_XXXX queue offset, unquoted integer keys"),
     ConfigFile("consumerFilter.json", "filterDataByTopic", "SQL92 filter data per topic and group"),
-    ConfigFile("consumerOrderInfo.json", "orderInfoCount, orderedConsumptionLevel (both 5.5+), table",
+    ConfigFile("consumerOrderInfo.json", "orderInfoCount (5.5.0+), orderedConsumptionLevel (5.4.0+), table",
                "5.x: topic@group -> {queueId: OrderInfo (a attemptId, cm acked offsets as bits by index, "
                "i invisibleTime, l lastConsumeTimestamp, o the first offset then each other's distance from "
                "it, oc consumed counts, ot next visible times, popTime)}, the batch an ordered pop locked "

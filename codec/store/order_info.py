@@ -6,9 +6,10 @@ Java (``ConsumerOrderInfoManager.OrderInfo``; ``QueueLevelConsumerManager.OrderI
 fields with one or two letters (``@JSONField``): ``o`` the offsets as the first one followed by each
 other's distance from it, ``cm`` the acked ones as bits by index, ``oc`` per offset how often it was handed
 out before (only counts above zero), ``ot`` a later visibility set by CHANGE_MESSAGE_INVISIBLETIME, ``i``
-the invisible time, ``l`` the last pop, ``a`` the attempt id; fastjson leaves null fields out. 5.5.0 also
-writes ``orderInfoCount`` (how many topic@group keys) and ``orderedConsumptionLevel`` ("QUEUE"), which no
-release reads back.
+the invisible time, ``l`` the last pop, ``a`` the attempt id; fastjson leaves null fields out. From 5.4.0
+the file also has ``orderedConsumptionLevel`` ("QUEUE") and from 5.5.0 ``orderInfoCount`` (how many
+topic@group keys): getters of ``QueueLevelConsumerManager`` that no release reads back, written here as
+5.5.0 writes them.
 """
 
 from __future__ import annotations

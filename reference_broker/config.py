@@ -24,6 +24,7 @@ from reference_broker.wire_release import DEFAULT_RELEASE
 from spec.consumequeue import DELAY_LEVELS
 from spec.errors import SpecViolation
 from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
+from spec.shutdown import SHUTDOWN_WAIT_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,9 @@ class NamesrvConfig:
     bind_address: str = LOOPBACK
     server_socket_backlog: int = SOCKET_BACKLOG
     """Connects queued for accept (NettyServerConfig's ``serverSocketBacklog``)."""
+    enable_shutdown_gracefully: bool = False
+    shutdown_wait_time_seconds: int = SHUTDOWN_WAIT_SECONDS
+    """With the key above, seconds of GO_AWAY before a 5.2.0+ release stops (``spec.shutdown``)."""
     scan_not_active_broker_interval: float = 10.0
     """Seconds between scans for silent brokers (4.9.8: every 10 s)."""
     broker_channel_expired_time: float = 120.0
@@ -76,6 +80,9 @@ class BrokerConfig:
     bind_address: str = LOOPBACK
     server_socket_backlog: int = SOCKET_BACKLOG
     """Connects queued for accept on each listening port (NettyServerConfig's ``serverSocketBacklog``)."""
+    enable_shutdown_gracefully: bool = False
+    shutdown_wait_time_seconds: int = SHUTDOWN_WAIT_SECONDS
+    """With the key above, seconds of GO_AWAY before a 5.2.0+ release stops (``spec.shutdown``)."""
     broker_ip1: str = LOOPBACK
     """The address advertised in route data and written as store host."""
     namesrv_addr: str | None = None

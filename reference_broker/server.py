@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -29,6 +29,7 @@ from spec.frame import Flag, SerializeType
 from spec.headers import HeaderSpec, header_for
 from spec.release_rules import Rule, holds
 from spec.releases import LEGACY, ordinal
+from spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,9 @@ class Connection(FramedConnection, Channel):
     def __init__(self, server: RemotingServer) -> None:
         lane = server.lane
         super().__init__(lambda command: server.received(self, command), lambda: server.lost(self),
-                         SERVER_CHANNEL_MAX_IDLE, (lambda frame: lane.take(self, frame)) if lane else None,
+                         SERVER_CHANNEL_MAX_IDLE,
+                         (lambda frame: server.going_away_above is None and lane.take(self, frame))
+                         if lane else None,
                          preamble=server.proxy_protocol)
         self.pending = 0
         self.awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
@@ -205,6 +208,13 @@ class Lane(Protocol):
     def take(self, connection: Connection, frame: bytes) -> bool: ...
 
 
+class GracefulShutdown(Protocol):
+    """The two NettyServerConfig keys of a graceful stop, which the name server and broker both read."""
+
+    enable_shutdown_gracefully: bool
+    shutdown_wait_time_seconds: int
+
+
 Guard = Callable[[RemotingCommand, str], None]
 """Java's server RPC hook: sees every request (and the peer's ``host:port``) before dispatch, even one whose
 code has no handler, and raises ``Refused`` to answer it instead of the handler (not answered if oneway)."""
@@ -286,6 +296,8 @@ class RemotingServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.lane: Lane | None = None
         self.port = 0
+        self.going_away_above: int | None = None
+        """While shutting down gracefully: the version word above which requests are answered GO_AWAY."""
 
     def use_lane(self, lane: Lane) -> None:
         """Let ``lane`` take the frames it can from connections accepted from now on; never with a guard,
@@ -337,6 +349,12 @@ class RemotingServer:
                 await asyncio.wait_for(self._server.wait_closed(), 5)
             self._server = None
 
+    def go_away(self) -> bool:
+        """Start a graceful shutdown: from now on requests of clients new enough to know GO_AWAY are told
+        to go elsewhere; False (and nothing changes) when this server's release has no such answer."""
+        self.going_away_above = go_away_newer_than(self.version)
+        return self.going_away_above is not None
+
     @staticmethod
     async def _ended(connections: list[Connection]) -> None:
         """Wait for closed connections to end; those whose peer does not take their last bytes in time
@@ -372,6 +390,10 @@ class RemotingServer:
         elif command.is_response:
             if not connection.answered(command):
                 log.debug("%s: ignoring response %d from %s", self.name, command.code, connection.peer)
+        elif self.going_away_above is not None and command.version > self.going_away_above:
+            if not command.is_oneway:  # RMQ-SRV-GO-AWAY: before the guard, a handler or flow control
+                connection.write(early_response(command, ResponseCode.GO_AWAY, GO_AWAY_REMARK,
+                                                self.default_serialize_type, self.version))
         elif handler is None and self.guard is None:
             # answered at once, without a task: a peer sending codes nobody serves costs one write a frame
             unsupported = _not_supported(command, self.version)
@@ -433,3 +455,14 @@ class RemotingServer:
                                       self.default_serialize_type, self.version)
         if response is not None and not command.is_oneway:
             await connection.send(response)
+
+
+async def shut_down_gracefully(servers: Iterable[RemotingServer], settings: GracefulShutdown) -> None:
+    """Java's ``enableShutdownGracefully``: before the servers stop, ``shutdownWaitTimeSeconds`` more of
+    serving in which new clients are told to go away (RMQ-SRV-GO-AWAY); no wait for a release that never
+    does so."""
+    if not settings.enable_shutdown_gracefully:
+        return
+    going = [server.go_away() for server in servers]
+    if any(going):
+        await asyncio.sleep(settings.shutdown_wait_time_seconds)

@@ -56,7 +56,14 @@ from reference_broker.pop.revive import ReviveService
 from reference_broker.pop.service import PopService
 from reference_broker.preflight import check_store
 from reference_broker.proxy.server import GrpcProxy
-from reference_broker.server import Channel, Connection, DispatchTable, Handler, RemotingServer
+from reference_broker.server import (
+    Channel,
+    Connection,
+    DispatchTable,
+    Handler,
+    RemotingServer,
+    shut_down_gracefully,
+)
 from reference_broker.store import MessageStore, StoreConfig
 from reference_broker.tasks import cancel_and_wait
 from reference_broker.timer.recall import RecallHandlers
@@ -285,13 +292,15 @@ class Broker:
             self.slave_sync.master_addr = answer.get("masterAddr") or None
 
     async def stop(self) -> None:
+        # Java's order: unregister, then the servers' graceful wait, while everything still runs
+        await self.registrar.stop()
+        await shut_down_gracefully([self.server, self.fast_server], self.config)
         await cancel_and_wait([*self._tasks, *self._notifications])
         if self.slave_sync is not None:
             await self.slave_sync.stop()
         if self.ha_client is not None:
             await self.ha_client.stop()
         await self.ha_server.stop()
-        await self.registrar.stop()
         if self.grpc is not None:
             await self.grpc.stop()
         await self.fast_server.stop()

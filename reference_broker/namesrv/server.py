@@ -18,7 +18,15 @@ from reference_broker.config import NamesrvConfig
 from reference_broker.namesrv.admin import NamesrvAdminHandlers
 from reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from reference_broker.namesrv.routes import RouteTable, route_data_json
-from reference_broker.server import FAQ_SUFFIX, Connection, DispatchTable, Handler, RemotingServer, Request
+from reference_broker.server import (
+    FAQ_SUFFIX,
+    Connection,
+    DispatchTable,
+    Handler,
+    RemotingServer,
+    Request,
+    shut_down_gracefully,
+)
 from reference_broker.tasks import cancel_and_wait
 from reference_broker.wire_release import wire_release
 from spec.bodies import DATA_VERSION
@@ -54,6 +62,7 @@ class NameServer:
         self._scanner = asyncio.ensure_future(self._scan())
 
     async def stop(self) -> None:
+        await shut_down_gracefully([self.server], self.config)
         if self._scanner is not None:
             await cancel_and_wait([self._scanner])
         await self.server.stop()

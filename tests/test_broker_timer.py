@@ -122,6 +122,34 @@ def test_the_checkpoint_names_the_oldest_pending_entry_as_a_master_does(tmp_path
     run(scenario())
 
 
+def test_a_copy_java_rolled_is_delivered_once(tmp_path: Path) -> None:
+    """Java parks a message due beyond its roll window again, with TIMER_ROLL_TIMES, the same UNIQ_KEY and
+    TIMER_OUT_MS: a store it wrote holds both entries. Sent here as two timer messages of one UNIQ_KEY,
+    the second carrying TIMER_ROLL_TIMES, and read by a restarted broker as a store taken over."""
+    store = tmp_path / "store"
+    due = str(int(time.time() * 1000) + 4000)
+    same = {PropertyKey.TIMER_DELIVER_MS: due, PropertyKey.UNIQ_KEY: "0A0B0C0D0E0F0102030405060708090A"}
+
+    async def park() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            await send(client, "TimerRoll", b"rolled", same)
+            await send(client, "TimerRoll", b"rolled", {**same, PropertyKey.TIMER_ROLL_TIMES: "1"})
+            assert len(await _records(client, TIMER_TOPIC)) == 2
+            await client.close()
+
+    async def deliver() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            assert len(await _delivered(client, "TimerRoll", 1)) == 1
+            await asyncio.sleep(2.0)
+            assert len(await _records(client, "TimerRoll")) == 1
+            await client.close()
+
+    run(park())
+    run(deliver())
+
+
 def test_a_4_9_8_broker_stores_timer_messages_at_once(tmp_path: Path) -> None:
     async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
         answer = await send(client, "Timer4", b"x", {PropertyKey.TIMER_DELAY_SEC: "60"})

@@ -14,6 +14,10 @@ A master's ``masterTimerQueueOffset`` is its own ``lastTimerQueueOffset`` (Java'
 as 0, it would take the whole queue in again and deliver every message once more. Java finds no
 ``timerlog`` in a store written here, so it re-reads from ``lastTimerQueueOffset``: an entry after that
 low-water mark that was already delivered (due earlier than an older pending one) is delivered again.
+
+Java rolls a message due more than ``timerRollWindowSlot`` slots ahead: it parks it again, with
+``TIMER_ROLL_TIMES`` and the same ``TIMER_OUT_MS``, so a store it wrote can hold the message twice; an entry
+with ``TIMER_ROLL_TIMES`` naming a message already pending is not taken in.
 """
 
 from __future__ import annotations
@@ -76,6 +80,8 @@ class TimerWheel(ConditionWorker):
         lastReadTimeMs)."""
         self._recalled: set[str] = set()
         """TIMER_DEL_UNIQKEY of the recalls taken in: the messages they name are not delivered."""
+        self._pending_keys: set[str] = set()
+        """REAL_TOPIC+UNIQ_KEY of the pending messages: a copy Java rolled is not a second message."""
         self._found_end: int | None = None
         """The wheel queue's end at start: later entries are all pending, whatever their time."""
         self._woken = False
@@ -135,16 +141,26 @@ class TimerWheel(ConditionWorker):
             if entry is None:
                 return
             record = self._store.read_record(entry[0])
-            due = record.properties.get(PropertyKey.TIMER_OUT_MS, "") if record is not None else ""
-            recalled = record.properties.get(PropertyKey.TIMER_DEL_UNIQKEY) if record is not None else None
-            if recalled is not None:
-                self._recalled.add(recalled)  # a RECALL_MESSAGE marker: never delivered itself
-            elif not due.lstrip("-").isdigit():
-                log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", self._taken)
-            elif self._taken >= self._found_end or int(due) >= self._read_time:
-                heapq.heappush(self._pending, (int(due), self._taken, entry[0]))
-                self._enqueued[self._taken] = now_ms()
+            if record is None:
+                log.warning("wheel entry %d names no record; skipped", self._taken)
+            else:
+                self._take_in_entry(self._taken, entry[0], record)
             self._taken += 1
+
+    def _take_in_entry(self, offset: int, phys: int, record: MessageRecord) -> None:
+        due = record.properties.get(PropertyKey.TIMER_OUT_MS, "")
+        recalled = record.properties.get(PropertyKey.TIMER_DEL_UNIQKEY)
+        if recalled is not None:
+            self._recalled.add(recalled)  # a RECALL_MESSAGE marker: never delivered itself
+        elif not due.lstrip("-").isdigit():
+            log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", offset)
+        elif self._found_end is None or offset >= self._found_end or int(due) >= self._read_time:
+            key = _delete_key(record)
+            if PropertyKey.TIMER_ROLL_TIMES in record.properties and key in self._pending_keys:
+                return  # a copy Java rolled of a message still pending
+            heapq.heappush(self._pending, (int(due), offset, phys))
+            self._enqueued[offset] = now_ms()
+            self._pending_keys.add(key)
 
     def _deliver_due(self) -> float:
         """Deliver every due message; returns seconds until the next one is due."""
@@ -154,8 +170,8 @@ class TimerWheel(ConditionWorker):
             if wait_ms > 0:
                 return wait_ms / 1000
             record = self._store.read_record(phys)
-            key = delete_key(record.properties.get(PropertyKey.REAL_TOPIC, ""),
-                             record.properties.get(PropertyKey.UNIQ_KEY, "")) if record is not None else ""
+            key = _delete_key(record) if record is not None else ""
+            self._pending_keys.discard(key)
             if key in self._recalled:
                 self._recalled.discard(key)
             elif record is not None:
@@ -167,3 +183,8 @@ class TimerWheel(ConditionWorker):
             heapq.heappop(self._pending)
             self._enqueued.pop(offset, None)
         return IDLE_WAIT_S
+
+
+def _delete_key(record: MessageRecord) -> str:
+    return delete_key(record.properties.get(PropertyKey.REAL_TOPIC, ""),
+                      record.properties.get(PropertyKey.UNIQ_KEY, ""))

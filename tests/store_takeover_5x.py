@@ -5,8 +5,9 @@ for a plain and for an ordered pop.
 Used by ``tests/test_store_takeover.py`` for pairs of 5.x implementations, beside ``tests.store_takeover``.
 The writer
 
-- sends a timer message due in a second and waits until it is delivered (it must not come again), then two
-  timer messages due well after the stop, one with ``TIMER_DELIVER_MS`` and one with ``TIMER_DELAY_SEC``;
+- sends two timer messages due well after the stop, one with ``TIMER_DELIVER_MS`` and one with
+  ``TIMER_DELAY_SEC``, and between them one due in a second, waiting until it is delivered (it must not
+  come again, though it lies in the wheel queue past a message still pending);
 - per group (one plain, one ordered) fills a queue with six messages, pops four with an invisible time that
   outlasts the stop, and acks two.
 
@@ -135,13 +136,14 @@ def write(broker: str) -> Scene5:
     with AdminConnection(broker, 10.0) as connection:
         create_topic(connection, scene.timer_topic, 1)
         scene.early = f"early_{suffix}"
-        send(connection, scene.timer_topic, 0, b"due before the stop", scene.early,
-             {PropertyKey.TIMER_DELAY_MS: str(EARLY_DELAY_MS)})
-        _wait_delivered(connection, scene.timer_topic, scene.early)
-        sent_at = int(time.time() * 1000)
-        due = sent_at + PENDING_DELAY_S * 1000
-        for name, trigger in (("deliver_ms", {PropertyKey.TIMER_DELIVER_MS: str(due)}),
-                              ("delay_sec", {PropertyKey.TIMER_DELAY_SEC: str(PENDING_DELAY_S)})):
+        for number, name in enumerate(("deliver_ms", "delay_sec")):
+            if number == 1:  # parked between the two pending ones: delivered, it lies past the oldest
+                send(connection, scene.timer_topic, 0, b"due before the stop", scene.early,
+                     {PropertyKey.TIMER_DELAY_MS: str(EARLY_DELAY_MS)})
+                _wait_delivered(connection, scene.timer_topic, scene.early)
+            due = int(time.time() * 1000) + PENDING_DELAY_S * 1000
+            trigger = {PropertyKey.TIMER_DELIVER_MS: str(due)} if name == "deliver_ms" else {
+                PropertyKey.TIMER_DELAY_SEC: str(PENDING_DELAY_S)}
             scene.pending.append(Due(f"{name}_{suffix}", due - TIMER_PRECISION_MS - SLACK_MS))
             send(connection, scene.timer_topic, 0, b"pending at the stop", scene.pending[-1].key, trigger)
         scene.pops = [_pop_before_stop(connection, f"{suffix}_{order}", order) for order in (False, True)]

@@ -93,31 +93,40 @@ def test_pending_timers_survive_a_restart(tmp_path: Path) -> None:
             assert answer.code == ResponseCode.SUCCESS
             await client.close()
         checkpoint = read_timer_checkpoint(store / TIMER_CHECKPOINT_FILE)
-        assert checkpoint is not None and checkpoint.last_timer_queue_offset == 0
+        assert checkpoint is not None and checkpoint.last_timer_queue_offset == 1  # the stop's copy
         async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
             client = await RemotingClient.connect(mq.broker_addr)
             assert [r.body for r in await _delivered(client, "TimerR", 1)] == [b"r"]
+            await asyncio.sleep(1.5)
+            assert len(await _records(client, "TimerR")) == 1  # the original, not its copy too
             await client.close()
 
     run(scenario())
 
 
-def test_the_checkpoint_names_the_oldest_pending_entry_as_a_master_does(tmp_path: Path) -> None:
-    """Java 5.x re-reads the wheel queue from the smaller of lastTimerQueueOffset and
-    masterTimerQueueOffset: both must name the oldest pending entry, or Java delivers the delivered one
-    again when it takes the store over."""
+def test_a_stop_parks_pending_messages_again_after_everything_delivered(tmp_path: Path) -> None:
+    """Java 5.x taking the store over re-reads the wheel queue from the smaller of lastTimerQueueOffset and
+    masterTimerQueueOffset and delivers whatever it finds due. A clean stop parks each pending message
+    again at the queue's end, as Java's roll does, and names the first copy in both: nothing delivered
+    (here "soon", parked after the pending "later") lies beyond it."""
     store = tmp_path / "store"
 
     async def scenario() -> None:
         async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
             client = await RemotingClient.connect(mq.broker_addr)
+            await send(client, "TimerM", b"later", {PropertyKey.TIMER_DELAY_SEC: "600"})
             await send(client, "TimerM", b"soon", {PropertyKey.TIMER_DELAY_MS: "1000"})
             assert len(await _delivered(client, "TimerM", 1)) == 1
-            await send(client, "TimerM", b"later", {PropertyKey.TIMER_DELAY_SEC: "600"})
             await client.close()
         checkpoint = read_timer_checkpoint(store / TIMER_CHECKPOINT_FILE)
         assert checkpoint is not None
-        assert (checkpoint.last_timer_queue_offset, checkpoint.master_timer_queue_offset) == (1, 1)
+        assert (checkpoint.last_timer_queue_offset, checkpoint.master_timer_queue_offset) == (2, 2)
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            wheel = await _records(client, TIMER_TOPIC)
+            assert [(r.body, r.properties.get(PropertyKey.TIMER_ROLL_TIMES)) for r in wheel] == [
+                (b"later", None), (b"soon", None), (b"later", "1")]
+            await client.close()
 
     run(scenario())
 

@@ -12,12 +12,15 @@ behind hands its pending timers over too. An entry delivered at exactly that tim
 A master's ``masterTimerQueueOffset`` is its own ``lastTimerQueueOffset`` (Java's
 ``prepareTimerCheckPoint``), and Java 5.x starts re-reading the queue at the smaller of the two: written
 as 0, it would take the whole queue in again and deliver every message once more. Java finds no
-``timerlog`` in a store written here, so it re-reads from ``lastTimerQueueOffset``: an entry after that
-low-water mark that was already delivered (due earlier than an older pending one) is delivered again.
+``timerlog`` in a store written here, so it re-reads from ``lastTimerQueueOffset`` and delivers at once
+whatever is due: a clean stop therefore parks the pending messages again past everything delivered
+(:meth:`TimerWheel._repark`). After a crash the checkpoint names the oldest pending entry, and an entry
+after it that was already delivered is delivered again by Java.
 
 Java rolls a message due more than ``timerRollWindowSlot`` slots ahead: it parks it again, with
 ``TIMER_ROLL_TIMES`` and the same ``TIMER_OUT_MS``, so a store it wrote can hold the message twice; an entry
-with ``TIMER_ROLL_TIMES`` naming a message already pending is not taken in.
+with ``TIMER_ROLL_TIMES`` naming a message already pending is not taken in (the same holds for this
+broker's own copies made at a stop).
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ class TimerStore(Protocol):
     def read_record(self, phys_offset: int) -> MessageRecord | None: ...
 
     def put_timer_delivered(self, parked: MessageRecord, properties: dict[str, str]) -> PutResult: ...
+
+    def put_record_copy(self, record: MessageRecord, topic: str, queue_id: int, properties: dict[str, str],
+                        flag: int, reconsume_times: int) -> PutResult: ...
 
 
 def now_ms() -> int:
@@ -102,8 +108,35 @@ class TimerWheel(ConditionWorker):
             self._cond.notify()
 
     def stop(self) -> None:
+        """Called while the store still takes puts: the pending messages are parked again (see
+        :meth:`_repark`) before the checkpoint is written."""
         if self._stop_thread():
+            self._repark()
             self.persist()
+
+    def _repark(self) -> None:
+        """Park every pending message again at the end of the wheel queue, as Java's roll does (same
+        TIMER_OUT_MS, TIMER_ROLL_TIMES one more), so the checkpoint's lastTimerQueueOffset names the first
+        copy: Java 5.x, which keeps no record of delivered entries but ``timerlog`` (not written here),
+        then re-reads only pending messages, none already delivered. This broker's own restart takes in
+        the originals and skips the copies (:meth:`_take_in_entry`). A recalled message is not copied: its
+        marker would be behind the copies. Nothing changes if a put fails (the oldest pending entry stays
+        the low-water mark)."""
+        copies: list[tuple[int, int, int]] = []
+        for due, _, phys in sorted(self._pending, key=lambda item: item[1]):
+            record = self._store.read_record(phys)
+            if record is None or _delete_key(record) in self._recalled:
+                continue
+            properties = dict(record.properties)
+            properties[PropertyKey.TIMER_ROLL_TIMES] = str(int(properties.get(PropertyKey.TIMER_ROLL_TIMES,
+                                                                              "0")) + 1)
+            put = self._store.put_record_copy(record, TIMER_TOPIC, TIMER_QUEUE_ID, properties, record.flag,
+                                              record.reconsume_times)
+            if not put.status.stored:
+                return
+            copies.append((due, put.queue_offset, put.phys_offset))
+        heapq.heapify(copies)
+        self._pending = copies
 
     def persist(self) -> None:
         pending = list(self._pending)

@@ -52,6 +52,7 @@ from reference_broker.ha.settings import HASettings
 from reference_broker.ha.slave import HAClient
 from reference_broker.pop.handlers import PopHandlers, PopHold
 from reference_broker.pop.modes import RequestModeHandlers
+from reference_broker.pop.order_locks import OrderLocks
 from reference_broker.pop.revive import ReviveService
 from reference_broker.pop.service import PopService
 from reference_broker.preflight import check_store
@@ -258,7 +259,7 @@ class Broker:
         c = self.config
         self._pop_hold = PopHold(store.arrivals, c.pop_polling_size)
         self.pop = PopService(c.broker_name, c.broker_cluster_name, self.topics, self.offsets, store,
-                              c.revive_queue_num, self._pop_hold.wake)
+                              c.revive_queue_num, self._pop_hold.wake, OrderLocks(self._files))
         return {**PopHandlers(c, self.topics, self.groups, self.pop, self._pop_hold).table(),
                 **RequestModeHandlers(c.broker_name, self.topics, self.clients, self._files).table()}
 
@@ -310,6 +311,8 @@ class Broker:
         await self.fast_server.stop()
         await self.server.stop()
         self.offsets.persist()
+        if self.pop is not None:
+            self.pop.orders.persist()
         if self.hold is not None:
             self.hold.close()
         if self._pop_hold is not None:
@@ -398,3 +401,5 @@ class Broker:
             await asyncio.sleep(self.config.flush_consumer_offset_interval / 1000)
             if self.offsets.dirty:
                 self.offsets.persist()
+            if self.pop is not None and self.pop.orders.dirty:
+                self.pop.orders.persist()

@@ -155,11 +155,11 @@ class MessageStore(StorePuts, StoreReads):
         """Clean shutdown: stop the scheduler, flush everything, write the checkpoint, remove abort."""
         if not self._running:
             return
+        self.timer.stop()  # parks its pending messages again: before puts stop
         with self._put_lock:
             self._running = False
         self.retention.stop()
         self.scheduler.stop()
-        self.timer.stop()
         self._flusher.stop()
         self.retention.close_retired()
         self.commitlog.close()

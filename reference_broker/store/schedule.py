@@ -17,7 +17,7 @@ from codec.store.record import MessageRecord
 from reference_broker.store.consume_queue import ConsumeQueue
 from reference_broker.store.status import PutResult
 from reference_broker.store.topics import SCHEDULE_TOPIC
-from reference_broker.store.worker import ConditionWorker
+from reference_broker.store.worker import DeliveryWorker
 from spec.errors import StoreError
 
 DELAY_OFFSET_FILE = "delayOffset.json"
@@ -37,16 +37,14 @@ class DelayedStore(Protocol):
     def put_delivered(self, scheduled: MessageRecord) -> PutResult: ...
 
 
-class DelayScheduler(ConditionWorker):
+class DelayScheduler(DeliveryWorker):
     def __init__(self, store: DelayedStore, config_dir: Path, levels_ms: tuple[int, ...],
                  persist_interval_s: float) -> None:
-        super().__init__("store-schedule")
+        super().__init__("store-schedule", IDLE_WAIT_S, persist_interval_s)
         self._store = store
         self._path = config_dir / DELAY_OFFSET_FILE
         self._levels = len(levels_ms)
-        self._persist_interval = persist_interval_s
         self.offsets: dict[int, int] = {}
-        self._woken = False
 
     def start(self) -> None:
         try:
@@ -55,32 +53,13 @@ class DelayScheduler(ConditionWorker):
             self.offsets = {}
         super().start()
 
-    def wake(self) -> None:
-        with self._cond:
-            self._woken = True
-            self._cond.notify()
-
-    def stop(self) -> None:
-        if self._stop_thread():
-            self.persist()
-
     def persist(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         save_config(self._path, delay_offsets_to_json(dict(sorted(self.offsets.items()))))
 
-    def _run(self) -> None:
-        next_persist = time.monotonic() + self._persist_interval
-        while True:
-            waits = [self._deliver_due(level) for level in range(1, self._levels + 1)]
-            if time.monotonic() >= next_persist:
-                self.persist()
-                next_persist = time.monotonic() + self._persist_interval
-            with self._cond:
-                if not self._running:
-                    return
-                if not self._woken:
-                    self._cond.wait(min([IDLE_WAIT_S, *waits]))
-                self._woken = False
+    def _round(self) -> float:
+        waits = [self._deliver_due(level) for level in range(1, self._levels + 1)]
+        return min([IDLE_WAIT_S, *waits])
 
     def _deliver_due(self, level: int) -> float:
         """Re-put every due message of a level; returns seconds until its next message is due."""

@@ -7,6 +7,7 @@ promptly at shutdown, so the condition, the running flag and the bounded join li
 from __future__ import annotations
 
 import threading
+import time
 
 STOP_JOIN_TIMEOUT_S = 30.0
 """Bound on waiting for a thread to finish its last round at shutdown."""
@@ -37,3 +38,49 @@ class ConditionWorker:
         self._thread.join(STOP_JOIN_TIMEOUT_S)
         self._thread = None
         return True
+
+
+class DeliveryWorker(ConditionWorker):
+    """A thread delivering parked messages when they fall due (the delay scheduler, the timer wheel): the
+    put path wakes it for a new one, it sleeps until the next is due, at most ``idle_wait`` seconds, and
+    writes its progress every ``persist_interval`` seconds and once more when it stops."""
+
+    def __init__(self, name: str, idle_wait: float, persist_interval: float) -> None:
+        super().__init__(name)
+        self._idle_wait = idle_wait
+        self._persist_interval = persist_interval
+        self._woken = False
+
+    def wake(self) -> None:
+        with self._cond:
+            self._woken = True
+            self._cond.notify()
+
+    def stop(self) -> None:
+        if self._stop_thread():
+            self._stopped()
+
+    def _stopped(self) -> None:
+        """The last step of a stop, after the thread ended: the progress written once more."""
+        self.persist()
+
+    def persist(self) -> None:
+        raise NotImplementedError
+
+    def _round(self) -> float:
+        """Deliver whatever is due; returns the seconds until the next message falls due."""
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        next_persist = time.monotonic() + self._persist_interval
+        while True:
+            wait = self._round()
+            if time.monotonic() >= next_persist:
+                self.persist()
+                next_persist = time.monotonic() + self._persist_interval
+            with self._cond:
+                if not self._running:
+                    return
+                if not self._woken:
+                    self._cond.wait(min(wait, self._idle_wait))
+                self._woken = False

@@ -39,7 +39,7 @@ from codec.store.timercheck import (
 )
 from reference_broker.store.consume_queue import ConsumeQueue
 from reference_broker.store.status import PutResult
-from reference_broker.store.worker import ConditionWorker
+from reference_broker.store.worker import DeliveryWorker
 from spec.properties import PropertyKey
 from spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC, delete_key
 
@@ -70,9 +70,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class TimerWheel(ConditionWorker):
+class TimerWheel(DeliveryWorker):
     def __init__(self, store: TimerStore, checkpoint: Path) -> None:
-        super().__init__("store-timer")
+        super().__init__("store-timer", IDLE_WAIT_S, PERSIST_INTERVAL_S)
         self._store = store
         self._checkpoint = checkpoint
         self._taken = 0
@@ -90,7 +90,6 @@ class TimerWheel(ConditionWorker):
         """REAL_TOPIC+UNIQ_KEY of the pending messages: a copy Java rolled is not a second message."""
         self._found_end: int | None = None
         """The wheel queue's end at start: later entries are all pending, whatever their time."""
-        self._woken = False
 
     @property
     def pending(self) -> int:
@@ -102,17 +101,11 @@ class TimerWheel(ConditionWorker):
         self._taken = 0
         super().start()
 
-    def wake(self) -> None:
-        with self._cond:
-            self._woken = True
-            self._cond.notify()
-
-    def stop(self) -> None:
+    def _stopped(self) -> None:
         """Called while the store still takes puts: the pending messages are parked again (see
         :meth:`_repark`) before the checkpoint is written."""
-        if self._stop_thread():
-            self._repark()
-            self.persist()
+        self._repark()
+        self.persist()
 
     def _repark(self) -> None:
         """Park every pending message again at the end of the wheel queue, as Java's roll does (same
@@ -147,20 +140,9 @@ class TimerWheel(ConditionWorker):
         self._checkpoint.parent.mkdir(parents=True, exist_ok=True)
         self._checkpoint.write_bytes(encode_timer_checkpoint(data))
 
-    def _run(self) -> None:
-        next_persist = time.monotonic() + PERSIST_INTERVAL_S
-        while True:
-            self._take_in()
-            wait = self._deliver_due()
-            if time.monotonic() >= next_persist:
-                self.persist()
-                next_persist = time.monotonic() + PERSIST_INTERVAL_S
-            with self._cond:
-                if not self._running:
-                    return
-                if not self._woken:
-                    self._cond.wait(min(wait, IDLE_WAIT_S))
-                self._woken = False
+    def _round(self) -> float:
+        self._take_in()
+        return self._deliver_due()
 
     def _take_in(self) -> None:
         queue = self._store.consume_queue(TIMER_TOPIC, TIMER_QUEUE_ID)

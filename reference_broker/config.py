@@ -136,6 +136,11 @@ class BrokerConfig:
     """The ACL file (Java: ``rocketmq.acl.plain.file`` under ``rocketmq.home.dir``). Unset: $ROCKETMQ_HOME/
     conf/plain_acl.yml, else plain_acl.yml beside the broker.conf that enabled ACL. Files below ``acl/``
     beside it are read too, as Java reads ``conf/acl``."""
+    authentication_metadata_provider: str = ""
+    """5.3.0+ ``authenticationMetadataProvider``: with Java's local provider named, the broker keeps users
+    (config/users.json) and serves the AUTH_* user commands; unset, they answer SYSTEM_ERROR."""
+    authorization_metadata_provider: str = ""
+    """5.3.0+ ``authorizationMetadataProvider``: likewise for ACLs (config/acls.json)."""
     flush_consumer_offset_interval: int = 5000
     """Milliseconds between writes of a changed consumerOffset.json."""
     notify_consumer_ids_changed_enable: bool = True

@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass
 
 from reference_broker.wire_release import SUPPORTED_RELEASES
+from spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 
 
 class Disposition(enum.Enum):
@@ -61,6 +62,8 @@ class JavaKey:
 
 _BC, _MSC, _NSC, _NCC, _NC, _OURS = ("BrokerConfig", "MessageStoreConfig", "NettyServerConfig",
                                      "NettyClientConfig", "NamesrvConfig", "reference broker")
+_AC = "AuthConfig"
+"""5.3.0+: the broker fills it from the same file (``BrokerStartup``)."""
 
 
 def _honoured(java_class: str, *names: str, owner: Owner = Owner.BROKER) -> list[JavaKey]:
@@ -189,6 +192,10 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_MSC, "the index is always rebuilt past the last flushed entry", "messageIndexSafe"),
     *_honoured(_MSC, "timerWheelEnable", "timerPrecisionMs", "timerMaxDelaySec"),  # 5.x keys
     *_honoured(_BC, "reviveQueueNum", "reviveInterval", "popPollingSize", "recallMessageEnable"),  # 5.x keys
+    JavaKey("authenticationMetadataProvider", Disposition.HONOURED, _AC,
+            choices=(LOCAL_AUTHENTICATION_PROVIDER,)),  # 5.3.0+: users for the AUTH_* commands
+    JavaKey("authorizationMetadataProvider", Disposition.HONOURED, _AC,
+            choices=(LOCAL_AUTHORIZATION_PROVIDER,)),  # 5.3.0+: ACLs for the AUTH_* commands
     *_honoured(_MSC, "haSendHeartbeatInterval", "haHousekeepingInterval", "haTransferBatchSize",
                "haMasterAddress", "haSlaveFallbehindMax", "slaveTimeout"),
     JavaKey("haListenPort", Disposition.IGNORED, _MSC,

@@ -21,6 +21,8 @@ from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
 from reference_broker.acl.guard import AccessGuard, acl_file_path
+from reference_broker.auth.handlers import AuthAdminHandlers
+from reference_broker.auth.metadata import AuthMetadata
 from reference_broker.broker.admin import AdminHandlers, BrokerParts
 from reference_broker.broker.admin5 import Admin5Handlers
 from reference_broker.broker.clients import ClientManager
@@ -113,6 +115,9 @@ class Broker:
         handlers, the gRPC proxy)."""
         self._pop_hold: PopHold | None = None
         self._files = files
+        self.auth = AuthMetadata(files, bool(self.config.authentication_metadata_provider),
+                                 bool(self.config.authorization_metadata_provider))
+        """ACL 2.0's users and ACLs (the AUTH_* commands of 5.3.0+ releases)."""
         self.release = wire_release(self.config.wire_release)
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset,
@@ -239,6 +244,7 @@ class Broker:
             **RelayHandlers(parts).table(),
             **Admin5Handlers(self.topics, self.groups).table(),
             **RecallHandlers(self.config, self.topics, store).table(),
+            **AuthAdminHandlers(self.auth).table(),
             **self._pop_handlers(store),
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):

@@ -195,6 +195,19 @@ class Remark:
     SYSTEM_ERROR = "An system error occurred, please try again later."  # 1: no provider, malformed subject
 
 
+class AuthenticationRemark:
+    """Refusals of ``authenticationEnabled`` (16 NO_PERMISSION), in the order they are checked."""
+
+    NO_PROVIDER = "The authenticationMetadataProvider is not configured"
+    NO_USERNAME = "username cannot be null."
+    USER_NOT_FOUND = "User:{username} is not found."
+    USER_DISABLED = "User:{username} is disabled."
+    SIGNATURE = "check signature failed."
+
+
+UNIQUE_KEY_SIGNED_AFTER = "4.9.3"
+"""``_UNIQUE_KEY_QUERY`` is left out of the signed content only for clients at or below this release."""
+
 REFUSED = ResponseCode.NO_PERMISSION
 """What AuthenticationException / AuthorizationException from the managers become."""
 
@@ -271,6 +284,17 @@ AUTH_RESOURCE_KEY = clause(
     "(case-insensitive, written capitalised); name \"*\" is any name of the type, a name ending in \"*\" a "
     "prefix, else the literal name. Answers write the key back in that canonical form.",
     source=_MODEL + "Resource.java (of, getResourceKey)")
+AUTH_AUTHENTICATE = clause(
+    "RMQ-AUTH-AUTHENTICATE", Level.MUST,
+    "With authenticationEnabled every request whose code is not in authenticationWhitelist is refused with "
+    "16 NO_PERMISSION before its processor runs: without an AccessKey \"username cannot be null.\", an "
+    "unknown user \"User:<name> is not found.\", a disabled one \"User:<name> is disabled.\", a "
+    "Signature that is not HmacSHA1 (Base64) of the other extFields' values in key order and the body, "
+    "keyed with the user's password, \"check signature failed.\" (_UNIQUE_KEY_QUERY is left out for "
+    "clients at or below 4.9.3). initAuthenticationUser (JSON username/password) is created as a Super user "
+    "at start when absent.",
+    source=_AUTH + "authentication/chain/DefaultAuthenticationHandler.java; "
+    + _AUTH + "authentication/builder/DefaultAuthenticationContextBuilder.java")
 AUTH_UNSUPPORTED_4X = clause(
     "RMQ-AUTH-4X", Level.MUST,
     "Releases before 5.3.0 (4.9.8 among them) have no AUTH_* processor: they answer 3 "

@@ -1,7 +1,7 @@
-"""ACL 2.0 users and ACLs on the reference broker (spec.auth): the AUTH_* commands with the metadata
-providers named, their answers without them, a 4.9.8 wire release that has no such codes, and tables that
-survive a restart. The answers were read off Apache 5.5.0 (the conformance area ``auth`` judges them
-over the wire against both)."""
+"""ACL 2.0 on the reference broker (spec.auth): the AUTH_* commands with the metadata providers named,
+their answers without them, a 4.9.8 wire release that has no such codes, tables that survive a restart,
+and authentication of every request. The answers were read off Apache 5.5.0 (the conformance area
+``auth`` judges the commands over the wire against both)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,18 @@ from typing import Any
 
 import pytest
 
+from codec.acl import Credentials, sign
 from codec.command import RemotingCommand
+from reference_broker.broker.handlers import DEFAULT_REMARK
 from reference_broker.client import RemotingClient
-from reference_broker.config import BrokerConfig
+from reference_broker.config import BrokerConfig, ConfigError, NamesrvConfig, load_config_file
 from reference_broker.embedded import EmbeddedRocketMQ
-from spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER, Remark
+from spec.auth import (
+    LOCAL_AUTHENTICATION_PROVIDER,
+    LOCAL_AUTHORIZATION_PROVIDER,
+    AuthenticationRemark,
+    Remark,
+)
 from spec.auth_resource import ResourcePattern, ip_in_range, is_valid_ip_or_cidr, parse_resource
 from spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
@@ -125,3 +132,52 @@ def test_unreadable_resources_and_addresses() -> None:
     assert is_valid_ip_or_cidr("10.0.0.0/8") and is_valid_ip_or_cidr("::1")
     assert not is_valid_ip_or_cidr("999.1.1.1") and not is_valid_ip_or_cidr("10.0.0.0/33")
     assert ip_in_range("10.1.2.3", "10.0.0.0/8") and not ip_in_range("10.1.2.3", "10.1.2.4")
+
+
+ROOT = Credentials("rocketmq", "12345678")
+AUTHENTICATED = {**PROVIDERS, "authentication_enabled": True, "authentication_whitelist": " 26 ,",
+                 "init_authentication_user": json.dumps({"username": ROOT.access_key,
+                                                         "password": ROOT.secret_key})}
+
+
+async def _signed(client: RemotingClient, code: int, header: dict[str, str], body: object = None,
+                  credentials: Credentials = ROOT) -> RemotingCommand:
+    data = json.dumps(body).encode() if body is not None else None
+    return await client.invoke(sign(client.request(code, dict(header), data), credentials))
+
+
+def test_authentication_refuses_what_a_known_user_did_not_sign(tmp_path: Path) -> None:
+    """RMQ-AUTH-AUTHENTICATE, with the remarks Apache 5.5.0 answers."""
+    async def steps(client: RemotingClient) -> list[tuple[int, str | None]]:
+        answers = [await _ask(client, C.AUTH_LIST_USER, {}),
+                   await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials("nobody", "x")),
+                   await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials(ROOT.access_key, "x")),
+                   await _signed(client, C.AUTH_CREATE_USER, {"username": "n"}, {"password": "npw"}),
+                   await _signed(client, C.AUTH_CREATE_USER, {"username": "s"},
+                                 {"password": "p", "userType": "Super"}, Credentials("n", "npw")),
+                   await _signed(client, C.AUTH_UPDATE_USER, {"username": "n"}, {"userStatus": "disable"}),
+                   await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials("n", "npw")),
+                   await _ask(client, C.GET_BROKER_CONFIG, {})]
+        return [(answer.code, answer.remark) for answer in answers]
+
+    assert run(_session(tmp_path, steps, **AUTHENTICATED)) == [
+        (ResponseCode.NO_PERMISSION, AuthenticationRemark.NO_USERNAME),
+        (ResponseCode.NO_PERMISSION, "User:nobody is not found."),
+        (ResponseCode.NO_PERMISSION, AuthenticationRemark.SIGNATURE),
+        (ResponseCode.SUCCESS, DEFAULT_REMARK),
+        (ResponseCode.SYSTEM_ERROR, Remark.SUPER_CREATE),
+        (ResponseCode.SUCCESS, DEFAULT_REMARK),
+        (ResponseCode.NO_PERMISSION, "User:n is disabled."),
+        (ResponseCode.SUCCESS, None)]  # 26 GET_BROKER_CONFIG is whitelisted
+
+
+def test_authentication_needs_a_release_with_acl_2(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"5\.3\.0\+ wire release"):
+        run(_session(tmp_path, _ask, "4.9.8", **AUTHENTICATED))
+
+
+def test_authorization_is_refused_rather_than_ignored(tmp_path: Path) -> None:
+    conf = tmp_path / "broker.conf"
+    conf.write_text("authorizationEnabled=true\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="authorizationEnabled"):
+        load_config_file(conf, BrokerConfig(), NamesrvConfig())

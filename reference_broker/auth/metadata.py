@@ -12,6 +12,7 @@ policies and entries keep Java's order (merged entries stay in place, new ones a
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from reference_broker.broker.persistence import ConfigFiles
@@ -202,6 +203,16 @@ class AuthMetadata:
     def list_users(self, name_filter: str | None) -> list[User]:
         return [user for name, user in sorted(self._user_table().items(), key=lambda i: i[0].encode())
                 if not (name_filter and name_filter.strip()) or name_filter in name]
+
+    def init_user(self, text: str) -> None:
+        """``initUser``: the initAuthenticationUser JSON becomes a Super user unless it exists; anything
+        wrong stops the start, as Java's "Init authentication user error."."""
+        try:
+            info = json.loads(text)
+            if self.get_user(info.get("username")) is None:
+                self.create_user({**info, "userType": UserType.SUPER.value})
+        except (ValueError, AttributeError, AuthRefused) as exc:
+            raise ValueError(f"initAuthenticationUser {text!r}: {exc}") from exc
 
     def is_super(self, username: str) -> bool:
         user = self.users.get(username)

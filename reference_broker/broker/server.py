@@ -21,6 +21,7 @@ from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
 from reference_broker.acl.guard import AccessGuard, acl_file_path
+from reference_broker.auth.authentication import Authenticator, whitelist
 from reference_broker.auth.handlers import AuthAdminHandlers
 from reference_broker.auth.metadata import AuthMetadata
 from reference_broker.broker.admin import AdminHandlers, BrokerParts
@@ -61,6 +62,7 @@ from reference_broker.server import (
     Channel,
     Connection,
     DispatchTable,
+    Guard,
     Handler,
     RemotingServer,
     shut_down_gracefully,
@@ -87,6 +89,18 @@ def _check_role(config: BrokerConfig) -> None:
             raise ValueError(f"Slave's brokerId must be > 0, got {config.broker_id}")
     else:
         config.broker_id = MASTER_ID
+
+def _guards(*checks: Guard | None) -> Guard | None:
+    """The checks a request passes before dispatch, in order (ACL 2.0 authentication, then ACL 1.0)."""
+    present = [check for check in checks if check is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+
+    def all_of(command: RemotingCommand, peer: str) -> None:
+        for check in present:
+            check(command, peer)
+    return all_of
+
 
 FREE_PORT_ATTEMPTS = 16
 """Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""
@@ -123,7 +137,7 @@ class Broker:
                                        self.notify_consumer_ids_changed, self._min_offset,
                                        self.release.version)
         self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
-        guard_check = self.guard.check if self.guard is not None else None
+        guard_check = _guards(self._authenticator(), self.guard.check if self.guard is not None else None)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
@@ -139,6 +153,18 @@ class Broker:
         self.ha_client: HAClient | None = None
         self.slave_sync: SlaveSynchronizer | None = None
         self.grpc: GrpcProxy | None = None
+
+    def _authenticator(self) -> Guard | None:
+        """ACL 2.0's check of each request (``authenticationEnabled``, 5.3.0+ releases only), with the
+        initAuthenticationUser created first."""
+        c = self.config
+        if c.init_authentication_user and self.release.serves(RequestCode.AUTH_CREATE_USER):
+            self.auth.init_user(c.init_authentication_user)
+        if not c.authentication_enabled:
+            return None
+        if not self.release.serves(RequestCode.AUTH_CREATE_USER):
+            raise ValueError(f"authenticationEnabled needs a 5.3.0+ wire release, not {self.release.name}")
+        return Authenticator(self.auth, whitelist(c.authentication_whitelist)).check
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0
@@ -227,7 +253,7 @@ class Broker:
         sends = SendHandlers(self.config, self.topics, self.groups, store)
         pulls = PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                              self.hold)
-        if self.guard is None:  # a guard sees every request first: no lanes
+        if self.server.guard is None:  # a guard sees every request first: no lanes
             send_lanes = dict.fromkeys(SEND_CODES, SendLane(sends, self.stats).take)
             pull_lane = {RequestCode.PULL_MESSAGE: PullLane(pulls, self.stats, self.release.version).take}
             self.server.use_lane(Lanes({**send_lanes, **pull_lane}))

@@ -25,7 +25,7 @@ from pathlib import Path
 from apache_rocketmq.cluster import ApacheRocketMQ, provision
 from apache_rocketmq.maven import ProvisionError, cached_classpath, release_dir
 from apache_rocketmq.releases import RELEASES, UnknownRelease
-from apache_rocketmq.servers import serve_until_signalled
+from apache_rocketmq.servers import add_run_options, serve_until_signalled
 from spec.cli import BadInput, Parser, add_version, fail, require_file
 
 PROG = "rmq-apache"
@@ -38,12 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="start a name server and a broker of VERSION on loopback")
     run.add_argument("version", metavar="VERSION", help=f"one of {', '.join(RELEASES)}")
     run.add_argument("--namesrv-port", type=int, default=0, metavar="N", help="default: a free port")
-    run.add_argument("--broker-port", type=int, default=0, metavar="N",
-                     help="listenPort (default: a free port whose -2 and +1 neighbours are free too)")
-    run.add_argument("--store", type=Path, metavar="DIR", help="storePathRootDir (default: HOME/store)")
+    add_run_options(run)
     run.add_argument("-c", dest="config", type=Path, metavar="broker.conf", help="broker settings to apply")
-    run.add_argument("--home", type=Path, metavar="DIR",
-                     help="the ROCKETMQ_HOME to run in, kept afterwards (default: a temporary directory)")
     classpath = commands.add_parser("classpath", help="print the class path of VERSION's jars")
     classpath.add_argument("version", metavar="VERSION")
     commands.add_parser("versions", help="list the known releases and whether each is cached")

@@ -10,6 +10,7 @@ their home and what they run.
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import socket
@@ -291,6 +292,16 @@ class LoopbackServers:
         except OSError:
             return "(no output)"
         return " | ".join(lines[-3:]) or "(no output)"
+
+
+def add_run_options(run: argparse.ArgumentParser) -> None:
+    """The options of ``run`` that every kind of :class:`LoopbackServers` takes (``rmq-apache``,
+    ``rmq-rust``): where the broker listens, its store and the home it runs in."""
+    run.add_argument("--broker-port", type=int, default=0, metavar="N",
+                     help="listenPort (default: a free port whose -2 and +1 neighbours are free too)")
+    run.add_argument("--store", type=Path, metavar="DIR", help="storePathRootDir (default: HOME/store)")
+    run.add_argument("--home", type=Path, metavar="DIR",
+                     help="the ROCKETMQ_HOME to run in, kept afterwards (default: a temporary directory)")
 
 
 def serve_until_signalled(servers: LoopbackServers) -> int:

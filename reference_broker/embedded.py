@@ -15,7 +15,7 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from reference_broker import event_loop
 from reference_broker.broker.server import Broker
@@ -218,10 +218,21 @@ class EmbeddedMasterSlave:
         await self.stop()
 
 
-class _BackgroundLoop:
-    """An event loop in a daemon thread, for synchronous callers of the asyncio forms."""
+class _Lifecycle(Protocol):
+    async def start(self) -> Any: ...
 
-    def __init__(self) -> None:
+    async def stop(self) -> None: ...
+
+
+_Embedded = TypeVar("_Embedded", bound=_Lifecycle)
+
+
+class _BackgroundLoop(Generic[_Embedded]):
+    """An asyncio form (``embedded``) driven from synchronous code: its event loop runs in a daemon
+    thread, which starts with it and ends with it."""
+
+    def __init__(self, embedded: _Embedded) -> None:
+        self.embedded = embedded
         self._loop = event_loop.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="rocketmq-embedded", daemon=True)
 
@@ -229,25 +240,11 @@ class _BackgroundLoop:
         future: Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         return future.result(START_TIMEOUT)
 
-    def _close_loop(self) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(START_TIMEOUT)
-        if not self._thread.is_alive():
-            self._loop.close()
-
     def call(self, coroutine: Any) -> Any:
         """Run a coroutine on the brokers' loop (to inspect or change their state safely)."""
         return self._run(coroutine)
 
-
-class SyncEmbeddedMasterSlave(_BackgroundLoop):
-    """:class:`EmbeddedMasterSlave` driven from synchronous code."""
-
-    def __init__(self, root: str | Path | None = None, **kwargs: Any) -> None:
-        super().__init__()
-        self.embedded = EmbeddedMasterSlave(root, **kwargs)
-
-    def start(self) -> SyncEmbeddedMasterSlave:
+    def start(self) -> Self:
         self._thread.start()
         self._run(self.embedded.start())
         return self
@@ -256,7 +253,24 @@ class SyncEmbeddedMasterSlave(_BackgroundLoop):
         try:
             self._run(self.embedded.stop())
         finally:
-            self._close_loop()
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(START_TIMEOUT)
+            if not self._thread.is_alive():
+                self._loop.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+
+class SyncEmbeddedMasterSlave(_BackgroundLoop[EmbeddedMasterSlave]):
+    """:class:`EmbeddedMasterSlave` driven from synchronous code."""
+
+    def __init__(self, root: str | Path | None = None, **kwargs: Any) -> None:
+        super().__init__(EmbeddedMasterSlave(root, **kwargs))
 
     def wait_replicated(self, timeout: float = START_TIMEOUT) -> int:
         return int(self._run(self.embedded.wait_replicated(timeout)))
@@ -276,30 +290,12 @@ class SyncEmbeddedMasterSlave(_BackgroundLoop):
             raise AttributeError(name)
         return getattr(self.embedded, name)
 
-    def __enter__(self) -> SyncEmbeddedMasterSlave:
-        return self.start()
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-class SyncEmbeddedRocketMQ(_BackgroundLoop):
+class SyncEmbeddedRocketMQ(_BackgroundLoop[EmbeddedRocketMQ]):
     """The same, driven from synchronous code: the event loop runs in a daemon thread."""
 
     def __init__(self, store_path: str | Path | None = None, **kwargs: Any) -> None:
-        super().__init__()
-        self.embedded = EmbeddedRocketMQ(store_path, **kwargs)
-
-    def start(self) -> SyncEmbeddedRocketMQ:
-        self._thread.start()
-        self._run(self.embedded.start())
-        return self
-
-    def stop(self) -> None:
-        try:
-            self._run(self.embedded.stop())
-        finally:
-            self._close_loop()
+        super().__init__(EmbeddedRocketMQ(store_path, **kwargs))
 
     @property
     def namesrv_addr(self) -> str:
@@ -324,10 +320,3 @@ class SyncEmbeddedRocketMQ(_BackgroundLoop):
     @property
     def store_path(self) -> Path:
         return self.embedded.store_path
-
-    def __enter__(self) -> SyncEmbeddedRocketMQ:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()

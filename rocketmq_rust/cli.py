@@ -19,10 +19,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from apache_rocketmq.maven import ProvisionError
-from apache_rocketmq.servers import serve_until_signalled
+from apache_rocketmq.servers import add_run_options, serve_until_signalled
 from rocketmq_rust.cargo import install, installed, release_dir
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.releases import RELEASES, UnknownRelease, release
@@ -44,11 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="start a name server and a broker of VERSION on loopback")
     run.add_argument("version", metavar="VERSION", help=f"one of {', '.join(RELEASES)}")
-    run.add_argument("--broker-port", type=int, default=0, metavar="N",
-                     help="listenPort (default: a free port whose -2 and +1 neighbours are free too)")
-    run.add_argument("--store", type=Path, metavar="DIR", help="storePathRootDir (default: HOME/store)")
-    run.add_argument("--home", type=Path, metavar="DIR",
-                     help="the ROCKETMQ_HOME to run in, kept afterwards (default: a temporary directory)")
+    add_run_options(run)
     run.add_argument("--set", dest="settings", type=_setting, action="append", default=[],
                      metavar="KEY=VALUE", help="a broker.properties setting (repeatable)")
     install_command = commands.add_parser("install", help="build VERSION's binaries into the cache")

@@ -10,6 +10,8 @@ The suite's own targets name them (``conformance.cli.APACHE_SETTINGS``, ``confor
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from codec.command import RemotingCommand
@@ -81,6 +83,21 @@ def _entries(*entries: tuple[str, str, str]) -> dict[str, Any]:
 def _forget(client: Client, *names: str) -> None:
     for name in names:
         _ask(client, C.AUTH_DELETE_USER, {"username": name})
+
+
+@contextmanager
+def _user_with_acl(client: Client, check: Check, acl: dict[str, Any]) -> Iterator[str]:
+    """The subject key of a fresh user holding ``acl``; the user, and so its ACL, is deleted afterwards."""
+    name = _user(client, check)
+    try:
+        expect_success(check, "create acl", _ask(client, C.AUTH_CREATE_ACL, {"subject": f"User:{name}"}, acl))
+        yield f"User:{name}"
+    finally:
+        _forget(client, name)
+
+
+def _resources(acls: list[dict[str, Any]]) -> list[str]:
+    return [entry["resource"] for acl in acls for policy in acl["policies"] for entry in policy["entries"]]
 
 
 @case("RMQ-AUTH-4X", "Releases before 5.3.0 answer AUTH_LIST_USER 3 REQUEST_CODE_NOT_SUPPORTED; 5.3.0+ serve "
@@ -199,11 +216,7 @@ def test_refusal(client: Client, check: Check, asked: tuple[Any, ...]) -> None:
       "others.")
 def test_acl_created_and_merged(client: Client, check: Check) -> None:
     _require_tables(client)
-    name = _user(client, check)
-    subject = f"User:{name}"
-    try:
-        expect_success(check, "create acl", _ask(client, C.AUTH_CREATE_ACL, {"subject": subject},
-                                                 _acl(source_ips=["10.0.0.0/8"])))
+    with _user_with_acl(client, check, _acl(source_ips=["10.0.0.0/8"])) as subject:
         created = _json(check, "get acl", _ask(client, C.AUTH_GET_ACL, {"subject": subject}))
         check.equal("acl", {"policies": [{"entries": [
             {"actions": ["Pub", "Sub"], "decision": "Allow", "resource": "Topic:auth-t*",
@@ -215,50 +228,37 @@ def test_acl_created_and_merged(client: Client, check: Check) -> None:
             {"actions": ["Get"], "decision": "Allow", "resource": "Topic:auth-t*"},
             {"actions": ["Sub"], "decision": "Deny", "resource": "Group:auth-g"}],
             merged["policies"][0]["entries"])
-    finally:
-        _forget(client, name)
 
 
 @case("RMQ-AUTH-ACL-GET", "AUTH_LIST_ACL keeps the ACLs whose subject contains subjectFilter and, with a "
       "resourceFilter, only the entries whose resource key contains it.")
 def test_acls_listed_by_filter(client: Client, check: Check) -> None:
     _require_tables(client)
-    name = _user(client, check)
-    subject = f"User:{name}"
-    try:
-        two = _entries(("Topic:auth-t1", "Pub", "Allow"), ("Group:auth-g1", "Sub", "Allow"))
-        expect_success(check, "create acl", _ask(client, C.AUTH_CREATE_ACL, {"subject": subject}, two))
+    two = _entries(("Topic:auth-t1", "Pub", "Allow"), ("Group:auth-g1", "Sub", "Allow"))
+    with _user_with_acl(client, check, two) as subject:
+        name = subject.partition(":")[2]
         listed = _json(check, "list", _ask(client, C.AUTH_LIST_ACL, {"subjectFilter": name}))
         check.equal("subjects", [subject], [acl["subject"] for acl in listed])
         narrowed = _json(check, "list by resource", _ask(client, C.AUTH_LIST_ACL,
                                                          {"subjectFilter": name, "resourceFilter": "Group:"}))
-        check.equal("entries kept", ["Group:auth-g1"],
-                    [e["resource"] for acl in narrowed for p in acl["policies"] for e in p["entries"]])
-    finally:
-        _forget(client, name)
+        check.equal("entries kept", ["Group:auth-g1"], _resources(narrowed))
 
 
 @case("RMQ-AUTH-ACL-DELETE", "AUTH_DELETE_ACL with a resource removes that entry; without one the whole ACL, "
       "after which it answers 16 \"The acl is not exist.\"")
 def test_acl_deleted(client: Client, check: Check) -> None:
     _require_tables(client)
-    name = _user(client, check)
-    subject = f"User:{name}"
-    try:
-        two = _entries(("Topic:auth-t1", "Pub", "Allow"), ("Topic:auth-t2", "Pub", "Deny"))
-        expect_success(check, "create acl", _ask(client, C.AUTH_CREATE_ACL, {"subject": subject}, two))
+    two = _entries(("Topic:auth-t1", "Pub", "Allow"), ("Topic:auth-t2", "Pub", "Deny"))
+    with _user_with_acl(client, check, two) as subject:
         expect_success(check, "delete one resource", _ask(client, C.AUTH_DELETE_ACL,
                                                           {"subject": subject, "resource": "topic:auth-t1"}))
         left = _json(check, "get acl", _ask(client, C.AUTH_GET_ACL, {"subject": subject}))
-        check.equal("entries left", ["Topic:auth-t2"],
-                    [e["resource"] for p in left["policies"] for e in p["entries"]])
+        check.equal("entries left", ["Topic:auth-t2"], _resources([left]))
         expect_success(check, "delete acl", _ask(client, C.AUTH_DELETE_ACL, {"subject": subject}))
         gone = expect_success(check, "get deleted", _ask(client, C.AUTH_GET_ACL, {"subject": subject}))
         check.equal("deleted: body", None, gone.body)
         _refused(check, "delete again", _ask(client, C.AUTH_DELETE_ACL, {"subject": subject}),
                  ResponseCode.NO_PERMISSION, Remark.ACL_NOT_EXIST)
-    finally:
-        _forget(client, name)
 
 
 @table("body", [

@@ -11,11 +11,20 @@ from typing import Any
 
 import pytest
 
+from apache_rocketmq.cluster import ApacheRocketMQ
+from apache_rocketmq.maven import cached_classpath
+from apache_rocketmq.releases import release
 from codec.acl import Credentials, sign
 from codec.command import RemotingCommand
 from reference_broker.broker.handlers import DEFAULT_REMARK
 from reference_broker.client import RemotingClient
-from reference_broker.config import BrokerConfig, ConfigError, NamesrvConfig, load_config_file
+from reference_broker.config import (
+    BrokerConfig,
+    ConfigError,
+    NamesrvConfig,
+    apply_properties,
+    load_config_file,
+)
 from reference_broker.embedded import EmbeddedRocketMQ
 from spec.auth import (
     LOCAL_AUTHENTICATION_PROVIDER,
@@ -135,9 +144,13 @@ def test_unreadable_resources_and_addresses() -> None:
 
 
 ROOT = Credentials("rocketmq", "12345678")
-AUTHENTICATED = {**PROVIDERS, "authentication_enabled": True, "authentication_whitelist": " 26 ,",
-                 "init_authentication_user": json.dumps({"username": ROOT.access_key,
-                                                         "password": ROOT.secret_key})}
+AUTHENTICATED = {"authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
+                 "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER,
+                 "authenticationEnabled": "true", "authenticationWhitelist": " 26 ,",
+                 "initAuthenticationUser": json.dumps({"username": ROOT.access_key,
+                                                       "password": ROOT.secret_key})}
+"""Java's broker.conf keys, given alike to the reference broker and to Apache RocketMQ."""
+APACHE = "5.5.0"
 
 
 async def _signed(client: RemotingClient, code: int, header: dict[str, str], body: object = None,
@@ -146,34 +159,70 @@ async def _signed(client: RemotingClient, code: int, header: dict[str, str], bod
     return await client.invoke(sign(client.request(code, dict(header), data), credentials))
 
 
-def test_authentication_refuses_what_a_known_user_did_not_sign(tmp_path: Path) -> None:
-    """RMQ-AUTH-AUTHENTICATE, with the remarks Apache 5.5.0 answers."""
-    async def steps(client: RemotingClient) -> list[tuple[int, str | None]]:
-        answers = [await _ask(client, C.AUTH_LIST_USER, {}),
-                   await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials("nobody", "x")),
-                   await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials(ROOT.access_key, "x")),
-                   await _signed(client, C.AUTH_CREATE_USER, {"username": "n"}, {"password": "npw"}),
-                   await _signed(client, C.AUTH_CREATE_USER, {"username": "s"},
-                                 {"password": "p", "userType": "Super"}, Credentials("n", "npw")),
-                   await _signed(client, C.AUTH_UPDATE_USER, {"username": "n"}, {"userStatus": "disable"}),
-                   await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials("n", "npw")),
-                   await _ask(client, C.GET_BROKER_CONFIG, {})]
-        return [(answer.code, answer.remark) for answer in answers]
+async def _authentication_answers(client: RemotingClient) -> list[tuple[int, str | None]]:
+    answers = [await _ask(client, C.AUTH_LIST_USER, {}),
+               await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials("nobody", "x")),
+               await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials(ROOT.access_key, "x")),
+               await _signed(client, C.AUTH_CREATE_USER, {"username": "n"}, {"password": "npw"}),
+               await _signed(client, C.AUTH_CREATE_USER, {"username": "s"},
+                             {"password": "p", "userType": "Super"}, Credentials("n", "npw")),
+               await _signed(client, C.AUTH_UPDATE_USER, {"username": "n"}, {"userStatus": "disable"}),
+               await _signed(client, C.AUTH_LIST_USER, {}, credentials=Credentials("n", "npw")),
+               await _ask(client, C.GET_BROKER_CONFIG, {})]
+    return [(answer.code, answer.remark) for answer in answers]
 
-    assert run(_session(tmp_path, steps, **AUTHENTICATED)) == [
-        (ResponseCode.NO_PERMISSION, AuthenticationRemark.NO_USERNAME),
-        (ResponseCode.NO_PERMISSION, "User:nobody is not found."),
-        (ResponseCode.NO_PERMISSION, AuthenticationRemark.SIGNATURE),
-        (ResponseCode.SUCCESS, DEFAULT_REMARK),
-        (ResponseCode.SYSTEM_ERROR, Remark.SUPER_CREATE),
-        (ResponseCode.SUCCESS, DEFAULT_REMARK),
-        (ResponseCode.NO_PERMISSION, "User:n is disabled."),
-        (ResponseCode.SUCCESS, None)]  # 26 GET_BROKER_CONFIG is whitelisted
+
+EXPECTED_AUTHENTICATION = [
+    (ResponseCode.NO_PERMISSION, AuthenticationRemark.NO_USERNAME),
+    (ResponseCode.NO_PERMISSION, "User:nobody is not found."),
+    (ResponseCode.NO_PERMISSION, AuthenticationRemark.SIGNATURE),
+    (ResponseCode.SUCCESS, DEFAULT_REMARK),
+    (ResponseCode.SYSTEM_ERROR, Remark.SUPER_CREATE),
+    (ResponseCode.SUCCESS, DEFAULT_REMARK),
+    (ResponseCode.NO_PERMISSION, "User:n is disabled."),
+    (ResponseCode.SUCCESS, None)]  # 26 GET_BROKER_CONFIG is whitelisted
+"""RMQ-AUTH-AUTHENTICATE: what Apache 5.5.0 answers (test_apache_authenticates_alike)."""
+
+
+def _java_settings(store: Path, wire_release: str | None = None) -> EmbeddedRocketMQ:
+    config = BrokerConfig(listen_port=0, store_path_root_dir=str(store))
+    apply_properties(AUTHENTICATED, config, NamesrvConfig())
+    return EmbeddedRocketMQ(broker_config=config, wire_release=wire_release)
+
+
+def test_authentication_refuses_what_a_known_user_did_not_sign(tmp_path: Path) -> None:
+    async def scenario() -> list[tuple[int, str | None]]:
+        broker = await _java_settings(tmp_path).start()
+        client = await RemotingClient.connect(broker.broker_addr)
+        try:
+            return await _authentication_answers(client)
+        finally:
+            await client.close()
+            await broker.stop()
+
+    assert run(scenario()) == EXPECTED_AUTHENTICATION
+
+
+@pytest.mark.interop
+def test_apache_authenticates_alike(tmp_path: Path) -> None:
+    """The same requests to Apache RocketMQ 5.5.0's broker with the same broker.conf keys."""
+    if cached_classpath(release(APACHE)) is None:
+        pytest.skip(f"Apache RocketMQ {APACHE} is not provisioned (rmq-apache classpath {APACHE})")
+
+    async def scenario(addr: str) -> list[tuple[int, str | None]]:
+        client = await RemotingClient.connect(addr)
+        try:
+            return await _authentication_answers(client)
+        finally:
+            await client.close()
+
+    with ApacheRocketMQ(APACHE, home=tmp_path / "apache", broker_config=AUTHENTICATED, heap_mb=384) as apache:
+        assert run(scenario(apache.broker_addr)) == EXPECTED_AUTHENTICATION
 
 
 def test_authentication_needs_a_release_with_acl_2(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"5\.3\.0\+ wire release"):
-        run(_session(tmp_path, _ask, "4.9.8", **AUTHENTICATED))
+        run(_java_settings(tmp_path, "4.9.8").start())
 
 
 def test_authorization_is_refused_rather_than_ignored(tmp_path: Path) -> None:

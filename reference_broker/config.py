@@ -157,6 +157,8 @@ class BrokerConfig:
     """Check-backs of one half message before it is discarded to TRANS_CHECK_MAX_TIME_TOPIC."""
     transaction_check_interval: int = 60_000
     """Milliseconds between runs of the transaction check service."""
+    lite_pull_message_enable: bool = True
+    """5.x ``litePullMessageEnable``: LITE_PULL_MESSAGE is refused with 16 NO_PERMISSION when off."""
     # -- the store (MessageStoreConfig) --------------------------------------------------------------
     timer_wheel_enable: bool = True
     """5.x timer messages (a 4.9.8 wire release has none, whatever this says)."""

@@ -191,7 +191,8 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_MSC, _UNREAD, "putMsgIndexHightWater", "isEnableBatchPush"),
     *_ignored(_MSC, "the index is always rebuilt past the last flushed entry", "messageIndexSafe"),
     *_honoured(_MSC, "timerWheelEnable", "timerPrecisionMs", "timerMaxDelaySec"),  # 5.x keys
-    *_honoured(_BC, "reviveQueueNum", "reviveInterval", "popPollingSize", "recallMessageEnable"),  # 5.x keys
+    *_honoured(_BC, "reviveQueueNum", "reviveInterval", "popPollingSize", "recallMessageEnable",
+               "litePullMessageEnable"),  # 5.x keys
     JavaKey("authenticationMetadataProvider", Disposition.HONOURED, _AC,
             choices=(LOCAL_AUTHENTICATION_PROVIDER,)),  # 5.3.0+: users for the AUTH_* commands
     JavaKey("authorizationMetadataProvider", Disposition.HONOURED, _AC,

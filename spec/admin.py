@@ -122,7 +122,11 @@ ADMIN_CALL_CONSUMER = clause(
     "RMQ-ADMIN-CALL-CONSUMER", Level.MUST,
     "GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY are forwarded with their extFields to the "
     "named client and the client's answer is returned; a client that is not connected in the group is "
-    "answered 1 SYSTEM_ERROR \"The Consumer <G> <C> not online\".", source=_ADMIN)
+    "answered 1 SYSTEM_ERROR \"The Consumer <G> <C> not online\". CONSUME_MESSAGE_DIRECTLY carries the "
+    "record its msgId (an offsetMsgId) names as body; an id that does not decode, or names no record, is "
+    "answered 1 SYSTEM_ERROR without calling the client (the lookup's exception escapes to the remoting "
+    "layer).",
+    source=_ADMIN)
 ADMIN_CLONE_OFFSET = clause(
     "RMQ-ADMIN-CLONE-OFFSET", Level.MUST,
     "CLONE_GROUP_OFFSET copies srcGroup's committed offsets of the topic to destGroup and answers SUCCESS.",
@@ -145,7 +149,10 @@ ADMIN_CLEAN = clause(
 ADMIN_SYSTEM_TOPICS = clause(
     "RMQ-ADMIN-SYSTEM-TOPICS", Level.MUST,
     "GET_SYSTEM_TOPIC_LIST_FROM_BROKER and GET_SYSTEM_TOPIC_LIST_FROM_NS answer a TopicList of system "
-    "topics.", source=_ADMIN)
+    "topics. A broker creates its built-in topics at start with TopicConfig's defaults but for the queue "
+    "counts: SELF_TEST_TOPIC and OFFSET_MOVED_EVENT 1 queue, BenchmarkTest 1024, SCHEDULE_TOPIC_XXXX 18, "
+    "each with perm 6 and topicSysFlag 0 (TopicConfigManager's constructor).",
+    source=_ADMIN + "; broker/src/main/java/org/apache/rocketmq/broker/topic/TopicConfigManager.java")
 ADMIN_TOPIC_LIST = clause(
     "RMQ-ADMIN-TOPIC-LIST", Level.MUST,
     "GET_ALL_TOPIC_LIST_FROM_NAMESERVER answers a TopicList of every registered topic; "
@@ -167,3 +174,9 @@ ADMIN_GET_GROUP_CONFIG = clause(
     "GET_SUBSCRIPTIONGROUP_CONFIG (352, 5.0.0+) answers the group's SubscriptionGroupConfig as JSON, "
     "creating it with default settings when autoCreateSubscriptionGroup is on (findSubscriptionGroupConfig).",
     source=_ADMIN + " (getSubscriptionGroup)")
+ADMIN_POP_ROLLBACK = clause(
+    "RMQ-ADMIN-POP-ROLLBACK", Level.MUST,
+    "POP_ROLLBACK (200056, 5.3.2+; mqadmin exportPopRecord) carries no header and is answered SUCCESS once "
+    "the broker's pop state is in its file store: Java moves it there from the RocksDB pop store when that "
+    "store is in use; a broker that keeps pop state in the revive log only has nothing to move.",
+    source=_ADMIN + " (transferPopToFsStore)")

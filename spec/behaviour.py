@@ -57,8 +57,10 @@ LOCK_MAX_LIVE_MS = 60_000
 NS_REGISTER = clause(
     "RMQ-NS-REGISTER", Level.MUST,
     "After REGISTER_BROKER from a master (brokerId 0), GET_ROUTEINFO_BY_TOPIC of each topic in its body "
-    "lists the broker and the topic's queues, and GET_BROKER_CLUSTER_INFO lists it under its cluster.",
-    source=_NS_ROUTES)
+    "lists the broker and the topic's queues, and GET_BROKER_CLUSTER_INFO lists it under its cluster. The "
+    "answer's body is the KV table of namespace ORDER_TOPIC_CONFIG ({\"table\": {...}}), none while that "
+    "namespace was never used.",
+    source=_NS_ROUTES + "; " + _NS_PROCESSOR + " (registerBroker: getKVListByNamespace)")
 NS_REGISTER_ONEWAY = clause(
     "RMQ-NS-REGISTER-ONEWAY", Level.MUST,
     "A oneway REGISTER_BROKER is applied like a two-way one and gets no response.",
@@ -198,6 +200,18 @@ BRK_PULL_CHECKS = clause(
     "A pull of a topic the broker does not have is answered 17 TOPIC_NOT_EXIST, and one whose queueId is "
     "outside the topic's read queues 1 SYSTEM_ERROR.",
     source=_PULL)
+LITE_PULL_FORBIDDEN_REMARK = "the broker[{broker_ip1}] for lite pull consumer is forbidden"
+"""The remark of a LITE_PULL_MESSAGE refused because ``litePullMessageEnable`` is off."""
+BRK_LITE_PULL = clause(
+    "RMQ-BRK-LITE-PULL", Level.MUST,
+    "LITE_PULL_MESSAGE (361, 5.0.0+), what a lite pull consumer sends (sysFlag FLAG_LITE_PULL_MESSAGE), is "
+    "served by the pull processor on the main port exactly as PULL_MESSAGE: same header, checks, answers. "
+    "When litePullMessageEnable (default true) is false it is answered 16 NO_PERMISSION, forbiddenType 1 "
+    "(BROKER_FORBIDDEN), remark \"the broker[<brokerIP1>] for lite pull consumer is forbidden\", before "
+    "any other check but the broker's read permission.",
+    source=_PULL + " (processRequest); broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java "
+    "(registerProcessor); client/src/main/java/org/apache/rocketmq/client/impl/MQClientAPIImpl.java "
+    "(pullMessage)")
 BRK_PULL_SUBSCRIPTION = clause(
     "RMQ-BRK-PULL-SUBSCRIPTION", Level.MUST,
     "A pull without FLAG_SUBSCRIPTION is filtered by the subscription the group's heartbeat registered for "
@@ -213,8 +227,10 @@ BRK_OFFSET_MOVED_EVENT = clause(
 BRK_LONG_POLL = clause(
     "RMQ-BRK-LONG-POLL", Level.MUST,
     "A pull with FLAG_SUSPEND that finds nothing is held: it is answered with the message when one arrives, "
-    "or with 19 PULL_NOT_FOUND once suspendTimeoutMillis has passed.",
-    source=_BRK + "longpolling/PullRequestHoldService.java")
+    "or with 19 PULL_NOT_FOUND once suspendTimeoutMillis has passed. Waking it runs every check of a pull "
+    "again: a topic deleted while the pull was held is answered 17 TOPIC_NOT_EXIST.",
+    source=_BRK + "longpolling/PullRequestHoldService.java; " + _BRK + "processor/PullMessageProcessor.java "
+    "(executeRequestWhenWakeup -> processRequest)")
 BRK_TAG_FILTER = clause(
     "RMQ-BRK-TAG-FILTER", Level.MUST,
     "With FLAG_SUBSCRIPTION and a TAG expression, a pull returns only messages whose tag is one of the "
@@ -248,8 +264,12 @@ BRK_CONSUMER_OFFSET = clause(
 BRK_HEARTBEAT = clause(
     "RMQ-BRK-HEARTBEAT", Level.MUST,
     "HEART_BEAT registers the client's consumer groups: GET_CONSUMER_LIST_BY_GROUP lists its clientID until "
-    "UNREGISTER_CLIENT; a group without consumers is answered SYSTEM_ERROR.",
-    source=_BRK + "processor/ClientManageProcessor.java")
+    "UNREGISTER_CLIENT; a group without consumers is answered SYSTEM_ERROR. Per topic the group keeps the "
+    "subscription of the greatest subVersion; one without subVersion is as new as the moment it is decoded "
+    "(SubscriptionData's field starts at System.currentTimeMillis()).",
+    source=_BRK + "processor/ClientManageProcessor.java; " + _BRK + "client/ConsumerGroupInfo.java "
+    "(updateSubscription); common/src/main/java/org/apache/rocketmq/common/protocol/heartbeat/"
+    "SubscriptionData.java")
 BRK_NOTIFY_IDS = clause(
     "RMQ-BRK-NOTIFY-IDS", Level.SHOULD,
     "When a consumer joins a group, the broker sends NOTIFY_CONSUMER_IDS_CHANGED (oneway, consumerGroup) "
@@ -268,7 +288,8 @@ BRK_QUERY_MESSAGE = clause(
 BRK_CREATE_TOPIC = clause(
     "RMQ-BRK-CREATE-TOPIC", Level.MUST,
     "UPDATE_AND_CREATE_TOPIC creates a topic with the requested queues and permission and refuses system "
-    "topic names with SYSTEM_ERROR.",
+    "topic names with SYSTEM_ERROR; each topic it creates advances the counter of the topic table's "
+    "dataVersion (DataVersion.nextVersion), which GET_ALL_TOPIC_CONFIG answers with the table.",
     source=_ADMIN)
 BRK_ROUTE_PUBLISHED = clause(
     "RMQ-BRK-ROUTE-PUBLISHED", Level.MUST,
@@ -282,7 +303,7 @@ BRK_AUTO_CREATE = clause(
 BRK_FAST_PORT = clause(
     "RMQ-BRK-FAST-PORT", Level.SHOULD,
     "A broker also listens on listenPort - 2 (the fast port), which serves the same requests except "
-    "PULL_MESSAGE, answered 3 REQUEST_CODE_NOT_SUPPORTED.",
+    "PULL_MESSAGE (and, 5.x, LITE_PULL_MESSAGE), answered 3 REQUEST_CODE_NOT_SUPPORTED.",
     source="broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java")
 BRK_ECHO_SERIALIZE_TYPE = clause(
     "RMQ-BRK-ECHO-SERIALIZE-TYPE", Level.SHOULD,

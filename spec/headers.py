@@ -89,7 +89,7 @@ PULL_MESSAGE_RESPONSE = HeaderSpec("PullMessageResponseHeader", (
     Field("offsetDelta", L, False, "static topics: logical minus physical offset", releases=since("5.0.0")),
     Field("topicSysFlag", INT, False, "TopicSysFlag of the topic", releases=since("5.0.0")),
     Field("groupSysFlag", INT, False, "sysFlag of the subscription group", releases=since("5.0.0")),
-    Field("forbiddenType", INT, False, "why the group may not pull, when it may not",
+    Field("forbiddenType", INT, False, "why the pull is forbidden, when it is (spec.sysflag.ForbiddenType)",
           releases=since("5.0.0")),
 ))
 
@@ -241,6 +241,7 @@ _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_REPLY_MESSAGE: SEND_MESSAGE_REQUEST,
     _C.SEND_REPLY_MESSAGE_V2: SEND_MESSAGE_REQUEST_V2,
     _C.PULL_MESSAGE: PULL_MESSAGE_REQUEST,
+    _C.LITE_PULL_MESSAGE: PULL_MESSAGE_REQUEST,
     _C.QUERY_CONSUMER_OFFSET: QUERY_CONSUMER_OFFSET_REQUEST,
     _C.UPDATE_CONSUMER_OFFSET: UPDATE_CONSUMER_OFFSET_REQUEST,
     _C.GET_MAX_OFFSET: GET_MAX_OFFSET_REQUEST,
@@ -281,6 +282,7 @@ _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_REPLY_MESSAGE: SEND_MESSAGE_RESPONSE,
     _C.SEND_REPLY_MESSAGE_V2: SEND_MESSAGE_RESPONSE,
     _C.PULL_MESSAGE: PULL_MESSAGE_RESPONSE,
+    _C.LITE_PULL_MESSAGE: PULL_MESSAGE_RESPONSE,
     _C.QUERY_CONSUMER_OFFSET: _OFFSET_RESPONSE,
     _C.UPDATE_CONSUMER_OFFSET: _EMPTY_RESPONSE,
     _C.GET_MAX_OFFSET: _OFFSET_RESPONSE,

@@ -49,7 +49,15 @@ CONFIG_FILES = (
     ConfigFile("delayOffset.json", "offsetTable",
                "delay level -> next SCHEDULE_TOPIC_XXXX queue offset, unquoted integer keys"),
     ConfigFile("consumerFilter.json", "filterDataByTopic", "SQL92 filter data per topic and group"),
+    ConfigFile("consumerOrderInfo.json", "orderInfoCount (5.5.0+), orderedConsumptionLevel (5.4.0+), table",
+               "5.x: topic@group -> {queueId: OrderInfo (a attemptId, cm acked offsets as bits by index, "
+               "i invisibleTime, l lastConsumeTimestamp, o the first offset then each other's distance from "
+               "it, oc consumed counts, ot next visible times, popTime)}, the batch an ordered pop locked "
+               "its queue to"),
 )
+ORDER_INFO_FILE = "consumerOrderInfo.json"
+"""``BrokerPathConfigHelper.getConsumerOrderInfoPath`` (``ConsumerOrderInfoManager``, 5.x)."""
+ORDER_INFO_TABLE = "table"
 
 TOPIC_CONFIG_FIELDS = ("order", "perm", "readQueueNums", "topicFilterType", "topicName", "topicSysFlag",
                        "writeQueueNums")

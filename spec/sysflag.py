@@ -1,4 +1,5 @@
-"""Bit fields carried in store records and requests: MessageSysFlag, PullSysFlag, PermName, TopicSysFlag.
+"""Bit fields carried in store records and requests: MessageSysFlag, PullSysFlag, PermName, TopicSysFlag
+(and ForbiddenType, the reason code beside a refused pull).
 
 MessageSysFlag packs three independent things into one int: single-bit flags, a 2-bit transaction type
 (bits 2-3) and, from 4.9.4 on, a 3-bit compression type (bits 8-10). They are modelled separately so that
@@ -105,6 +106,16 @@ class PullSysFlag(enum.IntFlag):
     SUBSCRIPTION = 0x4
     CLASS_FILTER = 0x8
     LITE_PULL_MESSAGE = 0x10
+
+
+class ForbiddenType(enum.IntEnum):
+    """``forbiddenType`` of a 5.x pull answered 16 NO_PERMISSION: which setting forbade it."""
+
+    BROKER_FORBIDDEN = 1
+    GROUP_FORBIDDEN = 2
+    TOPIC_FORBIDDEN = 3
+    BROADCASTING_DISABLE_FORBIDDEN = 4
+    SUBSCRIPTION_FORBIDDEN = 5
 
 
 class PermName(enum.IntFlag):

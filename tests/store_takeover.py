@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from admin.wire import AdminConnection
-from codec.store import decode_records
+from codec.store import MessageRecord, decode_records
 from spec.codes import RequestCode, ResponseCode
 from spec.properties import encode_properties
 from spec.sysflag import PullSysFlag
@@ -44,28 +44,34 @@ class Scene:
         return queue_id + 1
 
 
-def _send(connection: AdminConnection, topic: str, queue_id: int, body: bytes, key: str) -> int:
+def send(connection: AdminConnection, topic: str, queue_id: int, body: bytes, key: str,
+         extra: dict[str, str] | None = None) -> int:
+    """Send one keyed message (``extra``: more properties, e.g. a timer's); returns its queue offset."""
     answer = connection.call(RequestCode.SEND_MESSAGE_V2, {
         "producerGroup": "takeover_producer", "topic": topic, "defaultTopic": "TBW102",
         "defaultTopicQueueNums": QUEUES, "queueId": queue_id, "sysFlag": 0,
         "bornTimestamp": int(time.time() * 1000), "flag": 0,
         "properties": encode_properties({"KEYS": key, "TAGS": "TagT", "UNIQ_KEY": uuid.uuid4().hex.upper(),
-                                         "WAIT": "true", "takeover": key}),
+                                         "WAIT": "true", "takeover": key, **(extra or {})}),
         "reconsumeTimes": 0, "unitMode": False, "batch": False}, body)
     return int(answer.header["queueOffset"])
+
+
+def create_topic(connection: AdminConnection, topic: str, queues: int) -> None:
+    connection.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
+        "topic": topic, "defaultTopic": "TBW102", "readQueueNums": queues, "writeQueueNums": queues,
+        "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
 
 
 def write(broker: str) -> Scene:
     suffix = uuid.uuid4().hex[:8]
     scene = Scene(f"takeover_{suffix}", f"takeover_group_{suffix}")
     with AdminConnection(broker, 10.0) as connection:
-        connection.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-            "topic": scene.topic, "defaultTopic": "TBW102", "readQueueNums": QUEUES, "writeQueueNums": QUEUES,
-            "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
+        create_topic(connection, scene.topic, QUEUES)
         for number in range(QUEUES * PER_QUEUE):
             queue_id, key = number % QUEUES, f"k{number}_{suffix}"
             body = f"takeover message {number} ".encode() * (number + 1)
-            scene.sent.append(Sent(queue_id, _send(connection, scene.topic, queue_id, body, key), body, key))
+            scene.sent.append(Sent(queue_id, send(connection, scene.topic, queue_id, body, key), body, key))
         create_group(connection, scene.group)
         for queue_id in range(QUEUES):
             connection.call(RequestCode.UPDATE_CONSUMER_OFFSET, {
@@ -74,16 +80,14 @@ def write(broker: str) -> Scene:
     return scene
 
 
-def _pull(connection: AdminConnection, scene: Scene, queue_id: int) -> list[tuple[int, bytes, str]]:
+def pull(connection: AdminConnection, group: str, topic: str, queue_id: int) -> list[MessageRecord]:
+    """Up to 32 records of a queue from its first offset (none when the queue is empty)."""
     answer = connection.call(RequestCode.PULL_MESSAGE, {
-        "consumerGroup": f"{scene.group}_reader", "topic": scene.topic, "queueId": queue_id, "queueOffset": 0,
+        "consumerGroup": group, "topic": topic, "queueId": queue_id, "queueOffset": 0,
         "maxMsgNums": 32, "sysFlag": int(PullSysFlag.SUBSCRIPTION), "commitOffset": 0,
         "suspendTimeoutMillis": 0, "subscription": "*", "subVersion": 0, "expressionType": "TAG"},
         accept=(ResponseCode.SUCCESS, ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_OFFSET_MOVED))
-    if answer.command.code != ResponseCode.SUCCESS:
-        return []
-    return [(record.queue_offset, record.body, record.properties.get("takeover", ""))
-            for record in decode_records(answer.command.body)]
+    return decode_records(answer.command.body) if answer.command.code == ResponseCode.SUCCESS else []
 
 
 def problems(broker: str, scene: Scene) -> list[str]:
@@ -92,7 +96,8 @@ def problems(broker: str, scene: Scene) -> list[str]:
     with AdminConnection(broker, 10.0) as connection:
         for queue_id in range(QUEUES):
             expected = sorted((s.queue_offset, s.body, s.key) for s in scene.sent if s.queue_id == queue_id)
-            served = _pull(connection, scene, queue_id)
+            served = [(record.queue_offset, record.body, record.properties.get("takeover", ""))
+                      for record in pull(connection, f"{scene.group}_reader", scene.topic, queue_id)]
             if served != expected:
                 found.append(f"queue {queue_id}: served {[s[0] for s in served]} {[s[2] for s in served]}, "
                              f"stored {[e[0] for e in expected]} {[e[2] for e in expected]}")
@@ -102,7 +107,7 @@ def problems(broker: str, scene: Scene) -> list[str]:
             offset = answer.header.get("offset") if answer.command.code == ResponseCode.SUCCESS else None
             if offset != (committed := scene.committed(queue_id)):
                 found.append(f"queue {queue_id}: group offset {offset}, committed {committed}")
-            nxt = _send(connection, scene.topic, queue_id, b"after takeover", f"next{queue_id}")
+            nxt = send(connection, scene.topic, queue_id, b"after takeover", f"next{queue_id}")
             if nxt != PER_QUEUE:
                 found.append(f"queue {queue_id}: next message stored at offset {nxt}, expected {PER_QUEUE}")
     return found

@@ -13,6 +13,7 @@ from codec.bodies import decode_body, encode_body
 from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from codec.store import MessageRecord, decode_records
+from codec.store.configs import consumer_offsets_from_json, load_config
 from reference_broker.client import RemotingClient
 from reference_broker.embedded import EmbeddedRocketMQ
 from spec.codes import RequestCode, ResponseCode
@@ -30,6 +31,7 @@ from spec.pop import (
     pop_retry_topic,
 )
 from spec.properties import PropertyKey
+from spec.store_layout import ORDER_INFO_FILE
 from tests.broker_support import run
 from tests.messaging_support import send, with_broker
 
@@ -157,6 +159,29 @@ def test_ordered_pop_locks_the_queue_until_acked(tmp_path: Path) -> None:
         assert [r.body for r, _ in receipts(following)] == [b"m2"]
 
     run(with_broker(tmp_path / "store", scenario))
+
+
+def test_an_ordered_lock_survives_a_restart_in_javas_order_info_file(tmp_path: Path) -> None:
+    """An ack commits the batch's first offset not yet acked (``commitAndNext``); the lock on the rest is
+    in config/consumerOrderInfo.json, so the restarted broker still answers nothing for the queue."""
+    store = tmp_path / "store"
+
+    async def before(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        await _fill(client, "PopR", 3)
+        first = await pop(client, "PopR", queue_id=0, max_nums=3, order=True)
+        record, receipt = receipts(first)[0]
+        assert (await ack(client, "PopR", record, receipt)).code == ResponseCode.SUCCESS
+
+    async def after(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        assert (await pop(client, "PopR", queue_id=0, order=True)).code == ResponseCode.POLLING_TIMEOUT
+
+    run(with_broker(store, before))
+    saved = load_config(store / "config" / ORDER_INFO_FILE)
+    info = saved["table"][f"PopR@{GROUP}"][0]
+    assert (saved["orderInfoCount"], info["o"], info["cm"], info["i"]) == (1, [0, 1, 2], 1, 60_000)
+    assert consumer_offsets_from_json(load_config(store / "config" / "consumerOffset.json"))[
+        ("PopR", GROUP)][0] == 1
+    run(with_broker(store, after))
 
 
 def test_notification_polling_info_peek_and_long_polling(tmp_path: Path) -> None:

@@ -93,13 +93,70 @@ def test_pending_timers_survive_a_restart(tmp_path: Path) -> None:
             assert answer.code == ResponseCode.SUCCESS
             await client.close()
         checkpoint = read_timer_checkpoint(store / TIMER_CHECKPOINT_FILE)
-        assert checkpoint is not None and checkpoint.last_timer_queue_offset == 0
+        assert checkpoint is not None and checkpoint.last_timer_queue_offset == 1  # the stop's copy
         async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
             client = await RemotingClient.connect(mq.broker_addr)
             assert [r.body for r in await _delivered(client, "TimerR", 1)] == [b"r"]
+            await asyncio.sleep(1.5)
+            assert len(await _records(client, "TimerR")) == 1  # the original, not its copy too
             await client.close()
 
     run(scenario())
+
+
+def test_a_stop_parks_pending_messages_again_after_everything_delivered(tmp_path: Path) -> None:
+    """Java 5.x taking the store over re-reads the wheel queue from the smaller of lastTimerQueueOffset and
+    masterTimerQueueOffset and delivers whatever it finds due. A clean stop parks each pending message
+    again at the queue's end, as Java's roll does, and names the first copy in both: nothing delivered
+    (here "soon", parked after the pending "later") lies beyond it."""
+    store = tmp_path / "store"
+
+    async def scenario() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            await send(client, "TimerM", b"later", {PropertyKey.TIMER_DELAY_SEC: "600"})
+            await send(client, "TimerM", b"soon", {PropertyKey.TIMER_DELAY_MS: "1000"})
+            assert len(await _delivered(client, "TimerM", 1)) == 1
+            await client.close()
+        checkpoint = read_timer_checkpoint(store / TIMER_CHECKPOINT_FILE)
+        assert checkpoint is not None
+        assert (checkpoint.last_timer_queue_offset, checkpoint.master_timer_queue_offset) == (2, 2)
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            wheel = await _records(client, TIMER_TOPIC)
+            assert [(r.body, r.properties.get(PropertyKey.TIMER_ROLL_TIMES)) for r in wheel] == [
+                (b"later", None), (b"soon", None), (b"later", "1")]
+            await client.close()
+
+    run(scenario())
+
+
+def test_a_copy_java_rolled_is_delivered_once(tmp_path: Path) -> None:
+    """Java parks a message due beyond its roll window again, with TIMER_ROLL_TIMES, the same UNIQ_KEY and
+    TIMER_OUT_MS: a store it wrote holds both entries. Sent here as two timer messages of one UNIQ_KEY,
+    the second carrying TIMER_ROLL_TIMES, and read by a restarted broker as a store taken over."""
+    store = tmp_path / "store"
+    due = str(int(time.time() * 1000) + 4000)
+    same = {PropertyKey.TIMER_DELIVER_MS: due, PropertyKey.UNIQ_KEY: "0A0B0C0D0E0F0102030405060708090A"}
+
+    async def park() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            await send(client, "TimerRoll", b"rolled", same)
+            await send(client, "TimerRoll", b"rolled", {**same, PropertyKey.TIMER_ROLL_TIMES: "1"})
+            assert len(await _records(client, TIMER_TOPIC)) == 2
+            await client.close()
+
+    async def deliver() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            assert len(await _delivered(client, "TimerRoll", 1)) == 1
+            await asyncio.sleep(2.0)
+            assert len(await _records(client, "TimerRoll")) == 1
+            await client.close()
+
+    run(park())
+    run(deliver())
 
 
 def test_a_4_9_8_broker_stores_timer_messages_at_once(tmp_path: Path) -> None:

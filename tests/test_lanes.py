@@ -25,7 +25,7 @@ from reference_broker.embedded import EmbeddedRocketMQ
 from reference_broker.server import RemotingServer
 from reference_broker.small_store import small_config
 from reference_broker.store import InnerMessage, MessageStore
-from reference_broker.store import message_store as message_store_module
+from reference_broker.store import puts as puts_module
 from spec.message_id import decode_offset_msg_id
 from spec.properties import PropertyKey, encode_properties
 from spec.sysflag import MessageSysFlag, TransactionType
@@ -73,7 +73,7 @@ def test_plain_put_equals_general_put(tmp_path_factory: pytest.TempPathFactory,
                                       monkeypatch: pytest.MonkeyPatch, messages: list[InnerMessage]) -> None:
     clock = itertools.count(1_700_000_000_000, 7)
     stamps: list[int] = []
-    monkeypatch.setattr(message_store_module, "now_ms", lambda: stamps[-1])
+    monkeypatch.setattr(puts_module, "now_ms", lambda: stamps[-1])
     roots = [tmp_path_factory.mktemp("lane"), tmp_path_factory.mktemp("general")]
     configs = [tiny_config(root, max_message_size=600) for root in roots]
     taken = 0

@@ -1,7 +1,7 @@
 """Apache RocketMQ 5.5.0's own mqadmin (``org.apache.rocketmq.tools.command.MQAdminStartup`` from the
 provisioned class path) against the reference broker answering as 5.5.0: every command the 4.9.8 checks
-run, plus setConsumeMode, which switches a group to POP. All commands run in one JVM
-(``tests/java/MqadminBatch.java``); skipped without a JDK or the 5.5.0 jars."""
+run, plus setConsumeMode, which switches a group to POP, and exportPopRecord (POP_ROLLBACK). All commands
+run in one JVM (``tests/java/MqadminBatch.java``); skipped without a JDK or the 5.5.0 jars."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ _CHANGED_IN_5X = {"queryMsgById": AdminCommand("queryMsgById", "-n {ns} -t {topi
 COMMANDS_5X = (
     *(_CHANGED_IN_5X.get(command.name, command) for command in COMMANDS),
     AdminCommand("setConsumeMode", "-n {ns} -b {broker} -t {topic} -g {group} -m POP -q 0"),
+    AdminCommand("exportPopRecord", "-n {ns} -b {broker}"),
 )
 WARM_UP = "clusterList"
 """Run once before the judged commands: a cold JVM's first RPC can exceed mqadmin's 3 s timeout."""
@@ -59,3 +60,10 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
 def test_mqadmin5_command(command: AdminCommand, outputs: dict[str, str]) -> None:
     assert command.name in outputs, f"{command.name} printed nothing: {sorted(outputs)}"
     assert not failed(outputs[command.name]), outputs[command.name]
+
+
+def test_export_pop_record_answered(outputs: dict[str, str]) -> None:
+    """exportPopRecord prints its own line, not an exception, when POP_ROLLBACK is refused ("Export broker
+    records error, ..."); without -d it is no dry run (its -d false means a dry run)."""
+    assert "Export broker records, brokerName=" in outputs["exportPopRecord"], outputs["exportPopRecord"]
+    assert "dryRun=false" in outputs["exportPopRecord"]

@@ -15,7 +15,8 @@ import pytest
 from conformance.can_fail import failing_functions
 from conformance.mutation import report
 from conformance.mutation.__main__ import main
-from conformance.mutation.report import Equivalent
+from conformance.mutation.report import Reviewed
+from conformance.mutation.session import changed_lines
 from tests.golden import PROJECT_ROOT
 
 MODULE = "reference_broker/namesrv/kv.py"
@@ -45,15 +46,22 @@ def test_every_sampled_mutant_is_judged_with_its_line(session: Path) -> None:
 
 
 def test_a_listed_equivalent_mutant_is_not_counted_as_a_survivor(session: Path) -> None:
-    result = report.figures(session, equivalents={})
-    if not result.survived:
+    """A survivor out of the suite's reach is a survivor too: listing it as equivalent moves it."""
+    result = report.figures(session, equivalents={}, gaps={})
+    rows = result.survived + result.unreachable
+    if not rows:
         pytest.skip("every sampled mutant was killed")
-    row = result.survived[0]
-    listed = Equivalent(row["module"], row["definition"], row["operator"], row["original"], row["mutated"],
-                        "for the test")
-    again = report.figures(session, equivalents={listed.key: listed})
-    assert len(again.equivalent) == 1 and len(again.survived) == len(result.survived) - 1
-    assert again.unused_equivalents == []
+    row = rows[0]
+    listed = Reviewed(row["module"], row["definition"], row["operator"], row["original"], row["mutated"],
+                      "for the test")
+    again = report.figures(session, equivalents={listed.key: listed}, gaps={})
+    assert len(again.equivalent) == 1
+    assert len(again.survived) + len(again.unreachable) == len(rows) - 1
+    assert again.unused_reviewed == []
+    if result.survived and row in result.survived:
+        gap = report.figures(session, equivalents={}, gaps={listed.key: listed})
+        assert len(gap.survived) == len(result.survived) and gap.score == result.score
+        assert [r["missing_case"] for r in gap.survived if r["line"] == row["line"]] == ["for the test"]
 
 
 def test_a_case_that_only_notes_cannot_fail(tmp_path: Path) -> None:
@@ -64,3 +72,9 @@ def test_a_case_that_only_notes_cannot_fail(tmp_path: Path) -> None:
         "def test_notes(check):\n    check.note('x', 1)\n    raise Info('nothing to judge')\n")
     assert failing_functions([source]) >= {"helper", "test_judges"}
     assert "test_notes" not in failing_functions([source])
+
+
+def test_a_mutant_of_a_module_edited_after_planning_is_described_where_it_changes() -> None:
+    source, mutated = "a = 1\nb = 2\nc = 3\n", "a = 1\nb = 2\nc = 4\n"
+    assert changed_lines(source, mutated, 3, 3) == (3, 3)
+    assert changed_lines(source, mutated, 1, 1) == (3, 3)  # planned at line 1, the module grew since

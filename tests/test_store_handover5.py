@@ -3,11 +3,11 @@
 including a timer message still pending and a group that popped messages without acking them (their
 checkpoints are in the revive log: the other broker sends them back to the group's pop retry topic).
 
-What does not carry over, by design: Java's timer index (``timerwheel``, ``timerlog``) is not written by the
-reference broker, which hands pending timers over through ``config/timercheck`` (lastReadTimeMs and
-lastTimerQueueOffset); Apache re-reads the wheel queue from the oldest pending entry, so a timer delivered
-after that entry and before the hand-over is delivered again. Ordered-pop locks live in memory here (Java's
-``consumerOrderInfo.json`` is not written). Skipped without a JDK or the provisioned 5.5.0 jars.
+Java's timer index (``timerwheel``, ``timerlog``) is not written by the reference broker, which hands
+pending timers over through ``config/timercheck`` and the wheel queue itself. The slow
+``tests/test_store_takeover.py`` covers more of the in-flight state (a delivered timer parked past a pending
+one, acks, ordered pops); docs/FIVE.md says what carries over and what cannot. Skipped without a JDK or
+the provisioned 5.5.0 jars.
 """
 
 from __future__ import annotations

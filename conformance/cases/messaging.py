@@ -299,10 +299,14 @@ class Client:
     # -- consuming -------------------------------------------------------------------------------------
 
     def pull_command(self, topic: str, queue_id: int, offset: int, *, group: str | None = None,
-                     expression: str = ALL_TAGS, suspend_ms: int = 0) -> RemotingCommand:
-        """A PULL_MESSAGE carrying its subscription (FLAG_SUBSCRIPTION), so no heartbeat is needed first."""
+                     expression: str = ALL_TAGS, suspend_ms: int = 0, lite: bool = False) -> RemotingCommand:
+        """A PULL_MESSAGE carrying its subscription (FLAG_SUBSCRIPTION), so no heartbeat is needed first;
+        ``lite``: the LITE_PULL_MESSAGE a 5.x lite pull consumer sends instead (FLAG_LITE_PULL_MESSAGE)."""
         flags = PullSysFlag.SUBSCRIPTION | (PullSysFlag.SUSPEND if suspend_ms else PullSysFlag(0))
-        return self.request(RequestCode.PULL_MESSAGE, {
+        if lite:
+            flags |= PullSysFlag.LITE_PULL_MESSAGE
+        code = RequestCode.LITE_PULL_MESSAGE if lite else RequestCode.PULL_MESSAGE
+        return self.request(code, {
             "consumerGroup": group or unique("cg"), "topic": topic, "queueId": queue_id,
             "queueOffset": offset, "maxMsgNums": PULL_BATCH, "sysFlag": int(flags), "commitOffset": 0,
             "suspendTimeoutMillis": suspend_ms, "subscription": expression, "subVersion": 0,

@@ -2,7 +2,8 @@
 builds receipts from a POP answer as Java's ``MQClientAPIImpl.processPopResponse`` does.
 
 A 4.x target has no POP processor and no timer: the cases of those areas ask :func:`require_5x` first, so a
-4.x target is reported UNSUPPORTED with the reason instead of failing a rule it never had.
+4.x target is reported UNSUPPORTED with the reason instead of failing a rule it never had; a case about one
+request code a release added asks :func:`require_code`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from codec.store import MessageRecord, decode_records
 from conformance.verdict import Unsupported
-from spec.codes import RequestCode
+from spec.codes import RequestCode, codes_for
 from spec.pop import (
     ACK_MESSAGE_REQUEST,
     POP_MESSAGE_RESPONSE,
@@ -43,13 +44,25 @@ def broker_name(client: Client) -> str:
     return broker_setting(client, "brokerName")
 
 
+def _release_name(version: int) -> str:
+    found = release_of_version(version)
+    return found.name if found else "older than 4.9.0"
+
+
 def require_5x(client: Client, feature: str, clause: str) -> None:
     version = client.target_version()
     if not is_5x(version):
-        found = release_of_version(version)
         raise Unsupported(f"{feature} is a 5.x feature; the target announces version {version} "
-                          f"({found.name if found else 'older than 4.9.0'}) ({clause})",
-                          expected="a 5.x target", actual=version)
+                          f"({_release_name(version)}) ({clause})", expected="a 5.x target", actual=version)
+
+
+def require_code(client: Client, code: RequestCode, clause: str) -> None:
+    """A case about one request code applies to a target whose release declares it (``spec.codes``)."""
+    version = client.target_version()
+    if not any(known.present_for_version(version) for known in codes_for(code, is_response=False)):
+        raise Unsupported(f"{code.name} ({int(code)}) is not a request code of the release the target "
+                          f"announces, version {version} ({_release_name(version)}) ({clause})",
+                          expected=f"a release declaring {code.name}", actual=version)
 
 
 @dataclass

@@ -36,6 +36,7 @@ from spec.bodies import HEARTBEAT_DATA, KV_TABLE
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import tags_code
 from spec.headers import WIPE_WRITE_PERM_RESPONSE, header_for
+from spec.message_id import encode_offset_msg_id
 from spec.release_rules import Rule, holds
 
 from .admin_support import (
@@ -512,6 +513,21 @@ def test_call_consumer_not_among_members(client: Client, broker: Server, wire: W
     refused(check, "running info of another client", client.call(
         RequestCode.GET_CONSUMER_RUNNING_INFO, {"consumerGroup": consumer.group, "clientId": other}),
         ResponseCode.SYSTEM_ERROR, admin.CLIENT_NOT_ONLINE_REMARK.format(group=consumer.group, client=other))
+
+
+@table("message_id", [
+    Row("undecodable", "RMQ-ADMIN-CALL-CONSUMER", "CONSUME_MESSAGE_DIRECTLY whose msgId does not decode is "
+        "answered 1 SYSTEM_ERROR at once, though the named consumer is online.", "zz"),
+    Row("no-record", "RMQ-ADMIN-CALL-CONSUMER", "CONSUME_MESSAGE_DIRECTLY whose msgId names an offset past "
+        "the CommitLog's end is answered 1 SYSTEM_ERROR at once, though the named consumer is online.",
+        encode_offset_msg_id("127.0.0.1", 10911, 1 << 40)),
+])
+def test_consume_directly_unknown_message(message_id: str, client: Client, broker: Server, wire: Wire,
+                                          check: Check) -> None:
+    consumer = Consumer.online(wire.connect(broker.endpoint), check, client.create_topic())
+    answer = client.call(RequestCode.CONSUME_MESSAGE_DIRECTLY, {
+        "consumerGroup": consumer.group, "clientId": consumer.client_id, "msgId": message_id})
+    expect_code(check, "direct consumption of no message", answer, ResponseCode.SYSTEM_ERROR)
 
 
 @case("RMQ-ADMIN-CALL-CONSUMER", "A consumer that does not answer the broker's call within 10 s makes the "

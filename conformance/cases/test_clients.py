@@ -66,17 +66,20 @@ def test_one_consumer_leaves(broker: Server, wire: Wire, client: Client, check: 
 
 
 @case("RMQ-BRK-HEARTBEAT", "A heartbeat's subscription replaces the group's one for its topic only when its "
-      "subVersion is greater: one of the same version is ignored.")
+      "subVersion is greater: one of the same version is ignored; one without subVersion is as new as the "
+      "moment it is decoded (SubscriptionData's default), so it replaces one of an older version.")
 def test_subscription_kept_unless_newer(client: Client, check: Check) -> None:
     group, topic, client_id = unique("cg"), client.create_topic(), unique("client")
-    for expression, version in (("A", 5), ("B", 5), ("C", 6)):
+    for expression, version, kept in (("A", 5, "A"), ("B", 5, "A"), ("C", 6, "C"), ("D", None, "D")):
         consumer = subscription(group, topic, expression)
-        consumer["subscriptionDataSet"][0]["subVersion"] = version
+        if version is None:
+            del consumer["subscriptionDataSet"][0]["subVersion"]
+        else:
+            consumer["subscriptionDataSet"][0]["subVersion"] = version
         expect_success(check, f"HEART_BEAT {expression}@{version}", client.heartbeat(client_id, [consumer]))
         listed = client.call(RequestCode.GET_CONSUMER_CONNECTION_LIST, {"consumerGroup": group})
         found = decode_body(CONSUMER_CONNECTION,
                             expect_success(check, "GET_CONSUMER_CONNECTION_LIST", listed).body or b"{}")
-        kept = "C" if version == 6 else "A"
         check.equal(f"after {expression}@{version}: subscription", kept,
                     (found.get("subscriptionTable", {}).get(topic) or {}).get("subString"))
 

@@ -17,7 +17,7 @@ import pytest
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from codec.fastjson import loads as fastjson_loads
-from conformance.case import Row, case, table
+from conformance.case import Row, case, table, waits_on_target
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.wire import Connection, Wire
@@ -130,6 +130,21 @@ def test_first_registration_of_a_4x_broker(namesrv: Server, wire: Wire, check: C
         route = fastjson_loads(response.body or b"{}")
         check.equal(f"brokers routed for {topic}", [broker.name],
                     [data.get("brokerName") for data in route.get("brokerDatas", [])])
+
+
+@case("RMQ-NS-REGISTER", "REGISTER_BROKER is answered with the KV table of namespace ORDER_TOPIC_CONFIG "
+      "as body, which holds a pair put there just before.")
+def test_registration_answers_order_topics(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = FakeBroker.fresh(), wire.connect(namesrv.endpoint)
+    key = {"namespace": "ORDER_TOPIC_CONFIG", "key": broker.topic}
+    expect_success(check, "PUT_KV_CONFIG", connection.call(RequestCode.PUT_KV_CONFIG,
+                                                           {**key, "value": f"{broker.name}:{QUEUES}"}))
+    try:
+        answer = expect_success(check, "REGISTER_BROKER", connection.exchange(broker.register(connection)))
+        table = fastjson_loads(answer.body or b"{}").get("table") or {}
+        check.equal("the pair in the answer's table", f"{broker.name}:{QUEUES}", table.get(broker.topic))
+    finally:
+        connection.call(RequestCode.DELETE_KV_CONFIG, key)
 
 
 @case("RMQ-NS-REGISTER", "A registered broker is listed in cluster info under its cluster.")
@@ -325,6 +340,15 @@ def test_kv_list(namespace: str, namesrv: Server, wire: Wire, check: Check) -> N
     expect_success(check, "GET_KVLIST_BY_NAMESPACE", listed)
     table = fastjson_loads(listed.body) if listed.body else None
     check.equal("body", {"table": {"k": "v"} if namespace == "filled" else {}}, table)
+
+
+@case("RMQ-NS-EXPIRY", "A registered broker (connection kept open) is still routed after the name server's "
+      "expiry scan has run over it: it expires 120 s after its registration, not at the next scan.")
+@waits_on_target
+def test_not_expired_at_the_next_scan(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    time.sleep(BROKER_SCAN_INTERVAL_MS / 1000 + 2)
+    expect_success(check, "route after a scan", _route(connection, broker.topic))
 
 
 @pytest.mark.slow

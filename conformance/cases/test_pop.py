@@ -1,5 +1,6 @@
 """POP consumption (5.x): pop, ack, batch ack, change invisible time, peek, notification, polling info,
-revive into the pop retry topic, ordered pop, long polling, request modes and assignment.
+revive into the pop retry topic, ordered pop, long polling, request modes and assignment, and the
+POP_ROLLBACK mqadmin's exportPopRecord sends.
 
 Each case pops a topic it created with a group of its own. A 4.x target has no POP processor: every case
 is UNSUPPORTED there, with the target's version as the reason (RMQ-POP-4X).
@@ -29,7 +30,7 @@ from spec.pop import (
 from spec.properties import PropertyKey
 
 from .messaging import Client
-from .pop_support import PopClient, require_5x
+from .pop_support import PopClient, require_5x, require_code
 from .support import eventually, expect_code, expect_success, unique
 
 REVIVE_WAIT_S = 60.0
@@ -110,6 +111,17 @@ def test_ack(client: Client, check: Check) -> None:
     pops, topic = _ready(client, "RMQ-POP-ACK")
     for popped in pops.popped(expect_success(check, "pop", pops.pop(topic))):
         expect_success(check, f"ack of offset {popped.offset}", pops.ack(topic, popped))
+
+
+@case("RMQ-ADMIN-POP-ROLLBACK", "POP_ROLLBACK (mqadmin exportPopRecord, 5.3.2+) is answered SUCCESS without "
+      "a header, and a message popped before it is then acked SUCCESS with the receipt taken before.")
+def test_pop_rollback(client: Client, check: Check) -> None:
+    require_code(client, RequestCode.POP_ROLLBACK, "RMQ-ADMIN-POP-ROLLBACK")
+    pops, topic = _ready(client, "RMQ-ADMIN-POP-ROLLBACK", count=1)
+    [popped] = pops.popped(expect_success(check, "pop", pops.pop(topic)))
+    answer = expect_success(check, "POP_ROLLBACK", client.connection.call(RequestCode.POP_ROLLBACK))
+    check.equal("extFields", {}, answer.ext_fields or {})
+    expect_success(check, "ack after the rollback", pops.ack(topic, popped))
 
 
 @case("RMQ-POP-ACK-OFFSET", "ACK_MESSAGE for an offset beyond the queue is answered 208 NO_MESSAGE.")

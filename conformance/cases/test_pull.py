@@ -1,5 +1,5 @@
 """Consuming: what a pull hands back, its header and status for every position in a queue, tag
-filtering, long polling, and the fast port that does not serve pulls.
+filtering, long polling, a 5.x lite pull consumer's pull, and the fast port that does not serve pulls.
 
 Pulls carry their subscription (FLAG_SUBSCRIPTION) under a fresh consumer group, as a pull consumer's
 first request does, so no heartbeat has to come first.
@@ -11,19 +11,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from codec import fastjson
+from codec.command import RemotingCommand
 from codec.store import MessageRecord, decode_records
-from conformance.case import Row, case, table
+from conformance.case import Row, case, table, waits_on_target
 from conformance.checks import Check
 from conformance.target import Server
 from conformance.verdict import Info
 from conformance.wire import RESPONSE_TIMEOUT, ConnectionLost, Endpoint, Wire
-from spec.behaviour import FAST_PORT_OFFSET
+from spec.behaviour import FAST_PORT_OFFSET, LITE_PULL_FORBIDDEN_REMARK
 from spec.clauses import Level
 from spec.codes import RequestCode, ResponseCode
 from spec.release_rules import Rule
+from spec.sysflag import ForbiddenType
 
-from .admin_support import group_config
+from .admin_support import group_config, properties
 from .messaging import QUEUES, SUSPEND_HEADROOM, Client, Message, pull_header, subscription
+from .pop_support import require_code
 from .support import expect_code, expect_success, unique
 
 FILLED = 3
@@ -42,6 +45,8 @@ STILL_HELD = 0.5
 """Seconds a held pull must stay unanswered before the case sends the message that ends it."""
 
 USER_PROPERTIES = {"color": "blue", "ünïcode": "välue ✓", "empty-looking": " "}
+
+LITE_PULL_ENABLE = "litePullMessageEnable"
 
 _JAVA_HASH = ("Java's broker compares only the tags' hashCode (ExpressionMessageFilter."
               "isMatchedByConsumeQueue); the client then filters by the tag string.")
@@ -212,9 +217,27 @@ def test_long_poll_woken_after_another_expired(broker: Server, client: Client, w
         check.equal("bodies", [message.body], [r.body for r in decode_records(response.body)])
 
 
+@case("RMQ-BRK-LONG-POLL", "A pull held on a topic that is deleted before the hold ends is answered 17 "
+      "TOPIC_NOT_EXIST: waking it runs the pull's checks again.")
+@waits_on_target
+def test_held_pull_of_a_deleted_topic(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    held = client.pull_command(topic, 0, 0, suspend_ms=HELD_SHORT_MS)
+    client.connection.send(held)
+    expect_success(check, "DELETE_TOPIC_IN_BROKER", client.call(RequestCode.DELETE_TOPIC_IN_BROKER,
+                                                                {"topic": topic}))
+    response = client.connection.response_to(held.opaque, SUSPEND_HEADROOM + RESPONSE_TIMEOUT)
+    check.that("held pull answered", response is not None, expected="an answer", actual="none")
+    if response is not None:
+        expect_code(check, "held pull of the deleted topic", response, ResponseCode.TOPIC_NOT_EXIST)
+
+
 @table("pulled_version", [
     Row("older-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
         "subVersion older than the heartbeat's is served by the registered subscription.", 4),
+    Row("same-as-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming the "
+        "heartbeat's own subVersion (what a client's pulls carry) is served by the registered subscription.",
+        REGISTERED_SUB_VERSION),
     Row("newer-than-registered", "RMQ-BRK-PULL-SUBSCRIPTION", "A pull without FLAG_SUBSCRIPTION naming a "
         "subVersion newer than the heartbeat's is answered 25 SUBSCRIPTION_NOT_LATEST.", 6),
 ])
@@ -228,7 +251,7 @@ def test_pull_by_registered_subscription(pulled_version: int, client: Client, ch
     if pulled_version > REGISTERED_SUB_VERSION:
         expect_code(check, "pull of a newer subscription", response, ResponseCode.SUBSCRIPTION_NOT_LATEST)
     else:
-        expect_success(check, "pull of an older subscription", response)
+        expect_success(check, "pull of a subscription not newer than the registered one", response)
 
 
 @case("RMQ-BRK-PULL-SUBSCRIPTION", "A broadcasting consumer of a group whose consumeBroadcastEnable is false "
@@ -276,7 +299,8 @@ def test_tag_filter(expression: tuple[str, list[str | None]], client: Client, ch
                 pulled.header["nextBeginOffset"])
 
 
-@case("RMQ-BRK-FAST-PORT", "On listenPort - 2 the broker serves requests but answers PULL_MESSAGE with 3.")
+@case("RMQ-BRK-FAST-PORT", "On listenPort - 2 the broker serves requests but answers PULL_MESSAGE and "
+      "LITE_PULL_MESSAGE with 3.")
 def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> None:
     fast = Endpoint(broker.endpoint.host, broker.endpoint.port - FAST_PORT_OFFSET)
     try:
@@ -287,6 +311,48 @@ def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> Non
     expect_success(check, "a broker request on the fast port", broker.ping(connection))
     expect_code(check, "PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0),
                 ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+    expect_code(check, "LITE_PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0, lite=True),
+                ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
+
+
+@case("RMQ-BRK-LITE-PULL", "A LITE_PULL_MESSAGE from offset 1 of a 3-message queue is answered as the "
+      "PULL_MESSAGE beside it (code, remark, header, records); with litePullMessageEnable false (set by "
+      "UPDATE_BROKER_CONFIG, restored afterwards) it is answered 16 NO_PERMISSION, forbiddenType 1 and the "
+      "broker's remark (5.0.0+).")
+def test_lite_pull_answers_as_pull(client: Client, check: Check) -> None:
+    require_code(client, RequestCode.LITE_PULL_MESSAGE, "RMQ-BRK-LITE-PULL")
+    topic = client.create_topic()
+    client.fill(topic, FILLED)
+    settings = properties(client.call(RequestCode.GET_BROKER_CONFIG, {}).body)
+    forbidden = LITE_PULL_FORBIDDEN_REMARK.format(broker_ip1=settings.get("brokerIP1"))
+    if settings.get(LITE_PULL_ENABLE, "true") != "true":  # the target's own setting: judged as it is
+        _expect_forbidden(check, client.pull(topic, 0, 1, lite=True), forbidden)
+        return
+    pulled, lite = client.pull(topic, 0, 1), client.pull(topic, 0, 1, lite=True)
+    check.equal("(code, remark)", (pulled.code, pulled.remark), (lite.code, lite.remark))
+    check.equal("header", pull_header(pulled), pull_header(lite))
+    check.equal("(queue offset, body) of the records",
+                [(r.queue_offset, r.body) for r in decode_records(pulled.body)],
+                [(r.queue_offset, r.body) for r in decode_records(lite.body)])
+    try:
+        expect_success(check, f"switching {LITE_PULL_ENABLE} off", _enable_lite_pull(client, False))
+        _expect_forbidden(check, client.pull(topic, 0, 1, lite=True), forbidden)
+        expect_success(check, "PULL_MESSAGE beside it", client.pull(topic, 0, 1))
+    finally:
+        _enable_lite_pull(client, True)
+
+
+def _enable_lite_pull(client: Client, enabled: bool) -> RemotingCommand:
+    """UPDATE_BROKER_CONFIG of litePullMessageEnable (Java applies it at once)."""
+    setting = f"{LITE_PULL_ENABLE}={str(enabled).lower()}\n"
+    return client.call(RequestCode.UPDATE_BROKER_CONFIG, {}, setting.encode())
+
+
+def _expect_forbidden(check: Check, response: RemotingCommand, remark: str) -> None:
+    expect_code(check, f"lite pull ({LITE_PULL_ENABLE}=false)", response, ResponseCode.NO_PERMISSION)
+    check.equal("remark", remark, response.remark)
+    check.equal("forbiddenType", str(int(ForbiddenType.BROKER_FORBIDDEN)),
+                (response.ext_fields or {}).get("forbiddenType"))
 
 
 OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"

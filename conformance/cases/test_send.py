@@ -234,6 +234,39 @@ def test_create_topic(client: Client, check: Check) -> None:
                 (config.get("readQueueNums"), config.get("writeQueueNums"), config.get("perm")))
 
 
+BUILT_IN_QUEUES = {"SELF_TEST_TOPIC": 1, "OFFSET_MOVED_EVENT": 1, "BenchmarkTest": 1024,
+                   "SCHEDULE_TOPIC_XXXX": 18}
+"""Built-in topics every release creates at start whatever its settings, with their queue counts."""
+
+
+@case("RMQ-ADMIN-SYSTEM-TOPICS", "GET_ALL_TOPIC_CONFIG lists the built-in topics with their queue counts, "
+      "perm 6 and topicSysFlag 0.")
+def test_built_in_topics(client: Client, check: Check) -> None:
+    response = expect_success(check, "GET_ALL_TOPIC_CONFIG",
+                              client.connection.call(RequestCode.GET_ALL_TOPIC_CONFIG))
+    table = fastjson_loads(response.body or b"{}").get("topicConfigTable", {})
+    for topic, queues in BUILT_IN_QUEUES.items():
+        config = table.get(topic, {})
+        check.equal(f"{topic}: (readQueueNums, writeQueueNums, perm, topicSysFlag)",
+                    (queues, queues, int(PERM_READ_WRITE), 0), (config.get("readQueueNums"),
+                    config.get("writeQueueNums"), config.get("perm"), config.get("topicSysFlag")))
+
+
+@case("RMQ-BRK-CREATE-TOPIC", "Creating a topic advances the counter of the dataVersion GET_ALL_TOPIC_CONFIG "
+      "answers with the topic table.")
+def test_create_topic_advances_data_version(client: Client, check: Check) -> None:
+    def counter() -> int | None:
+        response = expect_success(check, "GET_ALL_TOPIC_CONFIG",
+                                  client.connection.call(RequestCode.GET_ALL_TOPIC_CONFIG))
+        return fastjson_loads(response.body or b"{}").get("dataVersion", {}).get("counter")
+
+    before = counter()
+    client.create_topic()
+    after = counter()
+    check.that("dataVersion counter advanced", isinstance(before, int) and isinstance(after, int)
+               and after > before, expected=f"more than {before}", actual=after)
+
+
 @case("RMQ-BRK-CREATE-TOPIC", "UPDATE_AND_CREATE_TOPIC of an rmq_sys_ topic is refused with SYSTEM_ERROR.")
 def test_create_system_topic_refused(client: Client, check: Check) -> None:
     code = (ResponseCode.INVALID_PARAMETER if client.follows(Rule.TOPIC_CONFLICT_INVALID_PARAMETER)

@@ -5,7 +5,7 @@ flipped at its boundary, a constant moved by one, a condition negated, ...); eac
 one realistic defect. The suite judges it over the wire and through the store it leaves behind, exactly as
 it judges any broker: a mutant is *killed* when some case fails against it, *survives* when every case
 passes. A survivor is either a gap in the suite (a case to add) or an *equivalent* mutant, one no client
-could tell from the original, which ``equivalent.toml`` lists with the reason.
+could tell from the original; ``reviewed.toml`` lists both kinds with the reason.
 
 Each mutant runs in a copy of the project tree, in a process of its own, against only the cases that
 execute the mutated lines (found once by a run under coverage with one context per case); the store

@@ -60,7 +60,7 @@ def _progress(line: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    out = args.out or args.project / ".mutation"
+    out = (args.out or args.project / ".mutation").resolve()  # the runs work in the session's trees
     if args.command == "run":
         pending = session.plan(args.project, out, args.workers, args.modules)
         if args.refresh:

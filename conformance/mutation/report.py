@@ -1,9 +1,10 @@
 """The session's figures: mutants killed, survived and equivalent, each survivor with its mutated line.
 
-Equivalent mutants are listed in ``equivalent.toml`` beside this module, each matched by what it changes
-(module, enclosing definition, operator, the original and the mutated text), never by line number, and
-each with why no client could tell it from the original. The score is killed / (killed + survivors that
-are not equivalent); mutants no case runs count as survivors (a case is missing for them too).
+Reviewed survivors are listed in ``reviewed.toml`` beside this module, each matched by what it changes
+(module, enclosing definition, operator, the original and the mutated text), never by line number: the
+equivalent ones with why no client could tell them from the original, the gaps of the suite with what a
+case would have to do. The score is killed / (killed + survivors that are not equivalent); mutants no case
+runs count as survivors (a case is missing for them too), and so do the reviewed gaps.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 from conformance.mutation.scope import out_of_reach
 from conformance.mutation.session import DATABASE, UNCOVERED, Mutant, describe, pristine
 
-EQUIVALENTS = Path(__file__).with_name("equivalent.toml")
+REVIEWED = Path(__file__).with_name("reviewed.toml")
 FAILED_CASE = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class Equivalent:
+class Reviewed:
+    """One reviewed survivor: what it changes and the verdict's reason."""
+
     module: str
     definition: str
     operator: str
@@ -42,9 +45,10 @@ class Equivalent:
 Key = tuple[str, str, str, str, str]
 
 
-def load_equivalents(path: Path = EQUIVALENTS) -> dict[Key, Equivalent]:
-    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("equivalent", [])
-    found = [Equivalent(**entry) for entry in entries]
+def load_reviewed(verdict: str, path: Path = REVIEWED) -> dict[Key, Reviewed]:
+    """The reviewed survivors of one verdict (``equivalent`` or ``missing-case``), by what they change."""
+    entries = tomllib.loads(path.read_text(encoding="utf-8")).get(verdict, [])
+    found = [Reviewed(**entry) for entry in entries]
     return {e.key: e for e in found}
 
 
@@ -56,7 +60,7 @@ class Figures:
     unreachable: list[dict[str, Any]] = field(default_factory=list)
     """Survivors in definitions no suite run reaches (``scope.OUT_OF_REACH``)."""
     pending: int = 0
-    unused_equivalents: list[dict[str, str]] = field(default_factory=list)
+    unused_reviewed: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def score(self) -> float | None:
@@ -75,7 +79,7 @@ class Figures:
                 "pending": self.pending, "score": self.score,
                 "score_with_unreachable": self.score_with_unreachable, "survivors": self.survived,
                 "equivalents": self.equivalent, "unreachables": self.unreachable, "kills": self.killed,
-                "unused_equivalents": self.unused_equivalents}
+                "unused_reviewed": self.unused_reviewed}
 
 
 def _row(mutant: Mutant, **extra: Any) -> dict[str, Any]:
@@ -83,9 +87,12 @@ def _row(mutant: Mutant, **extra: Any) -> dict[str, Any]:
             "operator": mutant.operator, "original": mutant.original, "mutated": mutant.mutated, **extra}
 
 
-def figures(out: Path, equivalents: dict[Key, Equivalent] | None = None) -> Figures:
+def figures(out: Path, equivalents: dict[Key, Reviewed] | None = None,
+            gaps: dict[Key, Reviewed] | None = None) -> Figures:
     """Classify every finished mutant of the session in ``out``."""
-    listed = load_equivalents() if equivalents is None else equivalents
+    listed = load_reviewed("equivalent") if equivalents is None else equivalents
+    known = load_reviewed("missing-case") if gaps is None else gaps
+    out = out.resolve()  # work items name their modules by absolute path
     tree = pristine(out)
     result = Figures()
     used = set()
@@ -106,8 +113,11 @@ def figures(out: Path, equivalents: dict[Key, Equivalent] | None = None) -> Figu
             elif (reach := out_of_reach(mutant.module, mutant.definition)) is not None:
                 result.unreachable.append(_row(mutant, why=reach.why))
             else:
-                result.survived.append(_row(mutant, uncovered=outcome.output == UNCOVERED))
-    result.unused_equivalents = [asdict(e) for key, e in listed.items() if key not in used]
+                used.add(mutant.key)
+                gap = known.get(mutant.key)
+                result.survived.append(_row(mutant, uncovered=outcome.output == UNCOVERED,
+                                            missing_case=gap.why if gap else None))
+    result.unused_reviewed = [asdict(e) for key, e in (listed | known).items() if key not in used]
     for rows in (result.killed, result.survived, result.equivalent, result.unreachable):
         rows.sort(key=lambda r: (r["module"], r["line"], r["operator"]))
     return result
@@ -124,6 +134,8 @@ def text(result: Figures) -> str:
              "reach)"]
     for row in result.survived:
         why = " (no case runs it)" if row["uncovered"] else ""
+        if row["missing_case"]:
+            why += f"; missing case: {row['missing_case']}"
         lines.append(f"SURVIVED {row['module']}:{row['line']} {row['definition']} [{row['operator']}]: "
                      f"{row['original']!r} -> {row['mutated']!r}{why}")
     for row in result.equivalent:

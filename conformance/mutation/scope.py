@@ -70,9 +70,13 @@ OUT_OF_REACH = (
     OutOfReach("reference_broker/store/commitlog.py", ("find_end", "_past_blank", "load"),
                "recovery: runs when a broker starts on a store that already holds records; the suite runs a "
                "target once and never restarts it (tests/test_store_engine_recovery.py covers it)"),
-    OutOfReach("reference_broker/store/consume_queue.py", ("recover", "correct_min_offset", "truncate_dirty"),
+    OutOfReach("reference_broker/store/consume_queue.py",
+               ("recover", "correct_min_offset", "truncate_dirty", "delete_expired", "_last_pointer"),
                "recovery and retention: run at a restart or once CommitLog files are deleted, which a suite "
                "run never reaches"),
+    OutOfReach("reference_broker/store/message_store.py", ("clean_expired_consume_queues",),
+               "drops consume queues wholly behind the CommitLog's min offset, which moves only when "
+               "retention deletes CommitLog files (fileReservedTime, 72 h): until then all are kept"),
     OutOfReach("reference_broker/store/index.py", ("load", "drop_beyond"), "index recovery at a restart"),
     OutOfReach("reference_broker/namesrv/kv.py", ("load", "persist"),
                "the KV table's file: the embedded name server keeps it in memory (kvConfigPath unset), and "
@@ -80,6 +84,12 @@ OUT_OF_REACH = (
     OutOfReach("reference_broker/broker/topics.py", ("from_json", "replace_all"),
                "topics read back from topics.json at a restart, or replaced by a slave's sync from its "
                "master"),
+    OutOfReach("reference_broker/broker/server.py", ("grpc_addr",),
+               "where the in-process gRPC proxy listens: mutation runs judge the remoting protocol, with the "
+               "proxy off (its cases need --grpc, and reference_broker/proxy is not mutated)"),
+    OutOfReach("reference_broker/broker/topics.py", ("registration_json",),
+               "what a broker that is not read-write registers (every topic at the broker's permission): a "
+               "suite run cannot take write permission from the target the other cases are writing to"),
     OutOfReach("reference_broker/broker/slave_sync.py", ("sync_all", "<module>"),
                "a slave's metadata sync from its master every 60 s; the suite's HA targets are judged on the "
                "replicated log, not on the slave's copies of topics and offsets"),

@@ -139,7 +139,7 @@ def describe(item: WorkItem, tree: Path) -> tuple[Mutant, str, str] | None:
     mutated = mutate_code(source, get_operator(spec.operator_name)(), spec.occurrence)
     if mutated is None:
         return None
-    first, last = spec.start_pos[0], spec.end_pos[0]
+    first, last = changed_lines(source, mutated, spec.start_pos[0], spec.end_pos[0])
     before = source.splitlines()[first - 1:last]
     grown = mutated.count("\n") - source.count("\n")
     after = mutated.splitlines()[first - 1:last + grown]
@@ -147,6 +147,18 @@ def describe(item: WorkItem, tree: Path) -> tuple[Mutant, str, str] | None:
                     spec.operator_name, first, last, " ".join(x.strip() for x in before),
                     " ".join(x.strip() for x in after))
     return mutant, source, mutated
+
+
+def changed_lines(source: str, mutated: str, first: int, last: int) -> tuple[int, int]:
+    """The lines the mutation changes: the planned token's lines, or, when the module was edited after
+    planning (those lines are now unchanged: the mutation applies by occurrence, not position), the lines
+    that differ."""
+    old, new = source.splitlines(), mutated.splitlines()
+    if old[first - 1:last] != new[first - 1:last]:
+        return first, last
+    changed = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+               if op[0] != "equal"]
+    return changed[0][1] + 1, max(changed[-1][2], changed[0][1] + 1)
 
 
 def cases_for(mutant: Mutant, coverage: dict[str, dict[str, list[str]]], tree: Path) -> set[str]:

@@ -1,5 +1,6 @@
 """Admin commands 5.x added that 5.x mqadmin relies on: GET_TOPIC_CONFIG (351, topicStatus and
-consumerProgress ask it first) and GET_SUBSCRIPTIONGROUP_CONFIG (352).
+consumerProgress ask it first), GET_SUBSCRIPTIONGROUP_CONFIG (352) and POP_ROLLBACK (200056,
+exportPopRecord).
 
 They are registered for every release; the dispatch table leaves them out for a release that does not
 declare them (4.9.8), which then answers REQUEST_CODE_NOT_SUPPORTED as it does.
@@ -24,7 +25,8 @@ class Admin5Handlers:
 
     def table(self) -> dict[RequestCode, Handler]:
         return {RequestCode.GET_TOPIC_CONFIG: self.topic_config,
-                RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG: self.group_config}
+                RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG: self.group_config,
+                RequestCode.POP_ROLLBACK: self.pop_rollback}
 
     async def topic_config(self, request: Request) -> RemotingCommand:
         """RMQ-ADMIN-GET-TOPIC-CONFIG (no static topics here: the mapping is always absent)."""
@@ -43,3 +45,9 @@ class Admin5Handlers:
             return request.reply(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
                                  admin.GET_GROUP_CONFIG_NOT_EXIST_REMARK)
         return request.reply(body=encode_body(SUBSCRIPTION_GROUP_CONFIG, group.as_json()))
+
+    @staticmethod
+    async def pop_rollback(request: Request) -> RemotingCommand:
+        """RMQ-ADMIN-POP-ROLLBACK: pop state already lives in the revive log, Java's file store; there is
+        nothing to move back from a RocksDB pop store, so the answer is Java's success (no header)."""
+        return request.reply()

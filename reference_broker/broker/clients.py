@@ -44,8 +44,9 @@ class ClientManager:
         self.producers.setdefault(group, {})[channel] = info
 
     def register_consumer(self, group: str, channel: Hashable, info: ClientChannel,
-                          consumer_data: Mapping[str, Any]) -> bool:
-        """Record a consumer heartbeat; True when the group's members or subscriptions changed."""
+                          consumer_data: Mapping[str, Any], now_ms: int) -> bool:
+        """Record a consumer heartbeat decoded at ``now_ms``; True when the group's members or subscriptions
+        changed."""
         entry = self.consumers.setdefault(group, ConsumerGroup())
         entry.consume_type = consumer_data.get("consumeType", "")
         entry.message_model = consumer_data.get("messageModel", "")
@@ -55,12 +56,14 @@ class ClientManager:
             entry.channels[channel].last_update = info.last_update
         else:
             entry.channels[channel] = info
-        subscriptions = {sub["topic"]: dict(sub) for sub in consumer_data.get("subscriptionDataSet") or ()}
+        # Java's SubscriptionData starts at subVersion = the time it is decoded, kept when the JSON has none
+        subscriptions = {sub["topic"]: {**sub, "subVersion": sub.get("subVersion") or now_ms}
+                         for sub in consumer_data.get("subscriptionDataSet") or ()}
         topics_changed = set(subscriptions) != set(entry.subscriptions)
         for topic, sub in subscriptions.items():
             old = entry.subscriptions.get(topic)
             # Java keeps the newer subscription only (by subVersion).
-            if old is None or int(sub.get("subVersion", 0)) > int(old.get("subVersion", 0)):
+            if old is None or int(sub["subVersion"]) > int(old["subVersion"]):
                 entry.subscriptions[topic] = sub
         for topic in set(entry.subscriptions) - set(subscriptions):
             del entry.subscriptions[topic]

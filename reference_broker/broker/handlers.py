@@ -115,7 +115,8 @@ class BrokerHandlers:
             group = self.groups.find_or_create(group_name)
             if group is not None and group.retry_queue_nums > 0:
                 self.topics.create_in_send_back(f"{RETRY_PREFIX}{group_name}", group.retry_queue_nums)
-            changed = self.clients.register_consumer(group_name, request.connection, info, consumer)
+            changed = self.clients.register_consumer(group_name, request.connection, info, consumer,
+                                                     int(time.time() * 1000))
             if changed and (group is None or group.notify_consumer_ids_changed_enable):
                 await self._notify(group_name)
         for producer in data["producerDataSet"]:

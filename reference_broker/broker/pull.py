@@ -26,12 +26,13 @@ from reference_broker.config import BrokerConfig
 from reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
 from reference_broker.wire_release import wire_release
+from spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
 from spec.bodies import OFFSET_MOVED_EVENT
 from spec.codes import RequestCode, ResponseCode
 from spec.ha import MASTER_ID, BrokerRole
 from spec.properties import PropertyKey
 from spec.release_rules import Rule, holds
-from spec.sysflag import PermName, PullSysFlag
+from spec.sysflag import ForbiddenType, PermName, PullSysFlag
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ _STATUS_CODES = {
     GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
 }
 """Status -> code for every status whose code does not depend on the requested offset."""
+_BROKER_FORBIDDEN = {"forbiddenType": str(int(ForbiddenType.BROKER_FORBIDDEN))}
+"""The header of a refused 5.x pull: Java sets forbiddenType alone and leaves the offsets null, which the
+spec's table (offsets required) cannot encode."""
 OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"
 """``TopicValidator.RMQ_SYS_OFFSET_MOVED_EVENT``."""
 
@@ -86,14 +90,22 @@ class PullHandlers:
                                 else ResponseCode.SYSTEM_ERROR)
 
     def table(self) -> dict[RequestCode, Handler]:
-        return {RequestCode.PULL_MESSAGE: self.pull}
+        return {RequestCode.PULL_MESSAGE: self.pull, RequestCode.LITE_PULL_MESSAGE: self.lite_pull}
+
+    async def lite_pull(self, request: Request) -> RemotingCommand:
+        """RMQ-BRK-LITE-PULL: a lite pull consumer's pull, served as any pull unless the broker forbids it
+        (a release that does not declare the code never gets here: the dispatch table leaves it out)."""
+        if self.config.broker_permission & PermName.READ and not self.config.lite_pull_message_enable:
+            return request.reply(ResponseCode.NO_PERMISSION,
+                                 LITE_PULL_FORBIDDEN_REMARK.format(broker_ip1=self.config.broker_ip1),
+                                 header={}, extra_fields=_BROKER_FORBIDDEN)
+        return await self.pull(request)
 
     async def pull(self, request: Request) -> RemotingCommand:
         header = request.header()
-        try:
-            codes = self.check(request.connection.peer, header)
-        except Refused as refused:
-            return request.reply(refused.code, refused.remark, header={})
+        codes = self._checked(request, header)
+        if isinstance(codes, RemotingCommand):
+            return codes
         flags = PullSysFlag(header["sysFlag"])
         response = self._execute(request, header, codes, direct=False)
         if PullSysFlag.COMMIT_OFFSET in flags and self.config.role is not BrokerRole.SLAVE:
@@ -105,7 +117,19 @@ class PullHandlers:
                    else self.config.short_polling_time_mills)
         await self.hold.wait(header["topic"], header["queueId"], header["queueOffset"], codes,
                              max(hold_ms, 0) / 1000)
+        # Java runs every check again when it wakes a held pull (executeRequestWhenWakeup ->
+        # processRequest): a topic deleted meanwhile is answered TOPIC_NOT_EXIST
+        codes = self._checked(request, header)
+        if isinstance(codes, RemotingCommand):
+            return codes
         return self._execute(request, header, codes, direct=True)
+
+    def _checked(self, request: Request, header: Mapping[str, Any]) -> TagCodes | RemotingCommand:
+        """The pull's tag filter, or the answer refusing it."""
+        try:
+            return self.check(request.connection.peer, header)
+        except Refused as refused:
+            return request.reply(refused.code, refused.remark, header={})
 
     def _execute(self, request: Request, header: Mapping[str, Any], codes: TagCodes,
                  direct: bool) -> RemotingCommand:

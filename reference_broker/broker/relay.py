@@ -22,7 +22,7 @@ from spec import admin
 from spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
 from spec.admin_headers import RESET_OFFSET_REQUEST
 from spec.codes import RequestCode, ResponseCode
-from spec.errors import RocketMQSpecError
+from spec.errors import SpecViolation
 from spec.ha import BrokerRole
 from spec.language import LanguageCode
 from spec.message_id import decode_offset_msg_id
@@ -131,14 +131,15 @@ class RelayHandlers:
     async def consume_directly(self, request: Request) -> RemotingCommand:
         header = request.header()
         fields = {**(request.command.ext_fields or {}), "brokerName": self.parts.config.broker_name}
-        body = request.command.body
-        if header.get("msgId"):
-            try:
-                body = self.parts.store.view_by_offset(decode_offset_msg_id(header["msgId"]).offset)
-            except RocketMQSpecError:
-                body = None  # Java logs the undecodable id and forwards without a message
+        # Java decodes the id and reads its record before calling the consumer, catching nothing but an
+        # unknown host: an id that does not decode, or names no record, escapes as SYSTEM_ERROR.
+        offset = decode_offset_msg_id(header.get("msgId") or "").offset
+        record = self.parts.store.view_by_offset(offset)
+        if record is None:
+            raise SpecViolation("msgId names no message", expected="the offset of a stored record",
+                                seen=offset, clause=admin.ADMIN_CALL_CONSUMER.id)
         return await self._call_consumer(request, header["consumerGroup"], header.get("clientId") or "",
-                                         fields, body)
+                                         fields, record)
 
     async def _call_consumer(self, request: Request, group: str, client_id: str, fields: Mapping[str, str],
                              body: bytes | None) -> RemotingCommand:

@@ -1,8 +1,9 @@
 """The broker process: its managers, its two listening ports, its background duties.
 
 The main port serves every handler; the fast port (listenPort - 2) serves the same table without
-PULL_MESSAGE, as Java's fast remoting server does. Background tasks are the client-channel expiry scan
-and the periodic consumer-offset flush; registration with name servers lives in ``registration``.
+PULL_MESSAGE and LITE_PULL_MESSAGE, as Java's fast remoting server does. Background tasks are the
+client-channel expiry scan and the periodic consumer-offset flush; registration with name servers lives in
+``registration``.
 
 The message store is opened (recovering whatever a previous run left) after the main port is bound and
 before it accepts anything: records carry the broker's ``brokerIP1:listenPort`` as store host, and a
@@ -54,6 +55,7 @@ from reference_broker.ha.settings import HASettings
 from reference_broker.ha.slave import HAClient
 from reference_broker.pop.handlers import PopHandlers, PopHold
 from reference_broker.pop.modes import RequestModeHandlers
+from reference_broker.pop.order_locks import OrderLocks
 from reference_broker.pop.revive import ReviveService
 from reference_broker.pop.service import PopService
 from reference_broker.preflight import check_store
@@ -90,6 +92,10 @@ def _check_role(config: BrokerConfig) -> None:
     else:
         config.broker_id = MASTER_ID
 
+PULL_CODES = (RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE)
+"""The pull processor's codes: served on the main port only (RMQ-BRK-FAST-PORT)."""
+
+
 def _guards(*checks: Guard | None) -> Guard | None:
     """The checks a request passes before dispatch, in order (ACL 2.0 authentication, then ACL 1.0)."""
     present = [check for check in checks if check is not None]
@@ -100,7 +106,6 @@ def _guards(*checks: Guard | None) -> Guard | None:
         for check in present:
             check(command, peer)
     return all_of
-
 
 FREE_PORT_ATTEMPTS = 16
 """Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""
@@ -142,7 +147,7 @@ class Broker:
         backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
                                      backlog=backlog, version=version)
-        self.fast_server = RemotingServer("broker-fast", dispatch.without(RequestCode.PULL_MESSAGE),
+        self.fast_server = RemotingServer("broker-fast", dispatch.without(*PULL_CODES),
                                           on_close=self._closed, guard=guard_check, backlog=backlog,
                                           version=version)
         self._tasks: list[asyncio.Task[Any]] = []
@@ -201,7 +206,7 @@ class Broker:
         if self.config.role is BrokerRole.SLAVE:
             self._start_replica(self.store)
         await self.server.serve(dispatch)
-        await self.fast_server.serve(dispatch.without(RequestCode.PULL_MESSAGE))
+        await self.fast_server.serve(dispatch.without(*PULL_CODES))
         if grpc_port != GRPC_DISABLED:
             self.grpc = GrpcProxy(self)
             try:
@@ -275,7 +280,8 @@ class Broker:
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):
             handlers[send] = self.stats.counting_sends(handlers[send])
-        handlers[RequestCode.PULL_MESSAGE] = self.stats.counting_pulls(handlers[RequestCode.PULL_MESSAGE])
+        for pull in PULL_CODES:
+            handlers[pull] = self.stats.counting_pulls(handlers[pull])
         return DispatchTable(handlers, self.release.request_codes)
 
     def _pop_handlers(self, store: MessageStore) -> dict[RequestCode, Handler]:
@@ -285,7 +291,7 @@ class Broker:
         c = self.config
         self._pop_hold = PopHold(store.arrivals, c.pop_polling_size)
         self.pop = PopService(c.broker_name, c.broker_cluster_name, self.topics, self.offsets, store,
-                              c.revive_queue_num, self._pop_hold.wake)
+                              c.revive_queue_num, self._pop_hold.wake, OrderLocks(self._files))
         return {**PopHandlers(c, self.topics, self.groups, self.pop, self._pop_hold).table(),
                 **RequestModeHandlers(c.broker_name, self.topics, self.clients, self._files).table()}
 
@@ -337,6 +343,8 @@ class Broker:
         await self.fast_server.stop()
         await self.server.stop()
         self.offsets.persist()
+        if self.pop is not None:
+            self.pop.orders.persist()
         if self.hold is not None:
             self.hold.close()
         if self._pop_hold is not None:
@@ -425,3 +433,5 @@ class Broker:
             await asyncio.sleep(self.config.flush_consumer_offset_interval / 1000)
             if self.offsets.dirty:
                 self.offsets.persist()
+            if self.pop is not None and self.pop.orders.dirty:
+                self.pop.orders.persist()

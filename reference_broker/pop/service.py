@@ -7,8 +7,8 @@ ChangeInvisibleDuration): each call takes plain values and returns a result reco
 A non-ordered pop moves the group's offset past the popped messages at once and writes a checkpoint to the
 revive topic (Java's behaviour with ``enablePopBufferMerge=false``, the default); whatever the group does
 not ack comes back through :mod:`reference_broker.pop.revive`. An ordered pop leaves the offset where it
-is and locks the queue to the popped batch (:class:`OrderLocks`) until the batch is acked or its
-invisible time ends.
+is and locks the queue to the popped batch (:class:`~reference_broker.pop.order_locks.OrderLocks`) until the
+batch is acked or its invisible time ends; each ack commits the first offset of the batch not yet acked.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from codec.store.record import MessageRecord, decode_record, make_record
 from reference_broker.broker.filter import TagCodes
 from reference_broker.broker.offsets import ConsumerOffsetManager
 from reference_broker.broker.topics import TopicConfig, TopicConfigManager
+from reference_broker.pop.order_locks import OrderLocks
 from reference_broker.pop.records import Ack, CheckPoint, ack_message, checkpoint_message
 from reference_broker.store import GetMessageStatus, MessageStore
 from spec.codes import ResponseCode
@@ -94,62 +95,17 @@ class Outcome:
     header: dict[str, object] = field(default_factory=dict)
 
 
-@dataclass
-class _OrderedBatch:
-    offsets: list[int]
-    pop_time: int
-    invisible_time: int
-    acked: set[int] = field(default_factory=set)
-    counts: dict[int, int] = field(default_factory=dict)
-
-
-class OrderLocks:
-    """``ConsumerOrderInfoManager``: per (topic, group, queue) the batch an ordered pop handed out."""
-
-    def __init__(self) -> None:
-        self._batches: dict[tuple[str, str, int], _OrderedBatch] = {}
-
-    def blocked(self, topic: str, group: str, queue_id: int, now: int) -> bool:
-        batch = self._batches.get((topic, group, queue_id))
-        return batch is not None and now < batch.pop_time + batch.invisible_time
-
-    def record(self, topic: str, group: str, queue_id: int, offsets: list[int], pop_time: int,
-               invisible_time: int) -> dict[int, int]:
-        """Lock the queue to a new batch; returns how often each offset has now been handed out."""
-        key = (topic, group, queue_id)
-        previous = self._batches.get(key)
-        counts = {o: (previous.counts.get(o, 0) + 1 if previous else 0) for o in offsets}
-        self._batches[key] = _OrderedBatch(offsets, pop_time, invisible_time, counts=counts)
-        return counts
-
-    def ack(self, topic: str, group: str, queue_id: int, offset: int, pop_time: int) -> int | None:
-        """``commitAndNext``: the offset to commit once the whole batch is acked, else None."""
-        key = (topic, group, queue_id)
-        batch = self._batches.get(key)
-        if batch is None or batch.pop_time != pop_time or offset not in batch.offsets:
-            return None
-        batch.acked.add(offset)
-        if batch.acked >= set(batch.offsets):
-            del self._batches[key]
-            return max(batch.offsets) + 1
-        return None
-
-    def change(self, topic: str, group: str, queue_id: int, pop_time: int, invisible_time: int) -> None:
-        batch = self._batches.get((topic, group, queue_id))
-        if batch is not None and batch.pop_time == pop_time:
-            batch.invisible_time = invisible_time
-
-
 class PopService:
     def __init__(self, broker_name: str, cluster: str, topics: TopicConfigManager,
                  offsets: ConsumerOffsetManager, store: MessageStore, revive_queue_num: int,
-                 changed: Callable[[str], None] = lambda topic: None) -> None:
+                 changed: Callable[[str], None] = lambda topic: None,
+                 orders: OrderLocks | None = None) -> None:
         self.broker_name = broker_name
         self.revive_topic = revive_topic(cluster)
         self.topics = topics
         self.offsets = offsets
         self.store = store
-        self.orders = OrderLocks()
+        self.orders = orders if orders is not None else OrderLocks()
         self._revive_queue_num = revive_queue_num
         self._ck_turn = itertools.count()
         self._changed = changed
@@ -297,7 +253,7 @@ class PopService:
         real = _real_topic(topic, group, parts[4])
         now = now_ms()
         if revive_qid == ORDER_REVIVE_QUEUE:
-            self.orders.change(real, group, queue_id, pop_time, now - pop_time + invisible_time)
+            self.orders.change(real, group, queue_id, offset, pop_time, now + invisible_time)
             return Outcome(header={"popTime": pop_time, "invisibleTime": now - pop_time + invisible_time,
                                    "reviveQid": ORDER_REVIVE_QUEUE})
         new_qid = next(self._ck_turn) % self._revive_queue_num
@@ -313,7 +269,7 @@ class PopService:
                                                   self.store.store_host, now_ms()))
 
     def _ack_ordered(self, group: str, topic: str, queue_id: int, offset: int, pop_time: int) -> Outcome:
-        """``ackOrderly``: the queue's offset moves once the whole batch is acked."""
+        """``ackOrderly``: the queue's offset moves to the first offset of the batch not yet acked."""
         if offset < self.offsets.query(group, topic, queue_id):
             return Outcome()
         following = self.orders.ack(topic, group, queue_id, offset, pop_time)

@@ -19,6 +19,7 @@ from spec.errors import StoreError
 
 ZERO_CHUNK = 1024 * 1024
 """Bytes zeroed per step when cutting a torn tail, so the zero buffer stays small."""
+_ZEROS = bytes(ZERO_CHUNK)
 
 
 class MappedFile:
@@ -79,13 +80,15 @@ class MappedFile:
         """Drop the data from ``pos`` on: zero it so no reader mistakes a torn record for data.
 
         Only ranges that hold data on disk are zeroed (found with SEEK_DATA/SEEK_HOLE), so cutting a
-        1 GiB sparse file does not allocate it.
+        1 GiB sparse file does not allocate it; a file another broker allocated whole (rocketmq-rust
+        does) is compared with zeros a chunk at a time, not byte by byte.
         """
         for start, end in self._data_extents(pos):
             for chunk in range(start, end, ZERO_CHUNK):
                 stop = min(chunk + ZERO_CHUNK, end)
-                if any(self.mm[chunk:stop]):
-                    self.mm[chunk:stop] = bytes(stop - chunk)
+                zeros = _ZEROS[:stop - chunk]
+                if self.mm[chunk:stop] != zeros:
+                    self.mm[chunk:stop] = zeros
         self.wrote = pos
         self.flushed = min(self.flushed, pos)
 

@@ -8,6 +8,19 @@ pending message is due earlier), and ``lastTimerQueueOffset``, the oldest entry 
 restart re-reads the queue and takes in every entry due at or after ``lastReadTimeMs`` (RMQ-TIMER-RESTART),
 which is also what those fields mean in a checkpoint Java wrote, so a store Apache RocketMQ 5.x left
 behind hands its pending timers over too. An entry delivered at exactly that time is delivered again.
+
+A master's ``masterTimerQueueOffset`` is its own ``lastTimerQueueOffset`` (Java's
+``prepareTimerCheckPoint``), and Java 5.x starts re-reading the queue at the smaller of the two: written
+as 0, it would take the whole queue in again and deliver every message once more. Java finds no
+``timerlog`` in a store written here, so it re-reads from ``lastTimerQueueOffset`` and delivers at once
+whatever is due: a clean stop therefore parks the pending messages again past everything delivered
+(:meth:`TimerWheel._repark`). After a crash the checkpoint names the oldest pending entry, and an entry
+after it that was already delivered is delivered again by Java.
+
+Java rolls a message due more than ``timerRollWindowSlot`` slots ahead: it parks it again, with
+``TIMER_ROLL_TIMES`` and the same ``TIMER_OUT_MS``, so a store it wrote can hold the message twice; an entry
+with ``TIMER_ROLL_TIMES`` naming a message already pending is not taken in (the same holds for this
+broker's own copies made at a stop).
 """
 
 from __future__ import annotations
@@ -49,6 +62,9 @@ class TimerStore(Protocol):
 
     def put_timer_delivered(self, parked: MessageRecord, properties: dict[str, str]) -> PutResult: ...
 
+    def put_record_copy(self, record: MessageRecord, topic: str, queue_id: int, properties: dict[str, str],
+                        flag: int, reconsume_times: int) -> PutResult: ...
+
 
 def now_ms() -> int:
     return int(time.time() * 1000)
@@ -70,6 +86,8 @@ class TimerWheel(ConditionWorker):
         lastReadTimeMs)."""
         self._recalled: set[str] = set()
         """TIMER_DEL_UNIQKEY of the recalls taken in: the messages they name are not delivered."""
+        self._pending_keys: set[str] = set()
+        """REAL_TOPIC+UNIQ_KEY of the pending messages: a copy Java rolled is not a second message."""
         self._found_end: int | None = None
         """The wheel queue's end at start: later entries are all pending, whatever their time."""
         self._woken = False
@@ -90,15 +108,42 @@ class TimerWheel(ConditionWorker):
             self._cond.notify()
 
     def stop(self) -> None:
+        """Called while the store still takes puts: the pending messages are parked again (see
+        :meth:`_repark`) before the checkpoint is written."""
         if self._stop_thread():
+            self._repark()
             self.persist()
+
+    def _repark(self) -> None:
+        """Park every pending message again at the end of the wheel queue, as Java's roll does (same
+        TIMER_OUT_MS, TIMER_ROLL_TIMES one more), so the checkpoint's lastTimerQueueOffset names the first
+        copy: Java 5.x, which keeps no record of delivered entries but ``timerlog`` (not written here),
+        then re-reads only pending messages, none already delivered. This broker's own restart takes in
+        the originals and skips the copies (:meth:`_take_in_entry`). A recalled message is not copied: its
+        marker would be behind the copies. Nothing changes if a put fails (the oldest pending entry stays
+        the low-water mark)."""
+        copies: list[tuple[int, int, int]] = []
+        for due, _, phys in sorted(self._pending, key=lambda item: item[1]):
+            record = self._store.read_record(phys)
+            if record is None or _delete_key(record) in self._recalled:
+                continue
+            properties = dict(record.properties)
+            properties[PropertyKey.TIMER_ROLL_TIMES] = str(int(properties.get(PropertyKey.TIMER_ROLL_TIMES,
+                                                                              "0")) + 1)
+            put = self._store.put_record_copy(record, TIMER_TOPIC, TIMER_QUEUE_ID, properties, record.flag,
+                                              record.reconsume_times)
+            if not put.status.stored:
+                return
+            copies.append((due, put.queue_offset, put.phys_offset))
+        heapq.heapify(copies)
+        self._pending = copies
 
     def persist(self) -> None:
         pending = list(self._pending)
         low_water = min((offset for _, offset, _ in pending), default=self._taken)
         read_time = min([now_ms(), *(due for due, _, _ in pending)])
         data = TimerCheckpointData(last_read_time_ms=read_time, last_timer_queue_offset=low_water,
-                                   timestamp=now_ms())
+                                   master_timer_queue_offset=low_water, timestamp=now_ms())
         self._checkpoint.parent.mkdir(parents=True, exist_ok=True)
         self._checkpoint.write_bytes(encode_timer_checkpoint(data))
 
@@ -129,16 +174,26 @@ class TimerWheel(ConditionWorker):
             if entry is None:
                 return
             record = self._store.read_record(entry[0])
-            due = record.properties.get(PropertyKey.TIMER_OUT_MS, "") if record is not None else ""
-            recalled = record.properties.get(PropertyKey.TIMER_DEL_UNIQKEY) if record is not None else None
-            if recalled is not None:
-                self._recalled.add(recalled)  # a RECALL_MESSAGE marker: never delivered itself
-            elif not due.lstrip("-").isdigit():
-                log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", self._taken)
-            elif self._taken >= self._found_end or int(due) >= self._read_time:
-                heapq.heappush(self._pending, (int(due), self._taken, entry[0]))
-                self._enqueued[self._taken] = now_ms()
+            if record is None:
+                log.warning("wheel entry %d names no record; skipped", self._taken)
+            else:
+                self._take_in_entry(self._taken, entry[0], record)
             self._taken += 1
+
+    def _take_in_entry(self, offset: int, phys: int, record: MessageRecord) -> None:
+        due = record.properties.get(PropertyKey.TIMER_OUT_MS, "")
+        recalled = record.properties.get(PropertyKey.TIMER_DEL_UNIQKEY)
+        if recalled is not None:
+            self._recalled.add(recalled)  # a RECALL_MESSAGE marker: never delivered itself
+        elif not due.lstrip("-").isdigit():
+            log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", offset)
+        elif self._found_end is None or offset >= self._found_end or int(due) >= self._read_time:
+            key = _delete_key(record)
+            if PropertyKey.TIMER_ROLL_TIMES in record.properties and key in self._pending_keys:
+                return  # a copy Java rolled of a message still pending
+            heapq.heappush(self._pending, (int(due), offset, phys))
+            self._enqueued[offset] = now_ms()
+            self._pending_keys.add(key)
 
     def _deliver_due(self) -> float:
         """Deliver every due message; returns seconds until the next one is due."""
@@ -148,8 +203,8 @@ class TimerWheel(ConditionWorker):
             if wait_ms > 0:
                 return wait_ms / 1000
             record = self._store.read_record(phys)
-            key = delete_key(record.properties.get(PropertyKey.REAL_TOPIC, ""),
-                             record.properties.get(PropertyKey.UNIQ_KEY, "")) if record is not None else ""
+            key = _delete_key(record) if record is not None else ""
+            self._pending_keys.discard(key)
             if key in self._recalled:
                 self._recalled.discard(key)
             elif record is not None:
@@ -161,3 +216,8 @@ class TimerWheel(ConditionWorker):
             heapq.heappop(self._pending)
             self._enqueued.pop(offset, None)
         return IDLE_WAIT_S
+
+
+def _delete_key(record: MessageRecord) -> str:
+    return delete_key(record.properties.get(PropertyKey.REAL_TOPIC, ""),
+                      record.properties.get(PropertyKey.UNIQ_KEY, ""))

@@ -51,6 +51,7 @@ from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
 from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, target_names
+from spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
 
 PROG = "rmq-conformance"
@@ -61,10 +62,14 @@ STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
 APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,
-                   "recallMessageEnable": "true"}
+                   "recallMessageEnable": "true",
+                   "authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
+                   "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER}
 """Java's names for the embedded broker's quick check-backs (``conformance.embedded.QUICK_CHECKS``): a
 release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
-Recall is allowed (off by default in 5.x), as on the embedded broker (``conformance.embedded.RECALL_ON``).
+Recall is allowed (off by default in 5.x), as on the embedded broker (``conformance.embedded.RECALL_ON``), and
+5.3.0+ keep ACL 2.0 users and ACLs (``conformance.embedded.AUTH_TABLES_ON``); releases without those keys
+ignore them.
 (Flow control is off in every provisioned release: ``apache_rocketmq.servers.DEFAULT_BROKER_CONFIG``.)"""
 
 DEFAULT_WORKERS = "4"

@@ -19,6 +19,7 @@ from conformance.wire import Endpoint
 from reference_broker.config import GRPC_DISABLED, LOOPBACK, BrokerConfig
 from reference_broker.embedded import SyncEmbeddedRocketMQ
 from reference_broker.wire_release import DEFAULT_RELEASE, wire_release
+from spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from spec.behaviour import FAST_PORT_OFFSET
 from spec.ha import HA_PORT_OFFSET
 
@@ -28,6 +29,10 @@ that wait for a check-back finish quickly against the reference broker."""
 RECALL_ON = {"recall_message_enable": True}
 """Recall is allowed, as on the provisioned Apache targets (``conformance.cli.APACHE_SETTINGS``), so the
 recall cases judge a recall, not the default refusal."""
+AUTH_TABLES_ON = {"authentication_metadata_provider": LOCAL_AUTHENTICATION_PROVIDER,
+                  "authorization_metadata_provider": LOCAL_AUTHORIZATION_PROVIDER}
+"""The broker keeps ACL 2.0 users and ACLs, as the provisioned Apache targets do
+(``conformance.cli.APACHE_SETTINGS``), so the auth cases judge the tables, not the refusal without them."""
 PORT_ATTEMPTS = 20
 """Free ports tried for a main port whose fast port (two below) and HA port (one above) are free too."""
 
@@ -83,7 +88,8 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE,
     grpc_port = 0 if wire_release(release).is_5x else GRPC_DISABLED  # 4.x had no gRPC proxy: no grpc area
     config = BrokerConfig(listen_port=_port_set(), grpc_server_port=grpc_port, store_path_root_dir=str(store),
                           acl_enable=acl, wire_release=release, acl_file=str(acl_file) if acl_file else None,
-                          **QUICK_CHECKS, **RECALL_ON, **SHORT_HA, **(store_files or {}))
+                          **QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES_ON, **SHORT_HA,
+                          **(store_files or {}))
     feed = Endpoint(LOOPBACK, _free_port())
     sync_master = BrokerConfig(listen_port=0, broker_name="broker-sync", broker_role="SYNC_MASTER",
                                store_path_root_dir=str(workdir / "sync-master"), **SHORT_HA)

@@ -136,6 +136,18 @@ class BrokerConfig:
     """The ACL file (Java: ``rocketmq.acl.plain.file`` under ``rocketmq.home.dir``). Unset: $ROCKETMQ_HOME/
     conf/plain_acl.yml, else plain_acl.yml beside the broker.conf that enabled ACL. Files below ``acl/``
     beside it are read too, as Java reads ``conf/acl``."""
+    authentication_metadata_provider: str | None = None
+    """5.3.0+ ``authenticationMetadataProvider``: with Java's local provider named, the broker keeps users
+    (config/users.json) and serves the AUTH_* user commands; unset, they answer SYSTEM_ERROR."""
+    authorization_metadata_provider: str | None = None
+    """5.3.0+ ``authorizationMetadataProvider``: likewise for ACLs (config/acls.json)."""
+    authentication_enabled: bool = False
+    """5.3.0+: every request must be signed by a user of the table (RMQ-AUTH-AUTHENTICATE); needs the
+    authentication metadata provider and a 5.3.0+ wire release."""
+    authentication_whitelist: str | None = None
+    """Request codes (comma-separated) that pass unsigned when authentication is on."""
+    init_authentication_user: str | None = None
+    """JSON ``{"username": ..., "password": ...}`` of a Super user created at start when absent."""
     flush_consumer_offset_interval: int = 5000
     """Milliseconds between writes of a changed consumerOffset.json."""
     notify_consumer_ids_changed_enable: bool = True

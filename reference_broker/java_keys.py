@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass
 
 from reference_broker.wire_release import SUPPORTED_RELEASES
+from spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 
 
 class Disposition(enum.Enum):
@@ -61,6 +62,8 @@ class JavaKey:
 
 _BC, _MSC, _NSC, _NCC, _NC, _OURS = ("BrokerConfig", "MessageStoreConfig", "NettyServerConfig",
                                      "NettyClientConfig", "NamesrvConfig", "reference broker")
+_AC = "AuthConfig"
+"""5.3.0+: the broker fills it from the same file (``BrokerStartup``)."""
 
 
 def _honoured(java_class: str, *names: str, owner: Owner = Owner.BROKER) -> list[JavaKey]:
@@ -190,6 +193,13 @@ KEYS: tuple[JavaKey, ...] = (
     *_honoured(_MSC, "timerWheelEnable", "timerPrecisionMs", "timerMaxDelaySec"),  # 5.x keys
     *_honoured(_BC, "reviveQueueNum", "reviveInterval", "popPollingSize", "recallMessageEnable",
                "litePullMessageEnable"),  # 5.x keys
+    JavaKey("authenticationMetadataProvider", Disposition.HONOURED, _AC,
+            choices=(LOCAL_AUTHENTICATION_PROVIDER,)),  # 5.3.0+: users for the AUTH_* commands
+    JavaKey("authorizationMetadataProvider", Disposition.HONOURED, _AC,
+            choices=(LOCAL_AUTHORIZATION_PROVIDER,)),  # 5.3.0+: ACLs for the AUTH_* commands
+    *_honoured(_AC, "authenticationEnabled", "authenticationWhitelist", "initAuthenticationUser"),  # 5.3.0+
+    *_refused(_AC, "ACL 2.0 authorization (policies checked on each request) is not implemented",
+              "authorizationEnabled", accepted=("false",)),
     *_honoured(_MSC, "haSendHeartbeatInterval", "haHousekeepingInterval", "haTransferBatchSize",
                "haMasterAddress", "haSlaveFallbehindMax", "slaveTimeout"),
     JavaKey("haListenPort", Disposition.IGNORED, _MSC,

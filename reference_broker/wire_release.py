@@ -49,6 +49,10 @@ class WireRelease:
     def request_codes(self) -> frozenset[int]:
         return request_codes_of(self.name)
 
+    def serves(self, code: int) -> bool:
+        """Whether the release declares the request code."""
+        return code in self.request_codes
+
 
 def wire_release(name: str | None) -> WireRelease:
     return WireRelease(name or DEFAULT_RELEASE)

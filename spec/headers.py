@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from spec.admin_headers import ADMIN_REQUEST_HEADERS, ADMIN_RESPONSE_HEADERS
+from spec.auth import AUTH_REQUEST_HEADERS
 from spec.clauses import Level, clause
 from spec.codes import RequestCode
 from spec.header_fields import BNAME, INT, TOPIC_RPC_FIELDS_5X, B, Field, HeaderSpec, L, S
@@ -272,6 +273,7 @@ _REQUEST_HEADERS: dict[int, HeaderSpec] = {
     **ADMIN_REQUEST_HEADERS,
     **POP_REQUEST_HEADERS,
     **TIMER_REQUEST_HEADERS,
+    **AUTH_REQUEST_HEADERS,
 }
 _RESPONSE_HEADERS: dict[int, HeaderSpec] = {
     _C.SEND_MESSAGE: SEND_MESSAGE_RESPONSE,

@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from fuzz.strategies.primitives import int32s, int64s, texts
+from spec import auth as spec_auth
 from spec import bodies as spec_bodies
 from spec import pop as spec_pop
 from spec.bodies import BodyField, BodySpec, Json
@@ -24,9 +25,10 @@ MAX_ELEMENTS = 3
 
 
 def body_specs() -> list[BodySpec]:
-    """Every bean table ``spec.bodies`` and ``spec.pop`` (the 5.x POP bodies) define, in a stable order."""
-    found = {value.java_class: value for module in (spec_bodies, spec_pop) for value in vars(module).values()
-             if isinstance(value, BodySpec)}
+    """Every bean table ``spec.bodies``, ``spec.pop`` (the 5.x POP bodies) and ``spec.auth`` (ACL 2.0's
+    UserInfo, AclInfo) define, in a stable order."""
+    found = {value.java_class: value for module in (spec_bodies, spec_pop, spec_auth)
+             for value in vars(module).values() if isinstance(value, BodySpec)}
     return [found[name] for name in sorted(found)]
 
 

@@ -22,6 +22,9 @@ from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
 from reference_broker.acl.guard import AccessGuard, acl_file_path
+from reference_broker.auth.authentication import Authenticator, whitelist
+from reference_broker.auth.handlers import AuthAdminHandlers
+from reference_broker.auth.metadata import AuthMetadata
 from reference_broker.broker.admin import AdminHandlers, BrokerParts
 from reference_broker.broker.admin5 import Admin5Handlers
 from reference_broker.broker.clients import ClientManager
@@ -61,6 +64,7 @@ from reference_broker.server import (
     Channel,
     Connection,
     DispatchTable,
+    Guard,
     Handler,
     RemotingServer,
     shut_down_gracefully,
@@ -91,6 +95,18 @@ def _check_role(config: BrokerConfig) -> None:
 PULL_CODES = (RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE)
 """The pull processor's codes: served on the main port only (RMQ-BRK-FAST-PORT)."""
 
+
+def _guards(*checks: Guard | None) -> Guard | None:
+    """The checks a request passes before dispatch, in order (ACL 2.0 authentication, then ACL 1.0)."""
+    present = [check for check in checks if check is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+
+    def all_of(command: RemotingCommand, peer: str) -> None:
+        for check in present:
+            check(command, peer)
+    return all_of
+
 FREE_PORT_ATTEMPTS = 16
 """Free main ports tried before giving up on finding one whose ``port - 2`` is free as well."""
 
@@ -118,12 +134,15 @@ class Broker:
         handlers, the gRPC proxy)."""
         self._pop_hold: PopHold | None = None
         self._files = files
+        self.auth = AuthMetadata(files, bool(self.config.authentication_metadata_provider),
+                                 bool(self.config.authorization_metadata_provider))
+        """ACL 2.0's users and ACLs (the AUTH_* commands of 5.3.0+ releases)."""
         self.release = wire_release(self.config.wire_release)
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset,
                                        self.release.version)
         self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
-        guard_check = self.guard.check if self.guard is not None else None
+        guard_check = _guards(self._authenticator(), self.guard.check if self.guard is not None else None)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
@@ -139,6 +158,18 @@ class Broker:
         self.ha_client: HAClient | None = None
         self.slave_sync: SlaveSynchronizer | None = None
         self.grpc: GrpcProxy | None = None
+
+    def _authenticator(self) -> Guard | None:
+        """ACL 2.0's check of each request (``authenticationEnabled``, 5.3.0+ releases only), with the
+        initAuthenticationUser created first."""
+        c = self.config
+        if c.init_authentication_user and self.release.serves(RequestCode.AUTH_CREATE_USER):
+            self.auth.init_user(c.init_authentication_user)
+        if not c.authentication_enabled:
+            return None
+        if not self.release.serves(RequestCode.AUTH_CREATE_USER):
+            raise ValueError(f"authenticationEnabled needs a 5.3.0+ wire release, not {self.release.name}")
+        return Authenticator(self.auth, whitelist(c.authentication_whitelist)).check
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0
@@ -227,7 +258,7 @@ class Broker:
         sends = SendHandlers(self.config, self.topics, self.groups, store)
         pulls = PullHandlers(self.config, self.topics, self.groups, self.clients, self.offsets, store,
                              self.hold)
-        if self.guard is None:  # a guard sees every request first: no lanes
+        if self.server.guard is None:  # a guard sees every request first: no lanes
             send_lanes = dict.fromkeys(SEND_CODES, SendLane(sends, self.stats).take)
             pull_lane = {RequestCode.PULL_MESSAGE: PullLane(pulls, self.stats, self.release.version).take}
             self.server.use_lane(Lanes({**send_lanes, **pull_lane}))
@@ -244,6 +275,7 @@ class Broker:
             **RelayHandlers(parts).table(),
             **Admin5Handlers(self.topics, self.groups).table(),
             **RecallHandlers(self.config, self.topics, store).table(),
+            **AuthAdminHandlers(self.auth).table(),
             **self._pop_handlers(store),
         }
         for send in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE):

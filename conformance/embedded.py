@@ -32,7 +32,7 @@ recall cases judge a recall, not the default refusal."""
 AUTH_TABLES_ON = {"authentication_metadata_provider": LOCAL_AUTHENTICATION_PROVIDER,
                   "authorization_metadata_provider": LOCAL_AUTHORIZATION_PROVIDER}
 """The broker keeps ACL 2.0 users and ACLs, as the provisioned Apache targets do
-(``conformance.cli.APACHE_SETTINGS``), so the auth cases judge the tables, not the refusal without them."""
+(``conformance.cli.AUTH_TABLES``), so the auth cases judge the tables, not the refusal without them."""
 PORT_ATTEMPTS = 20
 """Free ports tried for a main port whose fast port (two below) and HA port (one above) are free too."""
 

@@ -12,13 +12,10 @@ with it. A size other than Java's default is legal and reported as INFO, never a
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
 
 import pytest
 
@@ -28,9 +25,10 @@ from codec.store.commitlog import map_file, segment_files
 from codec.store.consumequeue import ConsumeQueue
 from codec.store.directory import StoreDirectory
 from codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
-from codec.store.indexfile import IndexFile, first_entry_bases, index_keys, index_sizes, query_offsets
+from codec.store.indexfile import first_entry_bases, index_keys, index_sizes, query_offsets
 from codec.store.record import MessageRecord
 from conformance.case import Row, case, table
+from conformance.cases.store_support import IndexFiles, Scan
 from conformance.checks import Check
 from conformance.verdict import Failure, Info, NonStrict
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
@@ -52,7 +50,6 @@ from spec.indexfile import (
     FIRST_INDEX,
     HEADER_SIZE,
     KEY_SEPARATOR,
-    RMQ_IDX_LAYOUT,
     SLOT_SIZE,
     file_size,
     time_base,
@@ -80,79 +77,6 @@ INDEX_NAME = re.compile(r"\d{17}")
 """yyyyMMddHHmmssSSS."""
 
 CONFIG_FILES = ("topics.json", "subscriptionGroup.json", "consumerOffset.json", "delayOffset.json")
-
-
-R = TypeVar("R", MessageRecord, FixedFields)
-
-
-@dataclass
-class Scan(Generic[R]):
-    """The records read before the end of the data, or before the error that stopped the reader."""
-
-    records: list[R]
-    error: RocketMQSpecError | None
-
-
-def _collect(reader: Iterator[R]) -> Scan[R]:
-    records: list[R] = []
-    try:
-        records.extend(reader)
-    except RocketMQSpecError as exc:
-        return Scan(records, exc)
-    return Scan(records, None)
-
-
-@pytest.fixture(scope="module")
-def store(store_dir: Path, index_counts: tuple[int, int] | None) -> Iterator[StoreDirectory]:
-    with StoreDirectory(store_dir, index_sizes=index_counts) as directory:
-        yield directory
-
-
-@pytest.fixture(scope="module")
-def scan(store: StoreDirectory) -> Scan[MessageRecord]:
-    """Every record fully decoded, CRCs verified: for cases that need bodies, topics or properties."""
-    return _collect(store.messages(verify_crc=True))
-
-
-@pytest.fixture(scope="module")
-def fixed(store: StoreDirectory) -> Scan[FixedFields]:
-    """The fixed fields of every record (offsets, sizes, flags, timestamps), without decoding the rest."""
-    return _collect(store.commitlog.scan())
-
-
-@pytest.fixture(scope="module")
-def by_offset(scan: Scan[MessageRecord]) -> dict[int, MessageRecord]:
-    return {r.physical_offset: r for r in scan.records}
-
-
-@dataclass
-class IndexFiles:
-    """The store's index files oldest first, or why they cannot be read with its slot and entry counts."""
-
-    files: list[IndexFile]
-    unreadable: StoreError | None
-
-    def readable(self) -> list[IndexFile]:
-        """The files, for a case that reads their content; unreadable files are judged once, by
-        ``test_index_file_sizes``, and every other index case reports INFO instead of repeating it."""
-        if self.unreadable is not None:
-            raise Info(f"index files not readable ({self.unreadable.message}); their sizes are judged by "
-                       f"{RMQ_IDX_LAYOUT.id}", expected=self.unreadable.expected, actual=self.unreadable.seen)
-        return self.files
-
-
-@pytest.fixture(scope="module")
-def index_files(store: StoreDirectory, index_counts: tuple[int, int] | None) -> Iterator[IndexFiles]:
-    """Each index file opened once for the whole module."""
-    slots, entries = index_counts or (None, None)
-    with contextlib.ExitStack() as stack:
-        try:
-            opened = [stack.enter_context(IndexFile(path, slot_count=slots, index_count=entries))
-                      for path in store.index_files()]
-            found = IndexFiles(opened, None)
-        except StoreError as exc:
-            found = IndexFiles([], exc)
-        yield found
 
 
 def _dispatched(sys_flag: int) -> bool:

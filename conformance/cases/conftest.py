@@ -9,7 +9,7 @@ from conformance.target import Server
 from conformance.wire import Wire
 
 from .messaging import Client
-from .store_support import by_offset, fixed, index_files, scan, store  # noqa: F401  (the store cases' fixtures)
+from .store_support import by_offset, fixed, index_files, raw, scan, store  # noqa: F401  (the store cases' fixtures)
 
 
 @pytest.fixture

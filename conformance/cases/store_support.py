@@ -19,6 +19,8 @@ from conformance.verdict import Info
 from spec.errors import RocketMQSpecError, StoreError
 from spec.indexfile import RMQ_IDX_LAYOUT
 
+from .raw_records import RawWalk, walk
+
 R = TypeVar("R", MessageRecord, FixedFields)
 
 
@@ -90,3 +92,13 @@ def index_files(store: StoreDirectory, index_counts: tuple[int, int] | None) -> 
         except StoreError as exc:
             found = IndexFiles([], exc)
         yield found
+
+
+@pytest.fixture(scope="module")
+def raw(store_dir: Path, store: StoreDirectory) -> RawWalk:
+    """The records as read raw; a crashed broker's torn last record is RMQ-CL-TORN-TAIL's, not theirs."""
+    found = walk(store_dir)
+    torn = store.commitlog.end.torn
+    if store.crashed and torn is not None:
+        found.cut_at(torn.offset)
+    return found

@@ -9,18 +9,14 @@ yields the FAIL of its clause.
 from __future__ import annotations
 
 import zlib
-from pathlib import Path
 
-import pytest
-
-from codec.store.directory import StoreDirectory
 from conformance.case import case
 from conformance.checks import Check
 from conformance.verdict import Info, NonStrict
 from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_MAX_MESSAGE
 from spec.properties import PropertyKey, java_hashmap_order
 
-from .raw_records import BORN_HOST_V6_BIT, STORE_HOST_V6_BIT, RawRecord, RawWalk, walk
+from .raw_records import BORN_HOST_V6_BIT, STORE_HOST_V6_BIT, RawRecord, RawWalk
 
 SHOWN = 10
 MAX_MESSAGE_SIZE = 4 * 1024 * 1024
@@ -37,16 +33,6 @@ HASHMAP_CAPACITIES = tuple(16 << n for n in range(5))
 SEPARATOR, NAME_VALUE = "\x02", "\x01"
 HOST_MASK = BORN_HOST_V6_BIT | STORE_HOST_V6_BIT
 HOST_BITS = (0, BORN_HOST_V6_BIT, STORE_HOST_V6_BIT, HOST_MASK)
-
-
-@pytest.fixture(scope="module")
-def raw(store_dir: Path, store: StoreDirectory) -> RawWalk:
-    """The records as read raw; a crashed broker's torn last record is RMQ-CL-TORN-TAIL's, not theirs."""
-    found = walk(store_dir)
-    torn = store.commitlog.end.torn
-    if store.crashed and torn is not None:
-        found.cut_at(torn.offset)
-    return found
 
 
 def _records(raw: RawWalk) -> list[RawRecord]:

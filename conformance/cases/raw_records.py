@@ -31,6 +31,10 @@ MIDDLE = struct.Struct(">q")
 TAIL = struct.Struct(">iq")
 """RECONSUMETIMES, PREPARED OFFSET: after STOREHOST, before the body."""
 PREFIX = struct.Struct(">iI")
+INT32 = 1 << 32
+NOT_TRANSACTIONAL, COMMIT_TYPE = 0, 2
+"""RMQ-FLAG-TRANSACTION: (SYSFLAG >> 2) & 3 is 0 not transactional, 1 prepared, 2 commit, 3 rollback."""
+INT32_MAX = (1 << 31) - 1
 
 
 def host_width(sys_flag: int, bit: int) -> int:
@@ -115,6 +119,17 @@ class RawRecord:
     def store_host(self) -> bytes:
         return self.part("store_host")
 
+    @property
+    def property_map(self) -> dict[str, str]:
+        """Name to value as a Java reader keeps them: pairs with a name and a value, the last one winning."""
+        pairs = (s.partition("\x01") for s in self.properties.decode("utf-8", "replace").split("\x02"))
+        return {name: value for name, _, value in pairs if name and value}
+
+    @property
+    def dispatched(self) -> bool:
+        """Whether a consume-queue entry is due: transaction type (bits 2-3) not prepared nor rolled back."""
+        return (self.sys_flag >> 2) & 3 in (NOT_TRANSACTIONAL, COMMIT_TYPE)
+
     def fits_with(self, sys_flag: int) -> bool:
         """Whether the parts end exactly at TOTALSIZE when read with the host widths of ``sys_flag``."""
         found = parts(self.data, sys_flag, self.magic)
@@ -190,3 +205,11 @@ def walk(store_dir: Path) -> RawWalk:
     except Unreadable as exc:
         found.stopped, found.stopped_at = str(exc), exc.position
     return found
+
+
+def java_string_hash(text: str) -> int:
+    """String.hashCode by its definition, s[0]*31^(n-1) + ... + s[n-1] over UTF-16 units, as an int."""
+    encoded = text.encode("utf-16-be", "surrogatepass")
+    units = struct.unpack(f">{len(encoded) // 2}H", encoded)
+    value = sum(unit * pow(31, len(units) - 1 - i, INT32) for i, unit in enumerate(units)) % INT32
+    return value - INT32 if value > INT32_MAX else value

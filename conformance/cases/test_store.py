@@ -57,7 +57,6 @@ from spec.indexfile import (
 )
 from spec.properties import PropertyKey
 from spec.store_layout import (
-    ABORT_FILE,
     CHECKPOINT_FILE,
     COMMITLOG_DIR,
     CONFIG_DIR,
@@ -535,9 +534,3 @@ def test_lock_file(store_dir: Path, check: Check) -> None:
     if not path.exists():
         raise Info("the store has no lock file")
     check.equal("lock file content", LOCK_CONTENT, path.read_bytes()[:len(LOCK_CONTENT)])
-
-
-@case("RMQ-STORE-ABORT", "No abort file is left after a clean shutdown.")
-def test_abort_file(store_dir: Path, check: Check) -> None:
-    if (store_dir / ABORT_FILE).exists():
-        raise Info("abort file present: the store was not shut down cleanly (or is in use)")

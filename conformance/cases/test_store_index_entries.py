@@ -20,7 +20,7 @@ from conformance.case import case
 from conformance.checks import Check
 from conformance.verdict import Info
 
-from .raw_records import RawRecord, RawWalk
+from .raw_records import RawRecord, RawWalk, java_string_hash
 from .store_support import IndexFiles
 
 HEADER = struct.Struct(">qqqqii")
@@ -28,20 +28,11 @@ HEADER = struct.Struct(">qqqqii")
 SLOT = struct.Struct(">i")
 ENTRY = struct.Struct(">iqii")
 """key hash, commitlog offset, time difference (s), previous entry of the slot's chain."""
-INT32 = 1 << 32
 INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 TOPIC_KEY_SEPARATOR = "#"
 KEYS_SEPARATOR = " "
 SHOWN = 10
-
-
-def java_string_hash(text: str) -> int:
-    """String.hashCode by its definition, s[0]*31^(n-1) + ... + s[n-1] over UTF-16 units, as an int."""
-    encoded = text.encode("utf-16-be", "surrogatepass")
-    units = struct.unpack(f">{len(encoded) // 2}H", encoded)
-    value = sum(unit * pow(31, len(units) - 1 - i, INT32) for i, unit in enumerate(units)) % INT32
-    return value - INT32 if value > INT32_MAX else value
 
 
 def key_hash(topic: str, key: str) -> int:
@@ -99,14 +90,9 @@ def raw_indexes(index_files: IndexFiles) -> RawIndexes:
     return RawIndexes([_read_index(f.path, f.slot_count, f.capacity) for f in index_files.files], index_files)
 
 
-def _properties(record: RawRecord) -> dict[str, str]:
-    pairs = (s.partition("\x01") for s in record.properties.decode("utf-8", "replace").split("\x02"))
-    return {name: value for name, _, value in pairs if name and value}
-
-
 def _keys(record: RawRecord) -> list[str]:
     """RMQ-PROP-KEYS: the KEYS value split on single spaces, empty tokens dropped; then UNIQ_KEY."""
-    properties = _properties(record)
+    properties = record.property_map
     keys = [k for k in properties.get("KEYS", "").split(KEYS_SEPARATOR) if k]
     return keys + ([properties["UNIQ_KEY"]] if "UNIQ_KEY" in properties else [])
 
@@ -208,7 +194,7 @@ def test_keys_are_split_on_spaces(raw_indexes: RawIndexes, raw: RawWalk, store: 
     missing, extra = [], []
     for position, found in hashes.items():
         record = records[position]
-        value = _properties(record).get("KEYS", "")
+        value = record.property_map.get("KEYS", "")
         own = {key_hash(record.topic, k) for k in _keys(record)}
         missing += [(position, k) for k in _keys(record) if key_hash(record.topic, k) not in found]
         not_keys = [""] + ([value] if KEYS_SEPARATOR in value else [])

@@ -16,7 +16,7 @@ from conformance.verdict import Info, NonStrict
 from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_MAX_MESSAGE
 from spec.properties import PropertyKey, java_hashmap_order
 
-from .raw_records import BORN_HOST_V6_BIT, STORE_HOST_V6_BIT, RawRecord, RawWalk
+from .raw_records import BORN_HOST_V6_BIT, COMMIT_TYPE, STORE_HOST_V6_BIT, RawRecord, RawWalk
 
 SHOWN = 10
 MAX_MESSAGE_SIZE = 4 * 1024 * 1024
@@ -26,8 +26,6 @@ above the default is reported as NON-STRICT (a broker may be set higher), never 
 MAX_SHORT_FIELD = 0x7FFF
 MAX_V1_TOPIC = 0x7F
 TRANSACTION_SYSTEM_TOPICS = ("RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC")
-COMMIT_TYPE = 2
-"""RMQ-FLAG-TRANSACTION: (SYSFLAG >> 2) & 3 is 0 not transactional, 1 prepared, 2 commit, 3 rollback."""
 HASHMAP_CAPACITIES = tuple(16 << n for n in range(5))
 """Capacities a message's property map reaches (16 to 256 names)."""
 SEPARATOR, NAME_VALUE = "\x02", "\x01"

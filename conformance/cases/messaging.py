@@ -231,22 +231,25 @@ class Client:
 
     # -- producing -------------------------------------------------------------------------------------
 
-    def send_values(self, topic: str, queue_id: int, message: Message, *,
-                    batch: bool = False) -> dict[str, Any]:
-        """The send header's values for ``message``, as a Java producer fills them."""
+    def send_values(self, topic: str, queue_id: int, message: Message, *, batch: bool = False,
+                    properties_text: str | None = None) -> dict[str, Any]:
+        """The send header's values for ``message``, as a Java producer fills them; ``properties_text``
+        replaces its encoded properties (for cases about how a broker reads the string)."""
+        properties = encode_properties(message.properties) if properties_text is None else properties_text
         return {"producerGroup": self.producer_group, "topic": topic, "defaultTopic": DEFAULT_TOPIC,
                 "defaultTopicQueueNums": QUEUES, "queueId": queue_id, "sysFlag": message.sys_flag,
                 "bornTimestamp": message.born_timestamp, "flag": message.flag,
-                "properties": encode_properties(message.properties), "reconsumeTimes": 0, "unitMode": False,
-                "batch": batch}
+                "properties": properties, "reconsumeTimes": 0, "unitMode": False, "batch": batch}
 
     def send_request(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
-                     code: int = RequestCode.SEND_MESSAGE_V2, **fields: Any) -> RemotingCommand:
+                     code: int = RequestCode.SEND_MESSAGE_V2, properties_text: str | None = None,
+                     **fields: Any) -> RemotingCommand:
         """The broker's answer, unjudged: for cases about refusals. ``fields`` sets other attributes of
         the request (``serialize_type``)."""
         message = message or Message()
         spec = SEND_MESSAGE_REQUEST if code == RequestCode.SEND_MESSAGE else SEND_MESSAGE_REQUEST_V2
-        header = encode_header(spec, self.send_values(topic, queue_id, message, batch=False))
+        header = encode_header(spec, self.send_values(topic, queue_id, message, batch=False,
+                                                      properties_text=properties_text))
         return self.connection.call(code, header, message.body, **fields)
 
     def send(self, topic: str, message: Message | None = None, *, queue_id: int = 0,

@@ -7,6 +7,8 @@ A broker indexes asynchronously after the send is answered, so a query is retrie
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Callable
 
 from codec.command import RemotingCommand
@@ -81,3 +83,47 @@ def test_visible_to_every_reader(client: Client, check: Check) -> None:
     response = _found(client, topic, message.keys[0])
     found = decode_records(expect_success(check, "QUERY_MESSAGE by key", response).body)
     check.equal("UNIQ_KEYs found by key", [message.uniq], [r.uniq_key for r in found])
+
+
+OFFSET_MSG_ID = re.compile(r"[0-9A-F]{32}|[0-9A-F]{56}")
+"""Upper-case hex of IPv4 (4) or IPv6 (16) address, int32 port, int64 offset (RMQ-MSGID-OFFSET)."""
+IPV4_ID_LENGTH = 32
+
+
+def _split_msg_id(msg_id: str) -> tuple[str, int, int]:
+    """(IP, port, offset) of an offsetMsgId by RMQ-MSGID-DECODE: 32 characters are IPv4, others IPv6."""
+    raw = bytes.fromhex(msg_id)
+    ip = raw[:4] if len(msg_id) == IPV4_ID_LENGTH else raw[:16]
+    port = int.from_bytes(raw[len(ip):len(ip) + 4], "big")
+    offset = int.from_bytes(raw[-8:], "big", signed=True)
+    return str(ipaddress.ip_address(ip)), port, offset
+
+
+@case("RMQ-MSGID-OFFSET",
+      "A send's msgId is upper-case hex of the store host and port and the CommitLog offset the record has.")
+def test_msg_id_is_the_record_s_place(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    client.send(topic, Message(b"before"))
+    result = client.send(topic, Message(b"placed"))
+    (msg_id,) = result.msg_ids
+    check.that("msgId format", OFFSET_MSG_ID.fullmatch(msg_id) is not None,
+               expected="32 or 56 upper-case hex characters", actual=msg_id)
+    record = client.pulled(topic, offset=result.queue_offset).records[0]
+    ip, port, offset = _split_msg_id(msg_id)
+    check.equal("offset in the msgId", record.physical_offset, offset)
+    check.equal("store host in the msgId", (record.store_host.ip, record.store_host.port), (ip, port))
+    check.equal("hex length for the store host", IPV4_ID_LENGTH if not record.store_host.is_v6 else 56,
+                len(msg_id))
+
+
+@case("RMQ-MSGID-DECODE",
+      "The msgId a send answers, decoded by its length (32 characters IPv4, else IPv6), leads "
+      "VIEW_MESSAGE_BY_ID to the message sent.")
+def test_msg_id_decodes_to_the_message(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    message = Message(b"viewed by id")
+    (msg_id,) = client.send(topic, message).msg_ids
+    _, _, offset = _split_msg_id(msg_id)
+    view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": offset})
+    records = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
+    check.equal("UNIQ_KEYs viewed", [message.uniq], [r.uniq_key for r in records])

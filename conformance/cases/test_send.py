@@ -20,7 +20,7 @@ from spec.codes import RequestCode, ResponseCode
 from spec.commitlog import MAX_MESSAGE_SIZE, MAX_PROPERTIES_BYTES
 from spec.frame import SerializeType
 from spec.message_id import decode_offset_msg_id
-from spec.properties import PropertyKey
+from spec.properties import PropertyKey, encode_properties, java_hashmap_order, parse_properties
 from spec.release_rules import Rule
 from spec.sysflag import PERM_READ_WRITE
 
@@ -288,3 +288,62 @@ def test_created_topic_routed(namesrv: Server, broker: Server, client: Client, w
     ports = {int(str(a).rpartition(":")[2]) for b in data["brokerDatas"] for a in b["brokerAddrs"].values()}
     check.that("the broker's port among the routed addresses", broker.endpoint.port in ports,
                expected=broker.endpoint.port, actual=sorted(ports))
+
+
+@case("RMQ-PROP-PARSING",
+      "A broker reads a sent properties string as Java does: a repeated name keeps its last value (the "
+      "queue's tags code filters by it) and segments without a name or a value are dropped.")
+def test_broker_parses_properties_as_java(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    message = Message(b"parsed")
+    text = "\x02".join([f"{PropertyKey.TAGS}\x01first", "no-separator", "\x01nameless", "EMPTY\x01",
+                        f"{PropertyKey.UNIQ_KEY}\x01{message.uniq}", f"{PropertyKey.TAGS}\x01last"])
+    client.send(topic, message, properties_text=text)
+    (record,) = client.pulled(topic, expression="last").records
+    check.equal("TAGS stored", "last", record.properties.get(PropertyKey.TAGS))
+    check.equal("segments kept without a name or a value", [],
+                [s for s in ("no-separator", "\x01nameless", "EMPTY\x01", "TAGS\x01first")
+                 if s in record.properties_text.split("\x02")])
+    first = client.pull(topic, 0, 0, expression="first")
+    check.equal("messages a filter on the first TAGS value finds", [],
+                decode_records(first.body) if first.code == ResponseCode.SUCCESS else [])
+
+
+@case("RMQ-CL-BATCH-PROPERTIES",
+      "Each record of a batch keeps its message's properties string, then U+0002 and the broker's pairs, "
+      "CLUSTER among them (and the batch's WAIT).")
+def test_batch_records_keep_their_properties(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    sent = [Message(f"batch {i}".encode(), tags="B", keys=(f"bk{i}",)) for i in range(2)]
+    client.send_batch(topic, sent)
+    records = client.pulled(topic).records
+    check.equal("records", len(sent), len(records))
+    for message, record in zip(sent, records, strict=False):
+        own = encode_properties(message.stored_properties) + "\x02"
+        appended = parse_properties(record.properties_text.removeprefix(own))
+        if not record.properties_text.startswith(own) or not appended.get(PropertyKey.CLUSTER):
+            raise NonStrict(f"batch record {record.queue_offset} does not keep its own properties string "
+                            "followed by the broker's CLUSTER", expected=own + "...CLUSTER...",
+                            actual=record.properties_text)
+
+
+HASHMAP_CAPACITIES = tuple(16 << n for n in range(5))
+"""Capacities a message's property map may have grown to (16 to 256 names)."""
+
+
+@case("RMQ-CL-PROPERTIES-ORDER",
+      "A message sent with its properties in another order is stored with them in java.util.HashMap "
+      "iteration order (for some capacity the map can have).")
+def test_stored_properties_in_hashmap_order(client: Client, check: Check) -> None:
+    topic = client.create_topic()
+    message = Message(b"ordered", tags="O", keys=("k",), user={f"p{i}": str(i) for i in range(6)})
+    names = list(message.properties)
+    sent = dict(sorted(message.properties.items(), key=lambda item: java_hashmap_order(names).index(item[0]),
+                       reverse=True))
+    client.send(topic, message, properties_text=encode_properties(sent))
+    (record,) = client.pulled(topic).records
+    stored = [s.partition("\x01")[0] for s in record.properties_text.removesuffix("\x02").split("\x02")]
+    check.note("names as sent", list(sent))
+    if not any(java_hashmap_order(stored, capacity * 3 // 4) == stored for capacity in HASHMAP_CAPACITIES):
+        raise NonStrict("properties not stored in HashMap order", expected=java_hashmap_order(stored),
+                        actual=stored)

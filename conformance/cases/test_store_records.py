@@ -14,7 +14,7 @@ from conformance.case import case
 from conformance.checks import Check
 from conformance.verdict import Info, NonStrict
 from spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_MAX_MESSAGE
-from spec.properties import PropertyKey, java_hashmap_order
+from spec.properties import PropertyKey
 
 from .raw_records import BORN_HOST_V6_BIT, COMMIT_TYPE, STORE_HOST_V6_BIT, RawRecord, RawWalk
 
@@ -26,8 +26,6 @@ above the default is reported as NON-STRICT (a broker may be set higher), never 
 MAX_SHORT_FIELD = 0x7FFF
 MAX_V1_TOPIC = 0x7F
 TRANSACTION_SYSTEM_TOPICS = ("RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC")
-HASHMAP_CAPACITIES = tuple(16 << n for n in range(5))
-"""Capacities a message's property map reaches (16 to 256 names)."""
 SEPARATOR, NAME_VALUE = "\x02", "\x01"
 HOST_MASK = BORN_HOST_V6_BIT | STORE_HOST_V6_BIT
 HOST_BITS = (0, BORN_HOST_V6_BIT, STORE_HOST_V6_BIT, HOST_MASK)
@@ -144,28 +142,6 @@ def test_properties_encoding(raw: RawWalk, check: Check) -> None:
         if bad:
             wrong.append((r.position, bad[:3]))
     _wrong(check, "records with a pair that is not name U+0001 value", wrong)
-
-
-def _names(r: RawRecord) -> list[str]:
-    return [s.partition(NAME_VALUE)[0] for s in _segments(r)] if r.properties else []
-
-
-@case("RMQ-CL-PROPERTIES-ORDER",
-      "A record's property names come in java.util.HashMap bucket order for some capacity the map can "
-      "have (batch records, whose names repeat WAIT, keep the producer's string and are skipped).")
-def test_properties_in_hashmap_order(raw: RawWalk, check: Check) -> None:
-    judged, wrong = 0, []
-    for r in _records(raw):
-        names = _names(r)
-        if len(set(names)) != len(names):
-            continue
-        judged += 1
-        if not any(java_hashmap_order(names, capacity * 3 // 4) == names for capacity in HASHMAP_CAPACITIES):
-            wrong.append((r.position, names))
-    check.note("records judged", judged)
-    if wrong:
-        raise NonStrict("property names out of HashMap order", expected="HashMap iteration order",
-                        actual=wrong[:SHOWN])
 
 
 @case("RMQ-FLAG-TRANSACTION",

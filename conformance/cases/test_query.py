@@ -123,7 +123,8 @@ def test_msg_id_decodes_to_the_message(client: Client, check: Check) -> None:
     topic = client.create_topic()
     message = Message(b"viewed by id")
     (msg_id,) = client.send(topic, message).msg_ids
-    _, _, offset = _split_msg_id(msg_id)
+    ip, port, offset = _split_msg_id(msg_id)
     view = client.call(RequestCode.VIEW_MESSAGE_BY_ID, {"offset": offset})
     records = decode_records(expect_success(check, "VIEW_MESSAGE_BY_ID", view).body)
-    check.equal("UNIQ_KEYs viewed", [message.uniq], [r.uniq_key for r in records])
+    check.equal("(UNIQ_KEY, offset, store host) viewed", [(message.uniq, offset, (ip, port))],
+                [(r.uniq_key, r.physical_offset, (r.store_host.ip, r.store_host.port)) for r in records])

@@ -25,7 +25,10 @@ RECORD_RESERVE = 64 * 1024
 above the default is reported as NON-STRICT (a broker may be set higher), never as a FAIL."""
 MAX_SHORT_FIELD = 0x7FFF
 MAX_V1_TOPIC = 0x7F
-TRANSACTION_SYSTEM_TOPICS = ("RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC")
+TRANSACTION_SYSTEM_TOPICS = ("RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+                             "TRANS_CHECK_MAX_TIME_TOPIC")
+"""Where half messages are parked, their ops, and where a half message checked too often is put with its
+sysFlag (not transactional) and its properties (TRAN_MSG=true) as they were."""
 SEPARATOR, NAME_VALUE = "\x02", "\x01"
 HOST_MASK = BORN_HOST_V6_BIT | STORE_HOST_V6_BIT
 HOST_BITS = (0, BORN_HOST_V6_BIT, STORE_HOST_V6_BIT, HOST_MASK)
@@ -146,7 +149,7 @@ def test_properties_encoding(raw: RawWalk, check: Check) -> None:
 
 @case("RMQ-FLAG-TRANSACTION",
       "The transaction type is (SYSFLAG >> 2) & 3: a record of type 2 (commit) is a transactional message "
-      "(TRAN_MSG=true), and a transactional message outside the half and op topics is of type 2.")
+      "(TRAN_MSG=true), and a transactional message outside the transaction system topics is of type 2.")
 def test_transaction_bits(raw: RawWalk, check: Check) -> None:
     wrong = []
     for r in _records(raw):

@@ -35,6 +35,7 @@ class Rule(enum.Enum):
     CONFIG_BLACK_LIST = "config-black-list"
     PROXY_PROTOCOL = "proxy-protocol"
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
+    BATCH_KEEPS_OWN_PROPERTIES = "batch-keeps-own-properties"
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,12 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "(5.x's DefaultHAConnection dropped the check)",
                 "store/src/main/java/org/apache/rocketmq/store/ha/HAConnection.java (4.9.8), "
                 "DefaultHAConnection.java (5.x)"),
+    ReleaseRule(Rule.BATCH_KEEPS_OWN_PROPERTIES, since("5.4.0"), "RMQ-CL-BATCH-PROPERTIES",
+                "each record of a batch stores its message's properties string alone: the batch's own "
+                "properties (CLUSTER, WAIT) are no longer appended (apache/rocketmq #9417, after 5.3.3; "
+                "5.5.0 stores them so)",
+                "store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java "
+                "(encode(MessageExtBatch, PutMessageContext): batchPropStr removed)"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

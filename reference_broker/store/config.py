@@ -12,9 +12,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol
 
+from reference_broker.wire_release import wire_release
 from spec.consumequeue import CQ_ENTRY_SIZE, DELAY_LEVELS, delay_level_ms
 from spec.errors import SpecViolation
 from spec.ha import HA_DEFAULTS, BrokerRole
+from spec.release_rules import Rule, holds
 from spec.store_layout import COMMITLOG_DIR
 
 
@@ -57,9 +59,9 @@ class BrokerSettings(Protocol):
     wire_release: str
 
 
-_MAPPED = frozenset({"root_dir", "commit_log_dir", "store_host", "cluster_name", "flush_disk_type",
-                     "sync_flush_timeout_ms", "flush_interval_commit_log_ms",
-                     "flush_interval_consume_queue_ms",
+_MAPPED = frozenset({"batch_keeps_own_properties", "root_dir", "commit_log_dir", "store_host",
+                     "cluster_name", "flush_disk_type", "sync_flush_timeout_ms",
+                     "flush_interval_commit_log_ms", "flush_interval_consume_queue_ms",
                      "flush_delay_offset_interval_ms", "slave_timeout_ms", "timer_wheel_enable"})
 """StoreConfig fields set from differently named (or shaped) broker settings."""
 
@@ -85,6 +87,8 @@ class StoreConfig:
     message_delay_level: str = DELAY_LEVELS
     max_message_size: int = 4 * 1024 * 1024
     """``maxMessageSize``: the body limit (bytes)."""
+    batch_keeps_own_properties: bool = False
+    """RMQ-CL-BATCH-PROPERTIES by release: since 5.4.0 a batch record keeps its own properties alone."""
     check_crc_on_recover: bool = True
     max_transfer_bytes_on_message_in_memory: int = 256 * 1024
     max_transfer_count_on_message_in_memory: int = 32
@@ -144,6 +148,8 @@ class StoreConfig:
             flush_delay_offset_interval_ms=broker.flush_delay_offset_interval,
             slave_timeout_ms=broker.slave_timeout,
             timer_wheel_enable=broker.timer_wheel_enable and not broker.wire_release.startswith("4."),
+            batch_keeps_own_properties=holds(Rule.BATCH_KEEPS_OWN_PROPERTIES,
+                                             wire_release(broker.wire_release).version),
         )
 
     @property

@@ -285,7 +285,7 @@ class StorePuts:
             return Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
         props = dict(batch.properties)
         add_cluster(props, self.config.cluster_name)
-        batch_text = java_map_text(props)
+        batch_text = "" if self.config.batch_keeps_own_properties else java_map_text(props)
         drafts = [Draft(batch.topic, batch.queue_id, item.body,
                          batch_item_text(item.properties_text, batch_text), batch.born_timestamp,
                          batch.born_host, batch.sys_flag, item.flag, batch.reconsume_times)

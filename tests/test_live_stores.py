@@ -20,7 +20,7 @@ from pyspark.sql import SparkSession
 from codec.cli.store import main as rmq_store
 from codec.store import StoreDirectory
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.verify import FAIL, INFO, NON_STRICT, clause_verdicts, verify_store
+from spark_tests.verify import FAIL, INFO, NON_STRICT, clause_verdicts, mirrored_verdicts, verify_store
 from spec.commitlog import BODY_CRC_POSITION
 from spec.store_layout import ABORT_FILE
 from tests.golden import PROJECT_ROOT
@@ -127,13 +127,16 @@ def inspected(root: Path) -> dict[str, object]:
     return dict(json.loads(out))
 
 
-def conformance_verdicts(root: Path, report: Path) -> dict[str, str]:
+def conformance_cases(root: Path, report: Path) -> list[dict[str, str]]:
     done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), *INDEX_OPTION,
                            "--report", str(report)], cwd=PROJECT_ROOT, capture_output=True, text=True,
                           timeout=CONFORMANCE_TIMEOUT_S)
     assert (report / "index.json").exists(), done.stdout[-3000:] + done.stderr[-3000:]
-    cases = json.loads((report / "index.json").read_text())["cases"]
-    return clause_verdicts((c["clause"], c["verdict"]) for c in cases)
+    return json.loads((report / "index.json").read_text())["cases"]
+
+
+def conformance_verdicts(root: Path, report: Path) -> dict[str, str]:
+    return clause_verdicts((c["clause"], c["verdict"]) for c in conformance_cases(root, report))
 
 
 @pytest.mark.parametrize("name", sorted(STORES))
@@ -222,7 +225,7 @@ def test_spark_verify_gives_the_conformance_verdicts(spark: SparkSession,  # noq
                                                      tmp_path: Path) -> None:
     root = root_of(name, extracted, torn)
     ours = clause_verdicts((c.clause, c.verdict) for c in verify_store(spark, root, index_sizes=INDEX_SIZES))
-    assert ours == conformance_verdicts(root, tmp_path / "report")
+    assert ours == mirrored_verdicts(conformance_cases(root, tmp_path / "report"), ours)
 
 
 @pytest.mark.spark

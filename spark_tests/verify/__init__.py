@@ -28,9 +28,11 @@ from spark_tests.verify.framework import (
     CaseVerdict,
     StoreVerification,
     clause_verdicts,
+    mirrored_verdicts,
 )
 
-__all__ = ["FAIL", "INFO", "NON_STRICT", "PASS", "CaseVerdict", "clause_verdicts", "verify_store"]
+__all__ = ["FAIL", "INFO", "NON_STRICT", "PASS", "CaseVerdict", "clause_verdicts", "mirrored_verdicts",
+           "verify_store"]
 CHECK_MODULES = (records, index, files)
 """The modules whose ``@check`` functions make the report, in its order."""
 

@@ -16,7 +16,6 @@ from spark_tests.verify.framework import (
 from spec.checkpoint import CHECKPOINT_FILE_SIZE
 from spec.errors import RocketMQSpecError
 from spec.store_layout import (
-    ABORT_FILE,
     CHECKPOINT_FILE,
     CONFIG_DIR,
     LOCK_CONTENT,
@@ -96,11 +95,3 @@ def _lock(v: StoreVerification) -> None:
         raise Verdict(INFO, "the store has no lock file")
     if path.read_bytes()[:len(LOCK_CONTENT)] != LOCK_CONTENT:
         raise Verdict(FAIL, f"lock file holds {path.read_bytes()[:len(LOCK_CONTENT)]!r}")
-
-
-@check("abort-file", "RMQ-STORE-ABORT")
-def _abort(v: StoreVerification) -> None:
-    if (v.root / ABORT_FILE).exists():
-        raise Verdict(INFO, "abort file present: the store was not shut down cleanly (or is in use)")
-
-

@@ -4,7 +4,7 @@ store as Spark tables (:class:`StoreVerification`), read once and cached for all
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -64,6 +64,20 @@ def clause_verdicts(cases: Iterable[tuple[str, str]]) -> dict[str, str]:
         if clause not in result or SEVERITY[verdict] > SEVERITY[result[clause]]:
             result[clause] = verdict
     return dict(sorted(result.items()))
+
+
+MIRRORED_AREA = "store"
+"""The conformance area the checks here mirror clause for clause (the codec's reading of a store). The areas
+that read the files a second way, with ``struct`` (store_records, store_index_entries, store_recovery),
+are the suite's own cross-check and have no twin here."""
+
+
+def mirrored_verdicts(report_cases: Iterable[Mapping[str, str]], judged: Iterable[str]) -> dict[str, str]:
+    """A conformance store report's verdict per clause, over the mirrored area's clauses and those the
+    checks here ``judged``: equal to the checks' own verdicts exactly when they mirror the suite."""
+    cases = list(report_cases)
+    clauses = {c["clause"] for c in cases if c["area"] == MIRRORED_AREA} | set(judged)
+    return clause_verdicts((c["clause"], c["verdict"]) for c in cases if c["clause"] in clauses)
 
 
 Check = Callable[["StoreVerification"], None]

@@ -39,6 +39,7 @@ from spec.consumequeue import (
 from spec.errors import RocketMQSpecError
 from spec.properties import PropertyKey
 from spec.store_layout import (
+    ABORT_FILE,
     COMMITLOG_DIR,
     CONSUMEQUEUE_DIR,
 )
@@ -218,6 +219,19 @@ def _no_holes(v: StoreVerification) -> None:
 def _pre_blank(v: StoreVerification) -> None:
     expect_none("pre-blank entries after a real entry", v.entries.where(
         f"physical_offset = 0 AND size = {PRE_BLANK_SIZE} AND tags_code = 0"))
+
+
+@check("no-abort-file-means-a-finished-store", "RMQ-STORE-ABORT")
+def _no_abort_file(v: StoreVerification) -> None:
+    """Java deletes the abort file only once every record is dispatched: without it, a torn tail or an
+    undispatched record is a crash's leftover in a store that claims a clean shutdown."""
+    if (v.root / ABORT_FILE).exists():
+        raise Verdict(INFO, "abort file present: the store was not shut down cleanly (or is in use)")
+    queued = v.entries.select("physical_offset").distinct()
+    undispatched = (v.records.where(DISPATCHED).select("physical_offset")
+                    .join(queued, "physical_offset", "left_anti").count())
+    if v.store.commitlog.end.torn is not None or undispatched:
+        raise Verdict(NON_STRICT, f"no abort file, yet a torn tail or {undispatched} undispatched records")
 
 
 @check("records-are-dispatched", "RMQ-CQ-TRANSACTION")

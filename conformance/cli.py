@@ -48,6 +48,7 @@ from conformance import cli_help
 from conformance import profile as profiles
 from conformance.acl_policy import write_acl_file
 from conformance.cli_help import ExitStatus
+from conformance.launcher import Launcher
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
@@ -227,7 +228,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
-                        ("replica", target.replica), ("report", args.report), ("profile", args.profile),
+                        ("replica", target.replica), ("launch", target.launcher),
+                        ("report", args.report), ("profile", args.profile),
                         ("index-sizes", getattr(args, "index_sizes", None))):
         if value is not None:
             argv.append(f"--rmq-{name}={value}")
@@ -320,7 +322,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                        proxy=proxy)
+                        proxy=proxy, launcher=Launcher.of(args.target, provisioned_settings(args.target)))
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 

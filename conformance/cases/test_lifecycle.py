@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq.servers import LoopbackServers
+from apache_rocketmq.servers import LoopbackServers, StartFailed
 from conformance.case import case
 from conformance.checks import Check
 from conformance.launcher import Launcher
 from conformance.target import Server
 from conformance.verdict import Failure, Unsupported
 from conformance.wire import ConnectionLost, Endpoint, Wire, WireError
+from spec.acl_file import DEFAULT_ACL_FILE, KEY_MIN_LENGTH
 from spec.codes import ResponseCode
 from spec.properties import PropertyKey
 from spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
@@ -39,6 +40,13 @@ DELIVERY_WAIT_S = 60.0
 GRACE_SECONDS = 3
 """``shutdownWaitTimeSeconds`` of the graceful case: long enough to be asked during, short to wait out."""
 GO_AWAY_WAIT_S = 60.0
+SHORT_SECRET_ACL = f"""\
+accounts:
+  - accessKey: rmqShortSecretKey
+    secretKey: {"s" * KEY_MIN_LENGTH}
+    admin: true
+"""
+"""An ACL file Java cannot use: a secretKey of 6 characters (RMQ-ACL-FILE)."""
 UNKNOWN_CODE = 99999
 """A request code no release serves: GO_AWAY comes before dispatch, so it is told to go away too."""
 
@@ -131,3 +139,24 @@ def test_stopping_broker_tells_new_clients_to_go_away(launcher: Launcher, home: 
         finally:
             stopping.join()
 
+
+
+@case("RMQ-ACL-FILE-UNUSABLE", "A broker with aclEnable=true does not start on an ACL file it cannot use (an "
+      "account's secretKey of 6 characters).")
+def test_unusable_acl_file_stops_the_start(launcher: Launcher, home: Path, check: Check) -> None:
+    servers = launcher.servers(home, aclEnable="true")
+    acl_file = home / DEFAULT_ACL_FILE
+    acl_file.parent.mkdir(parents=True, exist_ok=True)
+    acl_file.write_text(SHORT_SECRET_ACL, encoding="utf-8")
+    try:
+        servers.start()
+    except StartFailed as exc:
+        check.that("what did not start", str(exc.expected).endswith("broker"), expected="the broker",
+                   actual=exc.expected)
+        check.note("the start refused", str(exc))
+        return
+    try:
+        raise Failure("the broker started on an unusable ACL file", expected="no start",
+                      actual=f"registered at {servers.broker_addr}")
+    finally:
+        servers.stop()

@@ -83,15 +83,17 @@ def _pulled(client: Client, topic: str) -> list:
 
 @case("RMQ-TIMER-RESTART", "A timer message pending when the broker stops cleanly is delivered, once, after "
       "it starts again.")
-def test_pending_timer_survives_a_restart(launcher: Launcher, home: Path, wire: Wire, check: Check) -> None:
+def test_pending_timer_survives_a_restart(launcher: Launcher, home: Path, client: Client, wire: Wire,
+                                          check: Check) -> None:
+    require_5x(client, "a timer message", "RMQ-TIMER-RESTART")  # the run's broker: same release
     with launcher.servers(home) as servers:
-        client = _client(wire, servers, check)
-        require_5x(client, "a timer message", "RMQ-TIMER-RESTART")
-        topic = client.create_topic()
+        launched = _client(wire, servers, check)
+        topic = launched.create_topic()
         due = int(time.time() * 1000) + PENDING_MS
-        sent = client.send_request(topic, Message(b"pending", user={PropertyKey.TIMER_DELIVER_MS: str(due)}))
+        timer = Message(b"pending", user={PropertyKey.TIMER_DELIVER_MS: str(due)})
+        sent = launched.send_request(topic, timer)
         check.equal("send of the timer message", ResponseCode.SUCCESS, sent.code)
-        before = _pulled(client, topic)
+        before = _pulled(launched, topic)
         if before:
             raise Failure("the timer message was readable before it was due", expected="nothing before "
                           f"{due}", actual=f"{len(before)} message(s) at {int(time.time() * 1000)}")
@@ -107,22 +109,22 @@ def test_pending_timer_survives_a_restart(launcher: Launcher, home: Path, wire: 
 @case("RMQ-SRV-GO-AWAY", "A broker stopping with enableShutdownGracefully answers 1500 GO_AWAY to clients "
       "newer than its release's threshold (even for a code it does not serve) and serves clients at the "
       "threshold, until it closes.")
-def test_stopping_broker_tells_new_clients_to_go_away(launcher: Launcher, home: Path, wire: Wire,
-                                                      check: Check) -> None:
+def test_stopping_broker_tells_new_clients_to_go_away(launcher: Launcher, home: Path, client: Client,
+                                                      wire: Wire, check: Check) -> None:
+    version = client.target_version()  # the run's broker: the release the launched one is
+    threshold = go_away_newer_than(version)
+    if threshold is None:
+        raise Unsupported(f"the target announces version {version}, a release without graceful shutdown "
+                          "(RMQ-SRV-GO-AWAY)", expected="5.2.0 or newer", actual=version)
     settings = {"enableShutdownGracefully": "true", "shutdownWaitTimeSeconds": GRACE_SECONDS}
     with launcher.servers(home, **settings) as servers:
-        client = _client(wire, servers, check)
-        broker = Server("broker", client.connection.endpoint)
-        version = client.target_version()
-        threshold = go_away_newer_than(version)
-        if threshold is None:
-            raise Unsupported(f"the target announces version {version}, a release without graceful shutdown "
-                              "(RMQ-SRV-GO-AWAY)", expected="5.2.0 or newer", actual=version)
+        launched = _client(wire, servers, check)
+        broker = Server("broker", launched.connection.endpoint)
         stopping = threading.Thread(target=servers.stop_broker, name="stopping broker", daemon=True)
         stopping.start()
         try:
             deadline = time.monotonic() + GO_AWAY_WAIT_S
-            while (answer := broker.ping(client.connection, version=version)).code != ResponseCode.GO_AWAY:
+            while (answer := broker.ping(launched.connection, version=version)).code != ResponseCode.GO_AWAY:
                 check.equal("answer before GO_AWAY", ResponseCode.SUCCESS, answer.code)
                 if not stopping.is_alive() or time.monotonic() > deadline:
                     raise Failure("the broker stopped without answering GO_AWAY", expected="1500 GO_AWAY",
@@ -130,9 +132,9 @@ def test_stopping_broker_tells_new_clients_to_go_away(launcher: Launcher, home: 
                 time.sleep(0.05)
             check.equal("GO_AWAY remark", GO_AWAY_REMARK, answer.remark)
             check.equal("a client at the threshold", ResponseCode.SUCCESS,
-                        broker.ping(client.connection, version=threshold).code)
+                        broker.ping(launched.connection, version=threshold).code)
             check.equal("an unknown code from a new client", ResponseCode.GO_AWAY,
-                        client.connection.call(UNKNOWN_CODE, None, version=version).code)
+                        launched.connection.call(UNKNOWN_CODE, None, version=version).code)
         except (ConnectionLost, WireError) as exc:
             raise Failure("the connection closed before GO_AWAY was answered", expected="1500 GO_AWAY",
                           actual=str(exc)) from None

@@ -25,6 +25,7 @@ from conformance.wire import ConnectionLost, Endpoint, Wire, WireError
 from spec.acl_file import DEFAULT_ACL_FILE, KEY_MIN_LENGTH
 from spec.codes import ResponseCode
 from spec.properties import PropertyKey
+from spec.release_rules import Rule
 from spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
 from spec.store_layout import ABORT_FILE
 
@@ -145,7 +146,13 @@ def test_stopping_broker_tells_new_clients_to_go_away(launcher: Launcher, home: 
 
 @case("RMQ-ACL-FILE-UNUSABLE", "A broker with aclEnable=true does not start on an ACL file it cannot use (an "
       "account's secretKey of 6 characters).")
-def test_unusable_acl_file_stops_the_start(launcher: Launcher, home: Path, check: Check) -> None:
+def test_unusable_acl_file_stops_the_start(launcher: Launcher, home: Path, client: Client,
+                                           check: Check) -> None:
+    version = client.target_version()
+    if not client.follows(Rule.ACL_V1):
+        raise Unsupported(f"the target announces version {version}: Apache RocketMQ removed ACL 1.0 "
+                          "(aclEnable, plain_acl.yml) in 5.3.3 (RMQ-ACL-FILE-UNUSABLE)",
+                          expected="a release up to 5.3.2", actual=version)
     servers = launcher.servers(home, aclEnable="true")
     acl_file = home / DEFAULT_ACL_FILE
     acl_file.parent.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,7 @@ import pytest
 from apache_rocketmq.releases import Release
 from conformance import cli_help
 from conformance import profile as profiles
-from conformance.acl_policy import write_acl_file
+from conformance.acl_policy import ACL_RELEASE, write_acl_file
 from conformance.cli_help import ExitStatus
 from conformance.launcher import Launcher
 from conformance.target import Target
@@ -62,8 +62,6 @@ PROG = "rmq-conformance"
 CASES_DIR = Path(__file__).with_name("cases")
 
 STORE_REPORT = "store"
-ACL_RELEASE = "4.9.8"
-"""What the embedded broker answers as for ``--acl``: ACL 1.0's baseline (5.3.3 removed it)."""
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
 APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,

@@ -17,7 +17,6 @@ from codec.acl import Credentials, sign
 from codec.bodies import encode_body
 from codec.command import RemotingCommand
 from conformance import acl_policy as policy
-from conformance.cli import ACL_RELEASE
 from reference_broker.acl.addresses import AddressPatternError, compile_pattern
 from reference_broker.acl.guard import AccessGuard, AclRefused, access_guard, needed_resources
 from reference_broker.acl.plain_file import AclFileError
@@ -94,7 +93,7 @@ def test_unusable_file_refuses_start_in_one_line(tmp_path: Path, content: str | 
         acl.write_text(content)
     conf = tmp_path / "broker.conf"
     conf.write_text(f"aclEnable=true\naclFile={acl}\nstorePathRootDir={tmp_path / 'store'}\n"
-                    f"wireRelease={ACL_RELEASE}\n")
+                    f"wireRelease={policy.ACL_RELEASE}\n")
     assert broker_main(["-c", str(conf), "--namesrv-port", "0", "--broker-port", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and reason in err and err.startswith("rmq-broker: not starting:")
@@ -237,7 +236,8 @@ def test_admin_commands_rewrite_the_file(acl_file: Path) -> None:
 
 
 def test_refused_answer_is_java_s(acl_file: Path) -> None:
-    config = BrokerConfig(listen_port=0, acl_enable=True, acl_file=str(acl_file), wire_release=ACL_RELEASE,
+    config = BrokerConfig(listen_port=0, acl_enable=True, acl_file=str(acl_file),
+                          wire_release=policy.ACL_RELEASE,
                           store_path_root_dir=str(acl_file.parent.parent / "store"))
 
     async def scenario() -> None:

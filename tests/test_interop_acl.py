@@ -14,7 +14,6 @@ import pytest
 
 from codec.acl import Credentials
 from conformance import acl_policy as policy
-from conformance.cli import ACL_RELEASE
 from tests.interop_checks import IDLE_TIMEOUT_S, RestartableBroker, make_messages, require
 from tests.interop_clients import ALI_ONS, PY_ROCKETMQ, InteropError, run_consumer, run_producer
 
@@ -28,7 +27,7 @@ SIGNATURE_REFUSED = "Check signature failed"
 def acl_broker(tmp_path: Path) -> RestartableBroker:
     acl_file = policy.write_acl_file(tmp_path / "conf" / "plain_acl.yml")
     return RestartableBroker(tmp_path / "store", acl_enable=True, acl_file=str(acl_file),
-                             wire_release=ACL_RELEASE)
+                             wire_release=policy.ACL_RELEASE)
 
 
 @pytest.mark.parametrize("client", [PY_ROCKETMQ, ALI_ONS])

@@ -19,7 +19,6 @@ import pytest
 from apache_rocketmq.pytest_plugin import running_or_skip
 from codec.acl import Credentials, sign
 from conformance import acl_policy as policy
-from conformance.cli import ACL_RELEASE
 from reference_broker.client import RemotingClient
 from spec.codes import RequestCode, ResponseCode
 from tests.interop_checks import RestartableBroker, create_topic_at
@@ -80,7 +79,7 @@ def check_broker(namesrv: str, broker_addr: str) -> None:
 def test_java_client_against_the_reference_broker(tmp_path: Path) -> None:
     acl_file = policy.write_acl_file(tmp_path / "conf" / "plain_acl.yml")
     with RestartableBroker(tmp_path / "store", acl_enable=True, acl_file=str(acl_file),
-                           wire_release=ACL_RELEASE) as broker:
+                           wire_release=policy.ACL_RELEASE) as broker:
         for topic in (policy.TOPIC_PUB, policy.TOPIC_SUB):
             broker.create_topic(topic, credentials=policy.ADMIN)
         assert broker.running is not None

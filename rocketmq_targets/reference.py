@@ -15,9 +15,6 @@ from pathlib import Path
 
 from apache_rocketmq.home import write_properties
 from apache_rocketmq.servers import (
-    DEFAULT_BROKER_CONFIG,
-    FAST_PORT_OFFSET,
-    HA_PORT_OFFSET,
     LOOPBACK,
     LoopbackServers,
     free_port,
@@ -51,10 +48,7 @@ class ReferenceServers(LoopbackServers):
         self._wait("namesrv", self._namesrv_ready)
 
     def _start_broker(self) -> None:
-        port = self._broker_port or free_port((FAST_PORT_OFFSET, 0, HA_PORT_OFFSET))
-        self.broker_config = {**DEFAULT_BROKER_CONFIG, "listenPort": str(port),
-                              "namesrvAddr": self.namesrv_addr, "storePathRootDir": str(self.store_path),
-                              **self._overrides}
+        port = self._broker_settings()
         config = write_properties(self.home / "conf" / "broker.conf", self.broker_config)
         if self._grpc and not self.grpc_addr:
             self.grpc_addr = f"{LOOPBACK}:{free_port()}"

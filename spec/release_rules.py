@@ -37,6 +37,7 @@ class Rule(enum.Enum):
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
     EXT_FIELDS_PRESIZED = "ext-fields-presized"
     FASTJSON2_TEXT = "fastjson2-text"
+    ACL_V1 = "acl-v1"
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,14 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RemotingSerializable.java "
                 "(rocketmq-remoting-5.4.0.jar imports com.alibaba.fastjson2.JSON; 5.3.3's "
                 "com.alibaba.fastjson)"),
+    ReleaseRule(Rule.ACL_V1, until("5.3.2"), "RMQ-ACL-FILE-UNUSABLE",
+                "aclEnable=true turns on ACL 1.0 (plain_acl.yml, signed requests); 5.3.3 removed the acl "
+                "module: aclEnable is read by nothing, the broker starts whatever the file holds and serves "
+                "unsigned requests (ACL 2.0's authenticationEnabled took its place). Seen on Apache "
+                "RocketMQ 5.3.3: a broker with aclEnable=true on a file with a 6-character secretKey "
+                "started.",
+                "broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java (initialAcl, 5.3.2; "
+                "gone in 5.3.3 with the acl module)"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

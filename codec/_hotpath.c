@@ -334,8 +334,9 @@ static int parse_boolean(const Span *s, int *out) {
     char lower[6] = {0};
     if (s->length < 1 || s->length > 5) return 0;
     for (Py_ssize_t i = 0; i < s->length; i++) lower[i] = (char)(s->start[i] | (s->start[i] >= 'A' && s->start[i] <= 'Z' ? 0x20 : 0));
-    if (!strcmp(lower, "true") || !strcmp(lower, "1")) { *out = 1; return 1; }
-    if (!strcmp(lower, "false") || !strcmp(lower, "0")) { *out = 0; return 1; }
+    /* RMQ-CMD-BOOLEAN: only "true" is true; "1" and "0" are false, as Boolean.parseBoolean reads them */
+    if (!strcmp(lower, "true")) { *out = 1; return 1; }
+    if (!strcmp(lower, "false") || !strcmp(lower, "1") || !strcmp(lower, "0")) { *out = 0; return 1; }
     return 0;
 }
 

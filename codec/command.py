@@ -35,6 +35,7 @@ from spec.json_header import (
     HDR_JSON_KEYS,
 )
 from spec.language import LANGUAGE_BY_NAME, language_code, language_name
+from spec.properties import JAVA_HASHMAP_INITIAL_CAPACITY
 from spec.properties import java_hashmap_order as java_hashmap_key_order
 
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -93,13 +94,14 @@ class EncodedCommand(RemotingCommand):
     frame: bytes = b""
 
 
-def java_hashmap_order(fields: Mapping[str, str]) -> dict[str, str]:
+def java_hashmap_order(fields: Mapping[str, str], initial_capacity: int = JAVA_HASHMAP_INITIAL_CAPACITY
+                       ) -> dict[str, str]:
     """The same entries in the order a Java ``HashMap`` filled in ``fields``' order iterates them.
 
     Java senders build extFields in a fresh HashMap, so their key order on the wire is the map's bucket
     order (``RMQ-HDR-JSON-EXT-ORDER``), the same rule that orders a message's properties.
     """
-    return {key: fields[key] for key in java_hashmap_key_order(fields)}
+    return {key: fields[key] for key in java_hashmap_key_order(fields, initial_capacity=initial_capacity)}
 
 
 def encode(cmd: RemotingCommand) -> bytes:

@@ -1,9 +1,10 @@
 """Typed custom headers ⇄ extFields strings, driven by the tables of ``spec.headers``.
 
 Decoding is as tolerant as the clients in the field require: numbers may come as any decimal string,
-booleans as "true"/"false" in any case or as "1"/"0", and unknown keys (ACL signatures, region tags)
-are ignored. A value that cannot stand for its type is an error rather than a silent default, because a
-reference implementation must not guess what a malformed request meant.
+booleans as "true"/"false" in any case or as "1"/"0" (both false, as Java's ``Boolean.parseBoolean`` reads
+them), and unknown keys (ACL signatures, region tags) are ignored. A value that cannot stand for its type
+is an error rather than a silent default, because a reference implementation must not guess what a
+malformed request meant.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ _RANGES = {FieldType.INT: range(-(1 << 31), 1 << 31), FieldType.LONG: range(-(1 
 _JAVA_INTEGER = re.compile(r"[+-]?\d+")
 """``Integer.parseInt``'s grammar (``Character.digit`` takes any Unicode decimal digit, as ``\\d`` does).
 Python's ``int`` also takes spaces and ``_`` separators, which Java refuses (found by fuzzing)."""
-_TRUE = {"true", "1"}
-_FALSE = {"false", "0"}
+_TRUE = {"true"}
+_FALSE = {"false", "1", "0"}
+"""RMQ-CMD-BOOLEAN: only "true" (any case) is true; "1" and "0", which non-Java clients send, are false."""
 
 
 class _Slot(NamedTuple):

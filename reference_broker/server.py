@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from codec.bodies import decode_body
-from codec.command import RemotingCommand
+from codec.command import RemotingCommand, java_hashmap_order
 from codec.custom_header import decode_header, encode_header
 from reference_broker.config import SOCKET_BACKLOG
 from reference_broker.stream import FramedConnection
@@ -27,6 +27,7 @@ from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.frame import Flag, SerializeType
 from spec.headers import HeaderSpec, header_for
+from spec.json_header import ext_fields_capacity
 from spec.release_rules import Rule, holds
 from spec.releases import LEGACY, ordinal
 from spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
@@ -174,8 +175,11 @@ class Request:
         if header is not None:
             spec = header_for(self.command.code, is_response=True)
             ext_fields = encode_header(_require(spec), header) if header else {}
-        if extra_fields:
-            ext_fields = {**(ext_fields or {}), **extra_fields}
+        if extra_fields:  # Java adds these to the response before the header's fields are copied in
+            ext_fields = {**extra_fields, **(ext_fields or {})}
+        if ext_fields:  # RMQ-HDR-JSON-EXT-ORDER: Java iterates the response's extFields HashMap
+            ext_fields = java_hashmap_order(ext_fields, ext_fields_capacity(bool(extra_fields),
+                                                                            self.server_version))
         response = self.command.response(int(code), remark, ext_fields, body, version=self.server_version)
         if direct:
             response.serialize_type = self.server_serialize_type

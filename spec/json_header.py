@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spec.clauses import Level, clause
+from spec.properties import JAVA_HASHMAP_INITIAL_CAPACITY
+from spec.release_rules import Rule, holds
 
 _SOURCE = "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RemotingSerializable.java"
 
@@ -69,8 +71,20 @@ HDR_JSON_EXT_STRINGS = clause(
 HDR_JSON_EXT_ORDER = clause(
     "RMQ-HDR-JSON-EXT-ORDER", Level.SHOULD,
     "extFields keys appear in Java HashMap iteration order: by bucket (h ^ h >>> 16 masked by the table "
-    "capacity for the map size), then in insertion order.",
+    "capacity for the map size; from 5.1.0 capacity 256 for a map addExtField created), then in insertion "
+    "order.",
     source="golden/java-4.9.8/frames/json")
+PRESIZED_EXT_FIELDS_CAPACITY = 256
+"""Table capacity of an extFields map created by addExtField from 5.1.0 (``Rule.EXT_FIELDS_PRESIZED``)."""
+
+
+def ext_fields_capacity(created_by_add: bool, mq_version: int) -> int:
+    """The capacity a Java sender of ``mq_version`` creates an extFields map with: ``created_by_add`` when
+    a processor added keys (MSG_REGION) before the header fields were copied in."""
+    if created_by_add and holds(Rule.EXT_FIELDS_PRESIZED, mq_version):
+        return PRESIZED_EXT_FIELDS_CAPACITY
+    return JAVA_HASHMAP_INITIAL_CAPACITY
+
 HDR_JSON_TEXT = clause(
     "RMQ-HDR-JSON-TEXT", Level.MUST,
     "The header is UTF-8 JSON without insignificant whitespace, non-ASCII characters unescaped except "
@@ -81,5 +95,7 @@ HDR_JSON_ESCAPES = clause(
     "Strings (remark, extFields keys and values) are escaped as fastjson 1.2.69 writes them: quote, "
     "backslash, backspace, tab, newline, form feed and carriage return as a backslash and one character; "
     "every other character below U+0020, U+007F-U+009F, U+2028 and U+2029 as \\uXXXX with upper-case hex "
-    "digits; all others ('/' included) raw. Receivers accept any JSON escape.",
+    "digits; all others ('/' included) raw. From 5.4.0 Apache writes with fastjson2 (lower-case hex, "
+    "U+007F-U+009F, U+2028 and U+2029 raw), and either writer's text conforms for those releases. Receivers "
+    "accept any JSON escape.",
     source="fastjson 1.2.69 SerializeWriter.writeStringWithDoubleQuote, IOUtils.specicalFlags_doubleQuotes")

@@ -203,18 +203,20 @@ JAVA_HASHMAP_INITIAL_CAPACITY = 16
 JAVA_HASHMAP_LOAD_FACTOR = 0.75
 
 
-def java_hashmap_order(names: Iterable[str], peak_size: int | None = None) -> list[str]:
+def java_hashmap_order(names: Iterable[str], peak_size: int | None = None,
+                       initial_capacity: int = JAVA_HASHMAP_INITIAL_CAPACITY) -> list[str]:
     """The iteration order of a ``java.util.HashMap`` holding ``names``, inserted in the given order.
 
     Java writes the properties string by iterating a HashMap, so the stored bytes follow bucket order:
     buckets by ``(h ^ h>>>16) & (capacity-1)``, insertion order inside a bucket. The capacity only grows
     (16, doubled whenever size exceeds 3/4 of it), so it depends on the largest size the map ever had,
-    ``peak_size``, which defaults to the number of names. Buckets that Java turns into trees (8 or more
+    ``peak_size``, which defaults to the number of names, and on the capacity the map was created with
+    (``new HashMap<>(initial_capacity)``, a power of two). Buckets that Java turns into trees (8 or more
     colliding names) are not modelled; property maps never get there.
     """
     ordered = list(names)
     size = max(peak_size or 0, len(ordered))
-    capacity = JAVA_HASHMAP_INITIAL_CAPACITY
+    capacity = initial_capacity
     while size > capacity * JAVA_HASHMAP_LOAD_FACTOR:
         capacity *= 2
     return sorted(ordered, key=lambda name: _java_spread_hash(name) & (capacity - 1))

@@ -36,6 +36,8 @@ class Rule(enum.Enum):
     PROXY_PROTOCOL = "proxy-protocol"
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
     BATCH_KEEPS_OWN_PROPERTIES = "batch-keeps-own-properties"
+    EXT_FIELDS_PRESIZED = "ext-fields-presized"
+    FASTJSON2_TEXT = "fastjson2-text"
     ACL_V1 = "acl-v1"
 
 
@@ -105,6 +107,20 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "5.5.0 stores them so)",
                 "store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java "
                 "(encode(MessageExtBatch, PutMessageContext): batchPropStr removed)"),
+    ReleaseRule(Rule.EXT_FIELDS_PRESIZED, since("5.1.0"), "RMQ-HDR-JSON-EXT-ORDER",
+                "an extFields map created by addExtField (a processor adding MSG_REGION and TRACE_ON to a "
+                "send answer before its header fields) is a HashMap of capacity 256, so its keys iterate "
+                "in the buckets of that capacity (apache/rocketmq #5802); one created by "
+                "makeCustomHeaderToNet keeps the default 16",
+                "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RemotingCommand.java "
+                "(addExtField: new HashMap<>(256))"),
+    ReleaseRule(Rule.FASTJSON2_TEXT, since("5.4.0"), "RMQ-HDR-JSON-ESCAPES",
+                "headers and bodies are written by fastjson2: a character below U+0020 other than the "
+                "seven with a short escape as \\u00xx with lower-case hex digits, U+007F-U+009F, U+2028 "
+                "and U+2029 raw",
+                "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RemotingSerializable.java "
+                "(rocketmq-remoting-5.4.0.jar imports com.alibaba.fastjson2.JSON; 5.3.3's "
+                "com.alibaba.fastjson)"),
     ReleaseRule(Rule.ACL_V1, until("5.3.2"), "RMQ-ACL-FILE-UNUSABLE",
                 "aclEnable=true turns on ACL 1.0 (plain_acl.yml, signed requests); 5.3.3 removed the acl "
                 "module: aclEnable is read by nothing, the broker starts whatever the file holds and serves "

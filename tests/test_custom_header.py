@@ -40,10 +40,10 @@ def test_tolerant_decoding() -> None:
         "brokerName": "b", "brokerAddr": "1.2.3.4:10911", "clusterName": "c", "haServerAddr": "h",
         "brokerId": "0", "compressed": "1", "bodyCrc32": "-5", "AccessKey": "", "Signature": ""})
     assert values == {"brokerName": "b", "brokerAddr": "1.2.3.4:10911", "clusterName": "c",
-                      "haServerAddr": "h", "brokerId": 0, "compressed": True, "bodyCrc32": -5}
+                      "haServerAddr": "h", "brokerId": 0, "compressed": False, "bodyCrc32": -5}
     assert decode_header(REGISTER_BROKER_REQUEST, {**{k: "x" for k in (
         "brokerName", "brokerAddr", "clusterName", "haServerAddr")}, "brokerId": "1",
-        "compressed": "FALSE"})["compressed"] is False
+        "compressed": "TRUE"})["compressed"] is True
 
 
 def test_missing_required_field_is_named() -> None:

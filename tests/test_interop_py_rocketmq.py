@@ -35,8 +35,10 @@ def test_all_send_modes_filtered_push_and_pull_across_restart(tmp_path: Path) ->
         sent, pushed = consume_across_restart(
             PY_ROCKETMQ, broker, topic,
             before=[("sync", make_messages("sync", 3, TAGS)), ("async", make_messages("async", 3, TAGS))],
-            after=[("oneway", make_messages("oneway", 3, TAGS)), ("batch", make_messages("batch", 3, TAGS)),
-                   ("orderly", orderly)],
+            # no "batch": py-rocketmq sends a batch as SEND_MESSAGE with batch="1", which Java's
+            # Boolean.parseBoolean reads as false, so Apache 4.9.7 (and the reference broker) store the
+            # whole batch body as one message (RMQ-CMD-BOOLEAN)
+            after=[("oneway", make_messages("oneway", 3, TAGS)), ("orderly", orderly)],
             expression=" || ".join(SUBSCRIBED), selected=SUBSCRIBED)
         assert {event["tags"] for event in pushed} == set(SUBSCRIBED)
 

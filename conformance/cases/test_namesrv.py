@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from codec.bodies import encode_register_broker_body
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from codec.fastjson import loads as fastjson_loads
@@ -78,10 +79,13 @@ class FakeBroker:
                 "brokerId": broker_id}
 
     def register(self, connection: Connection, *, broker_id: int = 0, crc: int | None = None,
-                 oneway: bool = False) -> RemotingCommand:
+                 oneway: bool = False, compressed: bool = False) -> RemotingCommand:
+        """``compressed``: the zlib form a broker sends with compressedRegister."""
         body = self.body()
+        if compressed:
+            body = encode_register_broker_body(json.loads(body), compressed=True)
         fields = encode_header(REGISTER_BROKER_REQUEST, {
-            **self.identity(broker_id), "haServerAddr": self.addr, "compressed": False,
+            **self.identity(broker_id), "haServerAddr": self.addr, "compressed": compressed,
             "bodyCrc32": masked_crc32(body) if crc is None else crc})
         return connection.command(RequestCode.REGISTER_BROKER, fields, body, oneway=oneway)
 

@@ -15,7 +15,7 @@ from codec.bodies import decode_body, encode_body
 from codec.custom_header import decode_header
 from conformance.case import case
 from conformance.checks import Check
-from spec.codes import RequestCode, ResponseCode
+from spec.codes import RequestCode, ResponseCode, code_name
 from spec.pop import (
     BATCH_ACK_BODY,
     CHANGE_INVISIBLE_TIME_RESPONSE,
@@ -28,6 +28,7 @@ from spec.pop import (
     SET_MESSAGE_REQUEST_MODE_BODY,
 )
 from spec.properties import PropertyKey
+from spec.releases import release_of_version
 
 from .messaging import Client
 from .pop_support import PopClient, require_5x, require_code
@@ -65,6 +66,18 @@ def test_popped_is_invisible(client: Client, check: Check) -> None:
     expect_success(check, "first pop", pops.pop(topic))
     again = pops.pop(topic)
     check.equal("second pop", ResponseCode.POLLING_TIMEOUT, again.code)
+
+
+@case("RMQ-CODE-RESPONSE-COLLISION", "210 answering a POP_MESSAGE is named by that request: POLLING_TIMEOUT "
+      "of the target's release, not 4.9.8's DELETE_ACL_CONFIG_FAILED.")
+def test_pop_210_named_by_request(client: Client, check: Check) -> None:
+    pops, topic = _ready(client, "RMQ-CODE-RESPONSE-COLLISION", count=1)
+    expect_success(check, "first pop", pops.pop(topic))
+    again = pops.pop(topic)
+    release = release_of_version(again.version)
+    check.equal("(code, name by the request answered)", (210, "POLLING_TIMEOUT"),
+                (again.code, code_name(again.code, is_response=True, release=release.name if release else "",
+                                       request=RequestCode.POP_MESSAGE)))
 
 
 @case("RMQ-POP-POLLING-TIMEOUT", "A pop that finds nothing is held for pollTime and answered 210 "

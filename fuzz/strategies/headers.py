@@ -57,9 +57,10 @@ def specs_and_values() -> st.SearchStrategy[tuple[HeaderSpec, HeaderValues]]:
 
 
 def _boolean_spellings(value: bool) -> st.SearchStrategy[str]:
-    """Java writes "true"/"false"; C++ and Go clients write "1"/"0" or capitalised names."""
+    """Java writes "true"/"false"; C++ and Go clients write "1"/"0" or capitalised names. Only a spelling
+    of "true" is true (RMQ-CMD-BOOLEAN: Boolean.parseBoolean reads "1" as false too)."""
     word = "true" if value else "false"
-    return st.sampled_from([word, word.upper(), word.capitalize(), "1" if value else "0"])
+    return st.sampled_from([word, word.upper(), word.capitalize(), *(() if value else ("1", "0"))])
 
 
 @st.composite

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codec.answer_template import JsonAnswerTemplate
+from codec.command import java_hashmap_order
 from codec.custom_header import encode_header
 from reference_broker.broker.pull import PullHandlers, pull_status, response_code
 from reference_broker.broker.stats import BrokerStats
@@ -31,10 +32,11 @@ _SYS_FLAGS = {"topicSysFlag": 0, "groupSysFlag": 0}
 
 
 def _slots(sys_flags: bool) -> tuple[str, ...]:
-    """The response header's keys in the order the general path writes them: the required fields, and the
-    topic's and group's sys flags where the release answers them (the other optional fields are 5.x
-    static-topic fields neither path writes)."""
-    return tuple(encode_header(PULL_MESSAGE_RESPONSE, _REQUIRED | (_SYS_FLAGS if sys_flags else {})))
+    """The response header's keys in the order the general path writes them (Java HashMap order): the
+    required fields, and the topic's and group's sys flags where the release answers them (the other
+    optional fields are 5.x static-topic fields neither path writes)."""
+    return tuple(java_hashmap_order(encode_header(PULL_MESSAGE_RESPONSE,
+                                                  _REQUIRED | (_SYS_FLAGS if sys_flags else {}))))
 
 
 class PullLane:

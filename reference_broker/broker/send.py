@@ -15,7 +15,7 @@ from typing import Any
 
 from codec.answer_template import JsonAnswerTemplate
 from codec.batch import decode_batch
-from codec.command import RemotingCommand
+from codec.command import RemotingCommand, java_hashmap_order
 from codec.store.record import HostPort
 from reference_broker.broker.subscriptions import SubscriptionGroupManager
 from reference_broker.broker.topics import (
@@ -34,6 +34,7 @@ from reference_broker.store.retention import disk_used_ratio
 from reference_broker.wire_release import wire_release
 from spec.codes import RequestCode, ResponseCode
 from spec.frame import SerializeType
+from spec.json_header import ext_fields_capacity
 from spec.properties import PropertyKey, parse_properties
 from spec.release_rules import Rule, holds
 from spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
@@ -105,8 +106,8 @@ class SendHandlers(StoreWriters):
         return {"MSG_REGION": self.config.region_id, "TRACE_ON": "true" if self.config.trace_on else "false"}
 
     async def send(self, request: Request) -> RemotingCommand:
-        """All three codes: Java decides single or batch by the header's ``batch`` flag alone, which is
-        how the C++ 1.2 client's SEND_MESSAGE with ``batch=1`` becomes a batch."""
+        """All three codes: Java decides single or batch by the header's ``batch`` flag alone, so the C++
+        1.2 client's SEND_MESSAGE with ``batch=1`` (false to ``Boolean.parseBoolean``) stores one message."""
         header = request.header()
         try:
             topic = self.check(header, request.connection.peer)
@@ -150,12 +151,14 @@ class SendHandlers(StoreWriters):
         """One template per answer code and broker settings; None when the settings defeat a template
         (a setting holding a marker), which leaves those answers to the general encoding."""
         key = (code, *ext.values())
+        version = wire_release(self.config.wire_release).version
         if key not in self._templates:
             try:
                 self._templates[key] = JsonAnswerTemplate(
-                    code, {"msgId": "", "queueId": "", "queueOffset": "", **ext},
+                    code, java_hashmap_order({**ext, "msgId": "", "queueId": "", "queueOffset": ""},
+                                             ext_fields_capacity(True, version)),
                     ("msgId", "queueId", "queueOffset"),
-                    version=wire_release(self.config.wire_release).version)
+                    version=version)
             except ValueError:
                 self._templates[key] = None
         return self._templates[key]

@@ -35,6 +35,7 @@ class Rule(enum.Enum):
     CONFIG_BLACK_LIST = "config-black-list"
     PROXY_PROTOCOL = "proxy-protocol"
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
+    ACL_CONFIG_54_SERVED = "acl-config-54-served"
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,10 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "(5.x's DefaultHAConnection dropped the check)",
                 "store/src/main/java/org/apache/rocketmq/store/ha/HAConnection.java (4.9.8), "
                 "DefaultHAConnection.java (5.x)"),
+    ReleaseRule(Rule.ACL_CONFIG_54_SERVED, Releases((None, "4.9.7"), ("5.0.0", "5.1.4")), "RMQ-ACL-CONFIG-54",
+                "GET_BROKER_CLUSTER_ACL_CONFIG (54) is served (SUCCESS) once the ACL check passes; 4.9.8 and "
+                "5.2.0 removed it (apache/rocketmq #7653, #7486), after which it is answered 3",
+                _ADMIN + " (getBrokerClusterAclConfig)"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

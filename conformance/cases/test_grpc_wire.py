@@ -11,6 +11,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from codec.grpc.protowire import length_delimited
 from codec.grpc.v2 import service_pb2 as rpc
 from conformance.case import Row, case, table
 from conformance.checks import Check
@@ -34,19 +35,9 @@ def _path(rpc_name: str) -> str:
     return f"/{PACKAGE}.{SERVICE}/{rpc_name}"
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
 def _field(message: ProtoMessage, name: str, payload: bytes) -> bytes:
     """One length-delimited field of ``message``, numbered as the spec's table says."""
-    number = next(f.number for f in message.fields if f.name == name)
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return length_delimited(next(f.number for f in message.fields if f.name == name), payload)
 
 
 def _route_request(topic: str) -> bytes:
@@ -54,8 +45,7 @@ def _route_request(topic: str) -> bytes:
 
 
 def _unknown_field() -> bytes:
-    """A length-delimited field numbered UNKNOWN_FIELD."""
-    return _varint(UNKNOWN_FIELD << 3 | 2) + _varint(5) + b"newer"
+    return length_delimited(UNKNOWN_FIELD, b"newer")
 
 
 def _route(check: Check, client: ProxyClient, request: bytes) -> rpc.QueryRouteResponse:

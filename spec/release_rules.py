@@ -36,6 +36,7 @@ class Rule(enum.Enum):
     PROXY_PROTOCOL = "proxy-protocol"
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
     ACL_CONFIG_54_SERVED = "acl-config-54-served"
+    ACL_V1 = "acl-v1"
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,14 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "GET_BROKER_CLUSTER_ACL_CONFIG (54) is served (SUCCESS) once the ACL check passes; 4.9.8 and "
                 "5.2.0 removed it (apache/rocketmq #7653, #7486), after which it is answered 3",
                 _ADMIN + " (getBrokerClusterAclConfig)"),
+    ReleaseRule(Rule.ACL_V1, until("5.3.2"), "RMQ-ACL-FILE-UNUSABLE",
+                "aclEnable=true turns on ACL 1.0 (plain_acl.yml, signed requests); 5.3.3 removed the acl "
+                "module: aclEnable is read by nothing, the broker starts whatever the file holds and serves "
+                "unsigned requests (ACL 2.0's authenticationEnabled took its place). Seen on Apache "
+                "RocketMQ 5.3.3: a broker with aclEnable=true on a file with a 6-character secretKey "
+                "started.",
+                "broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java (initialAcl, 5.3.2; "
+                "gone in 5.3.3 with the acl module)"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

@@ -44,12 +44,13 @@ from pathlib import Path
 import pytest
 
 from apache_rocketmq.releases import Release
+from codec.acl import Credentials
 from conformance import cli_help
 from conformance import profile as profiles
 from conformance.acl_policy import ACL_RELEASE, write_acl_file
 from conformance.cli_help import ExitStatus
 from conformance.launcher import Launcher
-from conformance.target import Target
+from conformance.target import Target, auth_user_of
 from conformance.wire import Endpoint
 from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
 from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, target_names
@@ -125,6 +126,11 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--acl", action="store_true",
                         help=f"embedded broker with ACL 1.0: run the acl cases (it answers as {ACL_RELEASE} "
                              "unless --wire-release names another release that has ACL 1.0)")
+    parser.add_argument("--auth-user", type=_credentials, metavar="NAME:PASSWORD",
+                        help="the target broker runs with authenticationEnabled=true and this "
+                             "initAuthenticationUser: run the authentication cases")
+    parser.add_argument("--authn", action="store_true",
+                        help="embedded broker with authenticationEnabled: run the authentication cases")
     parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES,
                         help=f"release the embedded broker answers as (default {DEFAULT_RELEASE})")
     ha = parser.add_argument_group("HA replication targets")
@@ -225,10 +231,12 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "conformance.plugin", "-r", "fE",
             *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
+    auth_user = f"{target.authn.access_key}:{target.authn.secret_key}" if target.authn else None
     for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
                         ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
+                        ("auth-user", auth_user),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
                         ("replica", target.replica), ("launch", target.launcher),
@@ -262,13 +270,15 @@ def _embedded(args: argparse.Namespace) -> int:
     from conformance import embedded
 
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
-        with embedded.launch(Path(work), acl=getattr(args, "acl", False), release=embedded_release(args)) \
-                as target:
+        with embedded.launch(Path(work), acl=getattr(args, "acl", False), authn=getattr(args, "authn", False),
+                             release=embedded_release(args)) as target:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
             wire_code = pytest.main([*pytest_args(wire_target, args, slow=args.slow),
                                      f"--rmq-related={STORE_REPORT}/index.html=the store it wrote"])
+        if target.authn is not None:
+            return exit_status(wire_code)  # the authentication cases store nothing: no store to check
         assert target.store is not None
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
@@ -329,6 +339,13 @@ def _provisioned(args: argparse.Namespace) -> int:
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 
+def _credentials(text: str) -> Credentials:
+    try:
+        return auth_user_of(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _check_options(args: argparse.Namespace) -> None:
     """Options that would otherwise fail inside every case: a profile that cannot be read, a report
     directory that is a file, a target that is not known."""
@@ -337,9 +354,11 @@ def _check_options(args: argparse.Namespace) -> None:
             parse_target(args.target)
         except UnknownTarget as exc:
             raise BadInput(str(exc)) from None
-        if args.namesrv or args.broker or args.proxy or args.acl_file or args.acl:
+        if args.namesrv or args.broker or args.proxy or args.acl_file or args.acl or args.auth_user \
+                or args.authn:
             raise BadInput("--target starts a target of its own: give it or --namesrv/--broker, not both "
-                           "(--acl/--acl-file go with the embedded broker or --broker)")
+                           "(--acl/--acl-file and --authn/--auth-user go with the embedded broker or "
+                           "--broker)")
     if args.profile and args.profile != profiles.NONE:
         try:
             profiles.load(Path(args.profile))
@@ -400,7 +419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.target != EMBEDDED:
             return _provisioned(args)
         if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave:
-            target = Target(args.namesrv, args.broker, acl=args.acl_file, ha_master=args.ha_master,
+            target = Target(args.namesrv, args.broker, acl=args.acl_file, authn=args.auth_user,
+                            ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
                             proxy=args.proxy)

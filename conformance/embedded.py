@@ -9,10 +9,12 @@ listens (its HA cases feed it).
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from codec.acl import Credentials
 from conformance.acl_policy import write_acl_file
 from conformance.launcher import Launcher
 from conformance.target import Target
@@ -35,6 +37,16 @@ AUTH_TABLES_ON = {"authentication_metadata_provider": LOCAL_AUTHENTICATION_PROVI
                   "authorization_metadata_provider": LOCAL_AUTHORIZATION_PROVIDER}
 """The broker keeps ACL 2.0 users and ACLs, as the provisioned Apache targets do
 (``conformance.cli.AUTH_TABLES``), so the auth cases judge the tables, not the refusal without them."""
+AUTHN_USER = Credentials("rmqAuthnRoot", "rmqAuthnPassword")
+"""The initAuthenticationUser of the embedded broker started with ``authn``."""
+
+
+def authentication_on() -> dict[str, object]:
+    """BrokerConfig settings of a broker that authenticates every request (RMQ-AUTH-AUTHENTICATE)."""
+    return {"authentication_enabled": True, "init_authentication_user": json.dumps(
+        {"username": AUTHN_USER.access_key, "password": AUTHN_USER.secret_key})}
+
+
 WIRE_RELEASE_KEY = "wireRelease"
 """The broker.conf key of the release the reference broker answers as, for the brokers the life-cycle
 cases start (``conformance.launcher``)."""
@@ -76,7 +88,7 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE,
+def launch(workdir: Path, *, acl: bool = False, authn: bool = False, release: str = DEFAULT_RELEASE,
            store_files: Mapping[str, int] | None = None) -> Iterator[Target]:
     """A name server and broker on loopback with their store under ``workdir``, which outlives them, and
     the HA targets.
@@ -94,6 +106,7 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE,
     config = BrokerConfig(listen_port=_port_set(), grpc_server_port=grpc_port, store_path_root_dir=str(store),
                           acl_enable=acl, wire_release=release, acl_file=str(acl_file) if acl_file else None,
                           **QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES_ON, **SHORT_HA,
+                          **(authentication_on() if authn else {}),
                           **(store_files or {}))
     feed = Endpoint(LOOPBACK, _free_port())
     sync_master = BrokerConfig(listen_port=0, broker_name="broker-sync", broker_role="SYNC_MASTER",
@@ -108,5 +121,6 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE,
                      running.store_path, sync_master=Endpoint.parse(sync.broker_addr),
                      ha_slave=Endpoint.parse(slave.broker_addr), ha_feed=feed,
                      commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file,
+                     authn=AUTHN_USER if authn else None,
                      proxy=Endpoint.parse(running.grpc_addr) if running.grpc_addr else None,
                      launcher=Launcher.of(EMBEDDED, {WIRE_RELEASE_KEY: release}))

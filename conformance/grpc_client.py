@@ -106,6 +106,14 @@ class ProxyClient:
         """A unary RPC by name; gRPC errors propagate as grpc.RpcError."""
         return getattr(self.stub, rpc_name)(request, metadata=self.metadata(), timeout=timeout)
 
+    def raw(self, path: str, request: bytes,
+            timeout: float = CALL_TIMEOUT_S) -> tuple[bytes, grpc.StatusCode]:
+        """A unary call at ``path`` with bytes encoded by hand: the response bytes and the gRPC status
+        (a gRPC error propagates as grpc.RpcError)."""
+        method = self._channel.unary_unary(path)
+        response, call = method.with_call(request, metadata=self.metadata(), timeout=timeout)
+        return response, call.code()
+
     def stream(self, rpc_name: str, request: Any, timeout: float = CALL_TIMEOUT_S) -> Iterator[Any]:
         return iter(getattr(self.stub, rpc_name)(request, metadata=self.metadata(), timeout=timeout))
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from codec.acl import Credentials
 from conformance import alone
 from conformance import profile as profiles
 from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
@@ -30,7 +31,7 @@ from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
 from conformance.result import USER_PROPERTY, CaseResult, render
-from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
+from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target, auth_user_of
 from conformance.verdict import Outcome, SuiteError, Verdict
 from conformance.wire import Endpoint, Wire, WireError
 from rocketmq_targets import EMBEDDED, UnknownTarget
@@ -90,6 +91,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-acl-file", metavar="PATH",
                     help="the target broker runs with aclEnable=true on this plain_acl.yml (rmq-conformance "
                          "acl-file): run the acl cases only")
+    group.addoption("--rmq-auth-user", metavar="NAME:PASSWORD",
+                    help="the target broker runs with authenticationEnabled=true and this "
+                         "initAuthenticationUser: run the authentication cases only")
     group.addoption("--rmq-index-sizes", metavar="SLOTS,ENTRIES",
                     help="maxHashSlotNum,maxIndexNum of the store's index files (default: from their size)")
     group.addoption("--rmq-ha-master", metavar="HOST:PORT", help="a master's HA port (default: broker + 1)")
@@ -132,7 +136,8 @@ def pytest_configure(config: pytest.Config) -> None:
     index_sizes = option("--rmq-index-sizes")
     acl = option("--rmq-acl-file")
     target = Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
-                    acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]),
+                    acl=Path(acl) if acl else None, authn=_auth_user(option("--rmq-auth-user")),
+                    **_ha_parts(config, endpoints["broker"]),
                     proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None,
                     launcher=_launcher(option("--rmq-launch")))
     strict = bool(option("--rmq-strict"))
@@ -172,6 +177,14 @@ def _choose_profile(request: profiles.Request, target: Target) -> profiles.Choic
         raise pytest.UsageError(str(exc)) from None
 
 
+EXCLUSIVE = ("acl", "authn")
+"""Target parts that refuse the other cases' unsigned requests: with one, only the cases needing it run."""
+
+
+def _auth_user(text: str | None) -> Credentials | None:
+    return auth_user_of(text) if text else None
+
+
 def _ha_parts(config: pytest.Config, broker: Endpoint | None) -> dict[str, Any]:
     """The HA parts of the target: a master's HA port (derived from the broker's), a SYNC_MASTER, and a
     slave the suite feeds (it needs both its broker port and the feed address it follows)."""
@@ -198,7 +211,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         needs = [part for fixture, part in NEEDS_FIXTURE.items() if fixture in fixtures]
         if SERVER_FIXTURE in fixtures:
             needs.append(item.callspec.params[SERVER_FIXTURE])  # type: ignore[attr-defined]
-        wanted = all(target.has(p) for p in needs) and ("acl" in needs) == target.has("acl")
+        wanted = all(target.has(p) for p in needs) and all((p in needs) == target.has(p) for p in EXCLUSIVE)
         (keep if spec_of(item) is None or wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -278,6 +291,13 @@ def store_dir(request: pytest.FixtureRequest) -> Path:
     path = _target(request).store
     assert path is not None, "deselected when absent"
     return path
+
+
+@pytest.fixture(scope="session")
+def auth_user(request: pytest.FixtureRequest) -> Credentials:
+    credentials = _target(request).authn
+    assert credentials is not None, "deselected when absent"
+    return credentials
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codec.acl import Credentials
 from codec.command import RemotingCommand
 from conformance.launcher import Launcher
 from conformance.recorder import Exchange
@@ -13,7 +14,7 @@ from conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from spec.codes import RequestCode
 
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "store_dir": "store",
-                 "acl_file": "acl",
+                 "acl_file": "acl", "auth_user": "authn",
                  "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
                  "replica_dir": "replica", "launcher": "launcher"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
@@ -58,6 +59,15 @@ class FedSlave:
     feed: Endpoint
 
 
+def auth_user_of(text: str) -> Credentials:
+    """``NAME:PASSWORD`` of --auth-user: the initAuthenticationUser, as the credentials requests are signed
+    with."""
+    name, colon, password = text.partition(":")
+    if not name or not colon or not password:
+        raise ValueError(f"expected NAME:PASSWORD, got {text!r}")
+    return Credentials(name, password)
+
+
 @dataclass(frozen=True)
 class Target:
     namesrv: Endpoint | None = None
@@ -66,6 +76,9 @@ class Target:
     acl: Path | None = None
     """The plain_acl.yml the broker was started with (``conformance.acl_policy``): an ACL target, which
     refuses the unsigned requests of every other broker case, so only the ``acl`` area runs against it."""
+    authn: Credentials | None = None
+    """The initAuthenticationUser of a broker started with authenticationEnabled=true: like an ACL target,
+    it refuses every other case's unsigned requests, so only the authentication cases run against it."""
     ha_master: Endpoint | None = None
     """A master's HA port (the broker's listenPort + 1 unless given), for the cases acting as its slave."""
     sync_master: Endpoint | None = None

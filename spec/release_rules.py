@@ -38,6 +38,7 @@ class Rule(enum.Enum):
     BATCH_KEEPS_OWN_PROPERTIES = "batch-keeps-own-properties"
     EXT_FIELDS_PRESIZED = "ext-fields-presized"
     FASTJSON2_TEXT = "fastjson2-text"
+    ACL_CONFIG_54_SERVED = "acl-config-54-served"
     ACL_V1 = "acl-v1"
 
 
@@ -121,6 +122,10 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RemotingSerializable.java "
                 "(rocketmq-remoting-5.4.0.jar imports com.alibaba.fastjson2.JSON; 5.3.3's "
                 "com.alibaba.fastjson)"),
+    ReleaseRule(Rule.ACL_CONFIG_54_SERVED, Releases((None, "4.9.7"), ("5.0.0", "5.1.4")), "RMQ-ACL-CONFIG-54",
+                "GET_BROKER_CLUSTER_ACL_CONFIG (54) is served (SUCCESS) once the ACL check passes; 4.9.8 and "
+                "5.2.0 removed it (apache/rocketmq #7653, #7486), after which it is answered 3",
+                _ADMIN + " (getBrokerClusterAclConfig)"),
     ReleaseRule(Rule.ACL_V1, until("5.3.2"), "RMQ-ACL-FILE-UNUSABLE",
                 "aclEnable=true turns on ACL 1.0 (plain_acl.yml, signed requests); 5.3.3 removed the acl "
                 "module: aclEnable is read by nothing, the broker starts whatever the file holds and serves "

@@ -88,6 +88,8 @@ class Message:
     sys_flag: int = 0
     born_timestamp: int = field(default_factory=lambda: int(time.time() * 1000))
     uniq: str = field(default_factory=uniq_key)
+    wait: bool = True
+    """WAIT: whether the producer waits for the store (and a SYNC_MASTER's slave) before the answer."""
 
     @classmethod
     def compressed(cls, text: bytes, **fields: Any) -> Message:
@@ -98,7 +100,7 @@ class Message:
     def properties(self) -> dict[str, str]:
         """The properties the producer sets, WAIT included as a Java Message's constructor does."""
         system = {PropertyKey.TAGS: self.tags, PropertyKey.KEYS: KEY_SEPARATOR.join(self.keys) or None,
-                  PropertyKey.UNIQ_KEY: self.uniq, PropertyKey.WAIT: "true"}
+                  PropertyKey.UNIQ_KEY: self.uniq, PropertyKey.WAIT: "true" if self.wait else "false"}
         return {**self.user, **{k: v for k, v in system.items() if v is not None}}
 
     @property

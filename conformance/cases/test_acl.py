@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml  # type: ignore[import-untyped]
 
 from codec.acl import Credentials
@@ -53,15 +52,6 @@ RELOAD_WAIT = RELOAD_INTERVAL_S * 2 + 5
 PING = RequestCode.GET_ALL_TOPIC_CONFIG
 """A code that needs no resource and no header: only the signature decides."""
 USER_KEY = policy.USER.access_key
-
-
-@pytest.fixture
-def acl(broker: Server, wire: Wire, check: Check, acl_file: Path) -> AclTarget:
-    missing = policy.missing_accounts(acl_file)
-    if missing:
-        pytest.fail(f"{acl_file} is not the suite's policy (no account {', '.join(missing)}): write it with "
-                    "rmq-conformance acl-file PATH and start the broker on it")
-    return AclTarget(broker, wire, check)
 
 
 # -- signatures ----------------------------------------------------------------------------------------

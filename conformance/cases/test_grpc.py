@@ -10,7 +10,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from google.protobuf import duration_pb2
@@ -23,7 +23,7 @@ from conformance.checks import Check
 from conformance.grpc_client import ProxyClient, Telemetry, message
 from conformance.target import Server
 from conformance.verdict import Unsupported
-from conformance.wire import Endpoint, Wire
+from conformance.wire import Endpoint
 from spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT, CONSUMER_RUNNING_INFO
 from spec.codes import RequestCode
 from spec.grpc_codes import Code
@@ -35,7 +35,6 @@ from .grpc_support import (
     announce,
     call,
     code_name,
-    connected,
     consumer_group,
     expect_status,
     new_consumer,
@@ -58,17 +57,6 @@ invisibility after the release, a revive pass, a receive's long polling)."""
 REDELIVERY_BOUND_S = 30.0
 """Seconds after its invisible time within which an unacked message must be received again: a 5.x broker
 revives checkpoints every second or so, the bound only keeps a broken target from hanging the run."""
-
-
-@pytest.fixture
-def proxy_client(proxy: Endpoint) -> Iterator[ProxyClient]:
-    yield from connected(proxy)
-
-
-@pytest.fixture
-def admin(broker: Server, wire: Wire, check: Check) -> Client:
-    """A remoting client of the proxy's broker, to create typed topics."""
-    return Client(wire.connect(broker.endpoint), check)
 
 
 # -- metadata and routes -------------------------------------------------------------------------------

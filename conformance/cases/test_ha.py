@@ -13,7 +13,6 @@ import hashlib
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
@@ -30,11 +29,10 @@ from spec.ha import HA_DEFAULTS, HA_PORT_OFFSET
 from spec.message_id import decode_offset_msg_id
 from spec.release_rules import Rule
 
+from .ha_support import HEARTBEAT_WAIT, Stored, store_one
 from .messaging import Client, Message
 from .support import expect_code, expect_success, unique
 
-HEARTBEAT_WAIT = HA_DEFAULTS["haSendHeartbeatInterval"] / 1000 + 3.0
-"""A heartbeat (either side) is due within haSendHeartbeatInterval; 3 s of margin for a busy machine."""
 RECONNECT_WAIT = 15.0
 """A Java slave retries its master every 5 s and reports first after another 5 s."""
 SLAVE_ACK_WAIT = HA_DEFAULTS["slaveTimeout"] / 1000 + 3.0
@@ -44,24 +42,6 @@ BATCH = HA_DEFAULTS["haTransferBatchSize"]
 FEED_TURN_WAIT = 180.0
 """How long a fed-slave case waits for the cases before it to give the feed address up (each holds it
 for at most two reconnections and two heartbeats)."""
-
-
-@dataclass(frozen=True)
-class Stored:
-    offset: int
-    raw: bytes
-
-    @property
-    def end(self) -> int:
-        return self.offset + len(self.raw)
-
-
-def _store(client: Client, check: Check, topic: str, body: bytes = b"replicated") -> Stored:
-    """Send one message and read back the record bytes the broker holds for it."""
-    offset = decode_offset_msg_id(client.send(topic, Message(body)).msg_ids[0]).offset
-    response = expect_success(check, "VIEW_MESSAGE_BY_ID", client.call(RequestCode.VIEW_MESSAGE_BY_ID,
-                                                                      {"offset": offset}))
-    return Stored(offset, response.body or b"")
 
 
 @pytest.fixture
@@ -103,7 +83,7 @@ def _check_records(check: Check, data: bytes, stored: list[Stored]) -> None:
       "start of its last CommitLog file.")
 def test_empty_slave_starts_at_last_file(client: Client, slave_peer: SlavePeer, check: Check,
                                          commitlog_file_size: int) -> None:
-    stored = _store(client, check, client.create_topic())
+    stored = store_one(client, check, client.create_topic())
     check.equal("block before any report", None, slave_peer.block(QUIET))
     slave_peer.report(0)
     first = slave_peer.block(HEARTBEAT_WAIT)
@@ -115,7 +95,7 @@ def test_empty_slave_starts_at_last_file(client: Client, slave_peer: SlavePeer, 
       "VIEW_MESSAGE_BY_ID answers for the records there.")
 def test_blocks_are_the_commitlog(client: Client, slave_peer: SlavePeer, check: Check) -> None:
     topic = client.create_topic()
-    stored = [_store(client, check, topic, f"record {i}".encode() * (i + 1)) for i in range(3)]
+    stored = [store_one(client, check, topic, f"record {i}".encode() * (i + 1)) for i in range(3)]
     slave_peer.report(stored[0].offset)
     _check_records(check, _collect(check, slave_peer, stored[0].offset, stored[-1].end), stored)
 
@@ -124,7 +104,7 @@ def test_blocks_are_the_commitlog(client: Client, slave_peer: SlavePeer, check: 
       "together than a block arrive split over several blocks.")
 def test_blocks_are_at_most_a_batch(client: Client, slave_peer: SlavePeer, check: Check) -> None:
     topic = client.create_topic()
-    stored = [_store(client, check, topic, bytes([65 + i]) * (BATCH // 2 + 1000)) for i in range(3)]
+    stored = [store_one(client, check, topic, bytes([65 + i]) * (BATCH // 2 + 1000)) for i in range(3)]
     slave_peer.report(stored[0].offset)
     _check_records(check, _collect(check, slave_peer, stored[0].offset, stored[-1].end), stored)
 
@@ -134,7 +114,7 @@ def test_blocks_are_at_most_a_batch(client: Client, slave_peer: SlavePeer, check
 @case("RMQ-HA-HEARTBEAT", "A master with nothing new sends an empty block at its next offset within "
       "haSendHeartbeatInterval.")
 def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -> None:
-    stored = _store(client, check, client.create_topic())
+    stored = store_one(client, check, client.create_topic())
     slave_peer.report(stored.end)
     deadline = time.monotonic() + 2 * HEARTBEAT_WAIT
     heartbeat = None
@@ -164,7 +144,7 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
 @case("RMQ-HA-REPORT-AHEAD", "A report past the master's CommitLog end, after the first one, makes a 4.x "
       "master close the connection; a 5.x master (no such check) keeps it.")
 def test_lying_report_closes(client: Client, slave_peer: SlavePeer, check: Check) -> None:
-    stored = _store(client, check, client.create_topic())
+    stored = store_one(client, check, client.create_topic())
     slave_peer.report(stored.end)
     # a block shows the first report was read on its own: reports read together count as their last one
     check.that("a block after the first report", slave_peer.block(HEARTBEAT_WAIT) is not None,

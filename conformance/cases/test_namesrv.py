@@ -74,6 +74,12 @@ class FakeBroker:
             "dataVersion": {"counter": 1, "timestamp": int(time.time() * 1000)},
             "topicConfigTable": configs}}).encode()
 
+    @property
+    def ha_addr(self) -> str:
+        """Its HA address: the broker's host, listenPort + 1 (a slave without haMasterAddress follows it)."""
+        host, _, port = self.addr.rpartition(":")
+        return f"{host}:{int(port) + 1}"
+
     def identity(self, broker_id: int = 0) -> dict[str, Any]:
         return {"brokerName": self.name, "brokerAddr": self.addr, "clusterName": self.cluster,
                 "brokerId": broker_id}
@@ -85,7 +91,7 @@ class FakeBroker:
         if compressed:
             body = encode_register_broker_body(json.loads(body), compressed=True)
         fields = encode_header(REGISTER_BROKER_REQUEST, {
-            **self.identity(broker_id), "haServerAddr": self.addr, "compressed": compressed,
+            **self.identity(broker_id), "haServerAddr": self.ha_addr, "compressed": compressed,
             "bodyCrc32": masked_crc32(body) if crc is None else crc})
         return connection.command(RequestCode.REGISTER_BROKER, fields, body, oneway=oneway)
 
@@ -282,6 +288,18 @@ def test_slave_registration(namesrv: Server, wire: Wire, check: Check) -> None:
     route = fastjson_loads(_route(connection, broker.topic).body or b"{}")
     addrs = {str(k): v for b in route.get("brokerDatas", []) for k, v in b.get("brokerAddrs", {}).items()}
     check.equal("brokerAddrs", {"0": broker.addr, "1": slave.addr}, addrs)
+
+
+@case("RMQ-HA-MASTER-ADDR", "A slave's REGISTER_BROKER answer names its master's haServerAddr and "
+      "masterAddr, which a slave without haMasterAddress replicates and syncs from.")
+def test_slave_learns_master_ha_address(namesrv: Server, wire: Wire, check: Check) -> None:
+    broker, connection = _registered(check, namesrv, wire)
+    slave = FakeBroker(broker.cluster, broker.name, broker.topic, _fake_addr())
+    response = expect_success(check, "slave registration",
+                              connection.exchange(slave.register(connection, broker_id=1)))
+    header = response.ext_fields or {}
+    check.equal("haServerAddr", broker.ha_addr, header.get("haServerAddr"))
+    check.equal("masterAddr", broker.addr, header.get("masterAddr"))
 
 
 @case("RMQ-NS-UNREGISTER", "UNREGISTER_BROKER removes the broker's routes and its cluster entry.")

@@ -15,6 +15,7 @@ from typing import Any
 from google.protobuf.message import Message
 from hypothesis import strategies as st
 
+from codec.grpc.protowire import varint
 from codec.grpc.v2 import definition_pb2, service_pb2
 from fuzz.strategies.primitives import INT32, INT64
 from spec.grpc_definition import DEFINITION_MESSAGES
@@ -144,17 +145,8 @@ def _damaged(draw: st.DrawFn, encoded: bytes) -> bytes:
     if kind == "lying-tag":
         field, wire_type = draw(st.integers(1, 30)), draw(st.integers(0, 7))
         length = draw(st.sampled_from([0x7F, 0xFFFFFFFF]))
-        return encoded + bytes([field << 3 | wire_type]) + _varint(length)
+        return encoded + bytes([field << 3 | wire_type]) + varint(length)
     return draw(st.binary(min_size=1, max_size=64))
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
 
 
 def malformed(rpc: Rpc) -> st.SearchStrategy[bytes]:

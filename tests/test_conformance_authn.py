@@ -1,0 +1,33 @@
+"""The authentication cases of ``rmq-conformance`` against the embedded broker started with
+authenticationEnabled, as a user runs them (``--authn``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+
+RUN_TIMEOUT = 300
+
+
+def test_authn_cases_pass_against_the_embedded_broker(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", "--authn", "--report", str(report)],
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    cases = json.loads((report / "index.json").read_text())["cases"]
+    assert {c["area"] for c in cases} == {"auth_authenticate"}, "only the authentication cases run"
+    assert {c["verdict"] for c in cases} == {"PASS"}
+
+
+@pytest.mark.parametrize("value", ["root", "root:", ":pw"])
+def test_auth_user_needs_name_and_password(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--broker", "127.0.0.1:1", "--auth-user", value])
+    assert exited.value.code == 2
+    assert "NAME:PASSWORD" in capsys.readouterr().err

@@ -71,12 +71,12 @@ def _revive_ends(client: Client, topic: str) -> list[int]:
 def _revive_records(client: Client, topic: str, queue_id: int, start: int) -> list[MessageRecord]:
     """Every record of one revive queue from ``start`` on (shared with the other pop cases)."""
     found: list[MessageRecord] = []
-    while answer := client.pull(topic, queue_id, start + len(found)):
+    while True:
+        answer = client.pull(topic, queue_id, start + len(found))
         records = decode_records(answer.body) if answer.code == ResponseCode.SUCCESS else []
         if not records:
             return found
         found.extend(records)
-    return found
 
 
 def _group_of(record: MessageRecord) -> Any:

@@ -168,3 +168,5 @@ ADMIN_BODY_PROPERTIES = clause(
     "one character per byte.",
     source="common/src/main/java/org/apache/rocketmq/common/MixAll.java (properties2String, "
     "string2Properties: properties.load(new ByteArrayInputStream(str.getBytes(DEFAULT_CHARSET))))")
+"""Apache RocketMQ (4.9.7, 5.3.3, 5.5.0) writes a raw UTF-8 value of an update back double-encoded: the
+clause states what its Properties reader does rather than a UTF-8 reading it never had."""

@@ -19,9 +19,6 @@ from apache_rocketmq.jdk import Jdk, find_jdk
 from apache_rocketmq.maven import ProvisionError, resolve
 from apache_rocketmq.releases import Release, release
 from apache_rocketmq.servers import (
-    DEFAULT_BROKER_CONFIG,
-    FAST_PORT_OFFSET,
-    HA_PORT_OFFSET,
     LOOPBACK,
     START_TIMEOUT,
     LoopbackServers,
@@ -79,10 +76,7 @@ class ApacheRocketMQ(LoopbackServers):
         self._wait("namesrv", self._namesrv_ready)
 
     def _start_broker(self) -> None:
-        port = self._broker_port or free_port((FAST_PORT_OFFSET, 0, HA_PORT_OFFSET))
-        self.broker_config = {**DEFAULT_BROKER_CONFIG, "listenPort": str(port),
-                              "namesrvAddr": self.namesrv_addr, "storePathRootDir": str(self.store_path),
-                              **self._overrides}
+        self._broker_settings()
         config = write_properties(self.home / "conf" / "broker.conf", self.broker_config)
         if self._grpc:
             self._spawn("broker", self.java_command(PROXY_MAIN, "-pm", "local", "-bc", str(config), "-pc",

@@ -130,6 +130,8 @@ class LoopbackServers:
         self.grpc_addr = ""
         """Where a 5.x SDK connects over gRPC; empty when the servers speak remoting only."""
         self.broker_config: dict[str, str] = {}
+        self._overrides: dict[str, str] = {}
+        """broker.conf settings over :data:`DEFAULT_BROKER_CONFIG` and the addresses (a subclass fills it)."""
 
     # -- addresses --------------------------------------------------------------------------------------
 
@@ -189,6 +191,15 @@ class LoopbackServers:
 
     def _start_broker(self) -> None:
         raise NotImplementedError
+
+    def _broker_settings(self) -> int:
+        """Pick the broker's port (its fast and HA ports free too) and set ``broker_config``: Java's
+        defaults, the port, the name server and the store, then the overrides; returns the port."""
+        port = self._broker_port or free_port((FAST_PORT_OFFSET, 0, HA_PORT_OFFSET))
+        self.broker_config = {**DEFAULT_BROKER_CONFIG, "listenPort": str(port),
+                              "namesrvAddr": self.namesrv_addr, "storePathRootDir": str(self.store_path),
+                              **self._overrides}
+        return port
 
     def stop(self) -> None:
         """Stop the broker, then the name server (reverse start order), each given time to shut down."""

@@ -14,6 +14,9 @@ import yaml  # type: ignore[import-untyped]
 
 from codec.acl import Credentials
 
+ACL_RELEASE = "4.9.8"
+"""What the embedded broker answers as for the ACL cases: ACL 1.0's baseline (Apache RocketMQ removed ACL
+1.0 in 5.3.3, ``Rule.ACL_V1``)."""
 ADMIN = Credentials("rmqAdminKey", "rmqAdminSecret")
 """admin: true with no perms lists: every code and resource."""
 USER = Credentials("rmqUserKey", "rmqUserSecret")

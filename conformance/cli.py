@@ -46,14 +46,16 @@ import pytest
 from apache_rocketmq.releases import Release
 from conformance import cli_help
 from conformance import profile as profiles
-from conformance.acl_policy import write_acl_file
+from conformance.acl_policy import ACL_RELEASE, write_acl_file
 from conformance.cli_help import ExitStatus
+from conformance.launcher import Launcher
 from conformance.target import Target
 from conformance.wire import Endpoint
-from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES
+from reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
 from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, target_names
 from spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
+from spec.release_rules import Rule, holds
 
 PROG = "rmq-conformance"
 
@@ -120,9 +122,11 @@ def _wire_parser() -> argparse.ArgumentParser:
     parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
     parser.add_argument("--acl-file", type=Path, metavar="PATH",
                         help="the target broker runs with aclEnable=true on this file: run the acl cases")
-    parser.add_argument("--acl", action="store_true", help="embedded broker with ACL: run the acl cases")
-    parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES, default=DEFAULT_RELEASE,
-                        help="release the embedded broker answers as (default %(default)s)")
+    parser.add_argument("--acl", action="store_true",
+                        help=f"embedded broker with ACL 1.0: run the acl cases (it answers as {ACL_RELEASE} "
+                             "unless --wire-release names another release that has ACL 1.0)")
+    parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES,
+                        help=f"release the embedded broker answers as (default {DEFAULT_RELEASE})")
     ha = parser.add_argument_group("HA replication targets")
     ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
                     help="a master's HA port (default: the broker's port + 1)")
@@ -227,7 +231,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("sync-master", target.sync_master),
                         ("ha-slave", target.ha_slave), ("ha-feed", target.ha_feed),
-                        ("replica", target.replica), ("report", args.report), ("profile", args.profile),
+                        ("replica", target.replica), ("launch", target.launcher),
+                        ("report", args.report), ("profile", args.profile),
                         ("index-sizes", getattr(args, "index_sizes", None))):
         if value is not None:
             argv.append(f"--rmq-{name}={value}")
@@ -257,8 +262,8 @@ def _embedded(args: argparse.Namespace) -> int:
     from conformance import embedded
 
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
-        with embedded.launch(Path(work), acl=getattr(args, "acl", False),
-                             release=getattr(args, "wire_release", DEFAULT_RELEASE)) as target:
+        with embedded.launch(Path(work), acl=getattr(args, "acl", False), release=embedded_release(args)) \
+                as target:
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
@@ -320,7 +325,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                        proxy=proxy)
+                        proxy=proxy, launcher=Launcher.of(args.target, provisioned_settings(args.target)))
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 
@@ -342,6 +347,21 @@ def _check_options(args: argparse.Namespace) -> None:
             raise BadInput(str(exc)) from None
     if args.report and args.report.exists() and not args.report.is_dir():
         raise BadInput(f"report directory {args.report} is a file")
+    embedded_release(args)
+
+
+def embedded_release(args: argparse.Namespace) -> str:
+    """The release the embedded broker answers as: ``--wire-release``; with ``--acl`` one that has ACL 1.0
+    (``Rule.ACL_V1``: Apache RocketMQ removed it in 5.3.3), 4.9.8 unless told."""
+    chosen = getattr(args, "wire_release", None)
+    if not getattr(args, "acl", False):
+        return chosen or DEFAULT_RELEASE
+    release = chosen or ACL_RELEASE
+    if not holds(Rule.ACL_V1, wire_release(release).version):
+        raise BadInput(f"--acl runs the ACL 1.0 cases, and ACL 1.0 left Apache RocketMQ in 5.3.3: the "
+                       f"embedded broker cannot answer as {release} with it (leave out --wire-release, or "
+                       f"give {ACL_RELEASE})")
+    return release
 
 
 def _check_reachable(target: Target) -> None:

@@ -1,6 +1,9 @@
 """``rmq-conformance coverage``: every clause with the cases that judge it, and whether each can fail.
 
 A case judges its clause only if it can fail (:mod:`conformance.can_fail` reads that from its source). A
+clause that no case can judge says why in ``unjudged.toml`` (``[[unjudged]]`` rows of clause and reason):
+what no wire exchange or store file shows, or what the reference broker does not do. The report keeps
+those apart from clauses that simply lack a case, and names a row whose clause a case now judges. A
 mutation report (``python -m conformance.mutation report --json``) adds the evidence of a run: the
 cases that failed against some mutant of the reference broker.
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import tomllib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,6 +28,7 @@ from spec.cli import BadInput, Parser, require_file
 
 PACKAGE = Path(__file__).resolve().parent
 CASES_DIR = PACKAGE / "cases"
+UNJUDGED = PACKAGE / "unjudged.toml"
 
 @dataclass(frozen=True)
 class CaseEntry:
@@ -42,6 +47,8 @@ class ClauseEntry:
     level: str
     text: str
     cases: list[CaseEntry] = field(default_factory=list)
+    unjudged_reason: str = ""
+    """Why no case can judge the clause (``unjudged.toml``); empty when none is given."""
 
     @property
     def judged(self) -> bool:
@@ -84,11 +91,26 @@ def mutation_failures(report: Path | None) -> set[str] | None:
     return {case for kill in kills for case in kill.get("by", [])}
 
 
-def coverage(project: Path, mutation_report: Path | None = None) -> list[ClauseEntry]:
+def load_unjudged(path: Path = UNJUDGED) -> dict[str, str]:
+    """Clause -> why no case can judge it; a clause the spec does not have is refused, so a mistyped or
+    retired ID cannot hide a gap."""
+    rows = tomllib.loads(path.read_text(encoding="utf-8")).get("unjudged", [])
+    reasons = {row["clause"]: row["reason"] for row in rows}
+    known = {c.id for c in all_clauses()}
+    unknown = sorted(set(reasons) - known)
+    if unknown:
+        raise ValueError(f"{path.name} names clauses the spec does not have: {', '.join(unknown)}")
+    return reasons
+
+
+def coverage(project: Path, mutation_report: Path | None = None,
+             unjudged: Path = UNJUDGED) -> list[ClauseEntry]:
     load_all()
     failing = failing_functions([*CASES_DIR.glob("*.py"), *PACKAGE.glob("*.py")])
     seen = mutation_failures(mutation_report)
-    clauses = {c.id: ClauseEntry(c.id, c.level.value, c.text) for c in all_clauses()}
+    reasons = load_unjudged(unjudged)
+    clauses = {c.id: ClauseEntry(c.id, c.level.value, c.text, unjudged_reason=reasons.get(c.id, ""))
+               for c in all_clauses()}
     for node, spec, function in collect_cases(project):
         entry = CaseEntry(node, spec.clause.id, spec.level.value, function in failing,
                           None if seen is None else node in seen)
@@ -98,10 +120,13 @@ def coverage(project: Path, mutation_report: Path | None = None) -> list[ClauseE
 
 def summary(clauses: Sequence[ClauseEntry]) -> dict[str, Any]:
     binding = [c for c in clauses if c.level in (Level.MUST.value, Level.SHOULD.value)]
+    open_ = [c for c in binding if not c.judged]
     cases = [case for c in clauses for case in c.cases]
     return {"clauses": len(clauses), "must_should": len(binding),
             "must_should_judged": sum(c.judged for c in binding),
-            "must_should_unjudged": [c.clause for c in binding if not c.judged],
+            "must_should_unjudged": [c.clause for c in open_ if not c.unjudged_reason],
+            "must_should_no_case_can_judge": [c.clause for c in open_ if c.unjudged_reason],
+            "reasons_of_judged_clauses": [c.clause for c in clauses if c.judged and c.unjudged_reason],
             "cases": len(cases), "cases_that_cannot_fail": [c.case for c in cases if not c.can_fail],
             "cases_seen_failing": sum(bool(c.seen_failing) for c in cases)}
 
@@ -115,6 +140,8 @@ def as_text(clauses: Sequence[ClauseEntry]) -> str:
     lines = []
     for entry in clauses:
         mark = "judged" if entry.judged else ("no case" if not entry.cases else "NOT JUDGED")
+        if entry.unjudged_reason:
+            mark += f"; {UNJUDGED.name} says no case can: {entry.unjudged_reason}"
         lines.append(f"{entry.clause} {entry.level} [{mark}]")
         for case in entry.cases:
             flags = [] if case.can_fail else ["CANNOT FAIL"]
@@ -123,8 +150,12 @@ def as_text(clauses: Sequence[ClauseEntry]) -> str:
             lines.append(f"    {case.case}" + (f"  ({', '.join(flags)})" if flags else ""))
     totals = summary(clauses)
     lines.append(f"{totals['must_should_judged']} of {totals['must_should']} MUST/SHOULD clauses judged by a "
-                 f"case that can fail; {totals['cases']} cases, {len(totals['cases_that_cannot_fail'])} "
-                 "that cannot fail")
+                 f"case that can fail, {len(totals['must_should_no_case_can_judge'])} that no case can judge "
+                 f"(why: {UNJUDGED.name}), {len(totals['must_should_unjudged'])} without a case; "
+                 f"{totals['cases']} cases, {len(totals['cases_that_cannot_fail'])} that cannot fail")
+    if totals["reasons_of_judged_clauses"]:
+        lines.append(f"judged now, so out of date in {UNJUDGED.name}: "
+                     + ", ".join(totals["reasons_of_judged_clauses"]))
     return "\n".join(lines)
 
 
@@ -141,7 +172,7 @@ def main(argv: Sequence[str]) -> int:
         require_file(args.mutation, "mutation report")
     try:
         clauses = coverage(PACKAGE.parent, args.mutation)
-    except (RuntimeError, ValueError) as exc:
+    except (RuntimeError, ValueError, KeyError, tomllib.TOMLDecodeError) as exc:
         raise BadInput(str(exc)) from None
     print(as_text(clauses))
     if args.json is not None:

@@ -14,11 +14,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from conformance.acl_policy import write_acl_file
+from conformance.launcher import Launcher
 from conformance.target import Target
 from conformance.wire import Endpoint
 from reference_broker.config import GRPC_DISABLED, LOOPBACK, BrokerConfig
 from reference_broker.embedded import SyncEmbeddedRocketMQ
 from reference_broker.wire_release import DEFAULT_RELEASE, wire_release
+from rocketmq_targets import EMBEDDED
 from spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from spec.behaviour import FAST_PORT_OFFSET
 from spec.ha import HA_PORT_OFFSET
@@ -33,6 +35,9 @@ AUTH_TABLES_ON = {"authentication_metadata_provider": LOCAL_AUTHENTICATION_PROVI
                   "authorization_metadata_provider": LOCAL_AUTHORIZATION_PROVIDER}
 """The broker keeps ACL 2.0 users and ACLs, as the provisioned Apache targets do
 (``conformance.cli.AUTH_TABLES``), so the auth cases judge the tables, not the refusal without them."""
+WIRE_RELEASE_KEY = "wireRelease"
+"""The broker.conf key of the release the reference broker answers as, for the brokers the life-cycle
+cases start (``conformance.launcher``)."""
 PORT_ATTEMPTS = 20
 """Free ports tried for a main port whose fast port (two below) and HA port (one above) are free too."""
 
@@ -103,4 +108,5 @@ def launch(workdir: Path, *, acl: bool = False, release: str = DEFAULT_RELEASE,
                      running.store_path, sync_master=Endpoint.parse(sync.broker_addr),
                      ha_slave=Endpoint.parse(slave.broker_addr), ha_feed=feed,
                      commitlog_file_size=config.mapped_file_size_commit_log, acl=acl_file,
-                     proxy=Endpoint.parse(running.grpc_addr) if running.grpc_addr else None)
+                     proxy=Endpoint.parse(running.grpc_addr) if running.grpc_addr else None,
+                     launcher=Launcher.of(EMBEDDED, {WIRE_RELEASE_KEY: release}))

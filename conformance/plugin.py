@@ -25,6 +25,7 @@ from conformance import profile as profiles
 from conformance.case import MARKER, WAITS_MARKER, CaseSpec, spec_of
 from conformance.checks import Check
 from conformance.cli_help import ExitStatus
+from conformance.launcher import Launcher, LauncherError
 from conformance.recorder import Exchange
 from conformance.report import console, html, json_files, junit
 from conformance.report.matrix import is_failure
@@ -32,7 +33,7 @@ from conformance.result import USER_PROPERTY, CaseResult, render
 from conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
 from conformance.verdict import Outcome, SuiteError, Verdict
 from conformance.wire import Endpoint, Wire, WireError
-from rocketmq_targets import EMBEDDED
+from rocketmq_targets import EMBEDDED, UnknownTarget
 from spec.clauses import Level
 from spec.errors import RocketMQSpecError
 from spec.ha import HA_PORT_OFFSET
@@ -97,6 +98,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rmq-sync-master", metavar="HOST:PORT", help="a SYNC_MASTER broker without a slave")
     group.addoption("--rmq-ha-slave", metavar="HOST:PORT", help="a slave whose master is --rmq-ha-feed")
     group.addoption("--rmq-ha-feed", metavar="HOST:PORT", help="where the suite listens as its master")
+    group.addoption("--rmq-launch", metavar="NAME[,KEY=VALUE...]",
+                    help="the target's implementation and broker settings, for the cases that start, stop "
+                         "and kill a broker of their own (a target the suite started)")
     group.addoption("--rmq-related", action="append", default=[], metavar="HREF=TEXT",
                     help="a link from the HTML report to another page of the run (its store report, say)")
 
@@ -129,7 +133,8 @@ def pytest_configure(config: pytest.Config) -> None:
     acl = option("--rmq-acl-file")
     target = Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
                     acl=Path(acl) if acl else None, **_ha_parts(config, endpoints["broker"]),
-                    proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None)
+                    proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None,
+                    launcher=_launcher(option("--rmq-launch")))
     strict = bool(option("--rmq-strict"))
     state = RunState(
         target=target,
@@ -142,6 +147,15 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[STATE] = state
     config.pluginmanager.register(Reporter(state), "rmq-conformance-reporter")
+
+
+def _launcher(text: str | None) -> Launcher | None:
+    if text is None:
+        return None
+    try:
+        return Launcher.parse(text)
+    except (LauncherError, UnknownTarget) as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _choose_profile(request: profiles.Request, target: Target) -> profiles.Choice:
@@ -238,6 +252,13 @@ def fed_slave(request: pytest.FixtureRequest) -> FedSlave:
     target = _target(request)
     assert target.ha_feed is not None, "deselected when absent"
     return FedSlave(target.server("ha_slave"), target.ha_feed)
+
+
+@pytest.fixture(scope="session")
+def launcher(request: pytest.FixtureRequest) -> Launcher:
+    found = _target(request).launcher
+    assert found is not None, "cases needing a launcher are deselected without one"
+    return found
 
 
 @pytest.fixture(scope="session")

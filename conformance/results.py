@@ -63,6 +63,8 @@ WIRE_RELEASE_COLUMNS = {f"{EMBEDDED}-4.9.8": "4.9.8"}
 """Columns of the embedded reference broker answering as another release (``rmq-conformance
 --wire-release``): where 4.9.8 and 5.x differ on the wire, it follows the release it is told to be, and
 each mode is held to the suite on every change."""
+ACL_COLUMN = f"{EMBEDDED}-4.9.8"
+"""The column with the ACL 1.0 run: the reference broker answering as a release that has ACL 1.0."""
 CHECKED = (EMBEDDED, *WIRE_RELEASE_COLUMNS, *(target for target in PROJECT_TARGETS if target != EMBEDDED))
 """What ``check`` and ``update`` run without targets, and the documents' first columns."""
 PUBLISHED = (*CHECKED, *OTHER_TARGETS)
@@ -84,8 +86,7 @@ def _runs(target: str) -> dict[str, list[str]]:
         as_release = ["--wire-release", WIRE_RELEASE_COLUMNS[target]]
         return {"": as_release, ACL: ["--acl", *as_release]}  # a 4.x broker serves no gRPC
     runs = {"": ["--target", target]}
-    if target == EMBEDDED:
-        runs[ACL] = ["--acl"]
+    if target == EMBEDDED:  # no ACL run: answering as 5.5.0 it has no ACL 1.0, as Apache's 5.3.3+ has none
         runs[GRPC] = ["-k", GRPC]
     elif (release := parse_target(target)) is not None and release.has_proxy:
         runs[GRPC] = ["--target", target, "--grpc", "-k", GRPC]
@@ -172,7 +173,7 @@ def _totals_table(sub: str = "") -> str:
 SPANS: dict[str, Callable[[], str]] = {
     "wire-cases": lambda: str(len(_report(EMBEDDED).cases)),
     "store-cases": lambda: str(len(_report(EMBEDDED, STORE).cases)),
-    "acl-cases": lambda: str(len(_report(EMBEDDED, ACL).cases)),
+    "acl-cases": lambda: str(len(_report(ACL_COLUMN, ACL).cases)),
     "results-table": lambda: "\n" + _totals_table() + "\n",
     "grpc-cases": lambda: str(len(_report(EMBEDDED, GRPC).cases)),
     "grpc-table": lambda: "\n" + _totals_table(GRPC) + "\n",

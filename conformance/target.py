@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from codec.command import RemotingCommand
+from conformance.launcher import Launcher
 from conformance.recorder import Exchange
 from conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from spec.codes import RequestCode
@@ -14,7 +15,7 @@ from spec.codes import RequestCode
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "store_dir": "store",
                  "acl_file": "acl",
                  "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
-                 "replica_dir": "replica"}
+                 "replica_dir": "replica", "launcher": "launcher"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
@@ -78,6 +79,9 @@ class Target:
     proxy: Endpoint | None = None
     """A gRPC proxy (RocketMQ 5's ``apache.rocketmq.v2``), for the ``grpc`` area; its broker, when given
     too, is where the cases create the typed topics they need."""
+    launcher: Launcher | None = None
+    """How to start the target's implementation afresh (a target the suite started itself), for the cases
+    that stop, kill and restart a broker of their own (``conformance.launcher``)."""
 
     def has(self, part: str) -> bool:
         return getattr(self, part) is not None

@@ -137,7 +137,8 @@ KEYS: tuple[JavaKey, ...] = (
               "maxErrorRateOfBloomFilter", "filterDataCleanTimeSpan"),
     _fixed(_BC, "filterSupportRetry", "false", "SQL92 filtering is not supported"),
     _fixed(_BC, "enablePropertyFilter", "false", "SQL92 filtering is not supported"),
-    *_honoured(_BC, "aclEnable"),
+    JavaKey("aclEnable", Disposition.HONOURED, _BC, reason="ACL 1.0, as in releases up to 5.3.2: with "
+            "wireRelease 5.3.3 or 5.5.0 it is read by nothing, as in Apache RocketMQ from 5.3.3"),
     *_ignored(_BC, "request-reply (SEND_REPLY_MESSAGE) is not served", "storeReplyMessageEnable"),
     *_ignored(_BC, "logging layout", "isolateLogEnable"),
     JavaKey("configBlackList", Disposition.IGNORED, _BC, Owner.BOTH,

@@ -15,8 +15,6 @@ from pathlib import Path
 
 from apache_rocketmq.home import write_properties
 from apache_rocketmq.servers import (
-    DEFAULT_BROKER_CONFIG,
-    FAST_PORT_OFFSET,
     HA_PORT_OFFSET,
     LOOPBACK,
     START_TIMEOUT,
@@ -65,11 +63,9 @@ class RocketMQRust(LoopbackServers):
         self._wait("namesrv", self._namesrv_ready)
 
     def _start_broker(self) -> None:
-        port = self._broker_port or free_port((FAST_PORT_OFFSET, 0, HA_PORT_OFFSET))
+        port = self._broker_settings()
         # The broker takes its HA port from haListenPort, not from listenPort + 1 as Java does.
-        self.broker_config = {**DEFAULT_BROKER_CONFIG, "listenPort": str(port),
-                              "haListenPort": str(port + HA_PORT_OFFSET), "namesrvAddr": self.namesrv_addr,
-                              "storePathRootDir": str(self.store_path), **self._overrides}
+        self.broker_config.setdefault("haListenPort", str(port + HA_PORT_OFFSET))
         own_names = {RENAMED_KEYS.get(key, key): value for key, value in self.broker_config.items()}
         config = write_properties(self.home / "conf" / "broker.properties", own_names)
         self._spawn("broker", [self._binary(self.release.broker.name), "-c", str(config),

@@ -21,25 +21,20 @@ kind of target while each of those knows only its own.
 from __future__ import annotations
 
 import contextlib
-import subprocess
-import sys
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from admin.operations import Admin
-from admin.wire import AdminError
 from apache_rocketmq.cluster import ApacheRocketMQ
-from apache_rocketmq.home import write_properties
 from apache_rocketmq.maven import ProvisionError
 from apache_rocketmq.releases import RELEASES, Release, UnknownRelease, release
-from apache_rocketmq.servers import LOOPBACK, StartFailed, free_port, terminate
+from apache_rocketmq.servers import LoopbackServers
 from rocketmq_rust.cluster import RocketMQRust
 from rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from rocketmq_rust.releases import Release as RustRelease
 from rocketmq_rust.releases import UnknownRelease as UnknownRustRelease
 from rocketmq_rust.releases import release as rust_release
+from rocketmq_targets.reference import ReferenceServers
 
 EMBEDDED = "embedded"
 APACHE_PREFIX = "apache-"
@@ -48,8 +43,6 @@ RUST_PREFIX = "rocketmq-rust-"
 PROJECT_TARGETS = (EMBEDDED, "apache-4.9.7", "apache-5.3.3", "apache-5.5.0")
 """4.9.7 stands for the 4.x line (4.9.8's broker and name server jars are not on the project's Maven
 repository), 5.3.3 for the long-lived 5.3 branch, 5.5.0 for the newest 5.x the repository serves whole."""
-
-EMBEDDED_START_TIMEOUT = 60.0
 
 
 class UnknownTarget(ValueError):
@@ -81,12 +74,13 @@ def parse_target(name: str) -> Release | RustRelease | None:
 
 
 def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None = None, heap_mb: int = 512,
-            grpc: bool = False) -> ApacheRocketMQ | RocketMQRust:
-    """The name server and broker of the release ``name`` names, not started yet (``heap_mb``: a JVM's;
-    ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have)."""
+            grpc: bool = False) -> LoopbackServers:
+    """The name server and broker of the target ``name`` names, not started yet (``heap_mb``: a JVM's;
+    ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have; the
+    reference broker always serves gRPC itself)."""
     found = parse_target(name)
     if found is None:
-        raise UnknownTarget(name)  # the embedded broker is not a pair of processes of a release
+        return ReferenceServers(home=home, broker_config=broker_config, grpc=True)
     if isinstance(found, RustRelease):
         if grpc:
             raise ProvisionError(f"{name}: its broker serves no gRPC", expected="gRPC", seen="none")
@@ -117,47 +111,6 @@ def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | N
     Maven or cargo and a release the repository does not serve). ``grpc`` starts a 5.x release's broker
     inside its rocketmq-proxy in local mode, which serves gRPC as well; the embedded broker always does.
     """
-    if parse_target(name) is None:
-        with _embedded(workdir, broker_config or {}) as running:
-            yield running
-        return
     with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc) as pair:
         yield Running(name, pair.namesrv_addr, pair.broker_addr, pair.broker_pid, pair.store_path,
                       pair.grpc_addr or None)
-
-
-@contextlib.contextmanager
-def _embedded(workdir: Path, broker_config: Mapping[str, object]) -> Iterator[Running]:
-    """``rmq-broker`` in a process of its own, so a fuzzer or load generator can watch its pid."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    store = workdir / "store"
-    conf = write_properties(workdir / "broker.conf", {"storePathRootDir": store, **broker_config})
-    namesrv_port, broker_port, grpc_port = free_port(), free_port((-2, 0, 1)), free_port()
-    command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--namesrv-port",
-               str(namesrv_port), "--broker-port", str(broker_port), "--grpc-port", str(grpc_port)]
-    with (workdir / "broker.out").open("ab") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
-    namesrv, broker = f"{LOOPBACK}:{namesrv_port}", f"{LOOPBACK}:{broker_port}"
-    try:
-        _wait_registered(process, namesrv, broker, workdir / "broker.out")
-        yield Running(EMBEDDED, namesrv, broker, process.pid, store, f"{LOOPBACK}:{grpc_port}")
-    finally:
-        terminate(process)
-
-
-def _wait_registered(process: subprocess.Popen[bytes], namesrv: str, broker: str, log: Path) -> None:
-    deadline = time.monotonic() + EMBEDDED_START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            tail = " | ".join(log.read_text(errors="replace").splitlines()[-3:])
-            raise StartFailed(f"the reference broker exited with status {process.returncode}: {tail}",
-                              expected="a running broker", seen=f"exit {process.returncode}")
-        try:
-            if broker in str(Admin(namesrv, 2.0).cluster_info()):
-                return
-        except AdminError:
-            pass
-        time.sleep(0.2)
-    raise StartFailed(f"the reference broker did not register within {EMBEDDED_START_TIMEOUT:.0f} s",
-                      expected="a registered broker", seen="none")

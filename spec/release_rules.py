@@ -35,6 +35,7 @@ class Rule(enum.Enum):
     CONFIG_BLACK_LIST = "config-black-list"
     PROXY_PROTOCOL = "proxy-protocol"
     HA_REPORT_AHEAD_CLOSES = "ha-report-ahead-closes"
+    ACL_V1 = "acl-v1"
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,14 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "(5.x's DefaultHAConnection dropped the check)",
                 "store/src/main/java/org/apache/rocketmq/store/ha/HAConnection.java (4.9.8), "
                 "DefaultHAConnection.java (5.x)"),
+    ReleaseRule(Rule.ACL_V1, until("5.3.2"), "RMQ-ACL-FILE-UNUSABLE",
+                "aclEnable=true turns on ACL 1.0 (plain_acl.yml, signed requests); 5.3.3 removed the acl "
+                "module: aclEnable is read by nothing, the broker starts whatever the file holds and serves "
+                "unsigned requests (ACL 2.0's authenticationEnabled took its place). Seen on Apache "
+                "RocketMQ 5.3.3: a broker with aclEnable=true on a file with a 6-character secretKey "
+                "started.",
+                "broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java (initialAcl, 5.3.2; "
+                "gone in 5.3.3 with the acl module)"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

@@ -18,7 +18,7 @@ from codec.bodies import encode_body
 from codec.command import RemotingCommand
 from conformance import acl_policy as policy
 from reference_broker.acl.addresses import AddressPatternError, compile_pattern
-from reference_broker.acl.guard import AccessGuard, AclRefused, needed_resources
+from reference_broker.acl.guard import AccessGuard, AclRefused, access_guard, needed_resources
 from reference_broker.acl.plain_file import AclFileError
 from reference_broker.cli import main as broker_main
 from reference_broker.client import RemotingClient
@@ -27,6 +27,7 @@ from reference_broker.embedded import EmbeddedRocketMQ
 from spec.acl import Permission, Refusal
 from spec.bodies import HEARTBEAT_DATA
 from spec.codes import RequestCode, ResponseCode
+from spec.releases import ordinal
 from tests.broker_support import run
 
 PEER = "127.0.0.1:50000"
@@ -91,10 +92,24 @@ def test_unusable_file_refuses_start_in_one_line(tmp_path: Path, content: str | 
     if content is not None:
         acl.write_text(content)
     conf = tmp_path / "broker.conf"
-    conf.write_text(f"aclEnable=true\naclFile={acl}\nstorePathRootDir={tmp_path / 'store'}\n")
+    conf.write_text(f"aclEnable=true\naclFile={acl}\nstorePathRootDir={tmp_path / 'store'}\n"
+                    f"wireRelease={policy.ACL_RELEASE}\n")
     assert broker_main(["-c", str(conf), "--namesrv-port", "0", "--broker-port", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and reason in err and err.startswith("rmq-broker: not starting:")
+
+
+def test_a_release_without_acl_1_reads_no_acl_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Apache RocketMQ 5.3.3 dropped the acl module: with aclEnable=true on a file it could not use, its
+    broker started and served unsigned requests. Answering as 5.3.3 or 5.5.0, so does this one."""
+    acl = tmp_path / "plain_acl.yml"
+    acl.write_text("accounts:\n  - accessKey: short\n    secretKey: longEnoughSecret\n")
+    for release in ("5.3.3", "5.5.0"):
+        config = BrokerConfig(acl_enable=True, acl_file=str(acl), wire_release=release)
+        assert access_guard(config, ordinal(release)) is None
+        assert f"is read by nothing in the release this broker answers as ({release})" in caplog.text
+    with pytest.raises(AclFileError, match="length should longer than 6"):
+        access_guard(BrokerConfig(acl_enable=True, acl_file=str(acl)), ordinal("5.3.2"))
 
 
 # -- the check -----------------------------------------------------------------------------------------
@@ -222,6 +237,7 @@ def test_admin_commands_rewrite_the_file(acl_file: Path) -> None:
 
 def test_refused_answer_is_java_s(acl_file: Path) -> None:
     config = BrokerConfig(listen_port=0, acl_enable=True, acl_file=str(acl_file),
+                          wire_release=policy.ACL_RELEASE,
                           store_path_root_dir=str(acl_file.parent.parent / "store"))
 
     async def scenario() -> None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml  # type: ignore[import-untyped]
 
 from conformance import acl_policy
@@ -47,3 +48,9 @@ def test_a_foreign_policy_file_is_named(tmp_path: Path) -> None:
     foreign.write_text("accounts:\n  - accessKey: RocketMQ\n    secretKey: 12345678\n")
     assert acl_policy.missing_accounts(foreign) == ["rmqAdminKey", "rmqUserKey", "rmqOpenKey", "rmqLocalKey"]
     assert acl_policy.missing_accounts(acl_policy.write_acl_file(tmp_path / "ok.yml")) == []
+
+
+def test_acl_needs_a_release_with_acl_1(capsys: pytest.CaptureFixture[str]) -> None:
+    """ACL 1.0 left Apache RocketMQ in 5.3.3: ``--acl`` answers as 4.9.8 unless told, and refuses 5.5.0."""
+    assert main(["--acl", "--wire-release", "5.5.0"]) == 2
+    assert "ACL 1.0 left Apache RocketMQ in 5.3.3" in capsys.readouterr().err

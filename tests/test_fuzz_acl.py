@@ -68,6 +68,7 @@ def acl_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     work: Path = tmp_path_factory.mktemp("acl-fuzz")
     acl_file = policy.write_acl_file(work / "plain_acl.yml")
     config = BrokerConfig(listen_port=0, acl_enable=True, acl_file=str(acl_file),
+                          wire_release=policy.ACL_RELEASE,
                           store_path_root_dir=str(work / "store"))
     with SyncEmbeddedRocketMQ(work / "store", broker_config=config) as running:
         yield running.broker_addr
@@ -100,6 +101,7 @@ def test_live_fuzzer_signs_broker_seeds() -> None:
 def test_a_brief_signed_run_against_an_acl_broker_finds_nothing(tmp_path: Path) -> None:
     acl_file = policy.write_acl_file(tmp_path / "plain_acl.yml")
     config = BrokerConfig(listen_port=0, acl_enable=True, acl_file=str(acl_file),
+                          wire_release=policy.ACL_RELEASE,
                           store_path_root_dir=str(tmp_path / "store"))
     with SyncEmbeddedRocketMQ(tmp_path / "store", broker_config=config) as running:
         target = Target(running.namesrv_addr, running.broker_addr)

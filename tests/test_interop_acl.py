@@ -26,7 +26,8 @@ SIGNATURE_REFUSED = "Check signature failed"
 @pytest.fixture
 def acl_broker(tmp_path: Path) -> RestartableBroker:
     acl_file = policy.write_acl_file(tmp_path / "conf" / "plain_acl.yml")
-    return RestartableBroker(tmp_path / "store", acl_enable=True, acl_file=str(acl_file))
+    return RestartableBroker(tmp_path / "store", acl_enable=True, acl_file=str(acl_file),
+                             wire_release=policy.ACL_RELEASE)
 
 
 @pytest.mark.parametrize("client", [PY_ROCKETMQ, ALI_ONS])

@@ -78,7 +78,8 @@ def check_broker(namesrv: str, broker_addr: str) -> None:
 
 def test_java_client_against_the_reference_broker(tmp_path: Path) -> None:
     acl_file = policy.write_acl_file(tmp_path / "conf" / "plain_acl.yml")
-    with RestartableBroker(tmp_path / "store", acl_enable=True, acl_file=str(acl_file)) as broker:
+    with RestartableBroker(tmp_path / "store", acl_enable=True, acl_file=str(acl_file),
+                           wire_release=policy.ACL_RELEASE) as broker:
         for topic in (policy.TOPIC_PUB, policy.TOPIC_SUB):
             broker.create_topic(topic, credentials=policy.ADMIN)
         assert broker.running is not None

@@ -1,10 +1,10 @@
 """Timer messages (5.x): each trigger property, delivery within the timer's precision, the parked copy in
 rmq_sys_wheel_timer, precedence of a delay level, times in the past and too far ahead.
 
-Survival across a restart (RMQ-TIMER-RESTART) needs the target restarted, which a wire case cannot do: the
-reference broker's tests and the store hand-over check it. A 4.x target has no timer: every case is
-UNSUPPORTED there, with the target's version as the reason, but the one judging that it stores such a
-message in its topic at once (RMQ-TIMER-4X), which is UNSUPPORTED on 5.x.
+Survival across a restart (RMQ-TIMER-RESTART) needs a broker the case may restart: the ``lifecycle`` area
+judges it on a broker of its own. A 4.x target has no timer: every case is UNSUPPORTED there, with the
+target's version as the reason, but the one judging that it stores such a message in its topic at once
+(RMQ-TIMER-4X), which is UNSUPPORTED on 5.x.
 """
 
 from __future__ import annotations

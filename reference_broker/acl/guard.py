@@ -37,6 +37,7 @@ from spec.bodies import HEARTBEAT_DATA
 from spec.codes import RequestCode, ResponseCode
 from spec.errors import RocketMQSpecError
 from spec.properties import java_hashmap_order
+from spec.release_rules import Rule, holds
 
 from .plain_file import Account, AclFileError
 from .policy import AclPolicy
@@ -108,6 +109,20 @@ def acl_file_path(config: BrokerConfig) -> Path:
         return Path(home) / DEFAULT_ACL_FILE
     raise AclFileError("aclEnable=true but no ACL file: set aclFile (or ROCKETMQ_HOME for "
                        f"$ROCKETMQ_HOME/{DEFAULT_ACL_FILE})")
+
+
+def access_guard(config: BrokerConfig, release_version: int) -> AccessGuard | None:
+    """The broker's ACL 1.0 check: on with ``aclEnable`` in a release that has ACL 1.0 (``Rule.ACL_V1``).
+    From 5.3.3 Apache RocketMQ has no acl module and nothing reads ``aclEnable``: a broker answering as
+    such a release starts and serves unsigned requests, as Apache's does, and says so in its log."""
+    if not config.acl_enable:
+        return None
+    if not holds(Rule.ACL_V1, release_version):
+        log.warning("aclEnable=true is read by nothing in the release this broker answers as (%s): ACL 1.0 "
+                    "left Apache RocketMQ in 5.3.3; authenticationEnabled (ACL 2.0) took its place",
+                    config.wire_release)
+        return None
+    return AccessGuard(acl_file_path(config))
 
 
 class AccessGuard:

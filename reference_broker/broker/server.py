@@ -21,7 +21,7 @@ from typing import Any
 from codec.command import RemotingCommand
 from codec.custom_header import encode_header
 from reference_broker.acl.admin import AclAdminHandlers
-from reference_broker.acl.guard import AccessGuard, acl_file_path
+from reference_broker.acl.guard import AccessGuard, access_guard
 from reference_broker.auth.authentication import Authenticator, whitelist
 from reference_broker.auth.handlers import AuthAdminHandlers
 from reference_broker.auth.metadata import AuthMetadata
@@ -141,7 +141,7 @@ class Broker:
         self.handlers = BrokerHandlers(self.topics, self.groups, self.clients, self.offsets, self.locks,
                                        self.notify_consumer_ids_changed, self._min_offset,
                                        self.release.version)
-        self.guard = AccessGuard(acl_file_path(self.config)) if self.config.acl_enable else None
+        self.guard = access_guard(self.config, self.release.version)
         guard_check = _guards(self._authenticator(), self.guard.check if self.guard is not None else None)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version

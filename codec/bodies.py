@@ -7,6 +7,7 @@ same bytes. Values are plain dicts and lists: the tables check shapes, they do n
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -214,15 +215,12 @@ def encode_properties_text(values: Mapping[str, Any]) -> bytes:
 def decode_properties_text(data: bytes) -> dict[str, str]:
     """``MixAll.string2Properties`` for the bodies admin tools send: ``key=value`` lines, ``#`` comments.
 
-    A line without ``=`` is refused rather than guessed at: an update must never apply a key nobody
-    meant to send."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BodyError("Properties body is not UTF-8", expected="UTF-8", seen=data[exc.start:exc.end],
-                        clause=ADMIN_BODY_PROPERTIES.id) from None
+    Java hands the body's bytes to ``Properties.load(InputStream)``, which reads ISO-8859-1 and undoes
+    ``\\uXXXX`` escapes: a client sends a value beyond Latin-1 escaped, and raw UTF-8 bytes become one
+    character per byte, as they do in Java. A line without ``=`` is refused rather than guessed at: an
+    update must never apply a key nobody meant to send."""
     values: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in data.decode("latin-1").splitlines():
         line = line.strip()
         if not line or line[0] in "#!":
             continue
@@ -230,8 +228,22 @@ def decode_properties_text(data: bytes) -> dict[str, str]:
         if not sep or not key.strip():
             raise BodyError("Properties line is not key=value", expected="key=value", seen=line,
                             clause=ADMIN_BODY_PROPERTIES.id)
-        values[key.strip()] = value.strip()
+        values[_unescaped(key.strip())] = _unescaped(value.strip())
     return values
+
+
+PROPERTIES_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
+"""One escape of Properties text: ``\\uXXXX``, or a backslash before any other character."""
+PROPERTIES_ESCAPED = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def _unescaped(text: str) -> str:
+    """``Properties.loadConvert``: ``\\uXXXX`` is the character, ``\\t`` ``\\n`` ``\\r`` ``\\f`` their
+    controls, a backslash before anything else is dropped."""
+    def one(found: re.Match[str]) -> str:
+        escape = found[1]
+        return chr(int(escape[1:], 16)) if len(escape) == 5 else PROPERTIES_ESCAPED.get(escape, escape)
+    return PROPERTIES_ESCAPE.sub(one, text)
 
 
 def _property_text(value: Any) -> str:

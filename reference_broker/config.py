@@ -58,6 +58,8 @@ class NamesrvConfig:
     """Seconds without REGISTER_BROKER after which a broker is dropped (``BROKER_CHANNEL_EXPIRED_TIME``)."""
     order_message_enable: bool = False
     """Adds ``orderTopicConf`` from the ORDER_TOPIC_CONFIG KV namespace to route data, as Java does."""
+    product_env_name: str = "center"
+    """A label Java's name server only reports (GET_NAMESRV_CONFIG) and lets an admin change."""
     kv_config_path: str | None = str(Path.home() / "namesrv" / "kvConfig.json")
     """Where the KV configuration is persisted on every change and read at start (``kvConfigPath``);
     None keeps it in memory only, as an embedded name server does unless given a config."""

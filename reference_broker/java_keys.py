@@ -220,10 +220,9 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_MSC, "delivery of due delayed messages is synchronous here", "enableScheduleAsyncDeliver",
               "scheduleAsyncDeliverMaxPendingLimit", "scheduleAsyncDeliverMaxResendNum2Blocked"),
     # -- NamesrvConfig --------------------------------------------------------------------------------
-    *_honoured(_NC, "kvConfigPath", "orderMessageEnable", owner=Owner.NAMESRV),
+    *_honoured(_NC, "kvConfigPath", "orderMessageEnable", "productEnvName", owner=Owner.NAMESRV),
     *_ignored(_NC, "UPDATE_NAMESRV_CONFIG changes are not written back to a file", "configStorePath",
               owner=Owner.NAMESRV),
-    *_ignored(_NC, "only reported by GET_NAMESRV_CONFIG", "productEnvName", owner=Owner.NAMESRV),
     JavaKey("clusterTest", Disposition.REFUSED, _NC, Owner.NAMESRV, "cluster-test routes are not supported",
             accepted=("false",)),
     # -- ProxyConfig: the gRPC proxy the broker runs in its process (local mode) ----------------------

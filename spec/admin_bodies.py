@@ -162,5 +162,11 @@ ADMIN_BODY_OBJECT_KEYS = clause(
 ADMIN_BODY_PROPERTIES = clause(
     "RMQ-ADMIN-BODY-PROPERTIES", Level.MUST,
     "Configuration bodies (GET/UPDATE_BROKER_CONFIG, GET/UPDATE_NAMESRV_CONFIG) are java.util.Properties "
-    "text: one key=value per line, UTF-8.",
-    source="common/src/main/java/org/apache/rocketmq/common/MixAll.java")
+    "text, one key=value per line. Answers are written in UTF-8 without escapes (properties2String); "
+    "update bodies are read as Properties.load reads a byte stream (string2Properties): ISO-8859-1 with "
+    "\\uXXXX escapes, so a value beyond Latin-1 arrives intact only escaped and raw UTF-8 bytes arrive "
+    "one character per byte.",
+    source="common/src/main/java/org/apache/rocketmq/common/MixAll.java (properties2String, "
+    "string2Properties: properties.load(new ByteArrayInputStream(str.getBytes(DEFAULT_CHARSET))))")
+"""Apache RocketMQ (4.9.7, 5.3.3, 5.5.0) writes a raw UTF-8 value of an update back double-encoded: the
+clause states what its Properties reader does rather than a UTF-8 reading it never had."""

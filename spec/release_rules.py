@@ -146,6 +146,8 @@ def holds(rule: Rule, mq_version: int) -> bool:
     return _BY_RULE[rule].releases.holds_for_version(mq_version)
 
 
+REGISTER_FAILED_REMARK = "register broker failed"
+"""The remark of a refused registration (``DefaultRequestProcessor.registerBroker``)."""
 NS_REGISTER_FIRST = clause(
     "RMQ-NS-REGISTER-FIRST", Level.MUST,
     "From 5.0.0 a name server refuses a broker's first REGISTER_BROKER whose body holds exactly one topic "

@@ -66,6 +66,12 @@ def test_properties_text_round_trip() -> None:
         "brokerName": "broker-a", "autoCreateTopicEnable": "true", "listenPort": "10911"}
 
 
+def test_properties_text_is_read_as_java_properties_load_reads_bytes() -> None:
+    """ISO-8859-1 with escapes undone, as ``MixAll.string2Properties`` reads an update body."""
+    assert decode_properties_text(b"regionId=R\\u00e9gion\\t\\\\x\n") == {"regionId": "R\u00e9gion\t\\x"}
+    assert decode_properties_text("regionId=Région\n".encode()) == {"regionId": "RÃ©gion"}
+
+
 def test_properties_line_without_equals_is_refused() -> None:
     with pytest.raises(BodyError):
         decode_properties_text(b"brokerName broker-a\n")

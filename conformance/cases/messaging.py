@@ -226,10 +226,13 @@ class Client:
         expect_success(self.check, f"create {topic}", self.create_topic_request(topic, queues))
         return topic
 
-    def create_topic_request(self, topic: str, queues: int = QUEUES) -> RemotingCommand:
+    def create_topic_request(self, topic: str, queues: int = QUEUES, *,
+                             attributes: str | None = None) -> RemotingCommand:
+        """``attributes``: the 5.x topic attribute changes (``+key=value,-key``), left out when None."""
         return self.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
             "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": queues, "writeQueueNums": queues,
-            "perm": int(PERM_READ_WRITE), "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
+            "perm": int(PERM_READ_WRITE), "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False,
+            "attributes": attributes})
 
     # -- producing -------------------------------------------------------------------------------------
 

@@ -15,8 +15,9 @@ from typing import Any
 from codec.command import RemotingCommand
 from codec.custom_header import decode_header, encode_header
 from codec.store import MessageRecord, decode_records
+from conformance.checks import Check
 from conformance.verdict import Unsupported
-from spec.codes import RequestCode, codes_for
+from spec.codes import RequestCode, ResponseCode, codes_for
 from spec.pop import (
     ACK_MESSAGE_REQUEST,
     POP_MESSAGE_RESPONSE,
@@ -28,10 +29,14 @@ from spec.releases import is_5x, release_of_version
 
 from .admin_support import properties
 from .messaging import Client
-from .support import unique
+from .support import eventually, expect_success, unique
 
 HOLD_HEADROOM = 10.0
 """Seconds a held pop's answer may take beyond its pollTime on a loaded machine."""
+REVIVE_WAIT_S = 60.0
+"""Java's revive service reads each revive queue about once a second and waits for late acks: a message
+whose invisible time ended comes back within seconds; the bound only keeps a broken target from hanging."""
+SHORT_INVISIBLE_MS = 3000
 
 
 def broker_setting(client: Client, name: str) -> str:
@@ -56,6 +61,15 @@ def require_5x(client: Client, feature: str, clause: str) -> None:
                           f"({_release_name(version)}) ({clause})", expected="a 5.x target", actual=version)
 
 
+def require_4x(client: Client, feature: str, clause: str) -> None:
+    """A clause about what a 4.x broker does without ``feature`` applies to a 4.x target only."""
+    version = client.target_version()
+    if is_5x(version):
+        raise Unsupported(f"the clause is about 4.x brokers, which have no {feature}; the target announces "
+                          f"version {version} ({_release_name(version)}) ({clause})", expected="a 4.x target",
+                          actual=version)
+
+
 def require_code(client: Client, code: RequestCode, clause: str) -> None:
     """A case about one request code applies to a target whose release declares it (``spec.codes``)."""
     version = client.target_version()
@@ -63,6 +77,21 @@ def require_code(client: Client, code: RequestCode, clause: str) -> None:
         raise Unsupported(f"{code.name} ({int(code)}) is not a request code of the release the target "
                           f"announces, version {version} ({_release_name(version)}) ({clause})",
                           expected=f"a release declaring {code.name}", actual=version)
+
+
+def ready_topic(client: Client, clause: str, count: int = 3, queues: int = 1) -> tuple[PopClient, str]:
+    """A topic of its own holding ``count`` messages in queue 0, and a POP client of a group of its own."""
+    require_5x(client, "POP", clause)
+    topic = client.create_topic(queues)
+    client.fill(topic, count)
+    return PopClient(client), topic
+
+
+def pop_again(check: Check, pops: PopClient, topic: str) -> RemotingCommand:
+    """The first pop to find messages again once the last batch's invisible time has passed."""
+    answer = eventually(lambda: pops.pop(topic, poll_ms=2000), lambda a: a.code == ResponseCode.SUCCESS,
+                        REVIVE_WAIT_S)
+    return expect_success(check, "pop after the invisible time", answer)
 
 
 @dataclass

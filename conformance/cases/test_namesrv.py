@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -31,6 +31,7 @@ from spec.headers import (
     REGISTER_BROKER_REQUEST,
     UNREGISTER_BROKER_REQUEST,
 )
+from spec.release_rules import REGISTER_FAILED_REMARK, Rule, holds
 from spec.sysflag import PERM_READ_WRITE
 from spec.version import MQVersion
 
@@ -54,16 +55,18 @@ class FakeBroker:
     name: str
     topic: str
     addr: str
+    topic_count: int = 2
+    """Topics the registration body holds (at most two): see :attr:`topics`."""
 
     @classmethod
     def fresh(cls) -> FakeBroker:
         return cls(unique("cluster"), unique("broker"), unique("topic"), _fake_addr())
 
     @property
-    def topics(self) -> tuple[str, str]:
+    def topics(self) -> tuple[str, ...]:
         """The topic the cases look at and a second one: 5.x refuses a first registration holding exactly
         one topic (RMQ-NS-REGISTER-FIRST), and two are valid for every release."""
-        return self.topic, f"{self.topic}_second"
+        return (self.topic, f"{self.topic}_second")[:self.topic_count]
 
     def body(self) -> bytes:
         """The body a 4.9.x broker sends: its topic configs and a dataVersion of timestamp and counter."""
@@ -140,6 +143,27 @@ def test_first_registration_of_a_4x_broker(namesrv: Server, wire: Wire, check: C
         route = fastjson_loads(response.body or b"{}")
         check.equal(f"brokers routed for {topic}", [broker.name],
                     [data.get("brokerName") for data in route.get("brokerDatas", [])])
+
+
+@table("topic_count", [
+    Row("one-topic", "RMQ-NS-REGISTER-FIRST", "From 5.0.0 a broker's first REGISTER_BROKER holding exactly "
+        "one topic is refused with 1 \"register broker failed\" and routes nothing (4.x accepts it).", 1),
+    Row("two-topics", "RMQ-NS-REGISTER-FIRST", "A broker's first REGISTER_BROKER holding two topics is "
+        "accepted by every release and routes both.", 2),
+])
+def test_first_registration_topic_count(topic_count: int, namesrv: Server, wire: Wire, check: Check) -> None:
+    broker = replace(FakeBroker.fresh(), topic_count=topic_count)
+    connection = wire.connect(namesrv.endpoint)
+    answer = connection.exchange(broker.register(connection))
+    refused = topic_count == 1 and holds(Rule.FIRST_REGISTRATION_NOT_SINGLE_TOPIC, answer.version)
+    if refused:
+        expect_code(check, "first registration with one topic", answer, ResponseCode.SYSTEM_ERROR)
+        check.equal("remark", REGISTER_FAILED_REMARK, answer.remark)
+    else:
+        expect_success(check, f"first registration with {topic_count} topics", answer)
+    wanted = ResponseCode.TOPIC_NOT_EXIST if refused else ResponseCode.SUCCESS
+    check.equal("routes", {topic: wanted for topic in broker.topics},
+                {topic: _route(connection, topic).code for topic in broker.topics})
 
 
 @case("RMQ-NS-REGISTER", "REGISTER_BROKER is answered with the KV table of namespace ORDER_TOPIC_CONFIG "

@@ -3,7 +3,8 @@ revive into the pop retry topic, ordered pop, long polling, request modes and as
 POP_ROLLBACK mqadmin's exportPopRecord sends.
 
 Each case pops a topic it created with a group of its own. A 4.x target has no POP processor: every case
-is UNSUPPORTED there, with the target's version as the reason (RMQ-POP-4X).
+is UNSUPPORTED there, with the target's version as the reason, but the one judging that it answers each POP
+code 3 (RMQ-POP-4X), which is UNSUPPORTED on 5.x.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from spec.pop import (
     ORDER_REVIVE_QUEUE,
     POLLING_INFO_RESPONSE,
     POP_MESSAGE_RESPONSE,
+    POP_REQUEST_HEADERS,
     QUERY_ASSIGNMENT_REQUEST_BODY,
     QUERY_ASSIGNMENT_RESPONSE_BODY,
     SET_MESSAGE_REQUEST_MODE_BODY,
@@ -31,25 +33,28 @@ from spec.properties import PropertyKey
 from spec.releases import release_of_version
 
 from .messaging import Client
-from .pop_support import PopClient, require_5x, require_code
-from .support import eventually, expect_code, expect_success, unique
+from .pop_support import (
+    SHORT_INVISIBLE_MS,
+    PopClient,
+    pop_again,
+    ready_topic,
+    require_4x,
+    require_5x,
+    require_code,
+)
+from .support import expect_code, expect_success, unique
 
-REVIVE_WAIT_S = 60.0
-"""Java's revive service reads each revive queue about once a second and waits for late acks: a message
-whose invisible time ended comes back within seconds; the bound only keeps a broken target from hanging."""
-SHORT_INVISIBLE_MS = 3000
 
-
-def _ready(client: Client, clause: str, count: int = 3, queues: int = 1) -> tuple[PopClient, str]:
-    require_5x(client, "POP", clause)
-    topic = client.create_topic(queues)
-    client.fill(topic, count)
-    return PopClient(client), topic
+@case("RMQ-POP-4X", "A 4.x broker answers every POP request code with 3 REQUEST_CODE_NOT_SUPPORTED.")
+def test_pop_codes_on_4x(client: Client, check: Check) -> None:
+    require_4x(client, "POP processor", "RMQ-POP-4X")
+    answers = {RequestCode(code).name: client.connection.call(code).code for code in POP_REQUEST_HEADERS}
+    check.equal("answers", dict.fromkeys(answers, ResponseCode.REQUEST_CODE_NOT_SUPPORTED), answers)
 
 
 @case("RMQ-POP-FOUND", "POP_MESSAGE answers SUCCESS/FOUND with the records and offset infos naming each.")
 def test_pop_found(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-FOUND")
+    pops, topic = ready_topic(client, "RMQ-POP-FOUND")
     answer = expect_success(check, "pop", pops.pop(topic))
     check.equal("remark", "FOUND", answer.remark)
     header = decode_header(POP_MESSAGE_RESPONSE, answer.ext_fields)
@@ -62,7 +67,7 @@ def test_pop_found(client: Client, check: Check) -> None:
 
 @case("RMQ-POP-INVISIBLE", "A popped message is not popped again before its invisible time ends.")
 def test_popped_is_invisible(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-INVISIBLE")
+    pops, topic = ready_topic(client, "RMQ-POP-INVISIBLE")
     expect_success(check, "first pop", pops.pop(topic))
     again = pops.pop(topic)
     check.equal("second pop", ResponseCode.POLLING_TIMEOUT, again.code)
@@ -83,7 +88,7 @@ def test_pop_210_named_by_request(client: Client, check: Check) -> None:
 @case("RMQ-POP-POLLING-TIMEOUT", "A pop that finds nothing is held for pollTime and answered 210 "
       "POLLING_TIMEOUT, remark NO_MESSAGE_IN_QUEUE.")
 def test_pop_polling_timeout(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-POLLING-TIMEOUT", count=0)
+    pops, topic = ready_topic(client, "RMQ-POP-POLLING-TIMEOUT", count=0)
     started = time.monotonic()
     answer = pops.pop(topic, poll_ms=1000)
     check.equal("code", ResponseCode.POLLING_TIMEOUT, answer.code)
@@ -94,7 +99,7 @@ def test_pop_polling_timeout(client: Client, check: Check) -> None:
 
 @case("RMQ-POP-POLLING-TIMEOUT", "A held pop is answered SUCCESS as soon as a message arrives.")
 def test_pop_woken_by_arrival(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-POLLING-TIMEOUT", count=0)
+    pops, topic = ready_topic(client, "RMQ-POP-POLLING-TIMEOUT", count=0)
     pending = pops.client.request(RequestCode.POP_MESSAGE, {
         "consumerGroup": pops.group, "topic": topic, "queueId": -1, "maxMsgNums": 32, "invisibleTime": 60_000,
         "pollTime": 20_000, "bornTime": int(time.time() * 1000), "initMode": 1})
@@ -109,7 +114,7 @@ def test_pop_woken_by_arrival(client: Client, check: Check) -> None:
 
 @case("RMQ-POP-LIMITS", "POP_MESSAGE for more than 32 messages is answered 29 INVALID_PARAMETER.")
 def test_pop_too_many(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-LIMITS", count=1)
+    pops, topic = ready_topic(client, "RMQ-POP-LIMITS", count=1)
     check.equal("code", ResponseCode.INVALID_PARAMETER, pops.pop(topic, max_nums=33).code)
 
 
@@ -121,7 +126,7 @@ def test_pop_unknown_topic(client: Client, check: Check) -> None:
 
 @case("RMQ-POP-ACK", "ACK_MESSAGE with a popped message's receipt is answered SUCCESS.")
 def test_ack(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-ACK")
+    pops, topic = ready_topic(client, "RMQ-POP-ACK")
     for popped in pops.popped(expect_success(check, "pop", pops.pop(topic))):
         expect_success(check, f"ack of offset {popped.offset}", pops.ack(topic, popped))
 
@@ -130,7 +135,7 @@ def test_ack(client: Client, check: Check) -> None:
       "a header, and a message popped before it is then acked SUCCESS with the receipt taken before.")
 def test_pop_rollback(client: Client, check: Check) -> None:
     require_code(client, RequestCode.POP_ROLLBACK, "RMQ-ADMIN-POP-ROLLBACK")
-    pops, topic = _ready(client, "RMQ-ADMIN-POP-ROLLBACK", count=1)
+    pops, topic = ready_topic(client, "RMQ-ADMIN-POP-ROLLBACK", count=1)
     [popped] = pops.popped(expect_success(check, "pop", pops.pop(topic)))
     answer = expect_success(check, "POP_ROLLBACK", client.connection.call(RequestCode.POP_ROLLBACK))
     check.equal("extFields", {}, answer.ext_fields or {})
@@ -139,7 +144,7 @@ def test_pop_rollback(client: Client, check: Check) -> None:
 
 @case("RMQ-POP-ACK-OFFSET", "ACK_MESSAGE for an offset beyond the queue is answered 208 NO_MESSAGE.")
 def test_ack_offset_out_of_range(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-ACK-OFFSET", count=1)
+    pops, topic = ready_topic(client, "RMQ-POP-ACK-OFFSET", count=1)
     [popped] = pops.popped(expect_success(check, "pop", pops.pop(topic)))
     parts = popped.receipt.split()
     parts[7] = "99"
@@ -149,7 +154,7 @@ def test_ack_offset_out_of_range(client: Client, check: Check) -> None:
 
 @case("RMQ-POP-BATCH-ACK", "BATCH_ACK_MESSAGE without acks is answered 208 NO_MESSAGE, with acks SUCCESS.")
 def test_batch_ack(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-BATCH-ACK")
+    pops, topic = ready_topic(client, "RMQ-POP-BATCH-ACK")
     batch_ack = RequestCode.BATCH_ACK_MESSAGE
     check.equal("empty batch", ResponseCode.NO_MESSAGE, client.connection.call(batch_ack, {}).code)
     answer = expect_success(check, "pop", pops.pop(topic))
@@ -164,13 +169,11 @@ def test_batch_ack(client: Client, check: Check) -> None:
 @case("RMQ-POP-REVIVE", "A message not acked comes back, once its invisible time has passed, with "
       "RECONSUME_TIMES 1, 1ST_POP_TIME and a receipt of retry flag 1; an acked one does not.")
 def test_revive(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-REVIVE", count=2)
+    pops, topic = ready_topic(client, "RMQ-POP-REVIVE", count=2)
     first = pops.popped(expect_success(check, "pop", pops.pop(topic, invisible_ms=SHORT_INVISIBLE_MS)))
     kept = next(p for p in first if p.record.body == b"message 0")
     expect_success(check, "ack", pops.ack(topic, kept))
-    answer = eventually(lambda: pops.pop(topic, poll_ms=2000), lambda a: a.code == ResponseCode.SUCCESS,
-                        REVIVE_WAIT_S)
-    revived = pops.popped(expect_success(check, "pop after the invisible time", answer))
+    revived = pops.popped(pop_again(check, pops, topic))
     check.equal("revived bodies", [b"message 1"], [p.record.body for p in revived])
     check.equal("topic", topic, revived[0].record.topic)
     check.equal("reconsume times", 1, revived[0].record.reconsume_times)
@@ -184,21 +187,20 @@ def test_revive(client: Client, check: Check) -> None:
       "CHANGE_MESSAGE_INVISIBLETIME answers a new popTime and the invisible time; "
       "the message comes back after it.")
 def test_change_invisible(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-CHANGE-INVISIBLE", count=1)
+    pops, topic = ready_topic(client, "RMQ-POP-CHANGE-INVISIBLE", count=1)
     [popped] = pops.popped(expect_success(check, "pop", pops.pop(topic)))
     answer = expect_success(check, "change", pops.call(RequestCode.CHANGE_MESSAGE_INVISIBLETIME, {
         "topic": topic, "queueId": 0, "extraInfo": popped.receipt, "offset": popped.offset,
         "invisibleTime": SHORT_INVISIBLE_MS}))
     header = decode_header(CHANGE_INVISIBLE_TIME_RESPONSE, answer.ext_fields)
     check.equal("invisibleTime", SHORT_INVISIBLE_MS, header["invisibleTime"])
-    back = eventually(lambda: pops.pop(topic, poll_ms=2000), lambda a: a.code == ResponseCode.SUCCESS,
-                      REVIVE_WAIT_S)
+    back = pop_again(check, pops, topic)
     check.equal("the message again", [b"message 0"], [p.record.body for p in pops.popped(back)])
 
 
 @case("RMQ-POP-PEEK", "PEEK_MESSAGE answers messages without hiding them: a pop afterwards finds them.")
 def test_peek(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-PEEK", count=2)
+    pops, topic = ready_topic(client, "RMQ-POP-PEEK", count=2)
     expect_success(check, "pop of nothing yet", pops.pop(topic, max_nums=1))
     peeked = pops.call(RequestCode.PEEK_MESSAGE, {"topic": topic, "queueId": 0, "maxMsgNums": 32})
     expect_success(check, "peek", peeked)
@@ -209,7 +211,7 @@ def test_peek(client: Client, check: Check) -> None:
 @case("RMQ-POP-NOTIFICATION", "NOTIFICATION answers hasMsg=true when a pop would find a message and "
       "hasMsg=false after pollTime when none would.")
 def test_notification(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-NOTIFICATION", count=1)
+    pops, topic = ready_topic(client, "RMQ-POP-NOTIFICATION", count=1)
     values = {"topic": topic, "queueId": -1, "pollTime": 500, "bornTime": int(time.time() * 1000)}
     has = decode_header(NOTIFICATION_RESPONSE, expect_success(
         check, "notification", pops.call(RequestCode.NOTIFICATION, values)).ext_fields)
@@ -222,7 +224,7 @@ def test_notification(client: Client, check: Check) -> None:
 
 @case("RMQ-POP-POLLING-INFO", "POLLING_INFO answers SUCCESS with pollingNum.")
 def test_polling_info(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-POLLING-INFO", count=1)
+    pops, topic = ready_topic(client, "RMQ-POP-POLLING-INFO", count=1)
     answer = expect_success(check, "polling info", pops.call(RequestCode.POLLING_INFO,
                                                              {"topic": topic, "queueId": 0}))
     check.equal("pollingNum with nothing held", 0, decode_header(POLLING_INFO_RESPONSE, answer.ext_fields)[
@@ -232,7 +234,7 @@ def test_polling_info(client: Client, check: Check) -> None:
 @case("RMQ-POP-ORDER", "An ordered pop answers reviveQid 999; its queue yields nothing more until the batch "
       "is acked, then the next offset.")
 def test_ordered_pop(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-ORDER")
+    pops, topic = ready_topic(client, "RMQ-POP-ORDER")
     first = expect_success(check, "ordered pop", pops.pop(topic, queue_id=0, max_nums=2, order=True))
     check.equal("reviveQid", ORDER_REVIVE_QUEUE, decode_header(POP_MESSAGE_RESPONSE,
                                                                first.ext_fields)["reviveQid"])
@@ -246,7 +248,7 @@ def test_ordered_pop(client: Client, check: Check) -> None:
 @case("RMQ-POP-REQUEST-MODE", "After SET_MESSAGE_REQUEST_MODE POP, QUERY_ASSIGNMENT answers POP "
       "assignments of queueId -1.")
 def test_request_mode_and_assignment(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-POP-REQUEST-MODE", count=1)
+    pops, topic = ready_topic(client, "RMQ-POP-REQUEST-MODE", count=1)
     mode = {"topic": topic, "consumerGroup": pops.group, "mode": "POP", "popShareQueueNum": 0}
     expect_success(check, "set mode", client.connection.call(
         RequestCode.SET_MESSAGE_REQUEST_MODE, {}, encode_body(SET_MESSAGE_REQUEST_MODE_BODY, mode)))

@@ -2,8 +2,9 @@
 rmq_sys_wheel_timer, precedence of a delay level, times in the past and too far ahead.
 
 Survival across a restart (RMQ-TIMER-RESTART) needs a broker the case may restart: the ``lifecycle`` area
-judges it on a broker of its own. A 4.x target has no timer: every case is
-UNSUPPORTED there, with the target's version as the reason (RMQ-TIMER-4X).
+judges it on a broker of its own. A 4.x target has no timer: every case is UNSUPPORTED there, with the
+target's version as the reason, but the one judging that it stores such a message in its topic at once
+(RMQ-TIMER-4X), which is UNSUPPORTED on 5.x.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from spec.timer import (
 )
 
 from .messaging import Client, Message
-from .pop_support import broker_setting, require_5x
+from .pop_support import broker_setting, require_4x, require_5x
 from .support import eventually, expect_code, expect_success, unique
 
 DELAY_MS = 3000
+HOUR_MS = 3_600_000
 DELIVERY_WAIT_S = 30.0
 """Bound on waiting for a due message: the delay, the timer's precision and a loaded machine's lag."""
 
@@ -72,6 +74,22 @@ def test_trigger(trigger: str, client: Client, check: Check) -> None:
     earliest = sent_at + DELAY_MS - TIMER_PRECISION_MS - 100
     check.that("not before its time", records[0].store_timestamp >= earliest, expected=f">= {earliest}",
                actual=records[0].store_timestamp)
+
+
+@table("ignored_trigger", [
+    Row(f"4x-{name}", "RMQ-TIMER-4X", f"A 4.x broker stores a message with {key} (an hour ahead) in its "
+        "topic at once: it knows no timer property.", key)
+    for name, key in (("deliver-ms", PropertyKey.TIMER_DELIVER_MS),
+                      ("delay-sec", PropertyKey.TIMER_DELAY_SEC), ("delay-ms", PropertyKey.TIMER_DELAY_MS))
+])
+def test_timer_property_on_4x(ignored_trigger: str, client: Client, check: Check) -> None:
+    require_4x(client, "timer", "RMQ-TIMER-4X")
+    topic = client.create_topic(1)
+    value = {PropertyKey.TIMER_DELIVER_MS: str(int(time.time() * 1000) + HOUR_MS),
+             PropertyKey.TIMER_DELAY_SEC: str(HOUR_MS // 1000),
+             PropertyKey.TIMER_DELAY_MS: str(HOUR_MS)}[ignored_trigger]
+    _send_timer(client, topic, {ignored_trigger: value})
+    check.equal("stored in its topic", [b"timer"], [record.body for record in _delivered(client, topic)])
 
 
 @case("RMQ-TIMER-DELIVERED", "A delivered timer message carries TIMER_ENQUEUE_MS and TIMER_DEQUEUE_MS, and "

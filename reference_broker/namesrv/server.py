@@ -32,7 +32,7 @@ from reference_broker.wire_release import wire_release
 from spec.bodies import DATA_VERSION
 from spec.codes import RequestCode, ResponseCode
 from spec.hashing import masked_crc32
-from spec.release_rules import Rule, holds
+from spec.release_rules import REGISTER_FAILED_REMARK, Rule, holds
 from spec.version import MQVersion
 
 log = logging.getLogger(__name__)
@@ -114,7 +114,7 @@ class NameServer:
             filter_servers=list(registration.get("filterServerList") or []), channel=request.connection,
             now=time.monotonic(), single_topic_first_refused=self._single_topic_first_refused)
         if result is None:
-            return request.reply(ResponseCode.SYSTEM_ERROR, "register broker failed", header={})
+            return request.reply(ResponseCode.SYSTEM_ERROR, REGISTER_FAILED_REMARK, header={})
         order_topics = self.kv.namespace(ORDER_TOPIC_CONFIG)
         return request.reply(
             header={"haServerAddr": result.ha_server_addr, "masterAddr": result.master_addr},

@@ -76,7 +76,7 @@ def test_popped_is_invisible(client: Client, check: Check) -> None:
 @case("RMQ-CODE-RESPONSE-COLLISION", "210 answering a POP_MESSAGE is named by that request: POLLING_TIMEOUT "
       "of the target's release, not 4.9.8's DELETE_ACL_CONFIG_FAILED.")
 def test_pop_210_named_by_request(client: Client, check: Check) -> None:
-    pops, topic = _ready(client, "RMQ-CODE-RESPONSE-COLLISION", count=1)
+    pops, topic = ready_topic(client, "RMQ-CODE-RESPONSE-COLLISION", count=1)
     expect_success(check, "first pop", pops.pop(topic))
     again = pops.pop(topic)
     release = release_of_version(again.version)

@@ -46,8 +46,9 @@ RESULTS_DIR = ROOT / "docs" / "results"
 RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
 INDEX = "index.json"
-STORE, ACL, GRPC = "store", "acl", "grpc"
-"""Subdirectories of a target's results: the embedded broker's store checked offline and its ACL run, and
+STORE, ACL, AUTHN, GRPC = "store", "acl", "authn", "grpc"
+"""Subdirectories of a target's results: the embedded broker's store checked offline, its ACL 1.0 run (as
+4.9.8) and its ACL 2.0 authentication run (as 5.5.0, ``--authn``), and
 every target's ``grpc`` area against the gRPC proxy it serves (the reference broker's own; an Apache 5.x
 release's rocketmq-proxy in local mode)."""
 RUN_TIMEOUT = 1800.0
@@ -87,6 +88,7 @@ def _runs(target: str) -> dict[str, list[str]]:
         return {"": as_release, ACL: ["--acl", *as_release]}  # a 4.x broker serves no gRPC
     runs = {"": ["--target", target]}
     if target == EMBEDDED:  # no ACL run: answering as 5.5.0 it has no ACL 1.0, as Apache's 5.3.3+ has none
+        runs[AUTHN] = ["--authn"]
         runs[GRPC] = ["-k", GRPC]
     elif (release := parse_target(target)) is not None and release.has_proxy:
         runs[GRPC] = ["--target", target, "--grpc", "-k", GRPC]

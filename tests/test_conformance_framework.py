@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, plugin, profile
+from conformance import cli, options, plugin, profile
 from conformance.ha_peer import FeedListener
 from conformance.recorder import Direction, Exchange, Record
 from conformance.report import console, json_files, junit
@@ -170,10 +170,10 @@ def test_cli_builds_pytest_arguments() -> None:
 
 
 def test_index_sizes_option() -> None:
-    assert plugin.parse_index_sizes("1000,3000") == (1000, 3000)
+    assert options.parse_index_sizes("1000,3000") == (1000, 3000)
     for bad in ("1000", "1000,3000,1", "a,b", "0,4000", "1000,-1"):
         with pytest.raises(pytest.UsageError, match="index sizes"):
-            plugin.parse_index_sizes(bad)
+            options.parse_index_sizes(bad)
 
 
 def _called(error: BaseException, when: str) -> pytest.CallInfo[None]:

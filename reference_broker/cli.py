@@ -120,16 +120,20 @@ def configure_namesrv(args: argparse.Namespace) -> tuple[NamesrvConfig, LoadedCo
     return namesrv, loaded
 
 
-async def _until_signalled() -> None:
+def _stop_on_signal() -> asyncio.Event:
+    """An event SIGINT and SIGTERM set, installed before any server starts: a signal that arrives while
+    they start (a supervisor stopping a broker it just saw register) stops them cleanly once started,
+    where the default action would kill the process mid-start and leave the store's abort file."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    return stop
 
 
 async def serve(broker: BrokerConfig, namesrv: NamesrvConfig) -> None:
+    stop = _stop_on_signal()
     async with EmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv) as running:
         grpc = f", gRPC {running.grpc_addr}" if running.grpc_addr else ""
         parts = (f"broker {running.broker_addr} (fast {running.broker_fast_addr}){grpc}, "
@@ -138,15 +142,16 @@ async def serve(broker: BrokerConfig, namesrv: NamesrvConfig) -> None:
             print(f"{parts}, joined name server(s) {broker.namesrv_addr}", flush=True)
         else:
             print(f"name server {running.namesrv_addr}, {parts}", flush=True)
-        await _until_signalled()
+        await stop.wait()
 
 
 async def serve_namesrv(config: NamesrvConfig) -> None:
+    stop = _stop_on_signal()
     namesrv = NameServer(config)
     await namesrv.start()
     try:
         print(f"name server {namesrv.addr}", flush=True)
-        await _until_signalled()
+        await stop.wait()
     finally:
         await namesrv.stop()
 

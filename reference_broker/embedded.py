@@ -179,10 +179,13 @@ class EmbeddedMasterSlave:
         return self
 
     async def wait_replicated(self, timeout: float = START_TIMEOUT) -> int:
-        """Wait until the slave's CommitLog ends where the master's does; returns that offset."""
+        """Wait until the slave's CommitLog ends where the master's does and the slave knows every topic of
+        the master (its config sync runs every few seconds, so a consumer falling back to the slave right
+        after the data arrived could be told the topic does not exist); returns the CommitLog offset."""
         master, slave = EmbeddedRocketMQ._running(self.master), EmbeddedRocketMQ._running(self.slave)
         async with asyncio.timeout(timeout):
-            while slave.store.max_phy_offset != master.store.max_phy_offset:
+            while (slave.store.max_phy_offset != master.store.max_phy_offset
+                   or not master.topics.topics.keys() <= slave.topics.topics.keys()):
                 await asyncio.sleep(0.01)
         return int(slave.store.max_phy_offset)
 

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.common import Result, cpu_seconds
-from codec.command import RemotingCommand, encode
-from codec.fast import pack_words, unpack_words
-from reference_broker.client import RemotingClient
-from reference_broker.client_requests import pull_fields, send_fields
-from spec.codes import RequestCode, ResponseCode
-from spec.frame import LENGTH_FIELD_SIZE, TYPE_WORD_SIZE, SerializeType
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.codec.fast import pack_words, unpack_words
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.client_requests import pull_fields, send_fields
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.frame import LENGTH_FIELD_SIZE, TYPE_WORD_SIZE, SerializeType
 
 MESSAGE = b"x" * 128
 TOPIC = "BenchTopic"
@@ -52,7 +52,8 @@ class BrokerProcess:
 @contextlib.contextmanager
 def broker_process(store: Path) -> Iterator[BrokerProcess]:
     """``rmq-broker`` on free ports; yields its addresses and pid, stops it by pid afterwards."""
-    command = [sys.executable, "-m", "reference_broker.cli", "--store", str(store), "--namesrv-port", "0",
+    command = [sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
+               "--store", str(store), "--namesrv-port", "0",
                "--broker-port", "0"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

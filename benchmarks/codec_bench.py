@@ -17,17 +17,24 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import Result, measure
-from codec.command import decode
-from codec.fast_store import cq_entries, encode_cq_entries, unpack_fixed
-from codec.store import HostPort, IndexFile, decode_record, encode_entry, encode_record, make_record
-from codec.store.consumequeue import ConsumeQueue
-from codec.store.directory import StoreDirectory
-from reference_broker.store import InnerMessage, MessageStore, StoreConfig
-from spec.binary_header import RocketMQHeader
-from spec.commitlog import CommitLogRecord
-from spec.consumequeue import CQ_ENTRY_SIZE, CQ_FILE_ENTRIES, CQ_FILE_SIZE, ConsumeQueueEntry
-from spec.frame import Frame
-from spec.golden import JAVA_FRAMES, STORE_TARBALL
+from rocketmq_spec.codec.command import decode
+from rocketmq_spec.codec.fast_store import cq_entries, encode_cq_entries, unpack_fixed
+from rocketmq_spec.codec.store import (
+    HostPort,
+    IndexFile,
+    decode_record,
+    encode_entry,
+    encode_record,
+    make_record,
+)
+from rocketmq_spec.codec.store.consumequeue import ConsumeQueue
+from rocketmq_spec.codec.store.directory import StoreDirectory
+from rocketmq_spec.reference_broker.store import InnerMessage, MessageStore, StoreConfig
+from rocketmq_spec.spec.binary_header import RocketMQHeader
+from rocketmq_spec.spec.commitlog import CommitLogRecord
+from rocketmq_spec.spec.consumequeue import CQ_ENTRY_SIZE, CQ_FILE_ENTRIES, CQ_FILE_SIZE, ConsumeQueueEntry
+from rocketmq_spec.spec.frame import Frame
+from rocketmq_spec.spec.golden import JAVA_FRAMES, STORE_TARBALL
 
 CQ_ENTRIES = 100_000
 """Entries in the in-cache consume-queue workload: large enough that numpy's per-call cost vanishes."""

@@ -13,7 +13,7 @@ valgrind's instrumentation on for the measured rounds only, so that
         python -m benchmarks.hot_path --callgrind
 
 counts the instructions of the measured requests (thread 1's total over N), a figure the machine's load
-does not move. ``RMQ_PURE_PYTHON=1`` measures the pure-Python twins (``codec.hotpath``).
+does not move. ``RMQ_PURE_PYTHON=1`` measures the pure-Python twins (``rocketmq_spec.codec.hotpath``).
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import Result
-from codec import hotpath
-from codec.command import RemotingCommand, encode
-from reference_broker import event_loop
-from reference_broker.client_requests import pull_fields, send_fields
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.server import Connection
-from reference_broker.small_store import small_config
-from spec.codes import RequestCode
+from rocketmq_spec.codec import hotpath
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.reference_broker import event_loop
+from rocketmq_spec.reference_broker.client_requests import pull_fields, send_fields
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.server import Connection
+from rocketmq_spec.reference_broker.small_store import small_config
+from rocketmq_spec.spec.codes import RequestCode
 
 CONNECTIONS = 16
 QUEUES = 4

@@ -1,7 +1,8 @@
 """The reference broker side by side with Apache RocketMQ releases, back to back on one machine, in one table.
 
 ``python -m benchmarks.java_compare [--quick] [--targets embedded apache-4.9.7 apache-5.5.0] [--json]``
-provisions each release (``apache_rocketmq``: jars from Maven into the cache), and for each target in turn:
+provisions each release (``rocketmq_spec.apache``: jars from Maven into the cache), and for each target in
+turn:
 
 - starts it on free loopback ports and times the start (launch to registered with its name server), then
   takes the resident memory of its processes (broker and name server);
@@ -31,11 +32,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from apache_rocketmq import ProvisionError
-from apache_rocketmq.drivers import driver_command
 from benchmarks.broker_bench import rss_mib
 from benchmarks.common import Result, cpu_seconds
-from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, servers, started
+from rocketmq_spec.apache import ProvisionError
+from rocketmq_spec.apache.drivers import driver_command
+from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target, servers, started
 
 CLIENT = "4.9.7"
 """The client release every target is driven with: one load generator for all, so the comparison is fair

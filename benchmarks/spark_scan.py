@@ -12,12 +12,12 @@ the 1-minute load average when it was measured. Spark figures are of a second ru
 small store, of a single run on the big one.
 
 Queries and targets: ``count(*)`` and ``sum(total_size)`` with the columns read off the plan
-(:mod:`spark_tests.required_columns`) on ``local[1]`` at least 0.6x the codec's CPU per record; the same
-on ``local[2]`` and on a standalone cluster of two one-core workers at the CPU per record of
-``local[1]`` (scaling linearly: the wall-clock time divides by the cores where they are free); a query
-for one topic of ten with ``filterPushdown`` at least 5x cheaper than without; a tenth of the store's
-time span, which pushdown turns into a tenth of the CommitLog; and the one-topic query again over the
-store exported to Parquet (``rmq-spark export``), which is Spark's native reader.
+(:mod:`rocketmq_spec.spark.required_columns`) on ``local[1]`` at least 0.6x the codec's CPU per record; the
+same on ``local[2]`` and on a standalone cluster of two one-core workers at the CPU per record of ``local[1]``
+(scaling linearly: the wall-clock time divides by the cores where they are free); a query for one topic of ten
+with ``filterPushdown`` at least 5x cheaper than without; a tenth of the store's time span, which pushdown
+turns into a tenth of the CommitLog; and the one-topic query again over the store exported to Parquet
+(``rmq-spark export``), which is Spark's native reader.
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from benchmarks.common import Result, TreeCpu  # noqa: E402
-from codec.store import StoreDirectory  # noqa: E402
-from spark_tests.cluster import StandaloneCluster, project_archive  # noqa: E402
-from spark_tests.export import export_store  # noqa: E402
-from spark_tests.required_columns import store_query  # noqa: E402
-from spark_tests.session import local_session  # noqa: E402
-from spark_tests.store_source import FORMAT  # noqa: E402
-from spark_tests.traffic import fill_store  # noqa: E402
+from rocketmq_spec.codec.store import StoreDirectory  # noqa: E402
+from rocketmq_spec.spark.cluster import StandaloneCluster, project_archive  # noqa: E402
+from rocketmq_spec.spark.export import export_store  # noqa: E402
+from rocketmq_spec.spark.required_columns import store_query  # noqa: E402
+from rocketmq_spec.spark.session import local_session  # noqa: E402
+from rocketmq_spec.spark.store_source import FORMAT  # noqa: E402
+from rocketmq_spec.spark.traffic import fill_store  # noqa: E402
 
 STORE_BYTES = 256 << 20
 QUICK_STORE_BYTES = 32 << 20

@@ -6,6 +6,6 @@ registers the ``DefaultSource`` each exposes, so ``spark.read.format("rocketmq")
 SparkSession with no registration call.
 """
 
-from spark_tests.live_source import RocketMQLiveDataSource as DefaultSource
+from rocketmq_spec.spark.live_source import RocketMQLiveDataSource as DefaultSource
 
 __all__ = ["DefaultSource"]

@@ -5,6 +5,6 @@ registers the ``DefaultSource`` each exposes, so ``spark.read.format("rocketmq-s
 SparkSession with no registration call.
 """
 
-from spark_tests.store_source import RocketMQStoreDataSource as DefaultSource
+from rocketmq_spec.spark.store_source import RocketMQStoreDataSource as DefaultSource
 
 __all__ = ["DefaultSource"]

@@ -7,8 +7,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TypeVar
 
-from codec.command import RemotingCommand, decode
-from spec.golden import JAVA_FRAMES
+from rocketmq_spec.codec.command import RemotingCommand, decode
+from rocketmq_spec.spec.golden import JAVA_FRAMES
 
 T = TypeVar("T")
 

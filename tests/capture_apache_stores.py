@@ -21,12 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from apache_rocketmq import ApacheRocketMQ
-from codec.store.indexfile import IndexFile
-from conformance.cases.messaging import uniq_key
-from reference_broker.client import RemotingClient
-from spec.codes import ResponseCode
-from spec.indexfile import FIRST_INDEX
+from rocketmq_spec.apache import ApacheRocketMQ
+from rocketmq_spec.codec.store.indexfile import IndexFile
+from rocketmq_spec.conformance.cases.messaging import uniq_key
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import ResponseCode
+from rocketmq_spec.spec.indexfile import FIRST_INDEX
 from tests.messaging_support import send
 
 VERSIONS = ("4.9.7", "5.5.0")

@@ -17,9 +17,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from codec.command import encode
-from codec.framing import FrameDecoder, FrameReceived, FrameRejected
-from spec.codes import ResponseCode
+from rocketmq_spec.codec.command import encode
+from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived, FrameRejected
+from rocketmq_spec.spec.codes import ResponseCode
 
 NEVER = float("inf")
 

@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from codec.acl import Credentials, sign
-from codec.custom_header import encode_header
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from reference_broker.small_store import small_config
-from spec.codes import RequestCode, ResponseCode
-from spec.headers import CREATE_TOPIC_REQUEST
+from rocketmq_spec.codec.acl import Credentials, sign
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.reference_broker.small_store import small_config
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.headers import CREATE_TOPIC_REQUEST
 from tests.interop_clients import (
     ALI_ONS,
     ROCKETMQ_NODEJS,

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from codec.acl import Credentials
+from rocketmq_spec.codec.acl import Credentials
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 INTEROP_DIR = PROJECT_ROOT / "interop"

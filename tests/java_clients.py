@@ -1,9 +1,9 @@
 """Apache RocketMQ's Java client in tests, through the project's own driver programs.
 
-:func:`driver` returns the command running a driver (``apache_rocketmq.drivers``) on a release's client,
+:func:`driver` returns the command running a driver (``rocketmq_spec.apache.drivers``) on a release's client,
 compiling it on first use; where Java, ``javac`` or Maven is missing, or the Maven repository does not
 serve the release, the test is skipped with that reason. The releases are the newest of each line the
-project's Maven repository serves (``rocketmq_targets.PROJECT_TARGETS``).
+project's Maven repository serves (``rocketmq_spec.targets.PROJECT_TARGETS``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq import NotServed, ToolMissing
-from apache_rocketmq.drivers import driver_command
-from rocketmq_targets import APACHE_PREFIX, PROJECT_TARGETS
+from rocketmq_spec.apache import NotServed, ToolMissing
+from rocketmq_spec.apache.drivers import driver_command
+from rocketmq_spec.targets import APACHE_PREFIX, PROJECT_TARGETS
 
 CLIENT_RELEASES = tuple(name.removeprefix(APACHE_PREFIX) for name in PROJECT_TARGETS
                         if name.startswith(APACHE_PREFIX))

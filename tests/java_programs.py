@@ -11,8 +11,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from apache_rocketmq.maven import cached_classpath
-from apache_rocketmq.releases import release as apache_release
+from rocketmq_spec.apache.maven import cached_classpath
+from rocketmq_spec.apache.releases import release as apache_release
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
 COMPILE_TIMEOUT_S = 120.0

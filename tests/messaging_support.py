@@ -1,7 +1,7 @@
 """Helpers for driving the reference broker's send, pull and query paths over TCP.
 
-The request headers come from ``reference_broker.client_requests``, the small store from
-``reference_broker.small_store``; what is here only sends them and waits for the answer.
+The request headers come from ``rocketmq_spec.reference_broker.client_requests``, the small store from
+``rocketmq_spec.reference_broker.small_store``; what is here only sends them and waits for the answer.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from codec.batch import BatchBlock, encode_batch
-from codec.command import RemotingCommand
-from reference_broker.client import RemotingClient
-from reference_broker.client_requests import pull_fields, send_fields
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.small_store import small_config
-from spec.codes import RequestCode
+from rocketmq_spec.codec.batch import BatchBlock, encode_batch
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.client_requests import pull_fields, send_fields
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.small_store import small_config
+from rocketmq_spec.spec.codes import RequestCode
 
 T = TypeVar("T")
 

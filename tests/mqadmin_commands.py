@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from apache_rocketmq.drivers import java_command
+from rocketmq_spec.apache.drivers import java_command
 
 if TYPE_CHECKING:
-    from admin.wire import AdminConnection
+    from rocketmq_spec.admin.wire import AdminConnection
 
 MQADMIN_ENV = "RMQ_MQADMIN"
 COMMAND_TIMEOUT = 120
@@ -113,7 +113,7 @@ MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
 
 def launcher(home: Path) -> list[str]:
     """``RMQ_MQADMIN`` when set, else the provisioned release's mqadmin with ``home`` as its home
-    (raises ``apache_rocketmq.ProvisionError`` where it cannot be provisioned)."""
+    (raises ``rocketmq_spec.apache.ProvisionError`` where it cannot be provisioned)."""
     value = os.environ.get(MQADMIN_ENV)
     return shlex.split(value) if value else java_command(MQADMIN_RELEASE, MQADMIN_MAIN, home=home)
 
@@ -191,10 +191,10 @@ def prepare(ns: str, broker: str, broker_name: str, *, cluster: str = "DefaultCl
     import time
     import uuid
 
-    from admin.wire import AdminConnection
-    from codec.store import decode_records
-    from spec.codes import RequestCode
-    from spec.properties import encode_properties
+    from rocketmq_spec.admin.wire import AdminConnection
+    from rocketmq_spec.codec.store import decode_records
+    from rocketmq_spec.spec.codes import RequestCode
+    from rocketmq_spec.spec.properties import encode_properties
 
     suffix = uuid.uuid4().hex[:10]
     topic, group, key = f"{label}_topic_{suffix}", f"{label}_group_{suffix}", f"key_{suffix}"
@@ -231,9 +231,9 @@ def prepare(ns: str, broker: str, broker_name: str, *, cluster: str = "DefaultCl
 def create_group(connection: AdminConnection, group: str) -> None:
     """Create ``group``'s subscription config, as an operator does before a group commits offsets: 5.x
     brokers refuse UPDATE_CONSUMER_OFFSET of a group without one (SUBSCRIPTION_GROUP_NOT_EXIST)."""
-    from codec.bodies import encode_body
-    from spec.admin_bodies import SUBSCRIPTION_GROUP_CONFIG
-    from spec.codes import RequestCode
+    from rocketmq_spec.codec.bodies import encode_body
+    from rocketmq_spec.spec.admin_bodies import SUBSCRIPTION_GROUP_CONFIG
+    from rocketmq_spec.spec.codes import RequestCode
 
     config = encode_body(SUBSCRIPTION_GROUP_CONFIG, {
         "groupName": group, "consumeEnable": True, "consumeBroadcastEnable": True, "retryQueueNums": 1,

@@ -7,14 +7,14 @@ import socket
 import threading
 import time
 
-from codec import fastjson
-from codec.bodies import encode_body
-from codec.command import RemotingCommand, encode
-from codec.framing import FrameDecoder, FrameReceived
-from conformance.cases.messaging import subscription
-from spec.bodies import HEARTBEAT_DATA
-from spec.codes import RequestCode, ResponseCode
-from spec.version import CURRENT_VERSION
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.codec.bodies import encode_body
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
+from rocketmq_spec.conformance.cases.messaging import subscription
+from rocketmq_spec.spec.bodies import HEARTBEAT_DATA
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.version import CURRENT_VERSION
 
 HEARTBEAT_INTERVAL = 20.0
 

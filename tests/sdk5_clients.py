@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codec.store import decode_records
-from codec.store.record import MessageRecord
-from reference_broker.client import RemotingClient
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.codec.store import decode_records
+from rocketmq_spec.codec.store.record import MessageRecord
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.interop_clients import load_program
 from tests.messaging_support import pull
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from pyspark.sql.datasource import DataSourceStreamWriter, WriterCommitMessage
 from pyspark.sql.types import StructType
 
-from spark_tests.live_source import LiveStreamWriter, RocketMQLiveDataSource, SentCount
-from spark_tests.options import required
+from rocketmq_spec.spark.live_source import LiveStreamWriter, RocketMQLiveDataSource, SentCount
+from rocketmq_spec.spark.options import required
 
 FORMAT = "rocketmq-crash-once"
 

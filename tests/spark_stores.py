@@ -7,9 +7,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from spark_tests.fixtures import extract_store
-from spark_tests.traffic import fill_store
-from spec.golden import STORE_TARBALL
+from rocketmq_spec.spark.fixtures import extract_store
+from rocketmq_spec.spark.traffic import fill_store
+from rocketmq_spec.spec.golden import STORE_TARBALL
 
 REFERENCE_STORE_BYTES = 96 << 10
 REFERENCE_FILE_BYTES = 32 << 10

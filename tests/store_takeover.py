@@ -14,11 +14,11 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from admin.wire import AdminConnection
-from codec.store import MessageRecord, decode_records
-from spec.codes import RequestCode, ResponseCode
-from spec.properties import encode_properties
-from spec.sysflag import PullSysFlag
+from rocketmq_spec.admin.wire import AdminConnection
+from rocketmq_spec.codec.store import MessageRecord, decode_records
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.properties import encode_properties
+from rocketmq_spec.spec.sysflag import PullSysFlag
 from tests.mqadmin_commands import create_group
 
 QUEUES = 4

@@ -26,12 +26,12 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from admin.wire import AdminConnection
-from conformance.cases.pop_support import Popped, popped
-from spec.codes import RequestCode, ResponseCode
-from spec.pop import InitMode
-from spec.properties import PropertyKey
-from spec.timer import TIMER_PRECISION_MS
+from rocketmq_spec.admin.wire import AdminConnection
+from rocketmq_spec.conformance.cases.pop_support import Popped, popped
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.pop import InitMode
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.timer import TIMER_PRECISION_MS
 from tests.mqadmin_commands import create_group
 from tests.store_takeover import create_topic, pull, send
 

@@ -1,4 +1,4 @@
-"""Signing and verifying (``codec.acl``) against signatures real clients computed.
+"""Signing and verifying (``rocketmq_spec.codec.acl``) against signatures real clients computed.
 
 The C++ client behind PyPI ``rocketmq`` 0.4.4 signs every request, with an empty access and secret key
 when none is set: its captured frames are signed requests whose content rule can be checked byte for byte.
@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from codec.acl import Credentials, sign, signature, signed_content, verify
-from codec.command import RemotingCommand, decode
-from spec.acl import ACCESS_KEY, SECURITY_TOKEN, SIGNATURE, UNIQUE_KEY_QUERY
-from spec.golden import CLIENT_FRAMES
+from rocketmq_spec.codec.acl import Credentials, sign, signature, signed_content, verify
+from rocketmq_spec.codec.command import RemotingCommand, decode
+from rocketmq_spec.spec.acl import ACCESS_KEY, SECURITY_TOKEN, SIGNATURE, UNIQUE_KEY_QUERY
+from rocketmq_spec.spec.golden import CLIENT_FRAMES
 
 CPP_CLIENT = CLIENT_FRAMES / "py-rocketmq-0.4.4"
 

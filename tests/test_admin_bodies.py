@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from codec import fastjson
-from codec.bodies import (
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.codec.bodies import (
     decode_body,
     decode_properties_text,
     encode_body,
     encode_properties_text,
     object_key,
 )
-from codec.fast_store import count_records as record_count
-from reference_broker.broker.admin import disk_used_ratio
-from reference_broker.broker.stats import DAY, MINUTE, TOPIC_PUT_NUMS, BrokerStats
-from spec.admin import runtime_info_keys
-from spec.admin_bodies import CONSUME_STATS, RESET_OFFSET_BODY, TOPIC_STATS_TABLE
-from spec.bodies import KV_TABLE, BodySpec
-from spec.errors import BodyError
+from rocketmq_spec.codec.fast_store import count_records as record_count
+from rocketmq_spec.reference_broker.broker.admin import disk_used_ratio
+from rocketmq_spec.reference_broker.broker.stats import DAY, MINUTE, TOPIC_PUT_NUMS, BrokerStats
+from rocketmq_spec.spec.admin import runtime_info_keys
+from rocketmq_spec.spec.admin_bodies import CONSUME_STATS, RESET_OFFSET_BODY, TOPIC_STATS_TABLE
+from rocketmq_spec.spec.bodies import KV_TABLE, BodySpec
+from rocketmq_spec.spec.errors import BodyError
 from tests.broker_support import golden_command
 
 ADMIN_ANSWERS = [(699, CONSUME_STATS), (715, TOPIC_STATS_TABLE), (8, KV_TABLE), (722, KV_TABLE)]

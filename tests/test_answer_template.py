@@ -1,9 +1,10 @@
 """The send path's shortcuts held to the general paths they stand in for.
 
-``codec.answer_template`` joins a send answer's JSON header from pieces instead of encoding it; its frame
-must be the bytes :func:`codec.command.encode` writes for the same command, for every opaque, value and
-broker setting, and it must decline values it cannot write. The store hands the dispatch the property map
-it already holds instead of parsing the stored string again; that map must be what the parse gives.
+``rocketmq_spec.codec.answer_template`` joins a send answer's JSON header from pieces instead of encoding it;
+its frame must be the bytes :func:`rocketmq_spec.codec.command.encode` writes for the same command, for every
+opaque, value and broker setting, and it must decline values it cannot write. The store hands the dispatch the
+property map it already holds instead of parsing the stored string again; that map must be what the parse
+gives.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codec.answer_template import JsonAnswerTemplate
-from codec.command import RemotingCommand, decode, encode
-from codec.store.record import HostPort
-from reference_broker.store import InnerMessage, MessageStore
-from spec.codes import ResponseCode
-from spec.frame import Flag, SerializeType
-from spec.properties import encode_properties, parse_properties
+from rocketmq_spec.codec.answer_template import JsonAnswerTemplate
+from rocketmq_spec.codec.command import RemotingCommand, decode, encode
+from rocketmq_spec.codec.store.record import HostPort
+from rocketmq_spec.reference_broker.store import InnerMessage, MessageStore
+from rocketmq_spec.spec.codes import ResponseCode
+from rocketmq_spec.spec.frame import Flag, SerializeType
+from rocketmq_spec.spec.properties import encode_properties, parse_properties
 from tests.test_fastjson import _ESCAPE_PRONE
 from tests.test_store_engine_helpers import tiny_config
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq import drivers, maven
-from apache_rocketmq.cluster import ApacheRocketMQ
-from apache_rocketmq.jdk import find_jdk
-from apache_rocketmq.maven import NotServed, ToolMissing
-from apache_rocketmq.releases import RELEASES, UnknownRelease, release
-from rocketmq_targets import EMBEDDED, PROJECT_TARGETS, UnknownTarget, parse_target, target_names
+from rocketmq_spec.apache import drivers, maven
+from rocketmq_spec.apache.cluster import ApacheRocketMQ
+from rocketmq_spec.apache.jdk import find_jdk
+from rocketmq_spec.apache.maven import NotServed, ToolMissing
+from rocketmq_spec.apache.releases import RELEASES, UnknownRelease, release
+from rocketmq_spec.targets import EMBEDDED, PROJECT_TARGETS, UnknownTarget, parse_target, target_names
 
 MAVEN_NOT_SERVED = (
     "[ERROR] Failed to execute goal on project apache-rocketmq: Could not resolve dependencies for project "
@@ -54,7 +54,7 @@ def test_a_jdk_older_than_required_is_refused(monkeypatch: pytest.MonkeyPatch, t
     (home / "release").write_text('JAVA_VERSION="1.8.0_392"\n')
     monkeypatch.setenv("JAVA_HOME", str(home))
     monkeypatch.setenv("PATH", "")
-    monkeypatch.setattr("apache_rocketmq.jdk.JVM_DIRS", ())
+    monkeypatch.setattr("rocketmq_spec.apache.jdk.JVM_DIRS", ())
     assert find_jdk(8).major == 8
     with pytest.raises(ToolMissing, match="Java 8 at"):
         find_jdk(11)

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from codec.store.indexfile import IndexFile
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.verify import FAIL, verify_store
-from spec.golden import STORE_TARBALL
-from spec.indexfile import FIRST_INDEX
-from spec.store_layout import INDEX_DIR
+from rocketmq_spec.codec.store.indexfile import IndexFile
+from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.verify import FAIL, verify_store
+from rocketmq_spec.spec.golden import STORE_TARBALL
+from rocketmq_spec.spec.indexfile import FIRST_INDEX
+from rocketmq_spec.spec.store_layout import INDEX_DIR
 from tests.golden import PROJECT_ROOT
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -59,7 +59,8 @@ def index_option(name: str) -> list[str]:
 def test_rmq_conformance_store_fails_no_apache_store(extracted: dict[str, Path], name: str,
                                                      tmp_path: Path) -> None:
     report = tmp_path / "report"
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(extracted[name]),
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           "store", str(extracted[name]),
                            *index_option(name), "-n", "0", "--report", str(report)], cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=CONFORMANCE_TIMEOUT_S)
     assert (report / "index.json").exists(), done.stdout[-3000:] + done.stderr[-3000:]

@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks import hot_path, java_compare
 from benchmarks.java_compare import Phase, TargetRun, table
-from reference_broker import event_loop
+from rocketmq_spec.reference_broker import event_loop
 
 
 @pytest.mark.parametrize("pulls", [False, True])

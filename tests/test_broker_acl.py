@@ -1,5 +1,6 @@
 """The reference broker with ``aclEnable=true``: where it finds the file, when it refuses to start, the
-check itself (``reference_broker.acl.guard``), hot reload and the file rewrites of the admin commands.
+check itself (``rocketmq_spec.reference_broker.acl.guard``), hot reload and the file rewrites of the admin
+commands.
 
 The check's answers over the wire are judged by the conformance ``acl`` area (``test_conformance_acl``);
 these tests cover what that area cannot reach: start-up, bad files, pattern forms and Java's quirks.
@@ -13,21 +14,21 @@ from pathlib import Path
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from codec.acl import Credentials, sign
-from codec.bodies import encode_body
-from codec.command import RemotingCommand
-from conformance import acl_policy as policy
-from reference_broker.acl.addresses import AddressPatternError, compile_pattern
-from reference_broker.acl.guard import AccessGuard, AclRefused, access_guard, needed_resources
-from reference_broker.acl.plain_file import AclFileError
-from reference_broker.cli import main as broker_main
-from reference_broker.client import RemotingClient
-from reference_broker.config import BrokerConfig, LoadedConfig, NamesrvConfig, load_config_file
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.acl import Permission, Refusal
-from spec.bodies import HEARTBEAT_DATA
-from spec.codes import RequestCode, ResponseCode
-from spec.releases import ordinal
+from rocketmq_spec.codec.acl import Credentials, sign
+from rocketmq_spec.codec.bodies import encode_body
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.conformance import acl_policy as policy
+from rocketmq_spec.reference_broker.acl.addresses import AddressPatternError, compile_pattern
+from rocketmq_spec.reference_broker.acl.guard import AccessGuard, AclRefused, access_guard, needed_resources
+from rocketmq_spec.reference_broker.acl.plain_file import AclFileError
+from rocketmq_spec.reference_broker.cli import main as broker_main
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.config import BrokerConfig, LoadedConfig, NamesrvConfig, load_config_file
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.acl import Permission, Refusal
+from rocketmq_spec.spec.bodies import HEARTBEAT_DATA
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.releases import ordinal
 from tests.broker_support import run
 
 PEER = "127.0.0.1:50000"
@@ -70,7 +71,7 @@ def test_broker_conf_enables_acl_with_the_file_beside_it(tmp_path: Path, monkeyp
 
 
 def test_rocketmq_home_is_where_java_looks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reference_broker.acl.guard import acl_file_path
+    from rocketmq_spec.reference_broker.acl.guard import acl_file_path
     monkeypatch.setenv("ROCKETMQ_HOME", str(tmp_path))
     assert acl_file_path(BrokerConfig(acl_enable=True)) == tmp_path / "conf" / "plain_acl.yml"
     monkeypatch.delenv("ROCKETMQ_HOME")

@@ -10,11 +10,11 @@ from typing import TypeVar
 
 import pytest
 
-from admin.wire import AdminConnection
-from codec import fastjson
-from reference_broker.broker import relay
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.admin.wire import AdminConnection
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.reference_broker.broker import relay
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.mqadmin_commands import Scene, prepare
 from tests.online_client import OnlineClient
 

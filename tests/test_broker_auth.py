@@ -11,29 +11,29 @@ from typing import Any
 
 import pytest
 
-from apache_rocketmq.cluster import ApacheRocketMQ
-from apache_rocketmq.maven import cached_classpath
-from apache_rocketmq.releases import release
-from codec.acl import Credentials, sign
-from codec.command import RemotingCommand
-from reference_broker.broker.handlers import DEFAULT_REMARK
-from reference_broker.client import RemotingClient
-from reference_broker.config import (
+from rocketmq_spec.apache.cluster import ApacheRocketMQ
+from rocketmq_spec.apache.maven import cached_classpath
+from rocketmq_spec.apache.releases import release
+from rocketmq_spec.codec.acl import Credentials, sign
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.reference_broker.broker.handlers import DEFAULT_REMARK
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.config import (
     BrokerConfig,
     ConfigError,
     NamesrvConfig,
     apply_properties,
     load_config_file,
 )
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.auth import (
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.auth import (
     LOCAL_AUTHENTICATION_PROVIDER,
     LOCAL_AUTHORIZATION_PROVIDER,
     AuthenticationRemark,
     Remark,
 )
-from spec.auth_resource import ResourcePattern, ip_in_range, is_valid_ip_or_cidr, parse_resource
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.auth_resource import ResourcePattern, ip_in_range, is_valid_ip_or_cidr, parse_resource
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
 
 C = RequestCode

@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks.broker_bench import MESSAGE, SUCCESS_PREFIX, TOPIC, SendTemplate
-from codec.command import RemotingCommand, encode
-from reference_broker.client_requests import send_fields
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.reference_broker.client_requests import send_fields
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 
 
 @given(st.integers(0, 3), st.integers(0, (1 << 31) - 1))

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq import NotServed, ToolMissing, release
-from apache_rocketmq.jdk import find_jdk
-from apache_rocketmq.maven import resolve
-from reference_broker.broker.server import Broker
-from reference_broker.cli import build_parser, configure
-from reference_broker.config import (
+from rocketmq_spec.apache import NotServed, ToolMissing, release
+from rocketmq_spec.apache.jdk import find_jdk
+from rocketmq_spec.apache.maven import resolve
+from rocketmq_spec.reference_broker.broker.server import Broker
+from rocketmq_spec.reference_broker.cli import build_parser, configure
+from rocketmq_spec.reference_broker.config import (
     BrokerConfig,
     ConfigError,
     NamesrvConfig,
@@ -28,8 +28,8 @@ from reference_broker.config import (
     parse_properties,
     snake_case,
 )
-from reference_broker.java_keys import BY_NAME, KEYS, Disposition, Owner, markdown
-from spec.golden import GOLDEN
+from rocketmq_spec.reference_broker.java_keys import BY_NAME, KEYS, Disposition, Owner, markdown
+from rocketmq_spec.spec.golden import GOLDEN
 from tests.golden import PROJECT_ROOT
 
 
@@ -154,7 +154,7 @@ def test_table_covers_every_java_key() -> None:
 
 def test_docs_list_the_table() -> None:
     document = (PROJECT_ROOT / "docs" / "broker-conf.md").read_text(encoding="utf-8")
-    assert markdown() in document, "regenerate with: python3 -m reference_broker.java_keys"
+    assert markdown() in document, "regenerate with: python3 -m rocketmq_spec.reference_broker.java_keys"
 
 
 def test_settings_made_in_code_are_checked_before_any_port(tmp_path) -> None:
@@ -166,7 +166,8 @@ def test_settings_made_in_code_are_checked_before_any_port(tmp_path) -> None:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reference_broker.cli", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
+                           *args], cwd=cwd, capture_output=True,
                           text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
 
 

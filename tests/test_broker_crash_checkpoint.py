@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codec.store import StoreDirectory
-from reference_broker.client import RemotingClient
-from spec.codes import ResponseCode
-from spec.store_layout import ABORT_FILE
+from rocketmq_spec.codec.store import StoreDirectory
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import ResponseCode
+from rocketmq_spec.spec.store_layout import ABORT_FILE
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.broker_support import run
 from tests.golden import PROJECT_ROOT
@@ -51,7 +51,8 @@ def test_recovery_leaves_the_checkpoint_covering_the_recovered_store(tmp_path: P
         newest = max(r.store_timestamp for r in directory.messages() if r.topic == TOPIC)
         point = directory.checkpoint()
     assert point.physic_msg_timestamp >= newest and point.logics_msg_timestamp >= newest, point
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", "-v", "-k", "checkpoint",
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           "store", "-v", "-k", "checkpoint",
                            str(store)], cwd=PROJECT_ROOT, capture_output=True, text=True,
                           timeout=CONFORMANCE_TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]

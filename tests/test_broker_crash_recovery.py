@@ -21,18 +21,18 @@ from pathlib import Path
 
 import pytest
 
-from codec.command import RemotingCommand, encode
-from codec.custom_header import encode_header
-from codec.store import MessageRecord, StoreDirectory, decode_records
-from codec.store.commitlog import segment_files
-from reference_broker.client import CLIENT_VERSION, RemotingClient, next_opaque
-from reference_broker.client_requests import send_fields
-from reference_broker.stream import FramedStream
-from spec.codes import RequestCode, ResponseCode
-from spec.headers import CREATE_TOPIC_REQUEST
-from spec.message_id import decode_offset_msg_id
-from spec.properties import PropertyKey
-from spec.store_layout import ABORT_FILE
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.codec.store import MessageRecord, StoreDirectory, decode_records
+from rocketmq_spec.codec.store.commitlog import segment_files
+from rocketmq_spec.reference_broker.client import CLIENT_VERSION, RemotingClient, next_opaque
+from rocketmq_spec.reference_broker.client_requests import send_fields
+from rocketmq_spec.reference_broker.stream import FramedStream
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.headers import CREATE_TOPIC_REQUEST
+from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.store_layout import ABORT_FILE
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.broker_support import run
 from tests.golden import PROJECT_ROOT
@@ -302,7 +302,8 @@ def _verify_offline(store: Path, ledger: Ledger) -> None:
         assert not directory.crashed
         _match_ledger([r for r in directory.messages() if r.topic == TOPIC], ledger)
     assert_consistent(store)
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(store)], cwd=PROJECT_ROOT,
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           "store", str(store)], cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=CONFORMANCE_TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
 

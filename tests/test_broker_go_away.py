@@ -12,13 +12,13 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from codec.command import RemotingCommand
-from reference_broker.client import RemotingClient
-from reference_broker.config import BrokerConfig, NamesrvConfig
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
-from spec.releases import ordinal
-from spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.releases import ordinal
+from rocketmq_spec.spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
 from tests.broker_support import run
 
 GRACE_SECONDS = 3

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from codec import fastjson
-from codec.store.configs import load_config
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.codec.store.configs import load_config
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_support import config_file, golden_command, run
 
 

@@ -16,13 +16,13 @@ import weakref
 
 import pytest
 
-from codec.command import RemotingCommand, decode
-from codec.fast import pack_words
-from reference_broker.config import NamesrvConfig
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.namesrv.server import NameServer
-from spec.codes import RequestCode, ResponseCode
-from spec.frame import SerializeType
+from rocketmq_spec.codec.command import RemotingCommand, decode
+from rocketmq_spec.codec.fast import pack_words
+from rocketmq_spec.reference_broker.config import NamesrvConfig
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.namesrv.server import NameServer
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.frame import SerializeType
 from tests.broker_support import host_port, run
 
 LONE_SURROGATE = "\\udc80"
@@ -171,9 +171,9 @@ def test_a_request_of_a_connection_gone_before_its_address_was_known_is_dropped(
         caplog: pytest.LogCaptureFixture) -> None:
     """A batch send read from such a connection used to reach the send handler, which failed parsing the
     born host out of the address "None" (an untyped ValueError in the broker's log)."""
-    from codec.command import encode
-    from reference_broker.client_requests import send_fields
-    from reference_broker.server import Connection, DispatchTable, RemotingServer
+    from rocketmq_spec.codec.command import encode
+    from rocketmq_spec.reference_broker.client_requests import send_fields
+    from rocketmq_spec.reference_broker.server import Connection, DispatchTable, RemotingServer
 
     handled: list[object] = []
 
@@ -190,7 +190,7 @@ def test_a_request_of_a_connection_gone_before_its_address_was_known_is_dropped(
         await asyncio.sleep(0)
         assert connection.peer == "" and connection.pending == 0
 
-    with caplog.at_level("DEBUG", logger="reference_broker.server"):
+    with caplog.at_level("DEBUG", logger="rocketmq_spec.reference_broker.server"):
         run(scenario())
     assert handled == []
     assert "dropping request 320 of a connection gone before it was known" in caplog.text

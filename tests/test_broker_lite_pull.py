@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from codec.fast_store import count_records
-from reference_broker.client import RemotingClient
-from reference_broker.client_requests import pull_fields
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
-from spec.codes import RequestCode, ResponseCode
-from spec.sysflag import ForbiddenType, PullSysFlag
+from rocketmq_spec.codec.fast_store import count_records
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.client_requests import pull_fields
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.sysflag import ForbiddenType, PullSysFlag
 from tests.broker_support import run
 from tests.messaging_support import send, with_broker
 

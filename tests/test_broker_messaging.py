@@ -7,19 +7,19 @@ import json
 
 import pytest
 
-from codec.batch import BatchBlock
-from codec.command import decode
-from codec.store import decode_records
-from reference_broker.client import RemotingClient
-from reference_broker.client_requests import PRODUCER_GROUP, pull_fields
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.wire_release import wire_release
-from spec.codes import RequestCode, ResponseCode
-from spec.frame import SerializeType
-from spec.golden import CLIENT_FRAMES, JAVA_FRAMES
-from spec.message_id import decode_offset_msg_id
-from spec.release_rules import Rule, holds
-from spec.sysflag import TransactionType
+from rocketmq_spec.codec.batch import BatchBlock
+from rocketmq_spec.codec.command import decode
+from rocketmq_spec.codec.store import decode_records
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.client_requests import PRODUCER_GROUP, pull_fields
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.wire_release import wire_release
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.frame import SerializeType
+from rocketmq_spec.spec.golden import CLIENT_FRAMES, JAVA_FRAMES
+from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.sysflag import TransactionType
 from tests.broker_support import golden_command, host_port, run
 from tests.messaging_support import pull, send, send_batch, with_broker
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import io
 import json
 
-from codec.cli.store import dump, inconsistencies
-from codec.store import decode_records
-from codec.store.directory import StoreDirectory
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.codec.cli.store import dump, inconsistencies
+from rocketmq_spec.codec.store import decode_records
+from rocketmq_spec.codec.store.directory import StoreDirectory
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 

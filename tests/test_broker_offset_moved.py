@@ -3,13 +3,13 @@ which offset and what it was told, as 4.9.8's ``generateOffsetMovedEvent`` write
 
 from __future__ import annotations
 
-from codec import fastjson
-from codec.store import decode_records
-from reference_broker.broker.pull import OFFSET_MOVED_EVENT_TOPIC
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.codes import ResponseCode
-from spec.properties import PropertyKey
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.codec.store import decode_records
+from rocketmq_spec.reference_broker.broker.pull import OFFSET_MOVED_EVENT_TOPIC
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import ResponseCode
+from rocketmq_spec.spec.properties import PropertyKey
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 

@@ -9,15 +9,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codec.bodies import decode_body, encode_body
-from codec.command import RemotingCommand
-from codec.custom_header import encode_header
-from codec.store import MessageRecord, decode_records
-from codec.store.configs import consumer_offsets_from_json, load_config
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
-from spec.pop import (
+from rocketmq_spec.codec.bodies import decode_body, encode_body
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.codec.store import MessageRecord, decode_records
+from rocketmq_spec.codec.store.configs import consumer_offsets_from_json, load_config
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.pop import (
     ACK_MESSAGE_REQUEST,
     BATCH_ACK_BODY,
     CHANGE_INVISIBLE_TIME_REQUEST,
@@ -30,8 +30,8 @@ from spec.pop import (
     build_extra_info,
     pop_retry_topic,
 )
-from spec.properties import PropertyKey
-from spec.store_layout import ORDER_INFO_FILE
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.store_layout import ORDER_INFO_FILE
 from tests.broker_support import run
 from tests.messaging_support import send, with_broker
 

@@ -18,12 +18,19 @@ from pathlib import Path
 
 import pytest
 
-from reference_broker.broker.server import Broker
-from reference_broker.config import BrokerConfig
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from reference_broker.preflight import StoreRefused
-from reference_broker.store import MessageStore, StoreConfig
-from spec.store_layout import ABORT_FILE, COMMITLOG_DIR, CONFIG_DIR, CONSUMEQUEUE_DIR, INDEX_DIR, LOCK_FILE
+from rocketmq_spec.reference_broker.broker.server import Broker
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.reference_broker.preflight import StoreRefused
+from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig
+from rocketmq_spec.spec.store_layout import (
+    ABORT_FILE,
+    COMMITLOG_DIR,
+    CONFIG_DIR,
+    CONSUMEQUEUE_DIR,
+    INDEX_DIR,
+    LOCK_FILE,
+)
 from tests.broker_process import write_broker_conf
 from tests.golden import PROJECT_ROOT
 from tests.test_store_engine_helpers import message
@@ -105,7 +112,8 @@ def _replace_with_file(path: Path) -> None:
 
 
 def run_broker(root: Path, conf: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--store", str(root),
+    command = [sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
+               "-c", str(conf), "--store", str(root),
                "--namesrv-port", "0", "--broker-port", "0"]
     return subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=TIMEOUT_S,
                           stdin=subprocess.DEVNULL)
@@ -151,7 +159,7 @@ def test_a_store_locked_by_another_process_is_refused_untouched(spoilt: Path, tm
 
 def test_the_same_store_starts_when_nothing_is_spoilt(spoilt: Path, tmp_path: Path) -> None:
     """The checks refuse what they should only: the unspoilt copy passes them (the broker then starts)."""
-    from reference_broker.preflight import check_store
+    from rocketmq_spec.reference_broker.preflight import check_store
 
     config = BrokerConfig(store_path_root_dir=str(spoilt),
                           mapped_file_size_commit_log=SIZES["mappedFileSizeCommitLog"],

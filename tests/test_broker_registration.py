@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from reference_broker.broker.registration import BrokerRegistrar
-from reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.broker.registration import BrokerRegistrar
+from rocketmq_spec.reference_broker.config import BrokerConfig
 from tests.broker_support import run
 
 STOP_BOUND = 5.0

@@ -6,17 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from codec.command import RemotingCommand
-from codec.custom_header import encode_header
-from codec.store import decode_records
-from codec.store.record import MessageRecord
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.store import SCHEDULE_TOPIC
-from spec.codes import RequestCode, ResponseCode
-from spec.headers import CONSUMER_SEND_MSG_BACK_REQUEST
-from spec.message_id import decode_offset_msg_id
-from spec.version import MQVersion
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.codec.store import decode_records
+from rocketmq_spec.codec.store.record import MessageRecord
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.store import SCHEDULE_TOPIC
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.headers import CONSUMER_SEND_MSG_BACK_REQUEST
+from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.version import MQVersion
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 

@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from codec.command import RemotingCommand, encode
-from reference_broker import server as server_module
-from reference_broker.client import RemotingClient
-from reference_broker.server import OVERLOAD_REMARK, DispatchTable, RemotingServer, Request
-from reference_broker.stream import FramedConnection
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.reference_broker import server as server_module
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.server import OVERLOAD_REMARK, DispatchTable, RemotingServer, Request
+from rocketmq_spec.reference_broker.stream import FramedConnection
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
 
 BOUND = 5.0

@@ -8,15 +8,15 @@ import asyncio
 import time
 from pathlib import Path
 
-from codec.custom_header import encode_header
-from codec.store import MessageRecord, decode_records
-from codec.store.timercheck import read_timer_checkpoint
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.small_store import small_config
-from spec.codes import RequestCode, ResponseCode
-from spec.properties import PropertyKey
-from spec.timer import (
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.codec.store import MessageRecord, decode_records
+from rocketmq_spec.codec.store.timercheck import read_timer_checkpoint
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.small_store import small_config
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.timer import (
     RECALL_FORBIDDEN_REMARK,
     RECALL_MESSAGE_REQUEST,
     TIMER_CHECKPOINT_FILE,

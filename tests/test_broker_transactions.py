@@ -6,20 +6,24 @@ from __future__ import annotations
 import asyncio
 import time
 
-from codec import fastjson
-from codec.command import RemotingCommand
-from codec.custom_header import decode_header
-from codec.store import decode_record, decode_records
-from reference_broker.broker.transactions import CHECK_GROUP, _op_offset
-from reference_broker.client import RemotingClient
-from reference_broker.client_requests import PRODUCER_GROUP
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.store.topics import TRANS_CHECK_MAX_TIME_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
-from spec.codes import RequestCode, ResponseCode
-from spec.headers import CHECK_TRANSACTION_STATE_REQUEST
-from spec.message_id import decode_offset_msg_id
-from spec.properties import PropertyKey
-from spec.sysflag import TransactionType
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.custom_header import decode_header
+from rocketmq_spec.codec.store import decode_record, decode_records
+from rocketmq_spec.reference_broker.broker.transactions import CHECK_GROUP, _op_offset
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.client_requests import PRODUCER_GROUP
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.store.topics import (
+    TRANS_CHECK_MAX_TIME_TOPIC,
+    TRANS_HALF_TOPIC,
+    TRANS_OP_HALF_TOPIC,
+)
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST
+from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.sysflag import TransactionType
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 

@@ -13,15 +13,15 @@ import logging
 
 import pytest
 
-from codec import fastjson
-from codec.bodies import decode_body
-from codec.command import RemotingCommand
-from codec.custom_header import encode_header
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.bodies import CLUSTER_INFO
-from spec.codes import RequestCode, ResponseCode
-from spec.headers import REGISTER_BROKER_REQUEST
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.codec.bodies import decode_body
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.bodies import CLUSTER_INFO
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.headers import REGISTER_BROKER_REQUEST
 from tests.broker_support import run
 
 LOCK_GROUP = {"clientId": "c1", "consumerGroup": "G"}

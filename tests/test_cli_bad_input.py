@@ -13,13 +13,13 @@ import pytest
 from tests.golden import PROJECT_ROOT
 
 TOOLS = {
-    "rmq-conformance": "conformance.cli",
-    "rmq-frame": "codec.cli.frame",
-    "rmq-store": "codec.cli.store",
-    "rmq-fuzz": "fuzz.cli",
-    "rmq-spark": "spark_tests.cli",
-    "rmq-spec-doc": "spec.document",
-    "rmq-broker": "reference_broker.cli",
+    "rmq-conformance": "rocketmq_spec.conformance.cli",
+    "rmq-frame": "rocketmq_spec.codec.cli.frame",
+    "rmq-store": "rocketmq_spec.codec.cli.store",
+    "rmq-fuzz": "rocketmq_spec.fuzz.cli",
+    "rmq-spark": "rocketmq_spec.spark.cli",
+    "rmq-spec-doc": "rocketmq_spec.spec.document",
+    "rmq-broker": "rocketmq_spec.reference_broker.cli",
 }
 
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq.cluster import ApacheRocketMQ
-from apache_rocketmq.maven import NotServed, ToolMissing
-from codec.store.record import decode_records
-from reference_broker.client import RemotingClient
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.apache.cluster import ApacheRocketMQ
+from rocketmq_spec.apache.maven import NotServed, ToolMissing
+from rocketmq_spec.codec.store.record import decode_records
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.messaging_support import pull, send
 
@@ -44,7 +44,8 @@ ADMIN_TIMEOUT = 60
 
 
 def _admin(*argv: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "admin.cli", *argv], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.admin.cli",
+                           *argv], capture_output=True, text=True,
                           timeout=ADMIN_TIMEOUT, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -129,7 +130,7 @@ def test_a_broker_key_in_a_name_server_config_is_reported(tmp_path: Path) -> Non
 
 
 def test_a_joining_broker_refuses_a_name_server_port(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "reference_broker.cli", "-n", "127.0.0.1:1",
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli", "-n", "127.0.0.1:1",
                            "--namesrv-port", "0", "--store", str(tmp_path)], capture_output=True, text=True,
                           timeout=ADMIN_TIMEOUT, check=False)
     assert done.returncode == 2
@@ -198,7 +199,8 @@ def test_reference_slave_of_an_apache_master_replicates_byte_for_byte(tmp_path: 
         assert end > 0
         assert slave.stop() == 0
     report = tmp_path / "report"
-    check = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(master.store_path),
+    check = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                            "store", str(master.store_path),
                             "--replica", str(tmp_path / master.broker_name), "-k", "replica",
                             "--report", str(report)],
                            capture_output=True, text=True, timeout=300, check=False)

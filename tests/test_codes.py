@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spec.codes import (
+from rocketmq_spec.spec.codes import (
     REQUEST_CODES,
     RESPONSE_CODES,
     RequestCode,

@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from codec.command import RemotingCommand, decode, decode_payload, encode, java_hashmap_order
-from spec.errors import FrameError, HeaderError
-from spec.frame import SerializeType
+from rocketmq_spec.codec.command import RemotingCommand, decode, decode_payload, encode, java_hashmap_order
+from rocketmq_spec.spec.errors import FrameError, HeaderError
+from rocketmq_spec.spec.frame import SerializeType
 
 
 def _json_frame(header: dict[str, object] | str, body: bytes = b"") -> bytes:

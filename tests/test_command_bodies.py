@@ -7,11 +7,16 @@ from typing import Any
 
 import pytest
 
-from codec.bodies import decode_body, decode_register_broker_body, encode_body, encode_register_broker_body
-from codec.command import decode
-from spec import bodies
-from spec.errors import BodyError
-from spec.golden import JAVA_FRAMES
+from rocketmq_spec.codec.bodies import (
+    decode_body,
+    decode_register_broker_body,
+    encode_body,
+    encode_register_broker_body,
+)
+from rocketmq_spec.codec.command import decode
+from rocketmq_spec.spec import bodies
+from rocketmq_spec.spec.errors import BodyError
+from rocketmq_spec.spec.golden import JAVA_FRAMES
 
 _BODY_OF = {
     ("REGISTER_BROKER", False): bodies.REGISTER_BROKER_BODY,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from conformance import acl_policy
-from conformance.cli import main
-from reference_broker.acl.plain_file import parse
+from rocketmq_spec.conformance import acl_policy
+from rocketmq_spec.conformance.cli import main
+from rocketmq_spec.reference_broker.acl.plain_file import parse
 
 RUN_TIMEOUT = 300
 MIN_ACL_CASES = 25
@@ -22,7 +22,8 @@ def test_acl_area_passes_against_the_embedded_broker(tmp_path: Path) -> None:
     report = tmp_path / "report"
     # ACL 1.0's admin codes (50-54) are gone from 5.3.3 on: the broker answers as 4.9.8, which has them
     argv = ["--acl", "--wire-release", "4.9.8", "-k", "acl", "--report", str(report)]
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", *argv], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           *argv], capture_output=True, text=True,
                           timeout=RUN_TIMEOUT, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     index = json.loads((report / "index.json").read_text())

@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
+from rocketmq_spec.conformance.cli import main
 
 RUN_TIMEOUT = 300
 
 
 def test_authn_cases_pass_against_the_embedded_broker(tmp_path: Path) -> None:
     report = tmp_path / "report"
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", "--authn", "--report", str(report)],
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           "--authn", "--report", str(report)],
                           capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     cases = json.loads((report / "index.json").read_text())["cases"]

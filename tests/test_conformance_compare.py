@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli
-from conformance.report import json_files
-from conformance.report.matrix import ABSENT, Report, ReportError, differences, render_comparison
-from conformance.result import CaseResult
-from conformance.verdict import Verdict
+from rocketmq_spec.conformance import cli
+from rocketmq_spec.conformance.report import json_files
+from rocketmq_spec.conformance.report.matrix import (
+    ABSENT,
+    Report,
+    ReportError,
+    differences,
+    render_comparison,
+)
+from rocketmq_spec.conformance.result import CaseResult
+from rocketmq_spec.conformance.verdict import Verdict
 from tests.test_conformance_framework import sample_results
 
 

@@ -1,5 +1,5 @@
 """``rmq-conformance coverage``: clauses judged by a case that can fail, those no case can judge (with the
-reason, from ``conformance/unjudged.toml``) and those that simply lack a case."""
+reason, from ``rocketmq_spec/conformance/unjudged.toml``) and those that simply lack a case."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.coverage import CaseEntry, ClauseEntry, as_text, load_unjudged, summary
+from rocketmq_spec.conformance.coverage import CaseEntry, ClauseEntry, as_text, load_unjudged, summary
 
 
 def _clause(name: str, *, can_fail: bool | None, reason: str = "") -> ClauseEntry:

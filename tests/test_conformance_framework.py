@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, options, plugin, profile
-from conformance.ha_peer import FeedListener
-from conformance.recorder import Direction, Exchange, Record
-from conformance.report import console, json_files, junit
-from conformance.report.matrix import by_area, conforms
-from conformance.result import CaseResult, render
-from conformance.target import Target
-from conformance.verdict import SuiteError, Verdict
-from conformance.wire import Endpoint, NoResponse
+from rocketmq_spec.conformance import cli, options, plugin, profile
+from rocketmq_spec.conformance.ha_peer import FeedListener
+from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
+from rocketmq_spec.conformance.report import console, json_files, junit
+from rocketmq_spec.conformance.report.matrix import by_area, conforms
+from rocketmq_spec.conformance.result import CaseResult, render
+from rocketmq_spec.conformance.target import Target
+from rocketmq_spec.conformance.verdict import SuiteError, Verdict
+from rocketmq_spec.conformance.wire import Endpoint, NoResponse
 
 
 def sample_results() -> list[CaseResult]:

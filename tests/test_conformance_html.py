@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.report import html, html_compare, json_files
-from conformance.report.html_page import CLAUSE_PAGE, COLOURS, MEANINGS, SEVERITY_ORDER
-from conformance.result import CaseResult
-from conformance.verdict import Verdict
+from rocketmq_spec.conformance.report import html, html_compare, json_files
+from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE, COLOURS, MEANINGS, SEVERITY_ORDER
+from rocketmq_spec.conformance.result import CaseResult
+from rocketmq_spec.conformance.verdict import Verdict
 from tests.png import read_rgb
 from tests.test_conformance_framework import sample_results
 

@@ -3,8 +3,8 @@
 Each release is started for the run (``rmq-conformance --target apache-VERSION``); its profile is chosen by
 the version its answers carry. Every case must pass or be a deviation the profile cites, and every verdict
 must be the one committed in docs/results/ (a FAIL means the case, the profile or the release changed).
-Marked slow: ``.ci/run`` checks the same runs through ``python -m conformance.results check``; skipped
-where Java or Maven is missing or the Maven repository does not serve the release.
+Marked slow: ``.ci/run`` checks the same runs through ``python -m rocketmq_spec.conformance.results check``;
+skipped where Java or Maven is missing or the Maven repository does not serve the release.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq import NotServed, ToolMissing, provision
-from conformance import results
-from conformance.report.matrix import Report, differences
-from rocketmq_targets import PROJECT_TARGETS, parse_target
+from rocketmq_spec.apache import NotServed, ToolMissing, provision
+from rocketmq_spec.conformance import results
+from rocketmq_spec.conformance.report.matrix import Report, differences
+from rocketmq_spec.targets import PROJECT_TARGETS, parse_target
 from tests.test_conformance_runs import _run
 
 APACHE_TARGETS = [name for name in PROJECT_TARGETS if parse_target(name) is not None]

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from admin.operations import Admin
-from conformance import cli
-from conformance.launcher import Launcher, LauncherError
-from conformance.target import Target
-from conformance.wire import Endpoint
-from rocketmq_targets import EMBEDDED, UnknownTarget, servers
-from rocketmq_targets.reference import ReferenceServers
-from spec.store_layout import ABORT_FILE
+from rocketmq_spec.admin.operations import Admin
+from rocketmq_spec.conformance import cli
+from rocketmq_spec.conformance.launcher import Launcher, LauncherError
+from rocketmq_spec.conformance.target import Target
+from rocketmq_spec.conformance.wire import Endpoint
+from rocketmq_spec.spec.store_layout import ABORT_FILE
+from rocketmq_spec.targets import EMBEDDED, UnknownTarget, servers
+from rocketmq_spec.targets.reference import ReferenceServers
 
 
 def test_the_option_text_round_trips() -> None:

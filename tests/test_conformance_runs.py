@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from codec.store.commitlog import segment_files
-from codec.store.directory import StoreDirectory
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.golden import STORE_TARBALL
-from spec.indexfile import MAX_QUERY_RESULTS
-from spec.properties import PropertyKey
-from spec.store_layout import COMMITLOG_DIR, CONSUMEQUEUE_DIR
+from rocketmq_spec.codec.store.commitlog import segment_files
+from rocketmq_spec.codec.store.directory import StoreDirectory
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.golden import STORE_TARBALL
+from rocketmq_spec.spec.indexfile import MAX_QUERY_RESULTS
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.store_layout import COMMITLOG_DIR, CONSUMEQUEUE_DIR
 from tests.messaging_support import send, with_broker
 
 RUN_TIMEOUT = 300
@@ -34,7 +34,8 @@ MIN_STORE_CASES = 30
 
 
 def _run(args: list[str], report: Path) -> tuple[int, dict[str, Any], str]:
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", *args, "--report", str(report)],
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           *args, "--report", str(report)],
                           capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
     assert (report / "index.json").exists(), done.stdout + done.stderr
     index = json.loads((report / "index.json").read_text())
@@ -176,7 +177,7 @@ def test_index_counts_off_the_default_ratio_need_index_sizes(tmp_path: Path) -> 
 def test_a_target_given_by_address_is_judged_by_the_version_it_answers(tmp_path: Path) -> None:
     """``--namesrv`` alone names no target: the run must not take it for the embedded broker (judged
     without a profile) but choose the profile its answers' version word selects."""
-    from reference_broker.embedded import SyncEmbeddedRocketMQ
+    from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 
     with SyncEmbeddedRocketMQ(tmp_path / "store") as mq:
         _, index, stdout = _run(["--namesrv", mq.namesrv_addr, "-k", "unknown_code", "-n", "0"],

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from codec.command import decode
-from codec.custom_header import decode_header, encode_header
-from spec.codes import RequestCode
-from spec.errors import HeaderError
-from spec.golden import CLIENT_FRAMES, JAVA_FRAMES
-from spec.headers import (
+from rocketmq_spec.codec.command import decode
+from rocketmq_spec.codec.custom_header import decode_header, encode_header
+from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.errors import HeaderError
+from rocketmq_spec.spec.golden import CLIENT_FRAMES, JAVA_FRAMES
+from rocketmq_spec.spec.headers import (
     END_TRANSACTION_REQUEST,
     REGISTER_BROKER_REQUEST,
     SEND_MESSAGE_REQUEST,

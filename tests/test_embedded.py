@@ -6,9 +6,9 @@ import asyncio
 import subprocess
 import sys
 
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ, SyncEmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ, SyncEmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
 
 
@@ -37,7 +37,8 @@ def test_fixture(rocketmq_broker) -> None:
 
 def test_console_script_serves_until_terminated(tmp_path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "reference_broker.cli", "--store", str(tmp_path), "--namesrv-port", "0",
+        [sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
+         "--store", str(tmp_path), "--namesrv-port", "0",
          "--broker-port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = process.stdout.readline()

@@ -9,10 +9,10 @@ from types import ModuleType
 
 import pytest
 
-from reference_broker import event_loop
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.reference_broker import event_loop
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 
 
 def _without_uvloop(monkeypatch: pytest.MonkeyPatch) -> None:

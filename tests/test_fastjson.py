@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.fastjson import MAX_DEPTH, dumps, dumps_string_keyed, loads
-from spec.errors import BodyError
-from spec.json_header import HEX_ESCAPED, SHORT_ESCAPES
+from rocketmq_spec.codec.fastjson import MAX_DEPTH, dumps, dumps_string_keyed, loads
+from rocketmq_spec.spec.errors import BodyError
+from rocketmq_spec.spec.json_header import HEX_ESCAPED, SHORT_ESCAPES
 
 
 def test_unquoted_integer_keys() -> None:

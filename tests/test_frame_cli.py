@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from codec.cli.frame import main
-from codec.command import RemotingCommand, encode
-from spec.frame import SerializeType
+from rocketmq_spec.codec.cli.frame import main
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.spec.frame import SerializeType
 
 
 def test_decode_json_lines_of_concatenated_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.command import RemotingCommand, encode
-from codec.framing import FrameDecoder, FrameReceived, FrameRejected
-from spec.errors import FrameError, HeaderError
-from spec.frame import MAX_LENGTH_VALUE, SerializeType
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived, FrameRejected
+from rocketmq_spec.spec.errors import FrameError, HeaderError
+from rocketmq_spec.spec.frame import MAX_LENGTH_VALUE, SerializeType
 
 commands = st.builds(
     RemotingCommand,

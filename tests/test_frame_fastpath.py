@@ -9,10 +9,16 @@ from construct import ConstructError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.fast import BinaryHeader, decode_rocketmq_header, encode_rocketmq_header, pack_words, unpack_words
-from spec.binary_header import RocketMQHeader
-from spec.errors import HeaderError
-from spec.frame import FrameWords
+from rocketmq_spec.codec.fast import (
+    BinaryHeader,
+    decode_rocketmq_header,
+    encode_rocketmq_header,
+    pack_words,
+    unpack_words,
+)
+from rocketmq_spec.spec.binary_header import RocketMQHeader
+from rocketmq_spec.spec.errors import HeaderError
+from rocketmq_spec.spec.frame import FrameWords
 
 _text = st.text(max_size=12)
 headers = st.builds(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from spec.binary_header import FIXED_PART_SIZE, RocketMQHeader
-from spec.errors import FrameError, HeaderError
-from spec.frame import (
+from rocketmq_spec.spec.binary_header import FIXED_PART_SIZE, RocketMQHeader
+from rocketmq_spec.spec.errors import FrameError, HeaderError
+from rocketmq_spec.spec.frame import (
     FRAME_MAX_LENGTH,
     MAX_LENGTH_VALUE,
     Frame,

@@ -1,6 +1,6 @@
-"""Properties of ACL signing (``codec.acl``): a signed request verifies, survives both serializations,
-and any change of what it signed is refused, by the verifier and, for a few examples, by the reference
-broker with ACL on."""
+"""Properties of ACL signing (``rocketmq_spec.codec.acl``): a signed request verifies, survives both
+serializations, and any change of what it signed is refused, by the verifier and, for a few examples, by the
+reference broker with ACL on."""
 
 from __future__ import annotations
 
@@ -12,21 +12,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.acl import Credentials, sign, verify
-from codec.command import RemotingCommand, decode, encode
-from conformance import acl_policy as policy
-from conformance.regression import Listener
-from fuzz.corpus import load_seeds
-from fuzz.live import FuzzConfig, LiveFuzzer, signed_seeds
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.acl import content_changes, content_keeping_changes, signed_requests
-from fuzz.target import Target
-from fuzz.wire import WireConnection
-from reference_broker.config import BrokerConfig
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spec.acl import Refusal
-from spec.codes import RequestCode, ResponseCode
-from spec.frame import SerializeType
+from rocketmq_spec.codec.acl import Credentials, sign, verify
+from rocketmq_spec.codec.command import RemotingCommand, decode, encode
+from rocketmq_spec.conformance import acl_policy as policy
+from rocketmq_spec.conformance.regression import Listener
+from rocketmq_spec.fuzz.corpus import load_seeds
+from rocketmq_spec.fuzz.live import FuzzConfig, LiveFuzzer, signed_seeds
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.acl import content_changes, content_keeping_changes, signed_requests
+from rocketmq_spec.fuzz.target import Target
+from rocketmq_spec.fuzz.wire import WireConnection
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spec.acl import Refusal
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.frame import SerializeType
 
 LIVE_EXAMPLES = 15
 """Each live example is a round trip to the broker: a handful shows the check is the verifier's."""

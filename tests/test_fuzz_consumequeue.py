@@ -12,10 +12,10 @@ from construct import ConstructError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.fast_store import cq_entries
-from codec.store.consumequeue import ConsumeQueue, encode_entry
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.consumequeue import (
+from rocketmq_spec.codec.fast_store import cq_entries
+from rocketmq_spec.codec.store.consumequeue import ConsumeQueue, encode_entry
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.consumequeue import (
     Entry,
     any_entries,
     entries,
@@ -25,8 +25,8 @@ from fuzz.strategies.consumequeue import (
     pre_blank_entries,
     queue_files,
 )
-from spec.commitlog import offset_file_name
-from spec.consumequeue import (
+from rocketmq_spec.spec.commitlog import offset_file_name
+from rocketmq_spec.spec.consumequeue import (
     CQ_ENTRY_SIZE,
     ConsumeQueueEntry,
     ext_address,
@@ -34,7 +34,7 @@ from spec.consumequeue import (
     is_ext_address,
     is_pre_blank,
 )
-from spec.errors import SpecViolation, StoreError
+from rocketmq_spec.spec.errors import SpecViolation, StoreError
 
 _NAMES = ("commitlog_offset", "size", "tags_code")
 

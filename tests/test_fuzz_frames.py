@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.command import RemotingCommand, decode, encode
-from codec.framing import FrameDecoder, FrameRejected
-from fuzz.corpus import load_seeds
-from fuzz.mutators import MUTATORS
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.frames import commands, frame_streams, frames
-from fuzz.strategies.primitives import int32s
-from spec.errors import RocketMQSpecError
-from spec.frame import FRAME_MAX_LENGTH, SerializeType
+from rocketmq_spec.codec.command import RemotingCommand, decode, encode
+from rocketmq_spec.codec.framing import FrameDecoder, FrameRejected
+from rocketmq_spec.fuzz.corpus import load_seeds
+from rocketmq_spec.fuzz.mutators import MUTATORS
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.frames import commands, frame_streams, frames
+from rocketmq_spec.fuzz.strategies.primitives import int32s
+from rocketmq_spec.spec.errors import RocketMQSpecError
+from rocketmq_spec.spec.frame import FRAME_MAX_LENGTH, SerializeType
 
 ALLOCATION_PER_INPUT_BYTE = 64
 """Peak bytes a decoder may allocate per input byte: Python objects for a JSON header cost tens of bytes

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzz.grpc_live import Finding, GrpcSummary, GrpcTarget, check_call, replay, run
-from fuzz.memory import MemoryRule, MemoryWatch
-from fuzz.strategies.grpc import message_class, request
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spec.grpc_rpcs import RPCS, rpc
+from rocketmq_spec.fuzz.grpc_live import Finding, GrpcSummary, GrpcTarget, check_call, replay, run
+from rocketmq_spec.fuzz.memory import MemoryRule, MemoryWatch
+from rocketmq_spec.fuzz.strategies.grpc import message_class, request
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spec.grpc_rpcs import RPCS, rpc
 
 FUZZ_SECONDS = float(os.environ.get("RMQ_GRPC_FUZZ_SECONDS", "8"))
 """How long the live run against the reference broker lasts (tox -e fuzz-long sets more)."""

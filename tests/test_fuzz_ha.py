@@ -8,10 +8,10 @@ from pathlib import Path
 
 from hypothesis import given
 
-from codec.ha import BlockDecoder, BlockReceived, OffsetReported, ReportDecoder, StreamRejected
-from fuzz.strategies.ha import block_stream, broken_block_stream, chunked, cuts, report_stream
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spec.ha import HEADER_SIZE, TransferHeader
+from rocketmq_spec.codec.ha import BlockDecoder, BlockReceived, OffsetReported, ReportDecoder, StreamRejected
+from rocketmq_spec.fuzz.strategies.ha import block_stream, broken_block_stream, chunked, cuts, report_stream
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spec.ha import HEADER_SIZE, TransferHeader
 
 
 @given(block_stream(), cuts())
@@ -50,7 +50,7 @@ def test_a_broken_stream_is_refused_after_its_good_blocks(case: tuple[int, int, 
 
 
 def test_live_ha_fuzzer_finds_nothing_on_the_reference_master(tmp_path: Path) -> None:
-    from fuzz.cli import main
+    from rocketmq_spec.fuzz.cli import main
 
     with SyncEmbeddedRocketMQ(tmp_path / "store") as running:
         ha = running.broker_ha_addr

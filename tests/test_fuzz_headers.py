@@ -1,5 +1,5 @@
-"""Properties of the custom header codec over every header of ``spec.headers``, and of the JSON bodies
-over every bean table of ``spec.bodies``."""
+"""Properties of the custom header codec over every header of ``rocketmq_spec.spec.headers``, and of the JSON
+bodies over every bean table of ``rocketmq_spec.spec.bodies``."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.bodies import decode_body, encode_body
-from codec.command import RemotingCommand, decode, encode
-from codec.custom_header import decode_header, encode_header
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies import bodies as body_strategies
-from fuzz.strategies.headers import (
+from rocketmq_spec.codec.bodies import decode_body, encode_body
+from rocketmq_spec.codec.command import RemotingCommand, decode, encode
+from rocketmq_spec.codec.custom_header import decode_header, encode_header
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies import bodies as body_strategies
+from rocketmq_spec.fuzz.strategies.headers import (
     HeaderValues,
     client_forms,
     header_specs,
@@ -25,12 +25,12 @@ from fuzz.strategies.headers import (
     required_fields,
     specs_and_values,
 )
-from fuzz.strategies.primitives import texts
-from spec.bodies import BodySpec
-from spec.errors import BodyError, HeaderError, RocketMQSpecError
-from spec.frame import SerializeType
-from spec.golden import JAVA_FRAMES
-from spec.headers import GET_MAX_OFFSET_REQUEST, FieldType, HeaderSpec
+from rocketmq_spec.fuzz.strategies.primitives import texts
+from rocketmq_spec.spec.bodies import BodySpec
+from rocketmq_spec.spec.errors import BodyError, HeaderError, RocketMQSpecError
+from rocketmq_spec.spec.frame import SerializeType
+from rocketmq_spec.spec.golden import JAVA_FRAMES
+from rocketmq_spec.spec.headers import GET_MAX_OFFSET_REQUEST, FieldType, HeaderSpec
 from tests.test_command_bodies import _BODY_OF as JAVA_BODY_TABLES
 
 JAVA_INT_RANGES = {FieldType.INT: range(-(1 << 31), 1 << 31), FieldType.LONG: range(-(1 << 63), 1 << 63)}

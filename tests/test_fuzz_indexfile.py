@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.store.indexfile import IndexFile
-from fuzz.mutators import bit_flip
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.indexfile import IndexPlan, Put, index_plans, write_index
-from spec.errors import RocketMQSpecError, StoreError
-from spec.hashing import index_key_hash
-from spec.indexfile import (
+from rocketmq_spec.codec.store.indexfile import IndexFile
+from rocketmq_spec.fuzz.mutators import bit_flip
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.indexfile import IndexPlan, Put, index_plans, write_index
+from rocketmq_spec.spec.errors import RocketMQSpecError, StoreError
+from rocketmq_spec.spec.hashing import index_key_hash
+from rocketmq_spec.spec.indexfile import (
     ENTRY_SIZE,
     HEADER_SIZE,
     SLOT_SIZE,

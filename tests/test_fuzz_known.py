@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.profile import KnownDefect, Profile, load
-from conformance.regression import FindingClass, load_cases
-from fuzz.known import UnknownCause, json_header_ends_in_enum_value, matcher
+from rocketmq_spec.conformance.profile import KnownDefect, Profile, load
+from rocketmq_spec.conformance.regression import FindingClass, load_cases
+from rocketmq_spec.fuzz.known import UnknownCause, json_header_ends_in_enum_value, matcher
 
 
 def _json_frame(header: bytes, declared: int | None = None) -> bytes:

@@ -8,16 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from conformance.oracle import Expect, expectation
-from conformance.regression import ConnectionCase, FindingClass, Listener, RegressionCase, load_cases
-from fuzz.corpus import load_seeds
-from fuzz.live import FuzzConfig, LiveFuzzer, plan_batch
-from fuzz.mutators import MUTATORS
-from fuzz.replay import replay
-from fuzz.target import Health, Target
-from fuzz.wire import parse_loopback
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spec.errors import SpecViolation
+from rocketmq_spec.conformance.oracle import Expect, expectation
+from rocketmq_spec.conformance.regression import (
+    ConnectionCase,
+    FindingClass,
+    Listener,
+    RegressionCase,
+    load_cases,
+)
+from rocketmq_spec.fuzz.corpus import load_seeds
+from rocketmq_spec.fuzz.live import FuzzConfig, LiveFuzzer, plan_batch
+from rocketmq_spec.fuzz.mutators import MUTATORS
+from rocketmq_spec.fuzz.replay import replay
+from rocketmq_spec.fuzz.target import Health, Target
+from rocketmq_spec.fuzz.wire import parse_loopback
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spec.errors import SpecViolation
 
 SEEDS = load_seeds()
 BRIEF_RUN_FRAMES = 96

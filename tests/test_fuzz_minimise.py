@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz.minimise import ddmin
-from fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.minimise import ddmin
+from rocketmq_spec.fuzz.profiles import fuzz_settings
 
 
 @fuzz_settings()

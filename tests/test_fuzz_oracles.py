@@ -20,15 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance.oracle import Expect, judge
-from conformance.regression import FindingClass, Listener
-from fuzz import idle, live, target
-from fuzz.cli import build_parser, memory_rule
-from fuzz.corpus import load_seeds
-from fuzz.live import Batch, FuzzConfig, LiveFuzzer
-from fuzz.memory import MemoryRule, MemoryWatch, jvm_heap_bytes, process_cmdline
-from fuzz.target import Target
-from spec.frame import MAX_LENGTH_VALUE
+from rocketmq_spec.conformance.oracle import Expect, judge
+from rocketmq_spec.conformance.regression import FindingClass, Listener
+from rocketmq_spec.fuzz import idle, live, target
+from rocketmq_spec.fuzz.cli import build_parser, memory_rule
+from rocketmq_spec.fuzz.corpus import load_seeds
+from rocketmq_spec.fuzz.live import Batch, FuzzConfig, LiveFuzzer
+from rocketmq_spec.fuzz.memory import MemoryRule, MemoryWatch, jvm_heap_bytes, process_cmdline
+from rocketmq_spec.fuzz.target import Target
+from rocketmq_spec.spec.frame import MAX_LENGTH_VALUE
 from tests.fuzz_fake_target import NEVER, Behaviour, FakeTarget
 from tests.golden import PROJECT_ROOT
 
@@ -96,7 +96,7 @@ def test_warm_up_only_raises_the_baseline_and_a_ceiling_is_reported_once() -> No
     (["java", "-Xms256m", "-Xmx512m", "-XX:MaxDirectMemorySize=512m"], 512 * MIB),
     (["java", "-Xmx1g", "-Xmx2048m"], 2048 * MIB),
     (["/opt/jdk/bin/java", "-XX:MaxHeapSize=268435456"], 268435456),
-    (["python3", "-m", "reference_broker.cli"], None),
+    (["python3", "-m", "rocketmq_spec.reference_broker.cli"], None),
 ])
 def test_jvm_heap_from_the_command_line(cmdline: list[str], heap: int | None) -> None:
     assert jvm_heap_bytes(cmdline) == heap

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from hypothesis.stateful import run_state_machine_as_test
 
-from fuzz.profiles import STATEFUL_STEPS, fuzz_settings, profile_name
-from fuzz.stateful import ModelTarget, machine_for
-from reference_broker.config import BrokerConfig
-from reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.fuzz.profiles import STATEFUL_STEPS, fuzz_settings, profile_name
+from rocketmq_spec.fuzz.stateful import ModelTarget, machine_for
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 
 STATEFUL_RUNS = 4
 """Sequences per default run: each starts its own broker, and shrinking re-runs failing ones anyway."""

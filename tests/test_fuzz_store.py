@@ -8,14 +8,14 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.store.record import MessageRecord, decode_record
-from fuzz.mutators import bit_flip
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.commitlog import records
-from fuzz.strategies.properties import property_maps
-from spec.commitlog import CommitLogRecord
-from spec.errors import RocketMQSpecError
-from spec.properties import encode_properties, parse_properties
+from rocketmq_spec.codec.store.record import MessageRecord, decode_record
+from rocketmq_spec.fuzz.mutators import bit_flip
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.commitlog import records
+from rocketmq_spec.fuzz.strategies.properties import property_maps
+from rocketmq_spec.spec.commitlog import CommitLogRecord
+from rocketmq_spec.spec.errors import RocketMQSpecError
+from rocketmq_spec.spec.properties import encode_properties, parse_properties
 
 _SAME_NAMES = ("total_size", "magic", "body_crc", "queue_id", "flag", "queue_offset", "physical_offset",
                "sys_flag", "born_timestamp", "store_timestamp", "reconsume_times",

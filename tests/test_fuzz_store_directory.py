@@ -13,11 +13,11 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.store import StoreDirectory
-from fuzz.mutators import bit_flip
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.store import StorePlan, WrittenStore, store_files, store_plans, write_store
-from spec.errors import RocketMQSpecError
+from rocketmq_spec.codec.store import StoreDirectory
+from rocketmq_spec.fuzz.mutators import bit_flip
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.store import StorePlan, WrittenStore, store_files, store_plans, write_store
+from rocketmq_spec.spec.errors import RocketMQSpecError
 
 CONFORMANCE_TIMEOUT = 300
 """Seconds for one ``rmq-conformance store`` run: far above its usual few seconds, only a hang bound."""
@@ -98,7 +98,8 @@ def test_conformance_passes_on_written_stores(plan: StorePlan) -> None:
         with StoreDirectory(root) as store:
             _check_read_back(store, written)
         report = Path(work) / "report"
-        done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), "--report",
+        done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                               "store", str(root), "--report",
                                str(report)], capture_output=True, text=True, timeout=CONFORMANCE_TIMEOUT,
                               check=False)
         totals = json.loads((report / "index.json").read_text())["totals"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from spec.golden import IN_PROJECT_GOLDEN, ORIGIN_GOLDEN
+from rocketmq_spec.spec.golden import IN_PROJECT_GOLDEN, ORIGIN_GOLDEN
 from tests.golden import LEFT_OUT
 
 pytestmark = pytest.mark.skipif(not ORIGIN_GOLDEN.is_dir(),

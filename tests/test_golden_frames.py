@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from codec.command import RemotingCommand, decode, encode, java_hashmap_order
-from spec.frame import SerializeType
-from spec.golden import CLIENT_FRAMES, JAVA_FRAMES
-from spec.json_header import JSON_HEADER_FIELDS
+from rocketmq_spec.codec.command import RemotingCommand, decode, encode, java_hashmap_order
+from rocketmq_spec.spec.frame import SerializeType
+from rocketmq_spec.spec.golden import CLIENT_FRAMES, JAVA_FRAMES
+from rocketmq_spec.spec.json_header import JSON_HEADER_FIELDS
 
 
 def _java_entries() -> list[Any]:

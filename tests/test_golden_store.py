@@ -11,17 +11,22 @@ from typing import Any
 
 import pytest
 
-from codec.fastjson import dumps
-from codec.store import IndexFile, MessageRecord, StoreDirectory, index_keys, save_config
-from codec.store.configs import TOPIC_TABLE, consumer_offsets_to_json, delay_offsets_to_json, table_to_json
-from spec.consumequeue import delay_level_ms
-from spec.golden import STORE_MANIFEST, STORE_TARBALL
-from spec.hashing import tags_code
-from spec.indexfile import entry_position, slot_position
-from spec.message_id import decode_offset_msg_id
-from spec.properties import java_hashmap_order
-from spec.store_layout import CONFIG_DIR
-from spec.sysflag import TransactionType
+from rocketmq_spec.codec.fastjson import dumps
+from rocketmq_spec.codec.store import IndexFile, MessageRecord, StoreDirectory, index_keys, save_config
+from rocketmq_spec.codec.store.configs import (
+    TOPIC_TABLE,
+    consumer_offsets_to_json,
+    delay_offsets_to_json,
+    table_to_json,
+)
+from rocketmq_spec.spec.consumequeue import delay_level_ms
+from rocketmq_spec.spec.golden import STORE_MANIFEST, STORE_TARBALL
+from rocketmq_spec.spec.hashing import tags_code
+from rocketmq_spec.spec.indexfile import entry_position, slot_position
+from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.properties import java_hashmap_order
+from rocketmq_spec.spec.store_layout import CONFIG_DIR
+from rocketmq_spec.spec.sysflag import TransactionType
 
 SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
 HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"

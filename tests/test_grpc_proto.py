@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from google.protobuf import descriptor_pb2
 
-from apache_rocketmq.maven import ProvisionError, resolve
-from apache_rocketmq.releases import release
-from codec.grpc import generate
-from codec.grpc.emit import proto_path, render
-from spec.grpc_schema import PROTO_OF_RELEASE, File
+from rocketmq_spec.apache.maven import ProvisionError, resolve
+from rocketmq_spec.apache.releases import release
+from rocketmq_spec.codec.grpc import generate
+from rocketmq_spec.codec.grpc.emit import proto_path, render
+from rocketmq_spec.spec.grpc_schema import PROTO_OF_RELEASE, File
 
 JAVA_DUMP = Path(__file__).resolve().parents[1] / "interop" / "java" / "DumpProtoDescriptors.java"
 

@@ -8,27 +8,27 @@ import base64
 
 import pytest
 
-from codec.bodies import decode_body
-from codec.command import RemotingCommand
-from codec.grpc.v2 import definition_pb2 as v2
-from codec.grpc.v2 import service_pb2 as rpc
-from conformance.grpc_client import message
-from reference_broker.proxy import messages, validation
-from reference_broker.proxy.call import CallContext, Refusal, address_of
-from reference_broker.proxy.consumer import Receipt, _offset_infos
-from reference_broker.proxy.relay import relay_answer, relay_command
-from spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT
-from spec.codes import RequestCode, ResponseCode
-from spec.grpc_codes import Code, code_for_remoting
-from spec.grpc_mapping import (
+from rocketmq_spec.codec.bodies import decode_body
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
+from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
+from rocketmq_spec.conformance.grpc_client import message
+from rocketmq_spec.reference_broker.proxy import messages, validation
+from rocketmq_spec.reference_broker.proxy.call import CallContext, Refusal, address_of
+from rocketmq_spec.reference_broker.proxy.consumer import Receipt, _offset_infos
+from rocketmq_spec.reference_broker.proxy.relay import relay_answer, relay_command
+from rocketmq_spec.spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.grpc_codes import Code, code_for_remoting
+from rocketmq_spec.spec.grpc_mapping import (
     BORN_HOST,
     SHARDING_KEY,
     TIMER_DELIVER_MS,
     RecallHandleError,
     decode_recall_handle,
 )
-from spec.hashing import guava_consistent_hash, java_string_hash
-from spec.properties import PropertyKey
+from rocketmq_spec.spec.hashing import guava_consistent_hash, java_string_hash
+from rocketmq_spec.spec.properties import PropertyKey
 
 
 def test_guava_consistent_hash_matches_guava() -> None:

@@ -7,14 +7,19 @@ from __future__ import annotations
 import asyncio
 import time
 
-from codec.grpc.v2 import definition_pb2 as v2
-from conformance.cases.grpc_support import ack, receive
-from conformance.grpc_client import ProxyClient, message
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from reference_broker.proxy.renewal import Held, Renewals, next_visible_ms, retry_delay_ms
-from spec.grpc_codes import Code
-from spec.grpc_rpcs import INVISIBLE_WHEN_CLEAR_MS, MAX_RENEW_RETRIES, RENEW_MAX_MS, RENEW_SLICES_MS
+from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
+from rocketmq_spec.conformance.cases.grpc_support import ack, receive
+from rocketmq_spec.conformance.grpc_client import ProxyClient, message
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.reference_broker.proxy.renewal import Held, Renewals, next_visible_ms, retry_delay_ms
+from rocketmq_spec.spec.grpc_codes import Code
+from rocketmq_spec.spec.grpc_rpcs import (
+    INVISIBLE_WHEN_CLEAR_MS,
+    MAX_RENEW_RETRIES,
+    RENEW_MAX_MS,
+    RENEW_SLICES_MS,
+)
 from tests.sdk5_clients import create_topic
 
 NOW = 1_700_000_000_000

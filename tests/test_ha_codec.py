@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.ha import (
+from rocketmq_spec.codec.ha import (
     BlockDecoder,
     BlockReceived,
     OffsetReported,
@@ -16,9 +16,9 @@ from codec.ha import (
     encode_block,
     encode_report,
 )
-from fuzz.strategies.ha import chunked
-from spec.errors import HAStreamError
-from spec.ha import (
+from rocketmq_spec.fuzz.strategies.ha import chunked
+from rocketmq_spec.spec.errors import HAStreamError
+from rocketmq_spec.spec.ha import (
     RMQ_HA_BLOCK,
     RMQ_HA_CONTIGUOUS,
     SlaveOffsetReport,

@@ -20,16 +20,16 @@ import subprocess
 import time
 from pathlib import Path
 
-from apache_rocketmq import ApacheRocketMQ
-from apache_rocketmq.pytest_plugin import running_or_skip
-from codec.custom_header import encode_header
-from conformance import cli
-from reference_broker.broker.server import Broker
-from reference_broker.client import RemotingClient
-from reference_broker.config import BrokerConfig
-from reference_broker.embedded import EmbeddedMasterSlave
-from spec.codes import RequestCode, ResponseCode
-from spec.headers import GET_MAX_OFFSET_REQUEST, QUERY_CONSUMER_OFFSET_REQUEST
+from rocketmq_spec.apache import ApacheRocketMQ
+from rocketmq_spec.apache.pytest_plugin import running_or_skip
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.conformance import cli
+from rocketmq_spec.reference_broker.broker.server import Broker
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.embedded import EmbeddedMasterSlave
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.headers import GET_MAX_OFFSET_REQUEST, QUERY_CONSUMER_OFFSET_REQUEST
 from tests.java_clients import FOUR_X, driver
 from tests.messaging_support import pull, send
 

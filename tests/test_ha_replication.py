@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from codec.ha import encode_report
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedMasterSlave
-from reference_broker.small_store import SMALL_STORE
-from spec.codes import RequestCode, ResponseCode
-from spec.ha import BrokerRole
-from spec.store_layout import COMMITLOG_DIR
+from rocketmq_spec.codec.ha import encode_report
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedMasterSlave
+from rocketmq_spec.reference_broker.small_store import SMALL_STORE
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.ha import BrokerRole
+from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
 from tests.broker_support import run
 from tests.messaging_support import pull, send
 
@@ -150,7 +150,7 @@ def test_pytest_fixture_gives_a_replicating_pair(rocketmq_master_slave: Any) -> 
 def test_store_comparison_of_master_and_slave(tmp_path: Path) -> None:
     """``rmq-conformance store MASTER --replica SLAVE`` passes on a replicated pair and fails when a byte
     of the slave's log differs."""
-    from conformance import cli
+    from rocketmq_spec.conformance import cli
 
     async def replicate() -> None:
         async with pair(tmp_path) as ha:
@@ -175,8 +175,8 @@ def test_store_comparison_of_master_and_slave(tmp_path: Path) -> None:
 
 def test_roles_fix_broker_ids(tmp_path: Path) -> None:
     """RMQ-HA-ROLE-ID: a master is brokerId 0 whatever it was given; a slave without an id > 0 is refused."""
-    from reference_broker.broker.server import Broker
-    from reference_broker.config import BrokerConfig
+    from rocketmq_spec.reference_broker.broker.server import Broker
+    from rocketmq_spec.reference_broker.config import BrokerConfig
 
     master = Broker(BrokerConfig(broker_role="SYNC_MASTER", broker_id=3, store_path_root_dir=str(tmp_path)))
     assert master.config.broker_id == 0
@@ -213,10 +213,10 @@ def test_slave_read_enable_suggests_the_group_broker(tmp_path: Path) -> None:
 
 def test_routes_list_master_and_slave_under_one_name(rocketmq_master_slave: Any) -> None:
     """RMQ-HA-ROLE-ID: the name server's route for a topic lists the master as 0 and the slave as 1."""
-    from codec.bodies import decode_body
-    from codec.custom_header import encode_header
-    from spec.bodies import TOPIC_ROUTE_DATA
-    from spec.headers import GET_ROUTE_INFO_REQUEST
+    from rocketmq_spec.codec.bodies import decode_body
+    from rocketmq_spec.codec.custom_header import encode_header
+    from rocketmq_spec.spec.bodies import TOPIC_ROUTE_DATA
+    from rocketmq_spec.spec.headers import GET_ROUTE_INFO_REQUEST
 
     async def route() -> dict[str, Any]:
         client = await RemotingClient.connect(rocketmq_master_slave.master_addr)

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from codec.ha import BlockDecoder, BlockReceived, encode_block, encode_report
-from codec.store.record import HostPort
-from reference_broker import event_loop
-from reference_broker.ha.master import SlaveSession
-from reference_broker.ha.settings import HASettings
-from reference_broker.ha.slave import HAClient, ReplicaSession
-from reference_broker.store import MessageStore, StoreConfig
-from reference_broker.store.message import InnerMessage
-from spec.ha import RMQ_HA_REPORT_AHEAD
+from rocketmq_spec.codec.ha import BlockDecoder, BlockReceived, encode_block, encode_report
+from rocketmq_spec.codec.store.record import HostPort
+from rocketmq_spec.reference_broker import event_loop
+from rocketmq_spec.reference_broker.ha.master import SlaveSession
+from rocketmq_spec.reference_broker.ha.settings import HASettings
+from rocketmq_spec.reference_broker.ha.slave import HAClient, ReplicaSession
+from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig
+from rocketmq_spec.reference_broker.store.message import InnerMessage
+from rocketmq_spec.spec.ha import RMQ_HA_REPORT_AHEAD
 
 FILE = 4096
 SETTINGS = HASettings(heartbeat_interval=5.0, housekeeping_interval=20.0, transfer_batch_size=1000,

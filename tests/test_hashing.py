@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spec.hashing import INT32_MIN, index_key_hash, java_string_hash, masked_crc32, tags_code, to_int32
+from rocketmq_spec.spec.hashing import (
+    INT32_MIN,
+    index_key_hash,
+    java_string_hash,
+    masked_crc32,
+    tags_code,
+    to_int32,
+)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The compiled hot path (``codec._hotpath``) equals the pure-Python functions it twins.
+"""The compiled hot path (``rocketmq_spec.codec._hotpath``) equals the pure-Python functions it twins.
 
 Each compiled function is compared with its pure twin on generated input: byte-for-byte encodes, equal
 decodes, and the same refusals (a twin that declines leaves the input to the pure function, so the
@@ -18,10 +18,10 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from codec.answer_template import _join_answer
-from codec.command import RemotingCommand, encode
-from codec.custom_header import encode_header
-from codec.fast_store import (
+from rocketmq_spec.codec.answer_template import _join_answer
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.codec.fast_store import (
     CQ_DTYPE,
     _count_records,
     _gather_records,
@@ -29,22 +29,23 @@ from codec.fast_store import (
     _pack_plain_record,
     packed_ip,
 )
-from codec.hotpath import load_compiled, twin
-from codec.request_scan import RequestScanner
-from fuzz.strategies.commitlog import hosts
-from fuzz.strategies.frames import frames
-from fuzz.strategies.primitives import INT32, INT64, int32s, texts
-from fuzz.strategies.properties import property_maps
-from spec.codes import RequestCode
-from spec.commitlog import MESSAGE_MAGIC_V1, CommitLogRecord
-from spec.errors import SpecViolation
-from spec.hashing import java_string_hash as spec_java_string_hash
-from spec.headers import PULL_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
-from spec.properties import encode_properties, parse_properties
-from spec.sysflag import MessageSysFlag
+from rocketmq_spec.codec.hotpath import load_compiled, twin
+from rocketmq_spec.codec.request_scan import RequestScanner
+from rocketmq_spec.fuzz.strategies.commitlog import hosts
+from rocketmq_spec.fuzz.strategies.frames import frames
+from rocketmq_spec.fuzz.strategies.primitives import INT32, INT64, int32s, texts
+from rocketmq_spec.fuzz.strategies.properties import property_maps
+from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1, CommitLogRecord
+from rocketmq_spec.spec.errors import SpecViolation
+from rocketmq_spec.spec.hashing import java_string_hash as spec_java_string_hash
+from rocketmq_spec.spec.headers import PULL_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
+from rocketmq_spec.spec.properties import encode_properties, parse_properties
+from rocketmq_spec.spec.sysflag import MessageSysFlag
 
 compiled = load_compiled()
-pytestmark = pytest.mark.skipif(compiled is None, reason="codec._hotpath is not built (no C compiler)")
+pytestmark = pytest.mark.skipif(compiled is None,
+                                reason="rocketmq_spec.codec._hotpath is not built (no C compiler)")
 EQUALITY = settings(max_examples=200, deadline=None)
 """Generous example counts (each example is microseconds of work); no deadline on a shared machine."""
 

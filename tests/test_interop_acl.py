@@ -2,8 +2,8 @@
 ``rocketmq`` 0.4.4 (``set_session_credentials``) and npm ``ali-ons`` 3.12.0 (``accessKey``/``secretKey``)
 produce and consume when they sign with an account's keys, and are refused with a wrong secret.
 
-The policy is the conformance suite's (``conformance.acl_policy``): topics are created by its admin
-account, the clients sign as its ``OPEN`` account (PUB|SUB on every topic and group).
+The policy is the conformance suite's (``rocketmq_spec.conformance.acl_policy``): topics are created by its
+admin account, the clients sign as its ``OPEN`` account (PUB|SUB on every topic and group).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from codec.acl import Credentials
-from conformance import acl_policy as policy
+from rocketmq_spec.codec.acl import Credentials
+from rocketmq_spec.conformance import acl_policy as policy
 from tests.interop_checks import IDLE_TIMEOUT_S, RestartableBroker, make_messages, require
 from tests.interop_clients import ALI_ONS, PY_ROCKETMQ, InteropError, run_consumer, run_producer
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq.pytest_plugin import running_or_skip
-from codec.acl import Credentials, sign
-from conformance import acl_policy as policy
-from reference_broker.client import RemotingClient
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.apache.pytest_plugin import running_or_skip
+from rocketmq_spec.codec.acl import Credentials, sign
+from rocketmq_spec.conformance import acl_policy as policy
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.interop_checks import RestartableBroker, create_topic_at
 from tests.java_clients import FOUR_X, driver
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq.pytest_plugin import running_or_skip
-from reference_broker.config import BrokerConfig
-from reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.apache.pytest_plugin import running_or_skip
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from tests.java_programs import JavaUnavailable, compile_program, release_classpath, run_program
 
 pytestmark = pytest.mark.interop

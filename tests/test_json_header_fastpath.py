@@ -1,10 +1,10 @@
 """The JSON header's per-frame path held to the spec's tables.
 
-``codec.command`` writes a header through one reused C encoder and reads it with one reused decoder and a
-whole-header type check, which is only sound if it agrees with the rules the tables state: key order and
-null omission (``JSON_HEADER_FIELDS``), fastjson's escapes (``SHORT_ESCAPES``, ``HEX_ESCAPED``), the
-defaults, int32 fields and extFields normalisation, and which headers are refused under which clause.
-The references below are built from those tables alone, character by character.
+``rocketmq_spec.codec.command`` writes a header through one reused C encoder and reads it with one reused
+decoder and a whole-header type check, which is only sound if it agrees with the rules the tables state: key
+order and null omission (``JSON_HEADER_FIELDS``), fastjson's escapes (``SHORT_ESCAPES``, ``HEX_ESCAPED``), the
+defaults, int32 fields and extFields normalisation, and which headers are refused under which clause. The
+references below are built from those tables alone, character by character.
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.command import RemotingCommand, decode_payload, encode
-from codec.fast import pack_words
-from spec.errors import HeaderError
-from spec.frame import LENGTH_FIELD_SIZE, SerializeType
-from spec.json_header import (
+from rocketmq_spec.codec.command import RemotingCommand, decode_payload, encode
+from rocketmq_spec.codec.fast import pack_words
+from rocketmq_spec.spec.errors import HeaderError
+from rocketmq_spec.spec.frame import LENGTH_FIELD_SIZE, SerializeType
+from rocketmq_spec.spec.json_header import (
     DEFAULT_LANGUAGE,
     HDR_JSON_DEFAULTS,
     HDR_JSON_EXT_STRINGS,
     HDR_JSON_KEYS,
     JSON_HEADER_FIELDS,
 )
-from spec.language import LANGUAGE_BY_NAME, language_name
+from rocketmq_spec.spec.language import LANGUAGE_BY_NAME, language_name
 from tests.test_fastjson import _ESCAPE_PRONE, _fastjson_string
 
 INT32 = st.integers(-(1 << 31), (1 << 31) - 1)

@@ -18,17 +18,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codec.store import HostPort, decode_records
-from fuzz.strategies.properties import property_maps
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.server import RemotingServer
-from reference_broker.small_store import small_config
-from reference_broker.store import InnerMessage, MessageStore
-from reference_broker.store import puts as puts_module
-from spec.message_id import decode_offset_msg_id
-from spec.properties import PropertyKey, encode_properties
-from spec.sysflag import MessageSysFlag, TransactionType
+from rocketmq_spec.codec.store import HostPort, decode_records
+from rocketmq_spec.fuzz.strategies.properties import property_maps
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.server import RemotingServer
+from rocketmq_spec.reference_broker.small_store import small_config
+from rocketmq_spec.reference_broker.store import InnerMessage, MessageStore
+from rocketmq_spec.reference_broker.store import puts as puts_module
+from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.properties import PropertyKey, encode_properties
+from rocketmq_spec.spec.sysflag import MessageSysFlag, TransactionType
 from tests.messaging_support import pull, send
 from tests.test_store_engine_helpers import tiny_config
 

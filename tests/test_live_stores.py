@@ -17,12 +17,19 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from codec.cli.store import main as rmq_store
-from codec.store import StoreDirectory
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.verify import FAIL, INFO, NON_STRICT, clause_verdicts, mirrored_verdicts, verify_store
-from spec.commitlog import BODY_CRC_POSITION
-from spec.store_layout import ABORT_FILE
+from rocketmq_spec.codec.cli.store import main as rmq_store
+from rocketmq_spec.codec.store import StoreDirectory
+from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.verify import (
+    FAIL,
+    INFO,
+    NON_STRICT,
+    clause_verdicts,
+    mirrored_verdicts,
+    verify_store,
+)
+from rocketmq_spec.spec.commitlog import BODY_CRC_POSITION
+from rocketmq_spec.spec.store_layout import ABORT_FILE
 from tests.golden import PROJECT_ROOT
 
 DATA = Path(__file__).resolve().parent / "data" / "live-stores"
@@ -128,7 +135,8 @@ def inspected(root: Path) -> dict[str, object]:
 
 
 def conformance_cases(root: Path, report: Path) -> list[dict[str, str]]:
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), *INDEX_OPTION,
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           "store", str(root), *INDEX_OPTION,
                            "--report", str(report)], cwd=PROJECT_ROOT, capture_output=True, text=True,
                           timeout=CONFORMANCE_TIMEOUT_S)
     assert (report / "index.json").exists(), done.stdout[-3000:] + done.stderr[-3000:]

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spec.errors import SpecViolation
-from spec.message_id import (
+from rocketmq_spec.spec.errors import SpecViolation
+from rocketmq_spec.spec.message_id import (
     OffsetMsgId,
     UniqKey,
     decode_offset_msg_id,

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from apache_rocketmq import NotServed, ToolMissing
-from reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.apache import NotServed, ToolMissing
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from tests.mqadmin_commands import COMMANDS, AdminCommand, Scene, failed, launcher, prepare, run
 from tests.online_client import OnlineClient
 

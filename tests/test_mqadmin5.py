@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from tests.java_programs import JavaUnavailable, compile_program, release_classpath, run_program
 from tests.mqadmin_commands import COMMANDS, AdminCommand, Scene, failed, prepare
 from tests.online_client import OnlineClient

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance.can_fail import failing_functions
-from conformance.mutation import report
-from conformance.mutation.__main__ import main
-from conformance.mutation.report import Reviewed
-from conformance.mutation.session import changed_lines
+from rocketmq_spec.conformance.can_fail import failing_functions
+from rocketmq_spec.conformance.mutation import report
+from rocketmq_spec.conformance.mutation.__main__ import main
+from rocketmq_spec.conformance.mutation.report import Reviewed
+from rocketmq_spec.conformance.mutation.session import changed_lines
 from tests.golden import PROJECT_ROOT
 
-MODULE = "reference_broker/namesrv/kv.py"
-CASES = "conformance/cases/test_namesrv.py"
+MODULE = "rocketmq_spec/reference_broker/namesrv/kv.py"
+CASES = "rocketmq_spec/conformance/cases/test_namesrv.py"
 SAMPLE = 3
 
 

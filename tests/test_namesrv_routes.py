@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reference_broker.namesrv.routes import RouteTable
+from rocketmq_spec.reference_broker.namesrv.routes import RouteTable
 
 TOPIC = {"T": {"topicName": "T", "perm": 6, "readQueueNums": 4, "writeQueueNums": 4, "topicSysFlag": 0}}
 

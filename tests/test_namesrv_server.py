@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import struct
 
-from codec import fastjson
-from codec.command import RemotingCommand, encode
-from reference_broker.client import RemotingClient
-from reference_broker.config import NamesrvConfig
-from reference_broker.namesrv.server import NameServer
-from spec.codes import RequestCode, ResponseCode
-from spec.frame import SerializeType
+from rocketmq_spec.codec import fastjson
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.config import NamesrvConfig
+from rocketmq_spec.reference_broker.namesrv.server import NameServer
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.frame import SerializeType
 from tests.broker_support import golden_command, host_port, run
 
 

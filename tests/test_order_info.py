@@ -1,13 +1,13 @@
-"""config/consumerOrderInfo.json in Java's layout (``codec.store.order_info``): the file Apache RocketMQ
-5.5.0 wrote after an ordered pop of offsets 0-3 and acks of 0 and 1 reads as that batch, and writing the
-batch again gives the same content (fastjson puts a list of numbers on one line, and an integer key of a
+"""config/consumerOrderInfo.json in Java's layout (``rocketmq_spec.codec.store.order_info``): the file Apache
+RocketMQ 5.5.0 wrote after an ordered pop of offsets 0-3 and acks of 0 and 1 reads as that batch, and writing
+the batch again gives the same content (fastjson puts a list of numbers on one line, and an integer key of a
 bean on a line of its own, which the codec's pretty layout does not: whitespace only, which every reader
 skips)."""
 
 from __future__ import annotations
 
-from codec.fastjson import dumps, loads
-from codec.store.order_info import OrderInfo, order_table_from_json, order_table_to_json
+from rocketmq_spec.codec.fastjson import dumps, loads
+from rocketmq_spec.codec.store.order_info import OrderInfo, order_table_from_json, order_table_to_json
 
 WRITTEN_BY_5_5_0 = """{
 \t"orderInfoCount":1,

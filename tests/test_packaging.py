@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from spec.golden import STORE_TARBALL
+from rocketmq_spec.spec.golden import STORE_TARBALL
 from tests.golden import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("build") is None,
@@ -32,8 +32,10 @@ BUILD_TIMEOUT = 300
 RUN_TIMEOUT = 300
 A_FEW_CASES = "largest_length_accepted or unknown_code or store_layout"
 """A quick selection of wire cases, enough to show the installed suite runs and reports."""
-SHIPPED = ("conformance/cases/test_framing.py", "conformance/profiles/rocketmq-4.9.toml",
-           "pyspark_rocketmq/__init__.py", "pyspark_rocketmq_store/__init__.py", "spec/clauses.py")
+SHIPPED = ("rocketmq_spec/conformance/cases/test_framing.py",
+           "rocketmq_spec/conformance/profiles/rocketmq-4.9.toml",
+           "pyspark_rocketmq/__init__.py", "pyspark_rocketmq_store/__init__.py",
+           "rocketmq_spec/spec/clauses.py")
 
 
 def build(out: Path, *kinds: str, env: dict[str, str] | None = None) -> list[Path]:
@@ -88,7 +90,7 @@ def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
 
 
 def implementation(bin_dir: Path, env: dict[str, str]) -> str:
-    """Which per-send codec work the installed copy runs (``codec.hotpath``)."""
+    """Which per-send codec work the installed copy runs (``rocketmq_spec.codec.hotpath``)."""
     ask = "from codec import hotpath; print(hotpath.implementation())"
     return subprocess.run([bin_dir / "python", "-c", ask], env=env, capture_output=True, text=True,
                           check=True, cwd=bin_dir).stdout.strip()
@@ -98,9 +100,9 @@ def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     (wheel,) = build(tmp_path / "dist", "--wheel")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert set(SHIPPED) <= names, set(SHIPPED) - names
-    assert any(name.startswith("conformance/regressions/") for name in names)
+    assert any(name.startswith("rocketmq_spec/conformance/regressions/") for name in names)
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
-    assert any(name.startswith("codec/_hotpath") and name.endswith(".so") for name in names)
+    assert any(name.startswith("rocketmq_spec/codec/_hotpath") and name.endswith(".so") for name in names)
     bin_dir, env = installed(tmp_path, wheel)
     assert implementation(bin_dir, env) == "compiled"
     run_main_job(tmp_path, bin_dir, env)
@@ -116,7 +118,8 @@ def test_wheel_built_without_a_compiler_runs_the_pure_python_path(tmp_path: Path
     builds one on such a machine, so no earlier build in the checkout can lend it an extension."""
     built = build(tmp_path / "dist", env={**os.environ, "CC": "false"})
     (wheel,) = [path for path in built if path.suffix == ".whl"]
-    assert not any(name.startswith("codec/_hotpath") for name in zipfile.ZipFile(wheel).namelist())
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not any(name.startswith("rocketmq_spec/codec/_hotpath") for name in names)
     bin_dir, env = installed(tmp_path, wheel)
     assert implementation(bin_dir, env) == "pure-python"
     run_main_job(tmp_path, bin_dir, env)

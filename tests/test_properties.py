@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spec.properties import (
+from rocketmq_spec.spec.properties import (
     PROPERTIES_SINCE_5,
     RESERVED_KEYS,
     SYSTEM_KEYS,

@@ -1,7 +1,7 @@
 """The checked-in protocol document is what the schemas render today."""
 
-from spec import document
-from spec.clauses import all_clauses
+from rocketmq_spec.spec import document
+from rocketmq_spec.spec.clauses import all_clauses
 
 
 def test_protocol_document_is_current() -> None:

@@ -2,8 +2,8 @@
 names options its command has, the set-up commands are the ones CI runs, every command prints
 ``--version``, and ``rmq-conformance`` exits with the status the README gives for each outcome.
 
-(The README's counts sit in ``<!-- generated:NAME -->`` spans that ``conformance.results`` fills from the
-committed reports.)
+(The README's counts sit in ``<!-- generated:NAME -->`` spans that ``rocketmq_spec.conformance.results`` fills
+from the committed reports.)
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli
-from conformance.cli_help import EXIT_MEANINGS, ExitStatus
-from conformance.profile import shipped
-from conformance.report.html_page import MEANINGS, SEVERITY_ORDER
-from reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.conformance import cli
+from rocketmq_spec.conformance.cli_help import EXIT_MEANINGS, ExitStatus
+from rocketmq_spec.conformance.profile import shipped
+from rocketmq_spec.conformance.report.html_page import MEANINGS, SEVERITY_ORDER
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from tests.golden import PROJECT_ROOT
 
 README = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")

@@ -1,28 +1,29 @@
-"""docs/RESULTS.md and the counts in the README and docs/ are what ``python -m conformance.results render``
-makes of the committed reports in docs/results/ (one per target): a change to either that the command would
-undo, or a report updated without rendering, fails here."""
+"""docs/RESULTS.md and the counts in the README and docs/ are what ``python -m
+rocketmq_spec.conformance.results render`` makes of the committed reports in docs/results/ (one per target): a
+change to either that the command would undo, or a report updated without rendering, fails here."""
 
 from __future__ import annotations
 
 import pytest
 
-from conformance import results
-from conformance.verdict import Verdict
+from rocketmq_spec.conformance import results
+from rocketmq_spec.conformance.verdict import Verdict
 
 
 def test_every_project_target_has_a_committed_report() -> None:
     for target in results.CHECKED:
         for index in results._indexes(results.RESULTS_DIR, target):
-            assert index.is_file(), f"{index} is missing: run python -m conformance.results update {target}"
+            assert index.is_file(), (f"{index} is missing: "
+                                     f"run python -m rocketmq_spec.conformance.results update {target}")
 
 
 def test_results_and_documents_are_rendered_from_the_reports() -> None:
     assert results.RESULTS_DOC.read_text(encoding="utf-8") == results.results_text(), \
-        "docs/RESULTS.md is stale: run python -m conformance.results render"
+        "docs/RESULTS.md is stale: run python -m rocketmq_spec.conformance.results render"
     for path in results.spanned_documents():
         text = path.read_text(encoding="utf-8")
         assert text == results.spans_text(text, path.name), \
-            f"{path.name}: counts are stale: run python -m conformance.results render"
+            f"{path.name}: counts are stale: run python -m rocketmq_spec.conformance.results render"
 
 
 def test_every_generated_span_is_somewhere() -> None:

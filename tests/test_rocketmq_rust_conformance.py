@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import results
-from rocketmq_rust.pytest_plugin import missing
-from rocketmq_rust.releases import release
+from rocketmq_spec.conformance import results
+from rocketmq_spec.rocketmq_rust.pytest_plugin import missing
+from rocketmq_spec.rocketmq_rust.releases import release
 
 pytestmark = pytest.mark.slow
 

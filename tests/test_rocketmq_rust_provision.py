@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from apache_rocketmq.maven import ToolMissing
-from conformance import profile
-from rocketmq_rust import cargo
-from rocketmq_rust.cluster import RocketMQRust
-from rocketmq_rust.pytest_plugin import missing
-from rocketmq_rust.releases import RELEASES, UnknownRelease, release
-from rocketmq_targets import UnknownTarget, parse_target, servers, target_names
+from rocketmq_spec.apache.maven import ToolMissing
+from rocketmq_spec.conformance import profile
+from rocketmq_spec.rocketmq_rust import cargo
+from rocketmq_spec.rocketmq_rust.cluster import RocketMQRust
+from rocketmq_spec.rocketmq_rust.pytest_plugin import missing
+from rocketmq_spec.rocketmq_rust.releases import RELEASES, UnknownRelease, release
+from rocketmq_spec.targets import UnknownTarget, parse_target, servers, target_names
 
 
 def test_versions_are_looked_up_with_or_without_the_target_prefix() -> None:
@@ -54,7 +54,8 @@ def test_a_test_needing_absent_binaries_is_told_how_to_install_them(monkeypatch:
 
 
 def test_an_unknown_version_is_one_line_and_status_two() -> None:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_rust.cli", "run", "0.1.0"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.rocketmq_rust.cli",
+                           "run", "0.1.0"], capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert done.stdout == "" and done.stderr.splitlines() == [

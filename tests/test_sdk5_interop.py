@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from reference_broker.client import RemotingClient
-from reference_broker.config import BrokerConfig
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spec.grpc_mapping import TIMER_DELIVER_MS
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spec.grpc_mapping import TIMER_DELIVER_MS
 from tests import sdk5_clients as sdk5
 
 pytestmark = pytest.mark.interop

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spark_tests.audit import Arrived, Sent, audit
+from rocketmq_spec.spark.audit import Arrived, Sent, audit
 
 SENT = [Sent(f"k{n}", "q0", n) for n in range(4)] + [Sent(f"m{n}", "q1", n) for n in range(3)]
 

@@ -19,19 +19,19 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spark_tests.audit import audit
-from spark_tests.cluster import ARCHIVE_NAME, StandaloneCluster, project_archive
-from spark_tests.copy_job import transform_body
-from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
-from spark_tests.scan import codec_scan_summary
-from spark_tests.traffic import drain, fill_store, prepare_topic, produce
-from spark_tests.verify import verify_store
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spark.audit import audit
+from rocketmq_spec.spark.cluster import ARCHIVE_NAME, StandaloneCluster, project_archive
+from rocketmq_spec.spark.copy_job import transform_body
+from rocketmq_spec.spark.fixtures import spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.scan import codec_scan_summary
+from rocketmq_spec.spark.traffic import drain, fill_store, prepare_topic, produce
+from rocketmq_spec.spark.verify import verify_store
 from tests.spark_stores import two_broker_stores
 
 pytestmark = pytest.mark.spark
 
-JOB = Path(find_spec("spark_tests.cluster_job").origin or "")
+JOB = Path(find_spec("rocketmq_spec.spark.cluster_job").origin or "")
 QUEUES = 4
 MESSAGES = 40
 SPLIT = 16 << 10

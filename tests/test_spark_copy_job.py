@@ -10,13 +10,13 @@ import pytest
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spark_tests import broker_api as api
-from spark_tests.audit import audit
-from spark_tests.copy_job import SOURCE_OFFSET_PROPERTY, copy_topic, transform_body
-from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
-from spark_tests.traffic import drain, prepare_topic, produce
-from spark_tests.wire import WireClient
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spark import broker_api as api
+from rocketmq_spec.spark.audit import audit
+from rocketmq_spec.spark.copy_job import SOURCE_OFFSET_PROPERTY, copy_topic, transform_body
+from rocketmq_spec.spark.fixtures import spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.traffic import drain, prepare_topic, produce
+from rocketmq_spec.spark.wire import WireClient
 from tests.spark_chaos import FORMAT as CRASH_FORMAT
 from tests.spark_chaos import CrashOnceDataSource
 

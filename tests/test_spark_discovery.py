@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from spark_tests.fixtures import extract_store
-from spark_tests.traffic import prepare_topic
-from spec.golden import STORE_TARBALL
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.spark.fixtures import extract_store
+from rocketmq_spec.spark.traffic import prepare_topic
+from rocketmq_spec.spec.golden import STORE_TARBALL
 from tests.golden import PROJECT_ROOT
 
 pytestmark = pytest.mark.spark

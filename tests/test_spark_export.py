@@ -10,11 +10,11 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from spark_tests.cli import main
-from spark_tests.export import DATE_COLUMN
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.store_source import FORMAT
-from spec.golden import STORE_TARBALL
+from rocketmq_spec.spark.cli import main
+from rocketmq_spec.spark.export import DATE_COLUMN
+from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.store_source import FORMAT
+from rocketmq_spec.spec.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 from pyspark.sql import Row, SparkSession
 
-from apache_rocketmq import ApacheRocketMQ
-from reference_broker.config import BrokerConfig
-from reference_broker.embedded import SyncEmbeddedMasterSlave, SyncEmbeddedRocketMQ
-from spark_tests import broker_api as api
-from spark_tests.audit import audit
-from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
-from spark_tests.live_source import FORMAT
-from spark_tests.traffic import drain, produce
-from spark_tests.wire import WireClient
+from rocketmq_spec.apache import ApacheRocketMQ
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedMasterSlave, SyncEmbeddedRocketMQ
+from rocketmq_spec.spark import broker_api as api
+from rocketmq_spec.spark.audit import audit
+from rocketmq_spec.spark.fixtures import spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.live_source import FORMAT
+from rocketmq_spec.spark.traffic import drain, produce
+from rocketmq_spec.spark.wire import WireClient
 
 pytestmark = pytest.mark.spark
 
@@ -43,8 +43,7 @@ ROUTE_WAIT = 60.0
 
 COPY_DRIVER = """
 import sys
-from spark_tests.copy_job import copy_topic
-from spark_tests.session import local_session
+from rocketmq_spec.spark.copy_job import copy_topic from rocketmq_spec.spark.session import local_session
 
 namesrv, source, target, checkpoint, per_trigger = sys.argv[1:]
 spark = local_session(1, app_name="copy-driver")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spark_tests.planning import CommitLogFile, plan_splits
+from rocketmq_spec.spark.planning import CommitLogFile, plan_splits
 
 FILES = [CommitLogFile("a", 0, 100), CommitLogFile("b", 100, 100)]
 

@@ -8,12 +8,12 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz.profiles import fuzz_settings
-from spark_tests.property_columns import arrow_java_hashes, property_columns
-from spark_tests.tables import _property_columns
-from spec.hashing import java_string_hash
-from spec.properties import NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, PropertyKey
-from spec.sysflag import TransactionType
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.spark.property_columns import arrow_java_hashes, property_columns
+from rocketmq_spec.spark.tables import _property_columns
+from rocketmq_spec.spec.hashing import java_string_hash
+from rocketmq_spec.spec.properties import NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, PropertyKey
+from rocketmq_spec.spec.sysflag import TransactionType
 
 NAMES = st.sampled_from([PropertyKey.TAGS, PropertyKey.KEYS, PropertyKey.UNIQ_KEY, "a", "é", ""])
 VALUES = st.text(st.sampled_from(f"ab é€😀#{NAME_VALUE_SEPARATOR}"), max_size=12)

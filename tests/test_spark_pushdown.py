@@ -23,13 +23,13 @@ from pyspark.sql.datasource import (
     StringStartsWith,
 )
 
-from codec.store import StoreDirectory
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.planning import CommitLogSplit
-from spark_tests.pushdown import RecordFilter, queue_plan, record_filter
-from spark_tests.store_plan import RecordsPartition, filtered_partitions
-from spark_tests.store_source import FORMAT
-from spec.golden import STORE_TARBALL
+from rocketmq_spec.codec.store import StoreDirectory
+from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.planning import CommitLogSplit
+from rocketmq_spec.spark.pushdown import RecordFilter, queue_plan, record_filter
+from rocketmq_spec.spark.store_plan import RecordsPartition, filtered_partitions
+from rocketmq_spec.spark.store_source import FORMAT
+from rocketmq_spec.spec.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

@@ -10,10 +10,10 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.required_columns import FALLBACK_COLUMN, required_columns, store_query
-from spark_tests.store_source import FORMAT
-from spec.golden import STORE_TARBALL
+from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.required_columns import FALLBACK_COLUMN, required_columns, store_query
+from rocketmq_spec.spark.store_source import FORMAT
+from rocketmq_spec.spec.golden import STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

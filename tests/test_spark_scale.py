@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from codec.store import StoreDirectory
-from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
-from spark_tests.scan import codec_scan_summary, spark_scan_summary
-from spark_tests.store_source import FORMAT
-from spark_tests.traffic import fill_store
+from rocketmq_spec.codec.store import StoreDirectory
+from rocketmq_spec.spark.fixtures import spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.scan import codec_scan_summary, spark_scan_summary
+from rocketmq_spec.spark.store_source import FORMAT
+from rocketmq_spec.spark.traffic import fill_store
 
 pytestmark = pytest.mark.spark
 

@@ -11,9 +11,9 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_tests.fixtures import spark  # noqa: F401  (session fixture)
-from spark_tests.scan import codec_scan_summary, spark_scan_summary
-from spark_tests.store_source import FORMAT
+from rocketmq_spec.spark.fixtures import spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.scan import codec_scan_summary, spark_scan_summary
+from rocketmq_spec.spark.store_source import FORMAT
 from tests.spark_stores import two_broker_stores
 
 pytestmark = pytest.mark.spark

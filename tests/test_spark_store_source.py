@@ -14,12 +14,12 @@ import pytest
 from pyspark.errors import PythonException
 from pyspark.sql import DataFrame, SparkSession
 
-from codec.store import IndexFile, StoreDirectory
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.store_plan import commitlog_splits, starts_record
-from spark_tests.store_source import FORMAT
-from spec.commitlog import MAGIC_POSITION, RMQ_CL_MAGIC
-from spec.golden import STORE_MANIFEST, STORE_TARBALL
+from rocketmq_spec.codec.store import IndexFile, StoreDirectory
+from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.store_plan import commitlog_splits, starts_record
+from rocketmq_spec.spark.store_source import FORMAT
+from rocketmq_spec.spec.commitlog import MAGIC_POSITION, RMQ_CL_MAGIC
+from rocketmq_spec.spec.golden import STORE_MANIFEST, STORE_TARBALL
 
 pytestmark = pytest.mark.spark
 

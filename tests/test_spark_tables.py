@@ -8,12 +8,12 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.store.record import HostPort, MessageRecord, decode_record, make_record
-from fuzz.profiles import fuzz_settings
-from spark_tests.tables import MESSAGE_SCHEMA, body_reader, message_batch, message_row
-from spec.commitlog import BODY_CRC_POSITION
-from spec.errors import RocketMQSpecError
-from spec.sysflag import MessageSysFlag
+from rocketmq_spec.codec.store.record import HostPort, MessageRecord, decode_record, make_record
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.spark.tables import MESSAGE_SCHEMA, body_reader, message_batch, message_row
+from rocketmq_spec.spec.commitlog import BODY_CRC_POSITION
+from rocketmq_spec.spec.errors import RocketMQSpecError
+from rocketmq_spec.spec.sysflag import MessageSysFlag
 from tests.test_store_columns import any_text_records
 
 

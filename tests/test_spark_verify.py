@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from codec.store import StoreDirectory
-from spark_tests.cli import main
-from spark_tests.fixtures import extract_store, spark  # noqa: F401  (session fixture)
-from spark_tests.scan import codec_scan_summary, spark_scan_summary
-from spark_tests.traffic import fill_store
-from spark_tests.verify import FAIL, INFO, PASS, clause_verdicts, mirrored_verdicts, verify_store
-from spec.commitlog import BODY_CRC_POSITION
-from spec.consumequeue import CQ_ENTRY_SIZE
-from spec.golden import STORE_TARBALL
-from spec.store_layout import CONSUMEQUEUE_DIR
+from rocketmq_spec.codec.store import StoreDirectory
+from rocketmq_spec.spark.cli import main
+from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
+from rocketmq_spec.spark.scan import codec_scan_summary, spark_scan_summary
+from rocketmq_spec.spark.traffic import fill_store
+from rocketmq_spec.spark.verify import FAIL, INFO, PASS, clause_verdicts, mirrored_verdicts, verify_store
+from rocketmq_spec.spec.commitlog import BODY_CRC_POSITION
+from rocketmq_spec.spec.consumequeue import CQ_ENTRY_SIZE
+from rocketmq_spec.spec.golden import STORE_TARBALL
+from rocketmq_spec.spec.store_layout import CONSUMEQUEUE_DIR
 
 pytestmark = pytest.mark.spark
 
@@ -34,8 +34,10 @@ def golden_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def conformance_verdicts(root: Path, report: Path, judged: Iterable[str], *options: str) -> dict[str, str]:
-    """The suite's verdicts on the clauses Spark mirrors (``spark_tests.verify.mirrored_verdicts``)."""
-    subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(root), "--report", str(report),
+    """The suite's verdicts on the clauses Spark mirrors
+    (``rocketmq_spec.spark.verify.mirrored_verdicts``)."""
+    subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                    "store", str(root), "--report", str(report),
                     *options], check=False, capture_output=True)
     return mirrored_verdicts(json.loads((report / "index.json").read_text())["cases"], judged)
 

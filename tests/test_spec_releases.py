@@ -7,9 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from spec.codes import REQUEST_CODES, RESPONSE_CODES
-from spec.language import LANGUAGE_SINCE
-from spec.releases import ALL, LEGACY, Releases, between, ordinal, release_of_version, since, until
+from rocketmq_spec.spec.codes import REQUEST_CODES, RESPONSE_CODES
+from rocketmq_spec.spec.language import LANGUAGE_SINCE
+from rocketmq_spec.spec.releases import (
+    ALL,
+    LEGACY,
+    Releases,
+    between,
+    ordinal,
+    release_of_version,
+    since,
+    until,
+)
 from tests.java_programs import JavaUnavailable, compile_program, release_classpath, run_program
 
 RUNNABLE = ("4.9.7", "5.3.3", "5.4.0", "5.5.0")

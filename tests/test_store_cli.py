@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from codec.cli.store import main
-from reference_broker.store import MessageStore
+from rocketmq_spec.codec.cli.store import main
+from rocketmq_spec.reference_broker.store import MessageStore
 from tests.test_golden_store import golden_store
 from tests.test_store_engine_helpers import message, tiny_config
 
@@ -87,7 +87,7 @@ def test_corrupt_commitlog_is_a_one_line_error(golden_store: Path, tmp_path: Pat
     data[208 + 4] ^= 0xFF
     (copy / "commitlog" / "00000000000000000000").write_bytes(bytes(data))
     result = subprocess.run(
-        [sys.executable, "-m", "codec.cli.store", "dump", str(copy), "--json"],
+        [sys.executable, "-m", "rocketmq_spec.codec.cli.store", "dump", str(copy), "--json"],
         capture_output=True,
         text=True,
         check=False,
@@ -108,7 +108,7 @@ def test_a_reader_that_stops_early_ends_the_dump_quietly(tmp_path: Path) -> None
     with MessageStore(tiny_config(tmp_path, mapped_file_size_commit_log=1 << 20)) as store:
         for n in range(40):
             store.put_message(message("TopicA", 0, n, body=bytes(8192)))
-    dump = f"{shlex.quote(sys.executable)} -m codec.cli.store dump {tmp_path} --json"
+    dump = f"{shlex.quote(sys.executable)} -m rocketmq_spec.codec.cli.store dump {tmp_path} --json"
     command = f"set -o pipefail; {dump} | head -1"
     result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
     assert (result.returncode, result.stderr) == (0, "")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codec.store import (
+from rocketmq_spec.codec.store import (
     CheckpointData,
     CommitLog,
     ConsumeQueue,
@@ -20,10 +20,10 @@ from codec.store import (
     read_checkpoint,
     write_checkpoint,
 )
-from codec.store.consumequeue import PRE_BLANK_ENTRY, entry_location
-from spec.commitlog import MESSAGE_MAGIC_V2, offset_file_name
-from spec.errors import SpecViolation, StoreError
-from spec.indexfile import index_key
+from rocketmq_spec.codec.store.consumequeue import PRE_BLANK_ENTRY, entry_location
+from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V2, offset_file_name
+from rocketmq_spec.spec.errors import SpecViolation, StoreError
+from rocketmq_spec.spec.indexfile import index_key
 
 FILE_SIZE = 1024
 HOST = HostPort("127.0.0.1", 10911)

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.store.columns import (
+from rocketmq_spec.codec.store.columns import (
     host_texts,
     index_key_hashes,
     java_string_hashes,
@@ -15,13 +15,13 @@ from codec.store.columns import (
     record_columns,
     slices,
 )
-from codec.store.record import MessageRecord, decode_record, make_record
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.commitlog import records
-from spec.commitlog import topic_length_size
-from spec.errors import StoreError
-from spec.hashing import index_key_hash, java_string_hash
-from spec.properties import NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR
+from rocketmq_spec.codec.store.record import MessageRecord, decode_record, make_record
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.commitlog import records
+from rocketmq_spec.spec.commitlog import topic_length_size
+from rocketmq_spec.spec.errors import StoreError
+from rocketmq_spec.spec.hashing import index_key_hash, java_string_hash
+from rocketmq_spec.spec.properties import NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR
 
 RAW_PROPERTIES = st.text(st.sampled_from(f"ab=é€😀 {NAME_VALUE_SEPARATOR}{PROPERTY_SEPARATOR}"), max_size=40)
 """Properties strings as stored, malformed pairs and duplicates included: the reader keeps the text."""

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codec.compression import compress, decompress, decompress_for_sys_flag
-from spec.errors import BodyError, SpecViolation
-from spec.sysflag import CompressionType, compression_type, with_compression
+from rocketmq_spec.codec.compression import compress, decompress, decompress_for_sys_flag
+from rocketmq_spec.spec.errors import BodyError, SpecViolation
+from rocketmq_spec.spec.sysflag import CompressionType, compression_type, with_compression
 
 
 @settings(max_examples=50)
@@ -47,6 +47,6 @@ def test_garbage_and_truncation_are_body_errors(kind: CompressionType) -> None:
 
 @pytest.mark.parametrize("kind", list(CompressionType))
 def test_decompression_bomb_is_refused(kind: CompressionType, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("codec.compression.MAX_DECOMPRESSED_BYTES", 1000)
+    monkeypatch.setattr("rocketmq_spec.codec.compression.MAX_DECOMPRESSED_BYTES", 1000)
     with pytest.raises(BodyError, match="limit"):
         decompress(compress(b"\0" * 5000, kind), kind)

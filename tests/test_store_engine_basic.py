@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from codec.store import CommitLog, IndexFile, StoreDirectory, decode_record, read_prefix
-from codec.store.indexfile import index_keys
-from reference_broker.store import (
+from rocketmq_spec.codec.store import CommitLog, IndexFile, StoreDirectory, decode_record, read_prefix
+from rocketmq_spec.codec.store.indexfile import index_keys
+from rocketmq_spec.reference_broker.store import (
     BatchItem,
     FlushDiskType,
     GetMessageStatus,
@@ -19,11 +19,11 @@ from reference_broker.store import (
     MessageStore,
     PutMessageStatus,
 )
-from spec.commitlog import BLANK_MAGIC, MAX_PROPERTIES_BYTES
-from spec.hashing import java_string_hash
-from spec.message_id import decode_offset_msg_id
-from spec.properties import PropertyKey, encode_properties
-from spec.store_layout import ABORT_FILE, LOCK_CONTENT, LOCK_FILE
+from rocketmq_spec.spec.commitlog import BLANK_MAGIC, MAX_PROPERTIES_BYTES
+from rocketmq_spec.spec.hashing import java_string_hash
+from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.properties import PropertyKey, encode_properties
+from rocketmq_spec.spec.store_layout import ABORT_FILE, LOCK_CONTENT, LOCK_FILE
 from tests.test_store_engine_helpers import BORN_HOST, TINY_COMMITLOG, assert_consistent, message, tiny_config
 
 
@@ -124,7 +124,7 @@ def test_store_is_read_by_the_codec_and_the_cli(tmp_path: Path) -> None:
         assert [m.physical_offset for m in directory.messages()] == [r.phys_offset for r in sent]
         assert [r.physical_offset for r in directory.lookup_key("Topic1", "key-7")] == [sent[7].phys_offset]
         assert directory.checkpoint().physic_msg_timestamp >= sent[-1].store_timestamp
-    dump = subprocess.run([sys.executable, "-m", "codec.cli.store", "dump", str(tmp_path)],
+    dump = subprocess.run([sys.executable, "-m", "rocketmq_spec.codec.cli.store", "dump", str(tmp_path)],
                           capture_output=True, text=True, timeout=120, check=True)
     for result in sent:
         assert result.msg_id in dump.stdout

@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from codec.store import StoreDirectory, decode_record
-from reference_broker.store import MessageStore, StoreConfig
-from reference_broker.store.message import (
+from rocketmq_spec.codec.store import StoreDirectory, decode_record
+from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig
+from rocketmq_spec.reference_broker.store.message import (
     add_cluster,
     batch_item_text,
     java_map_text,
     producer_text,
     redirect_text,
 )
-from reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
-from spec.golden import STORE_MANIFEST, STORE_TARBALL
-from spec.properties import PropertyKey
+from rocketmq_spec.reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
+from rocketmq_spec.spec.golden import STORE_MANIFEST, STORE_TARBALL
+from rocketmq_spec.spec.properties import PropertyKey
 from tests.test_store_engine_helpers import assert_consistent, message
 
 pytestmark = pytest.mark.skipif(not STORE_TARBALL.exists(), reason="golden store not available")

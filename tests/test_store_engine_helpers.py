@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codec.store import HostPort, StoreDirectory
-from reference_broker.store import InnerMessage, StoreConfig
-from spec.properties import PropertyKey, encode_properties
-from spec.sysflag import TransactionType
+from rocketmq_spec.codec.store import HostPort, StoreDirectory
+from rocketmq_spec.reference_broker.store import InnerMessage, StoreConfig
+from rocketmq_spec.spec.properties import PropertyKey, encode_properties
+from rocketmq_spec.spec.sysflag import TransactionType
 
 BORN_HOST = HostPort("127.0.0.1", 40666)
 TINY_COMMITLOG = 4096

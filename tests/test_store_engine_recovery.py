@@ -14,11 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from codec.store import StoreDirectory, decode_record, index_keys, make_record
-from reference_broker.store import FlushDiskType, MessageStore, PutMessageStatus
-from reference_broker.store.index import IndexService
-from spec.properties import PropertyKey, encode_properties
-from spec.store_layout import ABORT_FILE
+from rocketmq_spec.codec.store import StoreDirectory, decode_record, index_keys, make_record
+from rocketmq_spec.reference_broker.store import FlushDiskType, MessageStore, PutMessageStatus
+from rocketmq_spec.reference_broker.store.index import IndexService
+from rocketmq_spec.spec.properties import PropertyKey, encode_properties
+from rocketmq_spec.spec.store_layout import ABORT_FILE
 from tests.golden import PROJECT_ROOT
 from tests.test_store_engine_helpers import BORN_HOST, assert_consistent, message, tiny_config
 

@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.fast_store import cq_entries, encode_cq_entries, unpack_fixed
-from codec.store import HostPort, make_record
-from codec.store.consumequeue import encode_entry
-from spec.commitlog import CommitLogRecord
+from rocketmq_spec.codec.fast_store import cq_entries, encode_cq_entries, unpack_fixed
+from rocketmq_spec.codec.store import HostPort, make_record
+from rocketmq_spec.codec.store.consumequeue import encode_entry
+from rocketmq_spec.spec.commitlog import CommitLogRecord
 
 int32 = st.integers(-(2**31), 2**31 - 1)
 int64 = st.integers(-(2**63), 2**63 - 1)

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.fast_store import CQ_DTYPE, pack_cq_entry
-from codec.store import encode_entry
-from spec.consumequeue import ConsumeQueueEntry
-from spec.errors import SpecViolation
+from rocketmq_spec.codec.fast_store import CQ_DTYPE, pack_cq_entry
+from rocketmq_spec.codec.store import encode_entry
+from rocketmq_spec.spec.consumequeue import ConsumeQueueEntry
+from rocketmq_spec.spec.errors import SpecViolation
 
 int32 = st.integers(-(2**31), 2**31 - 1)
 int64 = st.integers(-(2**63), 2**63 - 1)

@@ -1,5 +1,5 @@
 """The IndexFile's struct put/lookup equal the spec: bytes as ``IndexHeader``/``IndexEntry`` build them,
-lookups as a reference walk over schema-parsed entries, hashes as ``spec.hashing``."""
+lookups as a reference walk over schema-parsed entries, hashes as ``rocketmq_spec.spec.hashing``."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codec.fast_store import INDEX_ENTRY, INDEX_HEADER, index_key_hash, java_string_hash
-from codec.store import IndexFile, StoreDirectory
-from codec.store.indexfile import index_sizes
-from spec import hashing
-from spec.errors import StoreError
-from spec.indexfile import (
+from rocketmq_spec.codec.fast_store import INDEX_ENTRY, INDEX_HEADER, index_key_hash, java_string_hash
+from rocketmq_spec.codec.store import IndexFile, StoreDirectory
+from rocketmq_spec.codec.store.indexfile import index_sizes
+from rocketmq_spec.spec import hashing
+from rocketmq_spec.spec.errors import StoreError
+from rocketmq_spec.spec.indexfile import (
     FIRST_INDEX,
     INVALID_INDEX,
     IndexEntry,

@@ -7,18 +7,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.fast_store import RECORD_PREFIX, offset_msg_id, pack_record, packed_ip, record_length
-from codec.store import HostPort, decode_record, encode_blank, make_record
-from spec.commitlog import (
+from rocketmq_spec.codec.fast_store import RECORD_PREFIX, offset_msg_id, pack_record, packed_ip, record_length
+from rocketmq_spec.codec.store import HostPort, decode_record, encode_blank, make_record
+from rocketmq_spec.spec.commitlog import (
     MESSAGE_MAGIC_V1,
     MESSAGE_MAGIC_V2,
     BlankMarker,
     CommitLogRecord,
     RecordPrefix,
 )
-from spec.commitlog import record_length as schema_record_length
-from spec.errors import SpecViolation, StoreError
-from spec.message_id import encode_offset_msg_id
+from rocketmq_spec.spec.commitlog import record_length as schema_record_length
+from rocketmq_spec.spec.errors import SpecViolation, StoreError
+from rocketmq_spec.spec.message_id import encode_offset_msg_id
 
 int32 = st.integers(-(2**31), 2**31 - 1)
 int64 = st.integers(-(2**63), 2**63 - 1)

@@ -20,17 +20,17 @@ from typing import Any
 
 import pytest
 
-from apache_rocketmq.cluster import ApacheRocketMQ
-from apache_rocketmq.maven import cached_classpath
-from apache_rocketmq.releases import release
-from codec.command import RemotingCommand
-from codec.custom_header import encode_header
-from codec.store import MessageRecord, decode_records
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from spec.codes import RequestCode, ResponseCode
-from spec.pop import POP_MESSAGE_REQUEST
-from spec.properties import PropertyKey
+from rocketmq_spec.apache.cluster import ApacheRocketMQ
+from rocketmq_spec.apache.maven import cached_classpath
+from rocketmq_spec.apache.releases import release
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.codec.store import MessageRecord, decode_records
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.pop import POP_MESSAGE_REQUEST
+from rocketmq_spec.spec.properties import PropertyKey
 from tests.messaging_support import pull, send
 
 pytestmark = pytest.mark.interop

@@ -11,12 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from codec.store import decode_records
-from reference_broker.client import RemotingClient
-from reference_broker.embedded import EmbeddedRocketMQ
-from reference_broker.store import GetMessageStatus, MessageStore, PutMessageStatus
-from reference_broker.store.retention import DELETE_FILES_BATCH_MAX, disk_used_ratio, is_delete_hour
-from spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.codec.store import decode_records
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.reference_broker.store import GetMessageStatus, MessageStore, PutMessageStatus
+from rocketmq_spec.reference_broker.store.retention import (
+    DELETE_FILES_BATCH_MAX,
+    disk_used_ratio,
+    is_delete_hour,
+)
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 from tests.test_store_engine_helpers import message, tiny_config

@@ -1,5 +1,6 @@
-"""The two-int record walk (``codec.store.starts``) finds exactly the records the codec's walk accepts, and
-stops where that walk would refuse or end, on generated files with broken records and every kind of end."""
+"""The two-int record walk (``rocketmq_spec.codec.store.starts``) finds exactly the records the codec's walk
+accepts, and stops where that walk would refuse or end, on generated files with broken records and every kind
+of end."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.store.record import PREFIX_SIZE, read_prefix, unpack_bounded_fixed
-from codec.store.starts import accepted, message_starts
-from fuzz.profiles import fuzz_settings
-from fuzz.strategies.commitlog import records
-from spec.commitlog import BLANK_MAGIC, MESSAGE_MAGICS, PHYSICAL_OFFSET_POSITION
-from spec.errors import StoreError
+from rocketmq_spec.codec.store.record import PREFIX_SIZE, read_prefix, unpack_bounded_fixed
+from rocketmq_spec.codec.store.starts import accepted, message_starts
+from rocketmq_spec.fuzz.profiles import fuzz_settings
+from rocketmq_spec.fuzz.strategies.commitlog import records
+from rocketmq_spec.spec.commitlog import BLANK_MAGIC, MESSAGE_MAGICS, PHYSICAL_OFFSET_POSITION
+from rocketmq_spec.spec.errors import StoreError
 
 BASE = 1 << 30
 

@@ -17,12 +17,12 @@ from typing import Any, Protocol
 
 import pytest
 
-from apache_rocketmq.cluster import ApacheRocketMQ
-from apache_rocketmq.maven import NotServed, ToolMissing
-from reference_broker.embedded import SyncEmbeddedRocketMQ
-from rocketmq_rust.cluster import RocketMQRust
-from rocketmq_rust.pytest_plugin import missing
-from rocketmq_rust.releases import release as rust_release
+from rocketmq_spec.apache.cluster import ApacheRocketMQ
+from rocketmq_spec.apache.maven import NotServed, ToolMissing
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.rocketmq_rust.cluster import RocketMQRust
+from rocketmq_spec.rocketmq_rust.pytest_plugin import missing
+from rocketmq_spec.rocketmq_rust.releases import release as rust_release
 from tests.store_takeover import problems, write
 from tests.store_takeover_5x import problems as problems_5x
 from tests.store_takeover_5x import write as write_5x

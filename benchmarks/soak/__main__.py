@@ -31,7 +31,7 @@ from benchmarks.soak.target import (
     release_launcher,
     tracebacks,
 )
-from rocketmq_targets import EMBEDDED, UnknownTarget, parse_target, target_names
+from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 
 SCENARIOS = ("connections", "pulls", "storm", "partial", "kill")
 TOPIC = "SoakTopic"

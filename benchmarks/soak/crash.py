@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from benchmarks.soak import wire
 from benchmarks.soak.report import Row
 from benchmarks.soak.target import ROOT, Launcher, Target
-from codec.store import MessageRecord, decode_records
-from reference_broker.client import RemotingClient
-from spec.codes import ResponseCode
-from spec.properties import PropertyKey
+from rocketmq_spec.codec.store import MessageRecord, decode_records
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import ResponseCode
+from rocketmq_spec.spec.properties import PropertyKey
 
 PRODUCERS = 4
 PULL_BATCH = 32
@@ -153,7 +153,8 @@ def _judge(stored: list[MessageRecord], ledger: Ledger, tally: Tally) -> None:
 def _offline_check(target: Target) -> list[str]:
     """``rmq-conformance store`` over the stopped target's store: the cases that failed (none when clean)."""
     assert target.store is not None
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", "store", str(target.store)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                           "store", str(target.store)], cwd=ROOT,
                           capture_output=True, text=True, timeout=OFFLINE_CHECK_TIMEOUT_S, check=False)
     if done.returncode == 0:
         return []

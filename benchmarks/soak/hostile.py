@@ -19,10 +19,10 @@ from benchmarks.soak import wire
 from benchmarks.soak.load import rss_return_row
 from benchmarks.soak.report import Row
 from benchmarks.soak.target import Target, cpu_seconds, rss_kib, settled_rss_kib
-from codec.command import encode
-from codec.fast import pack_words
-from spec.codes import RequestCode
-from spec.frame import Flag, SerializeType
+from rocketmq_spec.codec.command import encode
+from rocketmq_spec.codec.fast import pack_words
+from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.frame import Flag, SerializeType
 
 STORM_RATE_TARGET = 20_000
 """Malformed frames rejected per second of the target's CPU time."""

@@ -12,10 +12,10 @@ import time
 from benchmarks.soak import wire
 from benchmarks.soak.report import Row
 from benchmarks.soak.target import Target, settled_rss_kib
-from codec.command import encode
-from codec.store import decode_records
-from reference_broker.client import RemotingClient
-from spec.codes import ResponseCode
+from rocketmq_spec.codec.command import encode
+from rocketmq_spec.codec.store import decode_records
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import ResponseCode
 
 GROWTH_TARGET_KIB = 10.0
 RSS_RETURN = 0.20

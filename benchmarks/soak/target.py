@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from apache_rocketmq.servers import LoopbackServers
 from benchmarks.soak import wire
-from rocketmq_targets import servers
+from rocketmq_spec.apache.servers import LoopbackServers
+from rocketmq_spec.targets import servers
 
 START_TIMEOUT_S = 120.0
 """A JVM on a loaded machine can take a minute to listen."""
@@ -165,7 +165,7 @@ def reference_launcher(store: Path, namesrv_port: int, broker_port: int, *,
                   "flushDiskType": "SYNC_FLUSH" if sync_flush else "ASYNC_FLUSH",
                   "mappedFileSizeCommitLog": str(4 * 1024 * 1024)}
     conf.write_text("".join(f"{k}={v}\n" for k, v in properties.items()), encoding="utf-8")
-    command = [sys.executable, "-m", "reference_broker.cli", "-c", str(conf), "--namesrv-port",
+    command = [sys.executable, "-m", "rocketmq_spec.reference_broker.cli", "-c", str(conf), "--namesrv-port",
                str(namesrv_port), "--broker-port", str(broker_port), "--grpc-port", "0"]
     return CommandLauncher(f"127.0.0.1:{broker_port}", store, command, log=store.parent / f"{store.name}.log")
 
@@ -187,7 +187,7 @@ def command_launcher(broker: str, store: Path | None, start: str, pid_command: s
 
 class ReleaseLauncher:
     """A provisioned release: its name server runs for the whole soak, its broker is started, killed and
-    stopped on one store (``apache_rocketmq.servers.LoopbackServers``); :func:`release_launcher` stops it
+    stopped on one store (``rocketmq_spec.apache.servers.LoopbackServers``); :func:`release_launcher` stops it
     all."""
 
     def __init__(self, cluster: LoopbackServers) -> None:

@@ -12,19 +12,19 @@ import socket
 import struct
 import time
 
-from codec.command import RemotingCommand, decode, encode
-from codec.custom_header import encode_header
-from reference_broker.client import RemotingClient
-from spec.codes import RequestCode, ResponseCode
-from spec.frame import LENGTH_FIELD_SIZE
-from spec.headers import (
+from rocketmq_spec.codec.command import RemotingCommand, decode, encode
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.frame import LENGTH_FIELD_SIZE
+from rocketmq_spec.spec.headers import (
     CREATE_TOPIC_REQUEST,
     GET_MAX_OFFSET_REQUEST,
     PULL_MESSAGE_REQUEST,
     SEND_MESSAGE_REQUEST_V2,
 )
-from spec.properties import encode_properties
-from spec.sysflag import PullSysFlag
+from rocketmq_spec.spec.properties import encode_properties
+from rocketmq_spec.spec.sysflag import PullSysFlag
 
 CLIENT_VERSION = 435
 """A 4.9.x client's version ordinal, so the broker answers as it answers current clients."""

@@ -1,1 +1,0 @@
-"""Encoders and decoders built from the ``spec`` schemas: sans-IO framing, commands, store files."""

@@ -1,0 +1,154 @@
+"""``rmq-admin``: the most used mqadmin commands for people without Java, as tables or ``--json``.
+
+    rmq-admin clusterList -n 127.0.0.1:9876
+    rmq-admin topicStatus -n 127.0.0.1:9876 -t TopicTest --json
+    rmq-admin updateTopic -n 127.0.0.1:9876 -c DefaultCluster -t TopicTest -r 8 -w 8
+
+Command and option names are mqadmin's. A bad option, an unreachable address or a refusal is reported
+in one line on stderr with a non-zero exit status (2 for usage, 1 for everything else).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rocketmq_spec.admin.operations import Admin
+from rocketmq_spec.admin.wire import DEFAULT_TIMEOUT, AdminError, parse_addr
+from rocketmq_spec.spec.cli import Parser, add_version
+
+Runner = Callable[[Admin, argparse.Namespace], Any]
+
+
+def _address(text: str) -> str:
+    try:
+        parse_addr(text)
+    except AdminError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _queues(text: str) -> int:
+    number = int(text)
+    if not 0 < number <= 1024:
+        raise argparse.ArgumentTypeError(f"queue count must be 1..1024, got {number}")
+    return number
+
+
+def _perm(text: str) -> int:
+    number = int(text)
+    if number not in (2, 4, 6):
+        raise argparse.ArgumentTypeError(f"perm must be 2 (write), 4 (read) or 6 (read+write), got {number}")
+    return number
+
+
+def _update_topic(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    if not args.broker and not args.cluster:
+        raise AdminError("updateTopic needs -b BROKER_ADDR or -c CLUSTER")
+    done = admin.update_topic(args.topic, broker=args.broker, cluster=args.cluster, read_queues=args.read,
+                              write_queues=args.write, perm=args.perm, attributes=args.attributes)
+    return [{"broker": addr, "topic": args.topic, "result": "created or updated"} for addr in done]
+
+
+def _delete_topic(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    return [{"broker": addr, "topic": args.topic, "result": "deleted"}
+            for addr in admin.delete_topic(args.topic, args.cluster)]
+
+
+def _connections(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    found = admin.consumer_connection(args.group)
+    return [{**connection, "consumeType": found.get("consumeType"), "messageModel": found.get("messageModel")}
+            for connection in found.get("connectionSet") or []]
+
+
+COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Runner]] = {
+    "clusterList": ("list the brokers of every cluster with their version and rates", [],
+                    lambda admin, args: admin.cluster_list()),
+    "brokerStatus": ("a broker's runtime figures", [(("-b", "--brokerAddr"), {
+        "dest": "broker", "type": _address, "required": True})],
+                     lambda admin, args: admin.broker_status(args.broker)),
+    "topicList": ("every topic the name server knows", [],
+                  lambda admin, args: [{"topic": topic} for topic in admin.topic_list()]),
+    "topicRoute": ("a topic's route: its brokers and queues", [(("-t", "--topic"), {"required": True})],
+                   lambda admin, args: admin.route(args.topic)),
+    "topicStatus": ("min and max offset of each queue of a topic", [(("-t", "--topic"), {"required": True})],
+                    lambda admin, args: admin.topic_status(args.topic)),
+    "updateTopic": ("create or change a topic on a broker or a cluster", [
+        (("-t", "--topic"), {"required": True}),
+        (("-b", "--brokerAddr"), {"dest": "broker", "type": _address}),
+        (("-c", "--clusterName"), {"dest": "cluster"}),
+        (("-r", "--readQueueNums"), {"dest": "read", "type": _queues, "default": 8}),
+        (("-w", "--writeQueueNums"), {"dest": "write", "type": _queues, "default": 8}),
+        (("-p", "--perm"), {"type": _perm, "default": 6}),
+        (("-a", "--attributes"), {"help": "5.x topic attributes, e.g. +message.type=FIFO"})], _update_topic),
+    "deleteTopic": ("delete a topic from a cluster and the name server", [
+        (("-t", "--topic"), {"required": True}),
+        (("-c", "--clusterName"), {"dest": "cluster", "required": True})],
+                    _delete_topic),
+    "consumerProgress": ("each queue's broker offset, group offset and lag", [
+        (("-g", "--groupName"), {"dest": "group", "required": True})],
+                         lambda admin, args: admin.consumer_progress(args.group)),
+    "consumerConnection": ("the clients of an online consumer group", [
+        (("-g", "--consumerGroup"), {"dest": "group", "required": True})], _connections),
+    "queryMsgByKey": ("messages of a topic carrying a key", [
+        (("-t", "--topic"), {"required": True}), (("-k", "--msgKey"), {"dest": "key", "required": True})],
+                      lambda admin, args: admin.query_by_key(args.topic, args.key)),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    top = Parser(prog="rmq-admin", description=__doc__.split("\n\n")[0])
+    add_version(top)
+    commands = top.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
+    for name, (summary, options, _) in COMMANDS.items():
+        sub = commands.add_parser(name, help=summary, description=summary)
+        sub.add_argument("-n", "--namesrvAddr", dest="namesrv", type=_address, required=True,
+                         help="name server host:port")
+        for flags, settings in options:
+            sub.add_argument(*flags, **settings)
+        sub.add_argument("--json", action="store_true", help="print the result as JSON")
+        sub.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request")
+    return top
+
+
+def render(result: Any) -> str:
+    """A human table: rows of dicts become aligned columns, a dict becomes key = value lines."""
+    if isinstance(result, dict):
+        return "\n".join(f"{key:<40} = {_cell(value)}" for key, value in result.items())
+    if not result:
+        return "(nothing)"
+    columns = list(dict.fromkeys(key for row in result for key in row))
+    cells = [[_cell(row.get(column, "")) for column in columns] for row in result]
+    widths = [max(len(column), *(len(row[i]) for row in cells)) for i, column in enumerate(columns)]
+    lines = ["  ".join(f"#{c}".ljust(w + 1) for c, w in zip(columns, widths, strict=True)).rstrip()]
+    lines += ["  ".join(v.ljust(w + 1) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"), default=str)
+    return str(value)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    runner = COMMANDS[args.command][2]
+    try:
+        result = runner(Admin(args.namesrv, args.timeout), args)
+    except AdminError as exc:
+        print(f"rmq-admin: {args.command}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        print(json.dumps(result, indent=2, default=str) if args.json else render(result), flush=True)
+    except BrokenPipeError:  # the reader (head, less) stopped early: not an error of the command
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

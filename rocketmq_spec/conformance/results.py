@@ -1,0 +1,262 @@
+"""The committed results: one report per target under ``docs/results/``, checked on every change, and the
+documents generated from them.
+
+    python -m rocketmq_spec.conformance.results check [TARGET ...]   # run each target; exit 1 if any verdict
+    differs python -m rocketmq_spec.conformance.results update [TARGET ...]  # run each target and
+    commit-ready its report python -m rocketmq_spec.conformance.results render [--check]     # docs/RESULTS.md
+    and the documents' counts
+
+The targets are :data:`rocketmq_spec.targets.PROJECT_TARGETS` (the embedded reference broker and the
+newest release of each Apache RocketMQ line the project's Maven repository serves), with the embedded
+broker a second time answering as 4.9.8 (:data:`WIRE_RELEASE_COLUMNS`); :data:`OTHER_TARGETS`,
+implementations the project did not write and CI does not build (rocketmq-rust), are shown beside them,
+and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>
+/index.json`` is the run's report index (verdict, clause, message and citation of every case); the embedded
+broker's directory also holds ``store/`` (the store it wrote, checked offline) and ``acl/`` (the ``acl``
+area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests: a case whose verdict
+differs from the committed one fails CI, whichever way it changed, until the report is updated in the same
+change that explains it.
+
+``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md`` and the guides
+under ``docs/``, the text between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by
+what :data:`SPANS` makes of the reports; with ``--check`` it writes nothing and exits 1 when a file is stale
+(``tests/test_results_docs.py`` does the same). The spans can sit anywhere in those documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rocketmq_spec.conformance.report.matrix import Report, differences, render_comparison
+from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
+from rocketmq_spec.rocketmq_rust.releases import RELEASES as RUST_RELEASES
+from rocketmq_spec.spec.cli import add_version
+from rocketmq_spec.targets import EMBEDDED, PROJECT_TARGETS, parse_target
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS_DIR = ROOT / "docs" / "results"
+RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
+README = ROOT / "README.md"
+INDEX = "index.json"
+STORE, ACL, AUTHN, GRPC = "store", "acl", "authn", "grpc"
+"""Subdirectories of a target's results: the embedded broker's store checked offline, its ACL 1.0 run (as
+4.9.8) and its ACL 2.0 authentication run (as 5.5.0, ``--authn``), and
+every target's ``grpc`` area against the gRPC proxy it serves (the reference broker's own; an Apache 5.x
+release's rocketmq-proxy in local mode)."""
+RUN_TIMEOUT = 1800.0
+TITLE = ("Conformance results: the embedded reference broker and Apache RocketMQ releases provisioned from "
+         "Maven Central (Java 17, ASYNC_MASTER, ASYNC_FLUSH, auto-create on)")
+TITLE_WITH_OTHERS = ("Conformance results: the embedded reference broker, Apache RocketMQ releases "
+                     "provisioned from Maven Central (Java 17) and rocketmq-rust from crates.io "
+                     "(ASYNC_MASTER, ASYNC_FLUSH, auto-create on)")
+OTHER_TARGETS = tuple(row.target_name for row in RUST_RELEASES.values())
+"""Other implementations, run only when named: building rocketmq-rust takes about an hour, too long for
+every change. Their committed reports are shown beside the project's targets."""
+WIRE_RELEASE_COLUMNS = {f"{EMBEDDED}-4.9.8": "4.9.8"}
+"""Columns of the embedded reference broker answering as another release (``rmq-conformance
+--wire-release``): where 4.9.8 and 5.x differ on the wire, it follows the release it is told to be, and
+each mode is held to the suite on every change."""
+ACL_COLUMN = f"{EMBEDDED}-4.9.8"
+"""The column with the ACL 1.0 run: the reference broker answering as a release that has ACL 1.0."""
+CHECKED = (EMBEDDED, *WIRE_RELEASE_COLUMNS, *(target for target in PROJECT_TARGETS if target != EMBEDDED))
+"""What ``check`` and ``update`` run without targets, and the documents' first columns."""
+PUBLISHED = (*CHECKED, *OTHER_TARGETS)
+
+
+def shown() -> list[str]:
+    """The targets the documents show: the project's, and each other implementation with a report."""
+    return [*CHECKED, *(t for t in OTHER_TARGETS if (RESULTS_DIR / t / INDEX).is_file())]
+
+
+def _embedded(target: str) -> bool:
+    return target == EMBEDDED or target in WIRE_RELEASE_COLUMNS
+
+
+def _runs(target: str) -> dict[str, list[str]]:
+    """Report subdirectory -> the ``rmq-conformance`` arguments producing it (the store report is written
+    by the embedded run itself)."""
+    if target in WIRE_RELEASE_COLUMNS:
+        as_release = ["--wire-release", WIRE_RELEASE_COLUMNS[target]]
+        return {"": as_release, ACL: ["--acl", *as_release]}  # a 4.x broker serves no gRPC
+    runs = {"": ["--target", target]}
+    if target == EMBEDDED:  # no ACL run: answering as 5.5.0 it has no ACL 1.0, as Apache's 5.3.3+ has none
+        runs[AUTHN] = ["--authn"]
+        runs[GRPC] = ["-k", GRPC]
+    elif (release := parse_target(target)) is not None and release.has_proxy:
+        runs[GRPC] = ["--target", target, "--grpc", "-k", GRPC]
+    return runs
+
+
+def grpc_targets() -> list[str]:
+    """The project targets that serve gRPC, in table order."""
+    return [target for target in CHECKED if GRPC in _runs(target)]
+
+
+def run_target(target: str, out: Path) -> None:
+    """Run every report of ``target`` into ``out`` (one line of progress per run)."""
+    for sub, args in _runs(target).items():
+        report = out / sub if sub else out
+        print(f"running {target}{' ' + sub if sub else ''} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                        *args, "--report", str(report)],
+                       check=False, timeout=RUN_TIMEOUT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        if not (report / INDEX).is_file():
+            raise SystemExit(f"{target}: the run wrote no report in {report}")
+
+
+def _indexes(root: Path, target: str) -> list[Path]:
+    subs = [sub for sub in _runs(target) if sub] + ([STORE] if _embedded(target) else [])
+    return [root / target / INDEX, *(root / target / sub / INDEX for sub in subs)]
+
+
+def check(targets: Sequence[str]) -> int:
+    """Run each target and compare its verdicts with the committed ones; 1 if any differs."""
+    changed = 0
+    with tempfile.TemporaryDirectory(prefix="rmq-results-") as work:
+        for target in targets:
+            run_target(target, Path(work) / target)
+            pairs = zip(_indexes(RESULTS_DIR, target), _indexes(Path(work), target), strict=True)
+            for committed, fresh in pairs:
+                if not committed.is_file():
+                    print(f"{target}: no committed report {committed.relative_to(ROOT)}")
+                    changed += 1
+                    continue
+                pair = [Report.load(committed, "committed"), Report.load(fresh, "this run")]
+                for case in differences(pair):
+                    print(f"{target}: {case}: committed {pair[0].verdict(case)}, "
+                          f"this run {pair[1].verdict(case)}")
+                    changed += 1
+    print(f"{changed} verdict(s) differ from docs/results" if changed else
+          f"every verdict of {', '.join(targets)} is the committed one")
+    return 1 if changed else 0
+
+
+def update(targets: Sequence[str]) -> int:
+    """Run each target and replace its committed reports (index.json only: the per-case files and pages
+    are for reading a run, not for keeping)."""
+    with tempfile.TemporaryDirectory(prefix="rmq-results-") as work:
+        for target in targets:
+            run_target(target, Path(work) / target)
+            pairs = zip(_indexes(Path(work), target), _indexes(RESULTS_DIR, target), strict=True)
+            for fresh, committed in pairs:
+                committed.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(fresh, committed)
+    return render(check_only=False)
+
+
+# -- documents generated from the reports --------------------------------------------------------------
+
+
+def _report(target: str, sub: str = "") -> Report:
+    path = RESULTS_DIR / target / sub / INDEX if sub else RESULTS_DIR / target / INDEX
+    # named relative to the checkout, so the generated document is the same on every machine
+    return dataclasses.replace(Report.load(path, target), source=str(path.relative_to(ROOT)))
+
+
+def _totals_table(sub: str = "") -> str:
+    """Verdict totals per project target (``sub``: of that report of each target that has one)."""
+    verdicts = [v for v in VERDICT_ORDER if v is not Verdict.INFO]
+    rows = ["| target | profile | cases | " + " | ".join(v.value for v in verdicts) + " |",
+            "|---|---|---:|" + "---:|" * len(verdicts)]
+    for target in grpc_targets() if sub == GRPC else shown():
+        report = _report(target, sub)
+        rows.append(f"| {target} | {report.meta.get('profile', '')} | {len(report.cases)} | "
+                    + " | ".join(str(report.total(v)) for v in verdicts) + " |")
+    return "\n".join(rows)
+
+
+SPANS: dict[str, Callable[[], str]] = {
+    "wire-cases": lambda: str(len(_report(EMBEDDED).cases)),
+    "store-cases": lambda: str(len(_report(EMBEDDED, STORE).cases)),
+    "acl-cases": lambda: str(len(_report(ACL_COLUMN, ACL).cases)),
+    "results-table": lambda: "\n" + _totals_table() + "\n",
+    "grpc-cases": lambda: str(len(_report(EMBEDDED, GRPC).cases)),
+    "grpc-table": lambda: "\n" + _totals_table(GRPC) + "\n",
+}
+"""Generated spans by name, each made from the committed reports."""
+
+_SPAN = re.compile(r"(<!-- generated:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
+
+
+def spanned_documents() -> list[Path]:
+    """The documents whose generated spans ``render`` fills: the README and the guides under docs/ (the
+    spans move with the text that holds them)."""
+    return [README, *sorted(path for path in (ROOT / "docs").glob("*.md") if path != RESULTS_DOC)]
+
+
+def spans_text(text: str, where: str = "README.md") -> str:
+    def fill(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in SPANS:
+            raise SystemExit(f"{where}: unknown generated span {name!r} (known: {', '.join(SPANS)})")
+        return f"{match[1]}{SPANS[name]()}{match[4]}"
+
+    return _SPAN.sub(fill, text)
+
+
+GRPC_TITLE = ("gRPC (RocketMQ 5's SDK protocol, the grpc area): the reference broker's proxy and Apache "
+              "RocketMQ's rocketmq-proxy in local mode")
+
+
+def _without_area(report: Report, area: str) -> Report:
+    """``report`` less the cases of ``area``, totals counted again: a target that serves the area runs its
+    cases in the main run too, and the area has a comparison of its own."""
+    cases = {case: entry for case, entry in report.cases.items() if not case.startswith(f"{area}::")}
+    counted = Counter(entry["verdict"] for entry in cases.values())
+    totals = {verdict.value: counted[verdict.value] for verdict in VERDICT_ORDER}
+    return dataclasses.replace(report, cases=cases, meta={**report.meta, "totals": totals})
+
+
+def results_text() -> str:
+    targets = shown()
+    title = TITLE_WITH_OTHERS if set(targets) & set(OTHER_TARGETS) else TITLE
+    remoting = render_comparison([_without_area(_report(target), GRPC) for target in targets], title=title)
+    grpc = render_comparison([_report(target, GRPC) for target in grpc_targets()], title=GRPC_TITLE)
+    return remoting.rstrip("\n") + "\n\n" + grpc
+
+
+def render(*, check_only: bool) -> int:
+    stale = []
+    documents = [(RESULTS_DOC, results_text()),
+                 *((path, spans_text(path.read_text("utf-8"), path.name)) for path in spanned_documents())]
+    for path, text in documents:
+        if path.read_text(encoding="utf-8") != text:
+            stale.append(path.relative_to(ROOT))
+            if not check_only:
+                path.write_text(text, encoding="utf-8")
+    if check_only and stale:
+        print(f"stale: {', '.join(map(str, stale))}; run python -m rocketmq_spec.conformance.results render")
+        return 1
+    print(f"{'rewrote ' + ', '.join(map(str, stale)) if stale else 'up to date'}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rocketmq_spec.conformance.results",
+                                     description=__doc__.splitlines()[0])
+    add_version(parser)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("check", "update"):
+        sub = commands.add_parser(name)
+        sub.add_argument("targets", nargs="*", metavar="TARGET", help=f"default: {' '.join(CHECKED)}")
+    commands.add_parser("render").add_argument("--check", action="store_true", help="only say whether stale")
+    args = parser.parse_args(argv)
+    if args.command == "render":
+        return render(check_only=args.check)
+    targets = args.targets or list(CHECKED)
+    if unknown := [t for t in targets if t not in PUBLISHED]:
+        parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(PUBLISHED)})")
+    return check(targets) if args.command == "check" else update(targets)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""PULL_MESSAGE: Java's checks, the store's GetMessageStatus mapped to response codes, long polling.
+
+The store status decides the code and is also the remark (clients log it), and the header always
+carries the queue's bounds so a consumer can correct its offset. A pull that finds nothing and may be
+suspended is parked; when it wakes (a matching message, or the hold time is over) it runs again without
+suspension and its answer goes out the way Java's hold service writes it, in the server's own
+serialization.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from rocketmq_spec.codec.bodies import encode_body
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.reference_broker.broker.clients import ClientManager
+from rocketmq_spec.reference_broker.broker.filter import (
+    TagCodes,
+    codes_of_subscription,
+    is_tag_type,
+    parse_tag_expression,
+)
+from rocketmq_spec.reference_broker.broker.long_polling import PullHold
+from rocketmq_spec.reference_broker.broker.offsets import ConsumerOffsetManager
+from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroupManager
+from rocketmq_spec.reference_broker.broker.topics import TopicConfigManager
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
+from rocketmq_spec.reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
+from rocketmq_spec.reference_broker.wire_release import wire_release
+from rocketmq_spec.spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
+from rocketmq_spec.spec.bodies import OFFSET_MOVED_EVENT
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.sysflag import ForbiddenType, PermName, PullSysFlag
+
+log = logging.getLogger(__name__)
+
+_STATUS_CODES = {
+    GetMessageStatus.FOUND: ResponseCode.SUCCESS,
+    GetMessageStatus.MESSAGE_WAS_REMOVING: ResponseCode.PULL_RETRY_IMMEDIATELY,
+    GetMessageStatus.NO_MATCHED_MESSAGE: ResponseCode.PULL_RETRY_IMMEDIATELY,
+    GetMessageStatus.OFFSET_FOUND_NULL: ResponseCode.PULL_NOT_FOUND,
+    GetMessageStatus.OFFSET_OVERFLOW_ONE: ResponseCode.PULL_NOT_FOUND,
+    GetMessageStatus.OFFSET_OVERFLOW_BADLY: ResponseCode.PULL_OFFSET_MOVED,
+    GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
+}
+"""Status -> code for every status whose code does not depend on the requested offset."""
+_BROKER_FORBIDDEN = {"forbiddenType": str(int(ForbiddenType.BROKER_FORBIDDEN))}
+"""The header of a refused 5.x pull: Java sets forbiddenType alone and leaves the offsets null, which the
+spec's table (offsets required) cannot encode."""
+OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"
+"""``TopicValidator.RMQ_SYS_OFFSET_MOVED_EVENT``."""
+
+
+def pull_status(store_status: GetMessageStatus) -> GetMessageStatus:
+    """The status a pull reports for a queue the checks already found in the topic's config.
+
+    Java's ``findConsumeQueue`` creates a configured queue nothing was written to on first sight, so
+    ``getMessage`` sees an empty queue (NO_MESSAGE_IN_QUEUE) where our store, which only knows written
+    queues, has none at all (NO_MATCHED_LOGIC_QUEUE). Both answer offsets 0, so only the status differs.
+    """
+    if store_status is GetMessageStatus.NO_MATCHED_LOGIC_QUEUE:
+        return GetMessageStatus.NO_MESSAGE_IN_QUEUE
+    return store_status
+
+
+def response_code(status: GetMessageStatus, requested_offset: int) -> ResponseCode:
+    """An empty queue is "not found" at offset 0 and "offset moved" anywhere else."""
+    if status is GetMessageStatus.NO_MESSAGE_IN_QUEUE:
+        return ResponseCode.PULL_OFFSET_MOVED if requested_offset != 0 else ResponseCode.PULL_NOT_FOUND
+    return _STATUS_CODES[status]
+
+
+class PullHandlers:
+    def __init__(self, config: BrokerConfig, topics: TopicConfigManager, groups: SubscriptionGroupManager,
+                 clients: ClientManager, offsets: ConsumerOffsetManager, store: MessageStore,
+                 hold: PullHold) -> None:
+        self.config = config
+        self.topics = topics
+        self.groups = groups
+        self.clients = clients
+        self.offsets = offsets
+        self.store = store
+        self.hold = hold
+        version = wire_release(config.wire_release).version
+        self.sys_flags = holds(Rule.PULL_SYS_FLAGS, version)
+        self._bad_queue_code = (ResponseCode.INVALID_PARAMETER if holds(Rule.BAD_QUEUE_INVALID_PARAMETER,
+                                                                        version)
+                                else ResponseCode.SYSTEM_ERROR)
+
+    def table(self) -> dict[RequestCode, Handler]:
+        return {RequestCode.PULL_MESSAGE: self.pull, RequestCode.LITE_PULL_MESSAGE: self.lite_pull}
+
+    async def lite_pull(self, request: Request) -> RemotingCommand:
+        """RMQ-BRK-LITE-PULL: a lite pull consumer's pull, served as any pull unless the broker forbids it
+        (a release that does not declare the code never gets here: the dispatch table leaves it out)."""
+        if self.config.broker_permission & PermName.READ and not self.config.lite_pull_message_enable:
+            return request.reply(ResponseCode.NO_PERMISSION,
+                                 LITE_PULL_FORBIDDEN_REMARK.format(broker_ip1=self.config.broker_ip1),
+                                 header={}, extra_fields=_BROKER_FORBIDDEN)
+        return await self.pull(request)
+
+    async def pull(self, request: Request) -> RemotingCommand:
+        header = request.header()
+        codes = self._checked(request, header)
+        if isinstance(codes, RemotingCommand):
+            return codes
+        flags = PullSysFlag(header["sysFlag"])
+        response = self._execute(request, header, codes, direct=False)
+        if PullSysFlag.COMMIT_OFFSET in flags and self.config.role is not BrokerRole.SLAVE:
+            self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
+                                header["commitOffset"])
+        if response.code != ResponseCode.PULL_NOT_FOUND or PullSysFlag.SUSPEND not in flags:
+            return response
+        hold_ms = (header["suspendTimeoutMillis"] if self.config.long_polling_enable
+                   else self.config.short_polling_time_mills)
+        await self.hold.wait(header["topic"], header["queueId"], header["queueOffset"], codes,
+                             max(hold_ms, 0) / 1000)
+        # Java runs every check again when it wakes a held pull (executeRequestWhenWakeup ->
+        # processRequest): a topic deleted meanwhile is answered TOPIC_NOT_EXIST
+        codes = self._checked(request, header)
+        if isinstance(codes, RemotingCommand):
+            return codes
+        return self._execute(request, header, codes, direct=True)
+
+    def _checked(self, request: Request, header: Mapping[str, Any]) -> TagCodes | RemotingCommand:
+        """The pull's tag filter, or the answer refusing it."""
+        try:
+            return self.check(request.connection.peer, header)
+        except Refused as refused:
+            return request.reply(refused.code, refused.remark, header={})
+
+    def _execute(self, request: Request, header: Mapping[str, Any], codes: TagCodes,
+                 direct: bool) -> RemotingCommand:
+        offset = header["queueOffset"]
+        result = self.store.get_messages(header["topic"], header["queueId"], offset, header["maxMsgNums"],
+                                         codes)
+        status = pull_status(result.status)
+        code = response_code(status, offset)
+        suggest, code = self.suggestion(header["consumerGroup"], code)
+        if code == ResponseCode.PULL_OFFSET_MOVED:
+            self._offset_moved(header, result.next_begin_offset)
+        self.offsets.commit_pull(header["consumerGroup"], header["topic"], header["queueId"],
+                                 result.next_begin_offset)
+        values = {"suggestWhichBrokerId": suggest, "nextBeginOffset": result.next_begin_offset,
+                  "minOffset": result.min_offset, "maxOffset": result.max_offset}
+        if self.sys_flags:
+            topic = self.topics.get(header["topic"])
+            values |= {"topicSysFlag": topic.topic_sys_flag if topic else 0, "groupSysFlag": 0}
+        return request.reply(code, status.name, header=values,
+                             body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)
+
+    def _offset_moved(self, header: Mapping[str, Any], new_offset: int) -> None:
+        """``generateOffsetMovedEvent``: tell whoever watches OFFSET_MOVED_EVENT that a group's offset was
+        corrected (Java writes TAGS, DELAY=0 and KEYS into the map, in that order)."""
+        group = header["consumerGroup"]
+        event = {"consumerGroup": group, "offsetNew": new_offset, "offsetRequest": header["queueOffset"],
+                 "messageQueue": {"brokerName": self.config.broker_name, "queueId": header["queueId"],
+                                  "topic": header["topic"]}}
+        properties = {PropertyKey.TAGS: group, PropertyKey.DELAY: "0", PropertyKey.KEYS: group}
+        body = encode_body(OFFSET_MOVED_EVENT, event)
+        message = InnerMessage(OFFSET_MOVED_EVENT_TOPIC, 0, body, properties, int(time.time() * 1000),
+                               self.store.store_host)
+        result = self.store.put_broker_message(message)
+        if not result.ok:
+            log.warning("OFFSET_MOVED_EVENT of %s not written: %s", group, result.status.name)
+
+    def suggestion(self, group_name: str, code: ResponseCode) -> tuple[int, ResponseCode]:
+        """RMQ-HA-SLAVE-READ / RMQ-HA-SLAVE-PULL-OFFSETS: which broker the consumer should pull from next,
+        and a slave's "retry" where a master corrects the offset. The store never suggests the slave for a
+        lagging consumer: it has no memory-ratio reckoning (``isSuggestPullingFromSlave`` stays false)."""
+        group = self.groups.find_or_create(group_name)
+        group_broker = group.broker_id if group is not None else MASTER_ID
+        suggest = group_broker if self.config.slave_read_enable else MASTER_ID
+        if code == ResponseCode.PULL_OFFSET_MOVED and self.config.role is BrokerRole.SLAVE:
+            return group_broker, ResponseCode.PULL_RETRY_IMMEDIATELY
+        return suggest, code
+
+    def check(self, peer: str, header: Mapping[str, Any]) -> TagCodes:
+        """``PullMessageProcessor.processRequest``'s checks, in its order, for a pull from ``peer``; returns
+        the tag filter."""
+        group_name, topic_name, queue_id = header["consumerGroup"], header["topic"], header["queueId"]
+        if not self.config.broker_permission & PermName.READ:
+            raise Refused(ResponseCode.NO_PERMISSION,
+                          f"the broker[{self.config.broker_ip1}] pulling message is forbidden")
+        group = self.groups.find_or_create(group_name)
+        if group is None:
+            raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
+                          f"subscription group [{group_name}] does not exist, {FAQ_SUFFIX}")
+        if not group.consume_enable:
+            raise Refused(ResponseCode.NO_PERMISSION, f"subscription group no permission, {group_name}")
+        topic = self.topics.get(topic_name)
+        if topic is None:
+            raise Refused(ResponseCode.TOPIC_NOT_EXIST,
+                          f"topic[{topic_name}] not exist, apply first please! {FAQ_SUFFIX}")
+        if not topic.perm & PermName.READ:
+            raise Refused(ResponseCode.NO_PERMISSION, f"the topic[{topic_name}] pulling message is forbidden")
+        if queue_id < 0 or queue_id >= topic.read_queue_nums:
+            # Java prints channel.remoteAddress(), an InetSocketAddress: "/ip:port".
+            raise Refused(self._bad_queue_code,
+                          f"queueId[{queue_id}] is illegal, topic:[{topic_name}] topicConfig.readQueueNums:"
+                          f"[{topic.read_queue_nums}] consumer:[/{peer}]")
+        if PullSysFlag.SUBSCRIPTION in PullSysFlag(header["sysFlag"]):
+            expression_type = header.get("expressionType")
+            if not is_tag_type(expression_type) and not header.get("subscription"):
+                raise Refused(ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+                              "parse the consumer's subscription failed")
+            codes = parse_tag_expression(header.get("subscription"))
+        else:
+            expression_type, codes = self._registered_subscription(header, group.consume_broadcast_enable)
+        if not is_tag_type(expression_type) and not self.config.enable_property_filter:
+            raise Refused(ResponseCode.SYSTEM_ERROR,
+                          f"The broker does not support consumer to filter message by {expression_type}")
+        return codes
+
+    def _registered_subscription(self, header: Mapping[str, Any],
+                                 broadcast_allowed: bool) -> tuple[str | None, TagCodes]:
+        """Without FLAG_SUBSCRIPTION the filter is the one the consumer's heartbeat registered."""
+        group_name = header["consumerGroup"]
+        consumers = self.clients.consumer_group(group_name)
+        if consumers is None:
+            raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
+                          f"the consumer's group info not exist{FAQ_SUFFIX}")
+        if not broadcast_allowed and consumers.message_model == "BROADCASTING":
+            raise Refused(ResponseCode.NO_PERMISSION,
+                          f"the consumer group[{group_name}] can not consume by broadcast way")
+        subscription = consumers.subscriptions.get(header["topic"])
+        if subscription is None:
+            raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
+                          f"the consumer's subscription not exist{FAQ_SUFFIX}")
+        if int(subscription.get("subVersion", 0)) < header["subVersion"]:
+            raise Refused(ResponseCode.SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest")
+        return (subscription.get("expressionType"),
+                codes_of_subscription(subscription.get("subString"), subscription.get("codeSet") or ()))

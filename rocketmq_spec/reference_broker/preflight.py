@@ -1,0 +1,162 @@
+"""Every reason the broker refuses a store, found before any port is bound or any file written.
+
+Starting on a store writes to it at once: the ``abort`` file that marks a running broker, the
+checkpoint, ``config/topics.json`` with the system topics. A store the broker would then refuse (files
+of another size than configured, a config file that cannot be read, a lock another broker holds, a
+layout it cannot map) must be refused before that, so a refused start leaves it exactly as it was, as
+Apache RocketMQ's ``BrokerController.initialize`` leaves it. The checks only list directories, stat files
+and read them; :func:`check_store` raises :class:`StoreRefused` with the first reason found.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from rocketmq_spec.codec.store.configs import load_config
+from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.store.mapped_file import sequence_names
+from rocketmq_spec.spec.checkpoint import CHECKPOINT_FILE_SIZE
+from rocketmq_spec.spec.errors import StoreError
+from rocketmq_spec.spec.indexfile import file_size as index_file_size
+from rocketmq_spec.spec.store_layout import (
+    BACKUP_SUFFIX,
+    CHECKPOINT_FILE,
+    COMMITLOG_DIR,
+    CONFIG_FILES,
+    CONSUMEQUEUE_DIR,
+    INDEX_DIR,
+    LOCK_FILE,
+    RMQ_STORE_LOCK,
+)
+
+
+class StoreRefused(StoreError):
+    """The broker will not start on this store; the message says why in one line."""
+
+
+def _directory(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise StoreRefused(f"{path} is not a directory", expected="a directory", seen="a file")
+
+
+def _root(config: BrokerConfig) -> None:
+    """The root, or the nearest of its parents that exists, must be a directory to create the rest in."""
+    root = Path(config.store_path_root_dir)
+    existing = next(p for p in (root, *root.parents) if p.exists())
+    _directory(existing)
+
+
+def _log(directory: Path, file_size: int, key: str) -> None:
+    _directory(directory)
+    if not directory.is_dir():
+        return
+    try:
+        sequence_names(directory, file_size)
+    except StoreError as exc:
+        raise StoreRefused(f"{exc.message} ({key}={file_size})", expected=exc.expected,
+                           seen=exc.seen) from None
+
+
+def _commitlog(config: BrokerConfig) -> None:
+    _log(_store(config) / COMMITLOG_DIR, config.mapped_file_size_commit_log, "mappedFileSizeCommitLog")
+
+
+def _queue_directories(base: Path) -> Iterator[Path]:
+    """Each queue directory the broker recovers: consumequeue/<topic>/<numeric queue id>."""
+    _directory(base)
+    if not base.is_dir():
+        return
+    for topic in sorted(p for p in base.iterdir() if p.is_dir()):
+        yield from sorted(p for p in topic.iterdir() if p.name.isdigit())
+
+
+def _consume_queues(config: BrokerConfig) -> None:
+    for queue in _queue_directories(_store(config) / CONSUMEQUEUE_DIR):
+        _log(queue, config.mapped_file_size_consume_queue, "mappedFileSizeConsumeQueue")
+
+
+def _index(config: BrokerConfig) -> None:
+    directory = _store(config) / INDEX_DIR
+    _directory(directory)
+    if not config.message_index_enable or not directory.is_dir():
+        return
+    wanted = index_file_size(config.max_hash_slot_num, config.max_index_num)
+    for path in sorted(p for p in directory.iterdir() if p.name.isdigit()):
+        seen = path.stat().st_size if path.is_file() else "not a regular file"
+        if seen != wanted:
+            raise StoreRefused(f"index file {path} does not have the configured size (maxHashSlotNum="
+                               f"{config.max_hash_slot_num}, maxIndexNum={config.max_index_num})",
+                               expected=wanted, seen=seen)
+
+
+def _checkpoint(config: BrokerConfig) -> None:
+    path = _store(config) / CHECKPOINT_FILE
+    if not path.exists():
+        return
+    seen = path.stat().st_size if path.is_file() else "not a regular file"
+    if seen not in (0, CHECKPOINT_FILE_SIZE):
+        raise StoreRefused(f"checkpoint {path} is not a {CHECKPOINT_FILE_SIZE}-byte file",
+                           expected=CHECKPOINT_FILE_SIZE, seen=seen)
+
+
+def _config_files(config: BrokerConfig) -> None:
+    """Java's ConfigManager reads a config file, then its backup when the file is missing, empty or does
+    not parse; it refuses the store only when the backup holds text that does not parse either."""
+    directory = Path(config.config_dir)
+    _directory(directory)
+    for name in (c.name for c in CONFIG_FILES):
+        path, backup = directory / name, directory / f"{name}{BACKUP_SUFFIX}"
+        for candidate in (path, backup):
+            if candidate.exists() and not candidate.is_file():
+                raise StoreRefused(f"{candidate} is not a regular file", expected="a file",
+                                   seen="a directory")
+        try:
+            load_config(path)
+        except StoreError:
+            if backup.exists() and backup.read_bytes().strip():
+                raise StoreRefused(f"neither {path} nor its backup parses", expected="fastjson JSON",
+                                   seen="text that does not parse") from None
+        except OSError as exc:
+            raise StoreRefused(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _lock(config: BrokerConfig) -> None:
+    """Another process holds the store's lock (a running broker). Probed with a lock taken and given
+    back at once; only from a process that runs no store of its own, since giving a POSIX lock back
+    releases every lock the process holds on that file."""
+    path = _store(config) / LOCK_FILE
+    if not path.is_file():
+        return
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+        fcntl.lockf(fd, fcntl.LOCK_UN, 1, 0)
+    except OSError:
+        raise StoreRefused("Lock failed,MQ already started", expected="an unlocked store", seen=str(path),
+                           clause=RMQ_STORE_LOCK.id) from None
+    finally:
+        os.close(fd)
+
+
+def _store(config: BrokerConfig) -> Path:
+    return Path(config.store_path_root_dir)
+
+
+CHECKS: tuple[Callable[[BrokerConfig], None], ...] = (
+    _root, _commitlog, _consume_queues, _index, _checkpoint, _config_files)
+"""In the order the broker meets them: the store's root, its logs, its index and checkpoint, its config."""
+
+
+def check_store(config: BrokerConfig, *, probe_lock: bool = True) -> None:
+    """Raise :class:`StoreRefused` for the first reason the broker would refuse ``config``'s store.
+
+    ``probe_lock`` also refuses a store another process has locked; leave it off in a process that may
+    itself run a broker on the store (an embedded one), where the probe would release that lock."""
+    for check in (*CHECKS, _lock) if probe_lock else CHECKS:
+        try:
+            check(config)
+        except PermissionError as exc:
+            raise StoreRefused(f"cannot read {exc.filename}: {exc.strerror}") from None

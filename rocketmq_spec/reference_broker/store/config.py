@@ -1,0 +1,162 @@
+"""The message store's settings, under the meaning (and defaults) of Java's ``MessageStoreConfig``.
+
+The store is a library the broker embeds, so it gets its own small settings object instead of reading
+the broker's: tests build stores with tiny file sizes and short delay levels without a broker around,
+and :meth:`StoreConfig.from_broker` maps the broker.conf-driven settings onto it in one place.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Protocol
+
+from rocketmq_spec.reference_broker.wire_release import wire_release
+from rocketmq_spec.spec.consumequeue import CQ_ENTRY_SIZE, DELAY_LEVELS, delay_level_ms
+from rocketmq_spec.spec.errors import SpecViolation
+from rocketmq_spec.spec.ha import HA_DEFAULTS, BrokerRole
+from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
+
+
+class FlushDiskType(enum.Enum):
+    ASYNC_FLUSH = "ASYNC_FLUSH"
+    SYNC_FLUSH = "SYNC_FLUSH"
+
+
+def parse_delay_levels(text: str) -> tuple[int, ...]:
+    """Milliseconds per delay level; a malformed level string is refused at start, not at the first
+    delayed put."""
+    count = len(text.split())
+    if not count:
+        raise SpecViolation("messageDelayLevel has no levels", expected="at least one level", seen=text)
+    try:
+        return tuple(delay_level_ms(level, text) for level in range(1, count + 1))
+    except (KeyError, ValueError):
+        raise SpecViolation("malformed messageDelayLevel", expected="tokens like 5s, 1m, 2h, 1d",
+                            seen=text) from None
+
+
+class BrokerSettings(Protocol):
+    """The part of the broker's settings the store reads
+    (``rocketmq_spec.reference_broker.config.BrokerConfig``); every StoreConfig field of the same name is
+    copied from it as well."""
+
+    store_path_root_dir: str
+    store_path_commit_log: str | None
+    flush_disk_type: str
+    broker_ip1: str
+    listen_port: int
+    broker_cluster_name: str
+    sync_flush_timeout: int
+    flush_interval_commit_log: int
+    flush_interval_consume_queue: int
+    flush_delay_offset_interval: int
+    broker_role: str
+    slave_timeout: int
+    ha_slave_fallbehind_max: int
+    timer_wheel_enable: bool
+    wire_release: str
+
+
+_MAPPED = frozenset({"batch_keeps_own_properties", "root_dir", "commit_log_dir", "store_host",
+                     "cluster_name", "flush_disk_type", "sync_flush_timeout_ms",
+                     "flush_interval_commit_log_ms", "flush_interval_consume_queue_ms",
+                     "flush_delay_offset_interval_ms", "slave_timeout_ms", "timer_wheel_enable"})
+"""StoreConfig fields set from differently named (or shaped) broker settings."""
+
+
+@dataclass
+class StoreConfig:
+    root_dir: Path
+    store_host: tuple[str, int] = ("127.0.0.1", 10911)
+    """Written into every record (STOREHOSTADDRESS) and into offsetMsgIds: the broker's ip1:listenPort."""
+    cluster_name: str = "DefaultCluster"
+    """Value of the CLUSTER property the broker adds to every message it accepts from a producer."""
+    flush_disk_type: FlushDiskType = FlushDiskType.ASYNC_FLUSH
+    mapped_file_size_commit_log: int = 1024 * 1024 * 1024
+    mapped_file_size_consume_queue: int = 300_000 * 20
+    max_hash_slot_num: int = 5_000_000
+    max_index_num: int = 5_000_000 * 4
+    message_index_enable: bool = True
+    sync_flush_timeout_ms: int = 5000
+    """How long a SYNC_FLUSH put with WAIT=true waits for its flush before answering FLUSH_DISK_TIMEOUT."""
+    flush_interval_commit_log_ms: int = 500
+    flush_interval_consume_queue_ms: int = 1000
+    flush_delay_offset_interval_ms: int = 10_000
+    message_delay_level: str = DELAY_LEVELS
+    max_message_size: int = 4 * 1024 * 1024
+    """``maxMessageSize``: the body limit (bytes)."""
+    batch_keeps_own_properties: bool = False
+    """RMQ-CL-BATCH-PROPERTIES by release: since 5.4.0 a batch record keeps its own properties alone."""
+    check_crc_on_recover: bool = True
+    max_transfer_bytes_on_message_in_memory: int = 256 * 1024
+    max_transfer_count_on_message_in_memory: int = 32
+    max_msgs_num_batch: int = 64
+    """``maxMsgsNumBatch``: the cap on one key query's result."""
+    default_query_max_num: int = 32
+    """``defaultQueryMaxNum``: the maxNum a UNIQ_KEY query is given, whatever it asked for."""
+    commit_log_dir: Path | None = None
+    """``storePathCommitLog``; None means ``<root_dir>/commitlog``."""
+    # -- retention (CleanCommitLogService / CleanConsumeQueueService) -------------------------------
+    delete_when: str = "04"
+    file_reserved_time: int = 72
+    """Hours; a commitlog file last written longer ago than this is expired."""
+    disk_max_used_space_ratio: int = 75
+    clean_resource_interval: int = 10_000
+    delete_commit_log_files_interval: int = 100
+    delete_consume_queue_files_interval: int = 100
+    clean_file_forcibly_enable: bool = True
+    disk_space_warning_level_ratio: float = 0.90
+    disk_space_clean_forcibly_ratio: float = 0.85
+    broker_role: BrokerRole = BrokerRole.ASYNC_MASTER
+    """A SLAVE store takes records only from its master; a SYNC_MASTER put waits for a slave's ack."""
+    slave_timeout_ms: int = HA_DEFAULTS["slaveTimeout"]
+    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
+    timer_wheel_enable: bool = False
+    """5.x timer messages (``timerWheelEnable``); a store made without a 5.x broker reads none."""
+    timer_precision_ms: int = 1000
+    timer_max_delay_sec: int = 3 * 24 * 3600
+    delay_levels_ms: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.root_dir = Path(self.root_dir)
+        if self.commit_log_dir is not None:
+            self.commit_log_dir = Path(self.commit_log_dir)
+        self.flush_disk_type = FlushDiskType(self.flush_disk_type)
+        self.broker_role = BrokerRole(self.broker_role)
+        # getMappedFileSizeConsumeQueue: a whole number of 20-byte entries, rounded up
+        entries = -(-self.mapped_file_size_consume_queue // CQ_ENTRY_SIZE)
+        self.mapped_file_size_consume_queue = entries * CQ_ENTRY_SIZE
+        self.delay_levels_ms = parse_delay_levels(self.message_delay_level)
+
+    @classmethod
+    def from_broker(cls, broker: BrokerSettings) -> StoreConfig:
+        """The store's view of the broker's settings: fields named alike are copied, the rest mapped."""
+        same = {f.name: getattr(broker, f.name) for f in fields(cls)
+                if f.init and f.name not in _MAPPED and hasattr(broker, f.name)}
+        return cls(
+            **same,
+            root_dir=Path(broker.store_path_root_dir),
+            commit_log_dir=Path(broker.store_path_commit_log) if broker.store_path_commit_log else None,
+            store_host=(broker.broker_ip1, broker.listen_port),
+            cluster_name=broker.broker_cluster_name,
+            flush_disk_type=FlushDiskType(broker.flush_disk_type),
+            sync_flush_timeout_ms=broker.sync_flush_timeout,
+            flush_interval_commit_log_ms=broker.flush_interval_commit_log,
+            flush_interval_consume_queue_ms=broker.flush_interval_consume_queue,
+            flush_delay_offset_interval_ms=broker.flush_delay_offset_interval,
+            slave_timeout_ms=broker.slave_timeout,
+            timer_wheel_enable=broker.timer_wheel_enable and not broker.wire_release.startswith("4."),
+            batch_keeps_own_properties=holds(Rule.BATCH_KEEPS_OWN_PROPERTIES,
+                                             wire_release(broker.wire_release).version),
+        )
+
+    @property
+    def commit_log_path(self) -> Path:
+        return self.commit_log_dir if self.commit_log_dir is not None else self.root_dir / COMMITLOG_DIR
+
+    @property
+    def max_delay_level(self) -> int:
+        return len(self.delay_levels_ms)

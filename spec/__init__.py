@@ -1,6 +1,0 @@
-"""Apache RocketMQ's classic remoting protocol and store formats, as declarative ``construct`` schemas.
-
-Every rule of the specification is a :class:`spec.clauses.Clause` registered next to the schema it
-constrains; ``spec.document`` renders all of them into ``docs/PROTOCOL.md``. Nothing in this package does
-I/O beyond reading its own tables: the codec, the reference broker and the conformance suite build on it.
-"""

@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from rocketmq_spec.admin.wire import AdminConnection, AdminError
 from rocketmq_spec.apache.home import read_properties, write_home, write_properties
 from rocketmq_spec.apache.jdk import Jdk, find_jdk
 from rocketmq_spec.apache.maven import ProvisionError, resolve
@@ -24,11 +25,21 @@ from rocketmq_spec.apache.servers import (
     LoopbackServers,
     free_port,
 )
+from rocketmq_spec.codec.custom_header import decode_header
+from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.controller import CONTROLLER_RELEASES, GET_METADATA_RESPONSE
 
 NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
 MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
 PROXY_MAIN = "org.apache.rocketmq.proxy.ProxyStartup"
+CONTROLLER_GROUP = "rmq-spec"
+CONTROLLER_PEER = "n0"
+CONTROLLER_SETTINGS = {"enableControllerInNamesrv": "true", "controllerDLegerGroup": CONTROLLER_GROUP,
+                       "controllerDLegerSelfId": CONTROLLER_PEER, "notifyBrokerRoleChanged": "false"}
+"""A lone DLedger controller inside the name server (it leads as soon as it has elected itself). Role
+changes are not pushed to brokers: the suite registers brokers that do not exist, and a push to each
+would only wait for a connection refused."""
 """Run with ``-pm local`` it creates the broker from broker.conf in its own JVM and serves gRPC beside it
 (``ProxyStartup.createBrokerController``)."""
 
@@ -40,7 +51,7 @@ class ApacheRocketMQ(LoopbackServers):
                  namesrv_port: int = 0, broker_port: int = 0, namesrv: str | None = None,
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
                  heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False,
-                 grpc: bool = False) -> None:
+                 grpc: bool = False, controller: bool = False) -> None:
         self.release = version if isinstance(version, Release) else release(version)
         if grpc and not self.release.has_proxy:
             raise ProvisionError(f"Apache RocketMQ {self.release.version} has no rocketmq-proxy to serve "
@@ -49,6 +60,12 @@ class ApacheRocketMQ(LoopbackServers):
                          namesrv_port=namesrv_port, broker_port=broker_port, namesrv=namesrv,
                          start_timeout=start_timeout)
         self._grpc = grpc
+        if controller and not CONTROLLER_RELEASES.holds_for_version(self.release.mq_version):
+            raise ProvisionError(f"Apache RocketMQ {self.release.version} has no controller",
+                                 expected="5.0.0 or later", seen=self.release.version)
+        self._controller = controller
+        """Start the name server with a controller inside (``enableControllerInNamesrv``)."""
+        self.controller_addr = ""
         """Start the broker inside the release's rocketmq-proxy (local mode), which serves ``grpc_addr``."""
         self._overrides = dict(read_properties(config_file)) if config_file else {}
         self._overrides.update({key: str(value) for key, value in (broker_config or {}).items()})
@@ -70,10 +87,26 @@ class ApacheRocketMQ(LoopbackServers):
 
     def _start_namesrv(self) -> None:
         port = self._namesrv_port or free_port()
-        config = write_properties(self.home / "conf" / "namesrv.conf", {"listenPort": port})
+        settings: dict[str, object] = {"listenPort": port}
+        if self._controller:
+            self.controller_addr = f"{LOOPBACK}:{free_port()}"
+            settings.update(CONTROLLER_SETTINGS, controllerStorePath=self.home / "controller",
+                            controllerDLegerPeers=f"{CONTROLLER_PEER}-{self.controller_addr}")
+        config = write_properties(self.home / "conf" / "namesrv.conf", settings)
         self.namesrv_addr = f"{LOOPBACK}:{port}"
         self._spawn("namesrv", self.java_command(NAMESRV_MAIN, "-c", str(config), heap_mb=256))
         self._wait("namesrv", self._namesrv_ready)
+        if self._controller:
+            self._wait("namesrv", self._controller_leads)
+
+    def _controller_leads(self) -> bool:
+        """The controller answers CONTROLLER_GET_METADATA_INFO and leads its (one-peer) group."""
+        try:
+            with AdminConnection(self.controller_addr, 2.0) as connection:
+                answer = connection.call(RequestCode.CONTROLLER_GET_METADATA_INFO)
+        except AdminError:
+            return False
+        return decode_header(GET_METADATA_RESPONSE, answer.command.ext_fields).get("isLeader") is True
 
     def _start_broker(self) -> None:
         self._broker_settings()

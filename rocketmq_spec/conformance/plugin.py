@@ -159,6 +159,11 @@ def proxy(request: pytest.FixtureRequest) -> Endpoint:
     return endpoint
 
 
+@pytest.fixture(scope="session")
+def controller(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("controller")
+
+
 @pytest.fixture(scope="session", params=ROLES)
 def server(request: pytest.FixtureRequest) -> Server:
     """Either role: for framing and header rules that every remoting server follows."""

@@ -64,7 +64,8 @@ class ApacheRocketMQ(LoopbackServers):
             raise ProvisionError(f"Apache RocketMQ {self.release.version} has no controller",
                                  expected="5.0.0 or later", seen=self.release.version)
         self._controller = controller
-        """Start the name server with a controller inside (``enableControllerInNamesrv``)."""
+        """Start the name server with a controller inside (``enableControllerInNamesrv``) and the broker in
+        controller mode (``enableControllerMode``): it registers there and becomes its set's master."""
         self.controller_addr = ""
         """Start the broker inside the release's rocketmq-proxy (local mode), which serves ``grpc_addr``."""
         self._overrides = dict(read_properties(config_file)) if config_file else {}
@@ -92,6 +93,9 @@ class ApacheRocketMQ(LoopbackServers):
             self.controller_addr = f"{LOOPBACK}:{free_port()}"
             settings.update(CONTROLLER_SETTINGS, controllerStorePath=self.home / "controller",
                             controllerDLegerPeers=f"{CONTROLLER_PEER}-{self.controller_addr}")
+            # the broker takes its role from that controller (it elects itself, the set's first broker)
+            self._overrides = {"enableControllerMode": "true", "controllerAddr": self.controller_addr,
+                               **self._overrides}
         config = write_properties(self.home / "conf" / "namesrv.conf", settings)
         self.namesrv_addr = f"{LOOPBACK}:{port}"
         self._spawn("namesrv", self.java_command(NAMESRV_MAIN, "-c", str(config), heap_mb=256))

@@ -144,6 +144,9 @@ def _wire_parser() -> argparse.ArgumentParser:
                           "(enableControllerInNamesrv=true) and judge that controller")
     ctl.add_argument("--controller-addr", type=_endpoint, metavar="HOST:PORT",
                      help="a running controller to judge (its controllerDLegerPeers port)")
+    ctl.add_argument("--controller-broker", type=_endpoint, metavar="HOST:PORT",
+                     help="with --controller-addr: a broker in controller mode, master of its set there, "
+                          "whose HA port the ha_autoswitch area connects to as a slave")
     ha = parser.add_argument_group("HA replication targets")
     ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
                     help="a master's HA port (default: the broker's port + 1)")
@@ -245,7 +248,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     auth_user = f"{target.authn.access_key}:{target.authn.secret_key}" if target.authn else None
     for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
-                        ("controller", target.controller),
+                        ("controller", target.controller), ("controller-broker", target.controller_broker),
                         ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("auth-user", auth_user),
@@ -347,7 +350,8 @@ def _provisioned(args: argparse.Namespace) -> int:
         if running.controller_addr:
             print(f"started {args.target}: controller {running.controller_addr} in the name server "
                   f"{running.namesrv_addr}", flush=True)
-            return _pytest(pytest_args(Target(controller=Endpoint.parse(running.controller_addr)), args))
+            return _pytest(pytest_args(Target(controller=Endpoint.parse(running.controller_addr),
+                                              controller_broker=Endpoint.parse(running.broker_addr)), args))
         proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
@@ -381,6 +385,8 @@ def _check_options(args: argparse.Namespace) -> None:
         if not isinstance(found, Release) or not CONTROLLER_RELEASES.holds_for_version(found.mq_version):
             raise BadInput(f"--controller starts the controller of a --target apache-5.x ({args.target} has "
                            "no controller); give --controller-addr HOST:PORT to judge a running one")
+    if getattr(args, "controller_broker", None) and not args.controller_addr:
+        raise BadInput("--controller-broker goes with --controller-addr (the controller it is master at)")
     if args.profile and args.profile != profiles.NONE:
         try:
             profiles.load(Path(args.profile))
@@ -408,7 +414,7 @@ def embedded_release(args: argparse.Namespace) -> str:
 def _check_reachable(target: Target) -> None:
     """A target that does not answer is one line, not every case failing in turn."""
     for role, endpoint in (("name server", target.namesrv), ("broker", target.broker),
-                           ("controller", target.controller),
+                           ("controller", target.controller), ("controller-broker", target.controller_broker),
                            ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
         if endpoint is not None and (why := target.unreachable(endpoint)):
             raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
@@ -444,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave \
                 or args.controller_addr:
             target = Target(args.namesrv, args.broker, acl=args.acl_file, authn=args.auth_user,
-                            controller=args.controller_addr,
+                            controller=args.controller_addr, controller_broker=args.controller_broker,
                             ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,

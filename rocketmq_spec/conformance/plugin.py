@@ -164,6 +164,11 @@ def controller(request: pytest.FixtureRequest) -> Server:
     return _target(request).server("controller")
 
 
+@pytest.fixture(scope="session")
+def controller_broker(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("controller_broker")
+
+
 @pytest.fixture(scope="session", params=ROLES)
 def server(request: pytest.FixtureRequest) -> Server:
     """Either role: for framing and header rules that every remoting server follows."""

@@ -16,7 +16,8 @@ from rocketmq_spec.spec.codes import RequestCode
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "store_dir": "store",
                  "acl_file": "acl", "auth_user": "authn",
                  "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
-                 "replica_dir": "replica", "launcher": "launcher", "controller": "controller"}
+                 "replica_dir": "replica", "launcher": "launcher", "controller": "controller",
+                 "controller_broker": "controller_broker"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
@@ -98,6 +99,9 @@ class Target:
     controller: Endpoint | None = None
     """A controller (RocketMQ 5's automatic failover), for the ``controller`` area; it is judged alone,
     no broker or name server needed."""
+    controller_broker: Endpoint | None = None
+    """A broker in controller mode that is its set's master at ``controller``: the ``ha_autoswitch`` area
+    plays a slave on its HA port (listenPort + 1)."""
     launcher: Launcher | None = None
     """How to start the target's implementation afresh (a target the suite started itself), for the cases
     that stop, kill and restart a broker of their own (``rocketmq_spec.conformance.launcher``)."""

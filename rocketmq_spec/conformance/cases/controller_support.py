@@ -57,6 +57,7 @@ class BrokerSet:
     connection: Connection
     check: Check
     name: str = field(default_factory=lambda: unique("bs"))
+    cluster: str = CLUSTER
 
     def call(self, code: RequestCode, values: dict[str, Any] | None = None,
              body: bytes | None = None) -> Answer:
@@ -80,28 +81,28 @@ class BrokerSet:
     # -- the requests, as a broker makes them ---------------------------------------------------------------
 
     def next_id(self) -> Answer:
-        return self.call(RequestCode.CONTROLLER_GET_NEXT_BROKER_ID, {"clusterName": CLUSTER,
+        return self.call(RequestCode.CONTROLLER_GET_NEXT_BROKER_ID, {"clusterName": self.cluster,
                          "brokerName": self.name})
 
     def apply(self, broker_id: int, check_code: str | None = None) -> Answer:
         code = check_code or f"{address(broker_id)}{CHECK_CODE_SEPARATOR}{CHECK_TIME}"
         return self.call(RequestCode.CONTROLLER_APPLY_BROKER_ID, {
-            "clusterName": CLUSTER, "brokerName": self.name, "appliedBrokerId": broker_id,
+            "clusterName": self.cluster, "brokerName": self.name, "appliedBrokerId": broker_id,
             "registerCheckCode": code})
 
     def heartbeat(self, broker_id: int | None, timeout_ms: int = ALIVE_MS) -> Answer:
         return self.call(RequestCode.BROKER_HEARTBEAT, {
-            "clusterName": CLUSTER, "brokerName": self.name, "brokerAddr": address(broker_id or 0),
+            "clusterName": self.cluster, "brokerName": self.name, "brokerAddr": address(broker_id or 0),
             "brokerId": broker_id, "heartbeatTimeoutMills": timeout_ms})
 
     def register(self, broker_id: int) -> Answer:
         return self.call(RequestCode.CONTROLLER_REGISTER_BROKER, {
-            "clusterName": CLUSTER, "brokerName": self.name, "brokerId": broker_id,
+            "clusterName": self.cluster, "brokerName": self.name, "brokerId": broker_id,
             "brokerAddress": address(broker_id)})
 
     def elect(self, broker_id: int, *, designate: bool = False) -> Answer:
         return self.call(RequestCode.CONTROLLER_ELECT_MASTER, {
-            "clusterName": CLUSTER, "brokerName": self.name, "brokerId": broker_id,
+            "clusterName": self.cluster, "brokerName": self.name, "brokerId": broker_id,
             "designateElect": designate})
 
     def replica_info(self) -> Answer:
@@ -117,7 +118,7 @@ class BrokerSet:
 
     def clean(self, *, living: bool) -> Answer:
         return self.call(RequestCode.CLEAN_BROKER_DATA, {
-            "clusterName": CLUSTER, "brokerName": self.name, "isCleanLivingBroker": living})
+            "clusterName": self.cluster, "brokerName": self.name, "isCleanLivingBroker": living})
 
     # -- set-ups --------------------------------------------------------------------------------------------
 

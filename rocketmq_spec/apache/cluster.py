@@ -33,6 +33,7 @@ NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
 MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
 PROXY_MAIN = "org.apache.rocketmq.proxy.ProxyStartup"
+CONTROLLER_MAIN = "org.apache.rocketmq.controller.ControllerStartup"
 CONTROLLER_GROUP = "rmq-spec"
 CONTROLLER_PEER = "n0"
 CONTROLLER_SETTINGS = {"enableControllerInNamesrv": "true", "controllerDLegerGroup": CONTROLLER_GROUP,
@@ -60,6 +61,7 @@ class ApacheRocketMQ(LoopbackServers):
                          namesrv_port=namesrv_port, broker_port=broker_port, namesrv=namesrv,
                          start_timeout=start_timeout)
         self._grpc = grpc
+        """Start the broker inside the release's rocketmq-proxy (local mode), which serves ``grpc_addr``."""
         if controller and not CONTROLLER_RELEASES.holds_for_version(self.release.mq_version):
             raise ProvisionError(f"Apache RocketMQ {self.release.version} has no controller",
                                  expected="5.0.0 or later", seen=self.release.version)
@@ -67,7 +69,8 @@ class ApacheRocketMQ(LoopbackServers):
         """Start the name server with a controller inside (``enableControllerInNamesrv``) and the broker in
         controller mode (``enableControllerMode``): it registers there and becomes its set's master."""
         self.controller_addr = ""
-        """Start the broker inside the release's rocketmq-proxy (local mode), which serves ``grpc_addr``."""
+        self.quorumless_controller_addr = ""
+        """A second controller, alone in a group of two peers: it never leads (``--controller`` runs)."""
         self._overrides = dict(read_properties(config_file)) if config_file else {}
         self._overrides.update({key: str(value) for key, value in (broker_config or {}).items()})
         self._heap_mb = heap_mb
@@ -102,14 +105,34 @@ class ApacheRocketMQ(LoopbackServers):
         self._wait("namesrv", self._namesrv_ready)
         if self._controller:
             self._wait("namesrv", self._controller_leads)
+            self._start_quorumless_controller()
+
+    def _start_quorumless_controller(self) -> None:
+        """A stand-alone controller whose group names a second peer that never starts: without a majority
+        it never leads, so it shows what a follower answers."""
+        self.quorumless_controller_addr = f"{LOOPBACK}:{free_port()}"
+        absent = f"{LOOPBACK}:{free_port()}"
+        config = write_properties(self.home / "conf" / "controller-quorumless.conf", {
+            "controllerDLegerGroup": f"{CONTROLLER_GROUP}-quorumless",
+            "controllerDLegerSelfId": CONTROLLER_PEER,
+            "controllerDLegerPeers": f"{CONTROLLER_PEER}-{self.quorumless_controller_addr};n1-{absent}",
+            "controllerStorePath": self.home / "controller-quorumless"})
+        self._spawn("controller", self.java_command(CONTROLLER_MAIN, "-c", str(config), heap_mb=128))
+        addr = self.quorumless_controller_addr
+        self._wait("controller", lambda: self._controller_answers(addr) is not None)
 
     def _controller_leads(self) -> bool:
         """The controller answers CONTROLLER_GET_METADATA_INFO and leads its (one-peer) group."""
+        return self._controller_answers(self.controller_addr) is True
+
+    @staticmethod
+    def _controller_answers(addr: str) -> bool | None:
+        """Whether the controller at ``addr`` leads; None while it does not answer its metadata."""
         try:
-            with AdminConnection(self.controller_addr, 2.0) as connection:
+            with AdminConnection(addr, 2.0) as connection:
                 answer = connection.call(RequestCode.CONTROLLER_GET_METADATA_INFO)
         except AdminError:
-            return False
+            return None
         return decode_header(GET_METADATA_RESPONSE, answer.command.ext_fields).get("isLeader") is True
 
     def _start_broker(self) -> None:

@@ -249,6 +249,7 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
     for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
                         ("controller", target.controller), ("controller-broker", target.controller_broker),
+                        ("follower-controller", target.follower_controller),
                         ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("auth-user", auth_user),
@@ -350,8 +351,11 @@ def _provisioned(args: argparse.Namespace) -> int:
         if running.controller_addr:
             print(f"started {args.target}: controller {running.controller_addr} in the name server "
                   f"{running.namesrv_addr}", flush=True)
-            return _pytest(pytest_args(Target(controller=Endpoint.parse(running.controller_addr),
-                                              controller_broker=Endpoint.parse(running.broker_addr)), args))
+            follower = running.quorumless_controller_addr
+            target = Target(controller=Endpoint.parse(running.controller_addr),
+                            controller_broker=Endpoint.parse(running.broker_addr),
+                            follower_controller=Endpoint.parse(follower) if follower else None)
+            return _pytest(pytest_args(target, args))
         proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
@@ -415,6 +419,7 @@ def _check_reachable(target: Target) -> None:
     """A target that does not answer is one line, not every case failing in turn."""
     for role, endpoint in (("name server", target.namesrv), ("broker", target.broker),
                            ("controller", target.controller), ("controller-broker", target.controller_broker),
+                        ("follower-controller", target.follower_controller),
                            ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
         if endpoint is not None and (why := target.unreachable(endpoint)):
             raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")

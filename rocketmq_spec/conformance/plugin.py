@@ -165,6 +165,13 @@ def controller(request: pytest.FixtureRequest) -> Server:
 
 
 @pytest.fixture(scope="session")
+def follower_controller(request: pytest.FixtureRequest) -> Server:
+    endpoint = _target(request).follower_controller
+    assert endpoint is not None, "deselected when absent"
+    return Server("controller", endpoint)
+
+
+@pytest.fixture(scope="session")
 def controller_broker(request: pytest.FixtureRequest) -> Server:
     return _target(request).server("controller_broker")
 

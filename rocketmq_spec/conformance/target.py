@@ -17,7 +17,7 @@ NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "st
                  "acl_file": "acl", "auth_user": "authn",
                  "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
                  "replica_dir": "replica", "launcher": "launcher", "controller": "controller",
-                 "controller_broker": "controller_broker"}
+                 "controller_broker": "controller_broker", "follower_controller": "follower_controller"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
@@ -99,6 +99,8 @@ class Target:
     controller: Endpoint | None = None
     """A controller (RocketMQ 5's automatic failover), for the ``controller`` area; it is judged alone,
     no broker or name server needed."""
+    follower_controller: Endpoint | None = None
+    """A controller that does not lead its group (one without a majority), for RMQ-CTL-NOT-LEADER."""
     controller_broker: Endpoint | None = None
     """A broker in controller mode that is its set's master at ``controller``: the ``ha_autoswitch`` area
     plays a slave on its HA port (listenPort + 1)."""

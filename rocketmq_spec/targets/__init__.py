@@ -106,6 +106,8 @@ class Running:
     """Where RocketMQ 5's SDKs connect (gRPC), when the target serves it."""
     controller_addr: str | None = None
     """Where the controller inside the name server answers, when one was asked for."""
+    quorumless_controller_addr: str | None = None
+    """A controller without a majority (it never leads), started beside that one."""
 
 
 @contextlib.contextmanager
@@ -122,4 +124,5 @@ def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | N
     with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc,
                  controller=controller) as pair:
         yield Running(name, pair.namesrv_addr, pair.broker_addr, pair.broker_pid, pair.store_path,
-                      pair.grpc_addr or None, getattr(pair, "controller_addr", None) or None)
+                      pair.grpc_addr or None, getattr(pair, "controller_addr", None) or None,
+                      getattr(pair, "quorumless_controller_addr", None) or None)

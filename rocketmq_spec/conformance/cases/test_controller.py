@@ -8,6 +8,8 @@ not know a code answers 3 and the case is UNSUPPORTED (a 5.0.x controller has no
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rocketmq_spec.codec.bodies import decode_properties_text, encode_properties_text
 from rocketmq_spec.codec.custom_header import decode_header
 from rocketmq_spec.conformance.case import Row, case, table
@@ -24,7 +26,7 @@ from rocketmq_spec.spec.controller import (
 )
 from rocketmq_spec.spec.controller_rules import FIRST_BROKER_ID
 
-from .controller_support import CLUSTER, BrokerSet, address
+from .controller_support import CLUSTER, Answer, BrokerSet, address
 from .support import eventually, expect_code, expect_success
 
 _R = ResponseCode
@@ -329,3 +331,31 @@ def test_controller_config(controller: Server, wire: Wire, check: Check) -> None
     expect_code(check, "update a black-listed key", refused, _R.NO_PERMISSION)
     check.equal("remark", BLACK_LIST_REMARK, refused.remark)
 
+
+
+NOT_LEADER_ROWS = [
+    Row(name, "RMQ-CTL-NOT-LEADER", f"A controller that does not lead answers {name} 2007 "
+                                    f"CONTROLLER_NOT_LEADER.",
+        ask)
+    for name, ask in (
+        ("next_id", lambda b: b.next_id()),
+        ("apply_id", lambda b: b.apply(1)),
+        ("register", lambda b: b.register(1)),
+        ("elect", lambda b: b.elect(1)),
+        ("alter", lambda b: b.alter(1, 1, [1, 2], 1)),
+        ("replica_info", lambda b: b.replica_info()),
+        ("sync_state_data", lambda b: b.sync_state_data(b.name)),
+        ("clean", lambda b: b.clean(living=True)),
+    )
+]
+
+
+@table("ask", NOT_LEADER_ROWS)
+def test_not_leader(ask: Callable[[BrokerSet], Answer], follower_controller: Server, wire: Wire,
+                    check: Check) -> None:
+    brokers = _set(follower_controller, wire, check)
+    metadata = expect_success(check, "metadata",
+                              brokers.connection.call(RequestCode.CONTROLLER_GET_METADATA_INFO))
+    check.equal("does not lead", False, decode_header(GET_METADATA_RESPONSE,
+                metadata.ext_fields).get("isLeader"))
+    brokers.expect("request", ask(brokers), _R.CONTROLLER_NOT_LEADER)

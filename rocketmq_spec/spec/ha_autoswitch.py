@@ -101,6 +101,9 @@ MASTER_TRANSFER_SIZE = MasterTransferHeader.sizeof()
 """36: ``AutoSwitchHAConnection.TRANSFER_HEADER_SIZE`` (AutoSwitchHAConnection.java:71)."""
 EPOCH_ENTRY_SIZE = EpochEntryFrame.sizeof()
 """12: ``AutoSwitchHAConnection.EPOCH_ENTRY_SIZE`` (AutoSwitchHAConnection.java:72)."""
+IN_SYNC_REPLICAS_NOT_ENOUGH_REMARK = "in-sync replicas not enough"
+"""The remark of the SYSTEM_ERROR a send gets when the SyncStateSet is too small
+(SendMessageProcessor.java:418)."""
 MAX_HANDSHAKE_ENTRIES = 1000
 """The master builds its handshake body in a buffer of 1000 entries (AutoSwitchHAConnection.java:450)."""
 FLAG_SET = 1
@@ -240,7 +243,9 @@ RMQ_HA2_MIN_ISR = clause(
     "RMQ-HA2-MIN-ISR", Level.MUST,
     "In controller mode a put that needs replication fails IN_SYNC_REPLICAS_NOT_ENOUGH (the send answers 1 "
     "SYSTEM_ERROR \"in-sync replicas not enough\") while the SyncStateSet has fewer than minInSyncReplicas "
-    "members; with allAckInSyncStateSet=true it waits for every member's ack.",
-    source=_COMMITLOG + " (asyncPutMessage:1020-1027); "
-                        "broker/src/main/java/org/apache/rocketmq/broker/processor/"
-    "SendMessageProcessor.java:416")
+    "members; while a change the master reported is pending, the union of its set and the proposed one "
+    "counts, and a change the controller refused stays pending until one is accepted. With "
+    "allAckInSyncStateSet=true a put waits for every member's ack.",
+    source=_COMMITLOG + " (asyncPutMessage:1020-1027); " + _SERVICE + " (inSyncReplicasNums:372, "
+    "markSynchronizingSyncStateSet:335, setSyncStateSet:447); "
+    + _REPLICAS + " (doReportSyncStateSetChanged:759)")

@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from rocketmq_spec.codec.bodies import decode_body, decode_properties_text
+import pytest
+
+from rocketmq_spec.codec.bodies import decode_body, decode_properties_text, encode_properties_text
 from rocketmq_spec.codec.ha_autoswitch import TransferReceived, encode_slave_report
 from rocketmq_spec.codec.store.record import decode_record
 from rocketmq_spec.conformance.case import case
@@ -19,14 +21,15 @@ from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.ha_peer import AutoSwitchSlavePeer
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.wire import Endpoint, Wire
-from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.commitlog import COMMITLOG_FILE_SIZE
 from rocketmq_spec.spec.controller import SYNC_STATE_SET
 from rocketmq_spec.spec.ha import HA_PORT_OFFSET, HA_SETTINGS
+from rocketmq_spec.spec.ha_autoswitch import IN_SYNC_REPLICAS_NOT_ENOUGH_REMARK
 
 from .controller_support import BrokerSet
 from .messaging import Client, Message
-from .support import eventually, expect_success, unique
+from .support import eventually, expect_code, expect_success, unique
 
 HEARTBEAT_S = next(s.default for s in HA_SETTINGS if s.key == "haSendHeartbeatInterval") / 1000
 ANSWER_WAIT_S = 10.0
@@ -40,6 +43,7 @@ SILENCE_S = 3.0
 """How long the suite listens for a master that must say nothing yet."""
 SUITE_SLAVE_ID = 1_000_000
 """A broker id no controller hands out to a real broker of the set in a run."""
+MIN_ISR = "minInSyncReplicas"
 
 
 @contextlib.contextmanager
@@ -75,6 +79,12 @@ def _set_of(broker: Server, wire: Wire, controller: Server, check: Check) -> Bro
     config = decode_properties_text(answer.body or b"")
     return BrokerSet(wire.connect(controller.endpoint), check, config["brokerName"],
                      cluster=config["brokerClusterName"])
+
+
+def _members(brokers: BrokerSet) -> list[int]:
+    """The set's SyncStateSet at the controller."""
+    answer = brokers.expect("replica info", brokers.replica_info(), 0)
+    return sorted(decode_body(SYNC_STATE_SET, answer.command.body or b"{}")["syncStateSet"])
 
 
 @case("RMQ-HA2-SLAVE-HANDSHAKE", "The master sends nothing on a new connection before the slave's 16-byte "
@@ -165,6 +175,54 @@ def test_unknown_state_closes(controller_broker: Server, check: Check) -> None:
         check.equal("connection closed", True, peer.wait_closed(ANSWER_WAIT_S))
 
 
+def _broker_setting(client: Client, key: str) -> str:
+    answer = expect_success(client.check, "broker config",
+                            client.connection.call(RequestCode.GET_BROKER_CONFIG))
+    return decode_properties_text(answer.body or b"")[key]
+
+
+def _set_broker(client: Client, key: str, value: str) -> None:
+    expect_success(client.check, f"set {key}", client.connection.call(
+        RequestCode.UPDATE_BROKER_CONFIG, None, encode_properties_text({key: value})))
+
+
+def _join_and_catch_up(peer: AutoSwitchSlavePeer, brokers: BrokerSet, slave_id: int, check: Check) -> None:
+    """Handshake as ``slave_id``, report the master's end and wait until the controller lists the slave."""
+    max_offset, _ = _handshaken(peer, check, slave_id)
+    peer.report(max_offset)
+    joined = eventually(lambda: _members(brokers), lambda ids: slave_id in ids, SET_CHANGE_WAIT_S)
+    check.that("joined", slave_id in joined, expected=f"{slave_id} in the SyncStateSet", actual=joined)
+
+
+@pytest.mark.alone
+@case("RMQ-HA2-MIN-ISR", "With minInSyncReplicas=2 and the master alone in its SyncStateSet a send is 1 "
+      "SYSTEM_ERROR \"in-sync replicas not enough\"; once a slave has joined the set a send is stored.")
+def test_min_in_sync_replicas(controller_broker: Server, controller: Server, wire: Wire,
+                              check: Check) -> None:
+    client = Client(wire.connect(controller_broker.endpoint), check)
+    topic = client.create_topic(1)
+    brokers = _set_of(controller_broker, wire, controller, check)
+    slave_id = brokers.expect("next id", brokers.next_id(), 0).header["nextBrokerId"]
+    brokers.join(slave_id)
+    # a slave that joins and leaves again leaves the master alone with no change of its set pending (a
+    # change the controller refused, say for a slave it does not know, stays pending and counts)
+    with _slave(controller_broker) as peer:
+        _join_and_catch_up(peer, brokers, slave_id, check)
+    alone = eventually(lambda: _members(brokers), lambda ids: slave_id not in ids, SET_CHANGE_WAIT_S)
+    check.that("the master alone", slave_id not in alone, expected="only the master", actual=alone)
+    before = _broker_setting(client, MIN_ISR)
+    _set_broker(client, MIN_ISR, "2")
+    try:
+        refused = client.send_request(topic, Message(body=b"too few replicas"))
+        expect_code(check, "send with the master alone", refused, ResponseCode.SYSTEM_ERROR)
+        check.equal("remark", IN_SYNC_REPLICAS_NOT_ENOUGH_REMARK, refused.remark)
+        with _slave(controller_broker) as peer:
+            _join_and_catch_up(peer, brokers, slave_id, check)
+            client.send(topic, Message(body=b"enough replicas"))
+    finally:
+        _set_broker(client, MIN_ISR, before)
+
+
 @case("RMQ-HA2-EXPAND", "A registered, alive slave whose report reaches the master's end joins the "
       "SyncStateSet at the controller; gone, it is dropped again (RMQ-HA2-SHRINK).")
 def test_sync_state_set_follows_the_slave(controller_broker: Server, controller: Server, wire: Wire,
@@ -172,16 +230,8 @@ def test_sync_state_set_follows_the_slave(controller_broker: Server, controller:
     brokers = _set_of(controller_broker, wire, controller, check)
     slave_id = brokers.expect("next id", brokers.next_id(), 0).header["nextBrokerId"]
     brokers.join(slave_id)
-
-    def members() -> list[int]:
-        answer = brokers.expect("replica info", brokers.replica_info(), 0)
-        return sorted(decode_body(SYNC_STATE_SET, answer.command.body or b"{}")["syncStateSet"])
-
     with _slave(controller_broker) as peer:
-        max_offset, _ = _handshaken(peer, check, slave_id)
-        peer.report(max_offset)
-        joined = eventually(members, lambda ids: slave_id in ids, SET_CHANGE_WAIT_S)
-        check.that("joined", slave_id in joined, expected=f"{slave_id} in the SyncStateSet", actual=joined)
-    left = eventually(members, lambda ids: slave_id not in ids, SET_CHANGE_WAIT_S)
+        _join_and_catch_up(peer, brokers, slave_id, check)
+    left = eventually(lambda: _members(brokers), lambda ids: slave_id not in ids, SET_CHANGE_WAIT_S)
     check.that("dropped once gone", slave_id not in left, expected=f"{slave_id} not in it", actual=left)
 

@@ -159,6 +159,23 @@ def proxy(request: pytest.FixtureRequest) -> Endpoint:
     return endpoint
 
 
+@pytest.fixture(scope="session")
+def controller(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("controller")
+
+
+@pytest.fixture(scope="session")
+def follower_controller(request: pytest.FixtureRequest) -> Server:
+    endpoint = _target(request).follower_controller
+    assert endpoint is not None, "deselected when absent"
+    return Server("controller", endpoint)
+
+
+@pytest.fixture(scope="session")
+def controller_broker(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("controller_broker")
+
+
 @pytest.fixture(scope="session", params=ROLES)
 def server(request: pytest.FixtureRequest) -> Server:
     """Either role: for framing and header rules that every remoting server follows."""

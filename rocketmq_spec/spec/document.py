@@ -38,7 +38,8 @@ _READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_h
                   "header_fields",
                   "headers", "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
                   "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
-                  "admin_bodies", "admin", "ha", "pop", "timer", "auth", "auth_resource", "grpc_schema",
+                  "admin_bodies", "admin", "ha", "controller", "controller_rules",
+                  "ha_autoswitch", "epoch_file", "pop", "timer", "auth", "auth_resource", "grpc_schema",
                   "grpc_definition",
                   "grpc_service", "grpc_codes", "grpc_rpcs")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""

@@ -202,8 +202,7 @@ class LoopbackServers:
         return port
 
     def stop(self) -> None:
-        """Stop the broker, then any other server, then the name server (reverse start order), each given
-        time to shut down."""
+        """Stop the broker, then the name server (reverse start order), each given time to shut down."""
         others = [role for role in self._processes if role not in ("broker", "namesrv")]
         for role in ("broker", *others, "namesrv"):
             process = self._processes.pop(role, None)

@@ -5,7 +5,6 @@
     rmq-conformance --namesrv HOST:PORT --broker HOST:PORT [--proxy HOST:PORT] [--report DIR] [--strict]
                     [--profile NAME] [-k SEL]
     rmq-conformance --proxy HOST:PORT [--broker HOST:PORT] [...]   (the grpc area: RocketMQ 5's SDK protocol)
-    rmq-conformance --target apache-5.5.0 --controller | --controller-addr HOST:PORT   (the controller area)
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
@@ -71,17 +70,16 @@ STORE_REPORT = "store"
 APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,
                    "recallMessageEnable": "true"}
 """Java's names for the embedded broker's quick check-backs
-(``rocketmq_spec.conformance.embedded.QUICK_CHECKS``): a
-release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
-Recall is allowed (off by default in 5.x), as on the embedded broker
-(``rocketmq_spec.conformance.embedded.RECALL_ON``); releases without those keys ignore them. (Flow control is
-off in every provisioned release: ``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``.)"""
+(``rocketmq_spec.conformance.embedded.QUICK_CHECKS``): a release checks a half message back after 6 s, every
+30-60 s, which the transaction cases would wait for. Recall is allowed (off by default in 5.x), as on the
+embedded broker (``rocketmq_spec.conformance.embedded.RECALL_ON``); releases without those keys ignore them.
+(Flow control is off in every provisioned release: ``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``.)"""
 AUTH_TABLES = {"authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
                "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER}
 """Apache 5.3.0+ keep ACL 2.0 users and ACLs with these
-(``rocketmq_spec.conformance.embedded.AUTH_TABLES_ON``), and older
-Apache releases ignore them; rocketmq-rust 1.0.0 does not start with Java class names here, so it runs
-without them and its auth cases say why they do not apply."""
+(``rocketmq_spec.conformance.embedded.AUTH_TABLES_ON``), and older Apache releases ignore them; rocketmq-rust
+1.0.0 does not start with Java class names here, so it runs without them and its auth cases say why they do
+not apply."""
 
 
 def provisioned_settings(target: str) -> dict[str, object]:

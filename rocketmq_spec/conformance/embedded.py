@@ -3,8 +3,7 @@
 This is the only module of the suite that imports ``rocketmq_spec.reference_broker``: the cases reach the
 target over TCP alone, so the same cases judge any implementation. Beside the name server and broker it starts
 the HA targets: a SYNC_MASTER without a slave, and a slave whose master is an address where the suite listens
-(its HA cases feed it).
-"""
+(its HA cases feed it). """
 
 from __future__ import annotations
 

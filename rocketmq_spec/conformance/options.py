@@ -1,9 +1,8 @@
 """The suite's pytest options (``--rmq-*``) and the target they describe.
 
-Options are prefixed ``--rmq-`` because pytest already owns ``--strict``; ``rmq-conformance`` maps its
-own shorter options onto them (``rocketmq_spec.conformance.cli.pytest_args``). An option that cannot be read
-is a usage error before any case runs.
-"""
+Options are prefixed ``--rmq-`` because pytest already owns ``--strict``; ``rmq-conformance`` maps its own
+shorter options onto them (``rocketmq_spec.conformance.cli.pytest_args``). An option that cannot be read is a
+usage error before any case runs. """
 
 from __future__ import annotations
 

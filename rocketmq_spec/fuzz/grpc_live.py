@@ -2,13 +2,12 @@
 proxy.
 
 Every drawn call goes to ``/apache.rocketmq.v2.MessagingService/<Rpc>`` as raw bytes, so damaged encodings
-reach the server too. The oracles are the remoting fuzzer's: the call must end within its deadline (a
-long poll's included) with a response or a gRPC error; afterwards the target must still answer a probe
-within a few seconds (a hang), its process must still run and its port accept (a crash), and its resident
-memory must stay within the rule of ``rocketmq_spec.fuzz.memory``. Hypothesis draws the calls and, when one
-breaks an oracle, shrinks it to the smallest that still does; the finding is saved as JSON (the RPC and its
-request bytes) that ``replay`` sends again.
-"""
+reach the server too. The oracles are the remoting fuzzer's: the call must end within its deadline (a long
+poll's included) with a response or a gRPC error; afterwards the target must still answer a probe within a few
+seconds (a hang), its process must still run and its port accept (a crash), and its resident memory must stay
+within the rule of ``rocketmq_spec.fuzz.memory``. Hypothesis draws the calls and, when one breaks an oracle,
+shrinks it to the smallest that still does; the finding is saved as JSON (the RPC and its request bytes) that
+``replay`` sends again. """
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The stateful model's 5.x rules: POP (send, pop, ack) and timer messages (send, delivery on time).
 
 Mixed into the broker machine of :mod:`rocketmq_spec.fuzz.stateful`; every rule waits on ``five``, set from
-the version word the target answers with, so a 4.x target runs the 4.x rules only.
-"""
+the version word the target answers with, so a 4.x target runs the 4.x rules only. """
 
 from __future__ import annotations
 

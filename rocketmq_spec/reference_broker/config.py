@@ -1,12 +1,11 @@
 """Name server and broker settings, under the property names Java's ``broker.conf`` uses.
 
-Operators already have ``broker.conf`` files written for Apache RocketMQ, so the reference broker reads
-the same keys (``brokerName``, ``listenPort``, ``storePathRootDir`` ...) and maps each onto a snake_case
-field. What happens to each Java key is decided by one table
-(:mod:`rocketmq_spec.reference_broker.java_keys`): honoured, refused at start with its reason, or ignored with
-a warning that names it. A value that cannot be read stops start-up with the key, the value and what was
-expected, before any port is bound; keys nobody knows are warned about, so a typo in a config file never
-passes unseen.
+Operators already have ``broker.conf`` files written for Apache RocketMQ, so the reference broker reads the
+same keys (``brokerName``, ``listenPort``, ``storePathRootDir`` ...) and maps each onto a snake_case field.
+What happens to each Java key is decided by one table (:mod:`rocketmq_spec.reference_broker.java_keys`):
+honoured, refused at start with its reason, or ignored with a warning that names it. A value that cannot
+be read stops start-up with the key, the value and what was expected, before any port is bound; keys
+nobody knows are warned about, so a typo in a config file never passes unseen.
 """
 
 from __future__ import annotations

@@ -12,11 +12,10 @@ each key has exactly one of three dispositions:
   warning at start that names the key and says why.
 
 The rows are the public fields of 4.9.8's ``BrokerConfig``, ``MessageStoreConfig``, ``NettyServerConfig``,
-``NettyClientConfig`` and ``NamesrvConfig`` (which Java fills with ``MixAll.properties2Object``), plus the
-few keys of the reference broker's own (``bindAddress``, ...). ``python3 -m
+``NettyClientConfig`` and ``NamesrvConfig`` (which Java fills with ``MixAll.properties2Object``), plus the few
+keys of the reference broker's own (``bindAddress``, ...). ``python3 -m
 rocketmq_spec.reference_broker.java_keys`` prints the table as Markdown; the copy in ``docs/broker-conf.md``
-is generated from it.
-"""
+is generated from it. """
 
 from __future__ import annotations
 

@@ -55,10 +55,9 @@ FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
 
 
 class Channel:
-    """A client as the broker's managers see it: the key of its producer and consumer registrations and
-    the way to reach it back. A remoting connection is one; a gRPC client of the in-process proxy is
-    another (``rocketmq_spec.reference_broker.proxy.channel``), whose requests reach the handlers without a
-    socket.
+    """A client as the broker's managers see it: the key of its producer and consumer registrations and the
+    way to reach it back. A remoting connection is one; a gRPC client of the in-process proxy is another
+    (``rocketmq_spec.reference_broker.proxy.channel``), whose requests reach the handlers without a socket.
 
     Each has ``peer`` (``host:port``), ``closed`` (an asyncio.Event), ``paused`` and ``send``."""
 

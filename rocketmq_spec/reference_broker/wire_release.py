@@ -4,8 +4,7 @@ The differences are data of the spec: the ``version`` word every command carries
 (``rocketmq_spec.spec.releases``) and the request codes the release declares (``rocketmq_spec.spec.codes``): a
 code the release does not declare gets REQUEST_CODE_NOT_SUPPORTED even when the reference broker has a handler
 for it (POP in 4.9.8 mode, ACL 1.0's 50-54 in 5.x mode). Behaviour that depends on the release beyond that is
-read from the same row.
-"""
+read from the same row. """
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 Headers are built and read through ``rocketmq_spec.codec.custom_header`` with the tables of
 ``rocketmq_spec.spec.headers``, bodies through ``rocketmq_spec.codec.bodies``, and pulled messages are decoded
-with the codec's CommitLog record decoder: a PULL_MESSAGE body is the stored records back to back.
-"""
+with the codec's CommitLog record decoder: a PULL_MESSAGE body is the stored records back to back. """
 
 from __future__ import annotations
 

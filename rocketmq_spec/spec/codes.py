@@ -4,8 +4,7 @@ Every row carries the releases that declare it (``rocketmq_spec.spec.releases``)
 of 4.9.7, 4.9.8, 5.3.3, 5.4.0, 5.5.0 and 5.5.1 and off the source tags between them. Values are not unique
 across the history: 5.0.0-5.3.2 declare both the ACL 1.0 failure codes and the POP codes as 209-211, and 5.1.1
 moved three controller codes, so a response code is named by the peer's release and by the request it answers,
-and lookups by value return every name that value has had.
-"""
+and lookups by value return every name that value has had. """
 
 from __future__ import annotations
 

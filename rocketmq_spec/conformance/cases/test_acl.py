@@ -2,8 +2,7 @@
 
 These cases run only against a broker started with ``aclEnable=true`` on the policy of
 ``rocketmq_spec.conformance.acl_policy`` (``--acl-file``), and one at a time: some change the policy for a
-moment.
-"""
+moment. """
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
 """A mutation session: a copy of the tree per worker, Cosmic Ray's work database, and the runs.
 
-``plan`` copies the project and has Cosmic Ray enumerate the mutants of the scoped modules, for the
-operators :mod:`rocketmq_spec.conformance.mutation.scope` keeps, into its session database;
-``record_coverage`` finds which cases run each line. ``execute`` then takes pending mutants (all, or a
-sample), writes each into a worker's tree, runs the cases covering its lines in that tree and stores the
-outcome back in the database, so Cosmic Ray's own ``cr-report`` reads the session too. A session can be
-stopped and resumed: only pending mutants are run.
-"""
+``plan`` copies the project and has Cosmic Ray enumerate the mutants of the scoped modules, for the operators
+:mod:`rocketmq_spec.conformance.mutation.scope` keeps, into its session database; ``record_coverage`` finds
+which cases run each line. ``execute`` then takes pending mutants (all, or a sample), writes each into a
+worker's tree, runs the cases covering its lines in that tree and stores the outcome back in the database, so
+Cosmic Ray's own ``cr-report`` reads the session too. A session can be stopped and resumed: only pending
+mutants are run. """
 
 from __future__ import annotations
 

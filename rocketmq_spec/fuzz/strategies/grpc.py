@@ -5,8 +5,7 @@ field the table declares may be set, to boundary values (empty, blank and contro
 integer limits, unknown enum numbers, out-of-range timestamps and durations, long and empty bytes) or to
 ordinary ones, nested messages a few levels deep, repeated fields up to a few entries, oneofs to one member.
 ``malformed(rpc)`` then damages the encoding (cut short, bytes flipped, a field tag that lies about its wire
-type or length), which a server must refuse without harm.
-"""
+type or length), which a server must refuse without harm. """
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@
 code needs (``rocketmq_spec.spec.acl.RESOURCE_NEEDS``), then the whitelists, the access key, the signature,
 the admin codes and the permissions, raising ``AclRefused`` with Java's remark at the first step that refuses.
 The guard also owns the policy's life: reloading the file when its modification time changes, as
-``AclFileWatchService`` does.
-"""
+``AclFileWatchService`` does. """
 
 from __future__ import annotations
 

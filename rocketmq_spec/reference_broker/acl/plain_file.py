@@ -2,8 +2,7 @@
 
 The file's keys are ``rocketmq_spec.spec.acl_file.PLAIN_ACL_FILE``. Reading is all-or-nothing: an account Java
 would refuse (a short key, an unreadable pattern or ``topic=PERM`` entry) makes the whole file unusable,
-raised as ``AclFileError`` with one line saying why, so a broker never runs on half a policy.
-"""
+raised as ``AclFileError`` with one line saying why, so a broker never runs on half a policy. """
 
 from __future__ import annotations
 

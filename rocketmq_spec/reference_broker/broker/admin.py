@@ -1,10 +1,9 @@
 """The broker's admin commands: settings, runtime figures, queue and group statistics, groups, clean-up.
 
-These are what mqadmin and the Dashboard ask a broker (AdminBrokerProcessor in Java). Each handler reads
-the managers the send and pull paths already keep, and answers with the spec's bean tables
+These are what mqadmin and the Dashboard ask a broker (AdminBrokerProcessor in Java). Each handler reads the
+managers the send and pull paths already keep, and answers with the spec's bean tables
 (``rocketmq_spec.spec.admin_bodies``) and remarks (``rocketmq_spec.spec.admin``); headers are decoded through
-the spec's tables by ``request.header()``, so a missing field is refused in one place.
-"""
+the spec's tables by ``request.header()``, so a missing field is refused in one place. """
 
 from __future__ import annotations
 

@@ -136,9 +136,9 @@ class SendHandlers(StoreWriters):
 
     def stored_reply(self, request: Request, code: int, msg_id: str, queue_id: int,
                      queue_offset: int) -> RemotingCommand:
-        """The answer to a stored send. A JSON answer is joined from a template of its header (the same
-        bytes as the general encoding, see ``rocketmq_spec.codec.answer_template``); anything else is encoded
-        field by field through the spec's response table."""
+        """The answer to a stored send. A JSON answer is joined from a template of its header (the same bytes
+        as the general encoding, see ``rocketmq_spec.codec.answer_template``); anything else is encoded field
+        by field through the spec's response table."""
         ext = self._send_ext
         command = request.command
         if command.serialize_type is SerializeType.JSON:

@@ -5,12 +5,11 @@ This is the broker's internal API for every front end that pops (the remoting ha
 ChangeInvisibleDuration): each call takes plain values and returns a result record, never a frame.
 
 A non-ordered pop moves the group's offset past the popped messages at once and writes a checkpoint to the
-revive topic (Java's behaviour with ``enablePopBufferMerge=false``, the default); whatever the group does
-not ack comes back through :mod:`rocketmq_spec.reference_broker.pop.revive`. An ordered pop leaves the offset
+revive topic (Java's behaviour with ``enablePopBufferMerge=false``, the default); whatever the group does not
+ack comes back through :mod:`rocketmq_spec.reference_broker.pop.revive`. An ordered pop leaves the offset
 where it is and locks the queue to the popped batch (:class:`~reference_broker.pop.order_locks.OrderLocks`)
 until the batch is acked or its invisible time ends; each ack commits the first offset of the batch not yet
-acked.
-"""
+acked. """
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The broker's message store: one object the SEND, PULL and QUERY handlers call, sans network.
 
-A put appends records through the codec under one lock and dispatches them at once (consume queue entry,
-index keys, arrival notification), so a pull issued right after a send sees the message. Flushing runs
-on a thread (:mod:`rocketmq_spec.reference_broker.store.flush`); ``put_message_async`` lets an asyncio handler
-await the SYNC_FLUSH group commit without blocking the loop, ``put_message`` blocks for callers without one.
+A put appends records through the codec under one lock and dispatches them at once (consume queue entry, index
+keys, arrival notification), so a pull issued right after a send sees the message. Flushing runs on a thread
+(:mod:`rocketmq_spec.reference_broker.store.flush`); ``put_message_async`` lets an asyncio handler await the
+SYNC_FLUSH group commit without blocking the loop, ``put_message`` blocks for callers without one.
 
 Start-up recovery is the same for a clean and a crashed predecessor, only more of it is needed after a
 crash: the CommitLog's valid end is found by the codec's validating iterator (CRC and length checks) from

@@ -21,11 +21,11 @@ from typing import Any
 
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from rocketmq_spec.reference_broker.store.config import parse_delay_levels
-from rocketmq_spec.reference_broker.wire_release import DEFAULT_RELEASE
 from rocketmq_spec.spec.consumequeue import DELAY_LEVELS
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
+from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,6 @@ from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.config_view import black_listed, settings_of, update_settings
 from rocketmq_spec.reference_broker.server import Handler, Request
 from rocketmq_spec.reference_broker.store import MessageStore
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec import admin
 from rocketmq_spec.spec.admin import RUNTIME_INFO, runtime_info_keys
 from rocketmq_spec.spec.admin_bodies import BROKER_STATS_DATA as STATS_DATA
@@ -53,6 +52,7 @@ from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.language import LanguageCode
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.releases import ALL
+from rocketmq_spec.spec.wire_release import wire_release
 
 
 @dataclass

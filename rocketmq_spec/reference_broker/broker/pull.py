@@ -30,7 +30,6 @@ from rocketmq_spec.reference_broker.broker.topics import TopicConfigManager
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
 from rocketmq_spec.spec.bodies import OFFSET_MOVED_EVENT
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
@@ -38,6 +37,7 @@ from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.sysflag import ForbiddenType, PermName, PullSysFlag
+from rocketmq_spec.spec.wire_release import wire_release
 
 log = logging.getLogger(__name__)
 

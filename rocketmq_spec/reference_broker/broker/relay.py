@@ -17,7 +17,6 @@ from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.reference_broker.broker.admin import BrokerParts
 from rocketmq_spec.reference_broker.client import next_opaque
 from rocketmq_spec.reference_broker.server import Channel, Connection, Handler, Request, error_remark
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec import admin
 from rocketmq_spec.spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
 from rocketmq_spec.spec.admin_headers import RESET_OFFSET_REQUEST
@@ -28,6 +27,7 @@ from rocketmq_spec.spec.language import LanguageCode
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.version import MQVersion
+from rocketmq_spec.spec.wire_release import wire_release
 
 CALL_CLIENT_TIMEOUT = 10.0
 """Seconds the broker waits for a client's answer (``callClient`` uses invokeSync with 10000 ms)."""

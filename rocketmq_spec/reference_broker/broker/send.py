@@ -37,7 +37,6 @@ from rocketmq_spec.reference_broker.store import (
     PutResult,
 )
 from rocketmq_spec.reference_broker.store.retention import disk_used_ratio
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.frame import SerializeType
 from rocketmq_spec.spec.json_header import ext_fields_capacity
@@ -47,6 +46,7 @@ from rocketmq_spec.spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, MessageSysFlag, TransactionType, perm_to_string
 from rocketmq_spec.spec.timer import ILLEGAL_REMARK, recall_handle
 from rocketmq_spec.spec.version import MQVersion
+from rocketmq_spec.spec.wire_release import wire_release
 
 DLQ_NUMS_PER_GROUP = 1
 """Queues of a ``%DLQ%`` topic (``MixAll.DLQ_NUMS_PER_GROUP``)."""

@@ -72,10 +72,10 @@ from rocketmq_spec.reference_broker.server import (
 from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
 from rocketmq_spec.reference_broker.timer.recall import RecallHandlers
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST
+from rocketmq_spec.spec.wire_release import wire_release
 
 log = logging.getLogger(__name__)
 

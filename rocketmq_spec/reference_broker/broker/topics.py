@@ -16,12 +16,12 @@ from typing import Any
 
 from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.config import BrokerConfig
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.pop import revive_topic
 from rocketmq_spec.spec.store_layout import TOPIC_CONFIG_FIELDS
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, PermName
 from rocketmq_spec.spec.timer import TIMER_TOPIC
 from rocketmq_spec.spec.topic_attributes import MESSAGE_TYPE
+from rocketmq_spec.spec.wire_release import wire_release
 
 TOPICS_FILE = "topics.json"
 DEFAULT_TOPIC = "TBW102"

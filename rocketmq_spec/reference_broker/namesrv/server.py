@@ -28,12 +28,12 @@ from rocketmq_spec.reference_broker.server import (
     shut_down_gracefully,
 )
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.bodies import DATA_VERSION
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.hashing import masked_crc32
 from rocketmq_spec.spec.release_rules import REGISTER_FAILED_REMARK, Rule, holds
 from rocketmq_spec.spec.version import MQVersion
+from rocketmq_spec.spec.wire_release import wire_release
 
 log = logging.getLogger(__name__)
 

@@ -26,6 +26,7 @@ from rocketmq_spec.fuzz.memory import MemoryRule, MemoryWatch, process_rss
 from rocketmq_spec.fuzz.strategies.grpc import any_call
 from rocketmq_spec.fuzz.target import Health
 from rocketmq_spec.spec.grpc_rpcs import RPCS, Rpc
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 CALL_DEADLINE_S = 10.0
 """Deadline of a unary call or a Telemetry exchange."""
@@ -96,7 +97,7 @@ class GrpcTarget:
         if self.pid is not None and not Path(f"/proc/{self.pid}").exists():
             return Health.CRASH
         probe = rpc_pb2.QueryRouteRequest()
-        probe.topic.name = "TBW102"
+        probe.topic.name = DEFAULT_TOPIC
         try:
             query = self._channel.unary_unary(
                 RPCS[0].path, request_serializer=rpc_pb2.QueryRouteRequest.SerializeToString,

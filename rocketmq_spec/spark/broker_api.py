@@ -27,9 +27,8 @@ from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.message_id import UniqKey, encode_uniq_key, uniq_key_time_diff
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.sysflag import PermName, PullSysFlag
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
-DEFAULT_TOPIC = "TBW102"
-"""Template topic a broker copies when it auto-creates a topic on first send."""
 DEFAULT_TOPIC_QUEUES = 4
 """Queues of an auto-created topic (the Java producer's ``defaultTopicQueueNums``)."""
 MASTER_ID = "0"

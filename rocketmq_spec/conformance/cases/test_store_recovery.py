@@ -29,6 +29,7 @@ from rocketmq_spec.spec.store_layout import (
     CONSUMEQUEUE_DIR,
     CONSUMEQUEUE_EXT_DIR,
 )
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 
 from .raw_records import RawRecord, RawWalk, java_string_hash
 
@@ -41,7 +42,6 @@ LONG_MIN = -(1 << 63)
 CHECKPOINT = struct.Struct(">qqq")
 """physicMsgTimestamp, logicsMsgTimestamp, indexMsgTimestamp."""
 RECOVERY_MARGIN_MS = 3000
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
 SHOWN = 10
 
 

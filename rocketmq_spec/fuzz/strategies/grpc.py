@@ -22,6 +22,7 @@ from rocketmq_spec.spec.grpc_definition import DEFINITION_MESSAGES
 from rocketmq_spec.spec.grpc_rpcs import RPCS, Rpc
 from rocketmq_spec.spec.grpc_schema import Label, ProtoField, ProtoMessage
 from rocketmq_spec.spec.grpc_service import SERVICE_MESSAGES
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, RETRY_PREFIX, SYSTEM_TOPIC_PREFIX
 
 MAX_DEPTH = 3
 """Nesting of generated messages (Message in SendMessageRequest in ...): deeper adds nothing new."""
@@ -34,8 +35,8 @@ LARGE_BODY = 4 * 1024 * 1024 + 1
 _MESSAGES: dict[str, ProtoMessage] = {m.name: m for m in (*DEFINITION_MESSAGES, *SERVICE_MESSAGES)}
 
 _TEXT = st.one_of(
-    st.sampled_from(["", " ", "\t", "a|b", "\x00", "\x7f", "%RETRY%x", "TBW102", "rmq_sys_x", "*", "||",
-                     "ÿ" * 64, "0102FC00000001", "1 2 3 4 5 6 7 8 9"]),
+    st.sampled_from(["", " ", "\t", "a|b", "\x00", "\x7f", RETRY_PREFIX + "x", DEFAULT_TOPIC,
+                     SYSTEM_TOPIC_PREFIX + "x", "*", "||", "ÿ" * 64, "0102FC00000001", "1 2 3 4 5 6 7 8 9"]),
     st.text(max_size=24),
     st.just("x" * LONG_TEXT),
 )

@@ -20,7 +20,6 @@ from rocketmq_spec.codec.custom_header import decode_header
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.store.record import decode_record
-from rocketmq_spec.reference_broker.broker.topics import DEFAULT_TOPIC
 from rocketmq_spec.reference_broker.proxy import messages, validation
 from rocketmq_spec.reference_broker.proxy.call import OK_STATUS, CallContext, Refusal, status
 from rocketmq_spec.reference_broker.proxy.channel import GrpcClientChannel
@@ -33,6 +32,7 @@ from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST, SEND_MES
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import encode_properties
 from rocketmq_spec.spec.sysflag import PermName, TransactionType
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 TRANSACTION_DATA_EXPIRE_S = 30.0
 """``ProxyConfig.transactionDataExpireMillis``: how long the data of an open transaction is kept."""

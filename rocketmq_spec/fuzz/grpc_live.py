@@ -86,7 +86,7 @@ class GrpcTarget:
                                                   response_deserializer=identity)
                 unary(payload, metadata=METADATA, timeout=deadline)
         except grpc.RpcError as error:
-            code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+            code: grpc.StatusCode = error.code()
             if code is grpc.StatusCode.DEADLINE_EXCEEDED and not rpc.client_streaming:
                 raise Finding("timeout", f"{rpc.name} did not end within {deadline} s") from None
             return code.name
@@ -104,7 +104,7 @@ class GrpcTarget:
                 response_deserializer=rpc_pb2.QueryRouteResponse.FromString)
             query(probe, metadata=METADATA, timeout=PROBE_TIMEOUT_S)
         except grpc.RpcError as error:
-            code = error.code()  # type: ignore[attr-defined]
+            code = error.code()
             return Health.CRASH if code is grpc.StatusCode.UNAVAILABLE else Health.HANG
         return Health.OK
 

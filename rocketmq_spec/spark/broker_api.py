@@ -92,9 +92,9 @@ def _offset(client: WireClient, code: int, spec: headers.HeaderSpec, values: Map
     response = client.invoke(code, encode_header(spec, values), accept=accept)
     if response.code != ResponseCode.SUCCESS:
         return None
-    spec = headers.header_for(code, True)
-    assert spec is not None, f"no response header for request {code}"
-    return int(decode_header(spec, response.ext_fields)["offset"])
+    answer = headers.header_for(code, True)
+    assert answer is not None, f"no response header for request {code}"
+    return int(decode_header(answer, response.ext_fields)["offset"])
 
 
 def max_offset(client: WireClient, topic: str, queue_id: int) -> int:

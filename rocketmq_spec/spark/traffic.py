@@ -12,6 +12,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rocketmq_spec.codec.store import MessageRecord
 from rocketmq_spec.spark import broker_api as api
@@ -96,7 +97,7 @@ SPREAD_RUN = 64
 
 def fill_store(root: Path, min_bytes: int, *, commitlog_file_size: int, topic: str = "FillTopic",
                queues: int = 8, mean_body: int = 4000, spread: tuple[str, int] | None = None,
-               **settings: int) -> list[Sent]:
+               **settings: Any) -> list[Sent]:
     """Run the reference broker on ``root`` and produce until its CommitLog holds ``min_bytes``.
 
     A small ``commitlog_file_size`` spreads the data over several files, so BLANK markers and file

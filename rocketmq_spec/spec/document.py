@@ -31,7 +31,7 @@ CHECKOUT_DOCUMENT = Path("docs") / "PROTOCOL.md"
 """What the command writes or checks: relative to the working directory, so it finds the checkout's
 document whether the project is installed editable or as a wheel (``tox -e doc``)."""
 
-_NOT_SECTIONS = {"clauses", "errors", "document", "cli", "golden"}
+_NOT_SECTIONS = {"clauses", "errors", "document", "cli", "golden", "enum_source", "enums"}
 """Modules that hold machinery rather than protocol content."""
 
 _READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_header", "json_header",

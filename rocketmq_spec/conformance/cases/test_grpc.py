@@ -424,7 +424,7 @@ def test_relay_running_info(proxy_client: ProxyClient, admin: Client, check: Che
         if command.WhichOneof("command") != "print_thread_stack_trace_command":
             return None
         nonce = command.print_thread_stack_trace_command.nonce
-        return rpc.TelemetryCommand(status=v2.Status(code=Code.OK, message="OK"), thread_stack_trace=(
+        return rpc.TelemetryCommand(status=v2.Status(code=v2.Code.OK, message="OK"), thread_stack_trace=(
             rpc.ThreadStackTrace(nonce=nonce, thread_stack_trace=stack)))
 
     relayed = _answering(stream, answer)
@@ -452,7 +452,7 @@ def test_relay_consume_directly(proxy_client: ProxyClient, admin: Client, broker
     def answer(command: rpc.TelemetryCommand) -> rpc.TelemetryCommand | None:
         if command.WhichOneof("command") != "verify_message_command":
             return None
-        return rpc.TelemetryCommand(status=v2.Status(code=Code.OK, message="OK"), verify_message_result=(
+        return rpc.TelemetryCommand(status=v2.Status(code=v2.Code.OK, message="OK"), verify_message_result=(
             rpc.VerifyMessageResult(nonce=command.verify_message_command.nonce)))
 
     relayed = _answering(stream, answer)

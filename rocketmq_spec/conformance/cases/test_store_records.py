@@ -10,6 +10,7 @@ yields the FAIL of its clause.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
@@ -41,7 +42,7 @@ def _records(raw: RawWalk) -> list[RawRecord]:
     return raw.records
 
 
-def _wrong(check: Check, what: str, found: list[object]) -> None:
+def _wrong(check: Check, what: str, found: Sequence[object]) -> None:
     check.equal(what, [], found[:SHOWN])
 
 
@@ -93,7 +94,7 @@ def test_properties_length_field(raw: RawWalk, check: Check) -> None:
 
 @case("RMQ-PROP-MAX-SIZE", "Every stored properties string is UTF-8 of at most 32767 bytes.")
 def test_properties_string_size(raw: RawWalk, check: Check) -> None:
-    wrong = []
+    wrong: list[tuple[int, object]] = []
     for r in _records(raw):
         try:
             r.properties.decode("utf-8")

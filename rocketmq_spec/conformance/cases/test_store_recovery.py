@@ -119,7 +119,7 @@ def test_ext_addresses_resolve(queue_entries: list[QueueEntry], raw: RawWalk, st
     records = _by_position(raw)
     decorated = [e for e in queue_entries if e.tags_code <= EXT_MAX_ADDRESS]
     check.note("entries with an ext address", len(decorated))
-    wrong = []
+    wrong: list[tuple[str, int, int, object, str]] = []
     for entry in decorated:
         unit = _ext_unit(store_dir, entry)
         record = records.get(entry.offset)

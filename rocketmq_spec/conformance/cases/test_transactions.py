@@ -236,7 +236,7 @@ def test_check_back_answer(decision: TransactionType, unended: Unended, check: C
 def test_check_limit(client: Client, check: Check) -> None:
     abandoned = _unended(client, b"abandoned")
     topic, message = abandoned.topic, abandoned.message
-    counts = []
+    counts: list[str | None] = []
     while len(counts) <= TRANSACTION_CHECK_MAX and (pushed := _next_check(client)) is not None:
         counts.append(decode_record(pushed.body or b"").properties.get(PropertyKey.TRANSACTION_CHECK_TIMES))
     check.equal("TRANSACTION_CHECK_TIMES of the check-backs", [str(n) for n in range(1, len(counts) + 1)],

@@ -115,12 +115,12 @@ def _fill(target: Message, message: ProtoMessage, chosen: dict[str, Any]) -> Non
 
 def _time(target: Message, value: dict[str, int]) -> None:
     """A Timestamp or Duration, its seconds and nanos as drawn (out of range included)."""
-    target.seconds = value["seconds"]  # type: ignore[attr-defined]
-    target.nanos = value["nanos"]  # type: ignore[attr-defined]
+    target.seconds = value["seconds"]
+    target.nanos = value["nanos"]
 
 
 def message_class(name: str) -> type[Message]:
-    return getattr(service_pb2, name, None) or getattr(definition_pb2, name)  # type: ignore[no-any-return]
+    return getattr(service_pb2, name, None) or getattr(definition_pb2, name)
 
 
 def build(name: str, chosen: dict[str, Any]) -> Message:

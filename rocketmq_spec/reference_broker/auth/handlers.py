@@ -63,7 +63,7 @@ class AuthAdminHandlers:
     def _not_super_login(self, request: Request) -> bool:
         """``isNotSuperUserLogin``: the request is signed (AccessKey present) by a user that is not Super."""
         access_key = (request.command.ext_fields or {}).get(ACCESS_KEY)
-        return bool(access_key) and not self.metadata.is_super(access_key)
+        return bool(access_key and not self.metadata.is_super(access_key))
 
     def _user_info(self, request: Request, super_remark: str) -> dict[str, Any]:
         """The processor's part of create/update: header name, body, who may make a Super user."""

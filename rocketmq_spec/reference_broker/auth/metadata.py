@@ -259,7 +259,7 @@ class AuthMetadata:
             del acls[subject_key(username)]
         self._save_acls()
 
-    def get_acl(self, subject: str) -> Acl | None:
+    def get_acl(self, subject: str | None) -> Acl | None:
         username = subject_user(subject)
         if username is None:
             raise AuthRefused(Remark.SYSTEM_ERROR, ResponseCode.SYSTEM_ERROR)

@@ -147,7 +147,8 @@ class SendHandlers(StoreWriters):
         command = request.command
         if command.serialize_type is SerializeType.JSON:
             template = self._template(code, ext)
-            answer = template and template.command(command.opaque, (msg_id, str(queue_id), str(queue_offset)))
+            answer = None if template is None else template.command(
+                command.opaque, (msg_id, str(queue_id), str(queue_offset)))
             if answer is not None:
                 return answer
         return request.reply(code, None, extra_fields=ext,

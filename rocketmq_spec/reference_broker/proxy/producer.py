@@ -38,9 +38,10 @@ TRANSACTION_DATA_EXPIRE_S = 30.0
 """``ProxyConfig.transactionDataExpireMillis``: how long the data of an open transaction is kept."""
 DEFAULT_TOPIC_QUEUE_NUMS = 4
 
-SEND_CODES = {ResponseCode.SUCCESS: Code.OK, ResponseCode.FLUSH_DISK_TIMEOUT: Code.MASTER_PERSISTENCE_TIMEOUT,
-              ResponseCode.FLUSH_SLAVE_TIMEOUT: Code.SLAVE_PERSISTENCE_TIMEOUT,
-              ResponseCode.SLAVE_NOT_AVAILABLE: Code.HA_NOT_AVAILABLE}
+SEND_CODES: dict[int, Code] = {
+    ResponseCode.SUCCESS: Code.OK, ResponseCode.FLUSH_DISK_TIMEOUT: Code.MASTER_PERSISTENCE_TIMEOUT,
+    ResponseCode.FLUSH_SLAVE_TIMEOUT: Code.SLAVE_PERSISTENCE_TIMEOUT,
+    ResponseCode.SLAVE_NOT_AVAILABLE: Code.HA_NOT_AVAILABLE}
 """A send's answer → its entry's Code (``convertToSendMessageResponse``); others refuse the send."""
 
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from rocketmq_spec.spec.cli import Parser, fail
+from rocketmq_spec.spec.cli import Parser, write_or_check
 
 PROG = "python -m rocketmq_spec.spec.enum_source"
 MODULE = Path(__file__).with_name("enums.py")
@@ -65,18 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog=PROG, description="Write or check rocketmq_spec/spec/enums.py.")
     parser.add_argument("--check", action="store_true", help="exit 1 if enums.py is stale")
     args = parser.parse_args(argv)
-    text = source()
-    if args.check:
-        if MODULE.read_text(encoding="utf-8") != text:
-            print(f"{MODULE} is stale: run {PROG}", file=sys.stderr)
-            return 1
-        return 0
-    try:
-        MODULE.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        return fail(PROG, exc)
-    print(f"wrote {MODULE}")
-    return 0
+    return write_or_check(PROG, MODULE, source(), check=args.check, regenerate=PROG)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.spec.auth import (
     SUBJECT_USER,
     Action,

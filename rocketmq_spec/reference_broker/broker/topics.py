@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.pop import revive_topic
 from rocketmq_spec.spec.store_layout import TOPIC_CONFIG_FIELDS

@@ -13,8 +13,8 @@ from typing import Any
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.broker.clients import ClientManager
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.broker.topics import TopicConfigManager
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.server import Handler, Request
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.pop import (

@@ -34,7 +34,7 @@ from rocketmq_spec.reference_broker.store.reads import StoreReads
 from rocketmq_spec.reference_broker.store.replication import ReplicaAcks
 from rocketmq_spec.reference_broker.store.retention import RetentionService
 from rocketmq_spec.reference_broker.store.schedule import DelayScheduler
-from rocketmq_spec.reference_broker.timer import TimerSettings, TimerWheel
+from rocketmq_spec.reference_broker.store.timer import TimerSettings, TimerWheel
 from rocketmq_spec.spec.checkpoint import CHECKPOINT_FILE_SIZE
 from rocketmq_spec.spec.consumequeue import delay_level_ms
 from rocketmq_spec.spec.errors import StoreError

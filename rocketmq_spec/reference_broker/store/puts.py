@@ -40,8 +40,13 @@ from rocketmq_spec.reference_broker.store.status import (
     PutMessageStatus,
     PutResult,
 )
-from rocketmq_spec.reference_broker.timer import TimerIllegal, TimerSettings, TimerWheel, park_timer_message
-from rocketmq_spec.reference_broker.timer.transform import TRIGGERS as TIMER_TRIGGERS
+from rocketmq_spec.reference_broker.store.timer import (
+    TimerIllegal,
+    TimerSettings,
+    TimerWheel,
+    park_timer_message,
+)
+from rocketmq_spec.reference_broker.store.timer.transform import TRIGGERS as TIMER_TRIGGERS
 from rocketmq_spec.spec.commitlog import (
     END_FILE_MIN_BLANK_LENGTH,
     MAX_PROPERTIES_BYTES,

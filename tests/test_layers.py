@@ -1,12 +1,12 @@
 """The layers of docs/DESIGN.md, held by reading the imports of every module of the project.
 
-The suite (``conformance``) and the fuzzers (``fuzz``) judge a broker over TCP and a store through its files,
-so that they judge any implementation alike: neither may import the reference broker, directly or through
-any other module of the project they import. ``spec`` imports nothing of the project but itself, and
-``codec`` nothing but ``spec`` and itself. Imports are read from each module's syntax tree, those inside
-functions and ``TYPE_CHECKING`` blocks included (a deferred import is still a dependency), and followed
-through the whole project: the closure of a module's project imports, each with the package ``__init__``
-modules Python runs on the way.
+The suite (``conformance``) and the fuzzers (``fuzz``) judge a broker over TCP and a store through its
+files, so that they judge any implementation alike, and ``rmq-admin`` is a client over TCP: none may
+import the reference broker, directly or through any other module of the project they import. ``spec``
+imports nothing of the project but itself, and ``codec`` nothing but ``spec`` and itself. Imports are read
+from each module's syntax tree, those inside functions and ``TYPE_CHECKING`` blocks included (a deferred
+import is still a dependency), and followed through the whole project: the closure of a module's project
+imports, each with the package ``__init__`` modules Python runs on the way.
 """
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ def violations(package: str, *, allowed: tuple[str, ...] | None = None,
     return sorted(found.values())
 
 
-@pytest.mark.parametrize("package", ["conformance", "fuzz"])
-def test_the_suite_and_the_fuzzers_never_import_the_reference_broker(package: str) -> None:
+@pytest.mark.parametrize("package", ["conformance", "fuzz", "admin"])
+def test_the_suite_the_fuzzers_and_admin_never_import_the_reference_broker(package: str) -> None:
     assert violations(f"{PACKAGE}.{package}", banned=(BROKER,)) == []
 
 

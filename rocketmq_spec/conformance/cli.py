@@ -46,18 +46,18 @@ import pytest
 
 from rocketmq_spec.apache.releases import Release
 from rocketmq_spec.codec.acl import Credentials
-from rocketmq_spec.conformance import cli_help
+from rocketmq_spec.conformance import cli_help, embedded
 from rocketmq_spec.conformance import profile as profiles
 from rocketmq_spec.conformance.acl_policy import ACL_RELEASE, write_acl_file
 from rocketmq_spec.conformance.cli_help import ExitStatus
+from rocketmq_spec.conformance.embedded import AUTH_TABLES, QUICK_CHECKS, RECALL_ON
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.target import Target, auth_user_of
 from rocketmq_spec.conformance.wire import Endpoint
-from rocketmq_spec.reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
-from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from rocketmq_spec.spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
 from rocketmq_spec.spec.controller import CONTROLLER_RELEASES
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
 from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 
 PROG = "rmq-conformance"
@@ -67,25 +67,17 @@ CASES_DIR = Path(__file__).with_name("cases")
 STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
-APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,
-                   "recallMessageEnable": "true"}
-"""Java's names for the embedded broker's quick check-backs
-(``rocketmq_spec.conformance.embedded.QUICK_CHECKS``): a release checks a half message back after 6 s, every
-30-60 s, which the transaction cases would wait for. Recall is allowed (off by default in 5.x), as on the
-embedded broker (``rocketmq_spec.conformance.embedded.RECALL_ON``); releases without those keys ignore them.
-(Flow control is off in every provisioned release: ``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``.)"""
-AUTH_TABLES = {"authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
-               "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER}
-"""Apache 5.3.0+ keep ACL 2.0 users and ACLs with these
-(``rocketmq_spec.conformance.embedded.AUTH_TABLES_ON``), and older Apache releases ignore them; rocketmq-rust
-1.0.0 does not start with Java class names here, so it runs without them and its auth cases say why they do
-not apply."""
-
 
 def provisioned_settings(target: str) -> dict[str, object]:
-    """The broker settings a provisioned target runs with."""
-    return {**APACHE_SETTINGS, **(AUTH_TABLES if isinstance(parse_target(target), Release) else {})}
+    """The broker settings a provisioned target runs with: the embedded broker's quick check-backs and
+    recall (``rocketmq_spec.conformance.embedded``), and the ACL 2.0 tables on Apache's releases only. (Flow
+    control is off in every provisioned release: ``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``.)"""
+    return {**QUICK_CHECKS, **RECALL_ON, **(AUTH_TABLES if isinstance(parse_target(target), Release) else {})}
 
+
+BROKER_FIXTURES = "rocketmq_broker"
+"""The pytest11 entry point of the reference broker's fixtures (``pyproject.toml``), which pytest would load
+into every run and every worker: the suite judges a broker over TCP and never imports one."""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -242,7 +234,7 @@ def _target_name(args: argparse.Namespace) -> str | None:
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "rocketmq_spec.conformance.plugin", "-r", "fE",
-            *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
+            *("-p", "no:cacheprovider"), *("-p", "no:benchmark"), *("-p", f"no:{BROKER_FIXTURES}")]
     auth_user = f"{target.authn.access_key}:{target.authn.secret_key}" if target.authn else None
     for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
@@ -282,8 +274,6 @@ def _embedded(args: argparse.Namespace) -> int:
     The store is checked only after the broker has stopped cleanly, as a store tool would find it; its
     reports go to ``store/`` under the report directory, beside the wire run's.
     """
-    from rocketmq_spec.conformance import embedded
-
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
         with embedded.launch(Path(work), acl=getattr(args, "acl", False), authn=getattr(args, "authn", False),
                              release=embedded_release(args)) as target:

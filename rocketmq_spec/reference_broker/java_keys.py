@@ -23,8 +23,8 @@ import enum
 import sys
 from dataclasses import dataclass
 
-from rocketmq_spec.reference_broker.wire_release import SUPPORTED_RELEASES
 from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
+from rocketmq_spec.spec.wire_release import SUPPORTED_RELEASES
 
 
 class Disposition(enum.Enum):
@@ -232,7 +232,7 @@ KEYS: tuple[JavaKey, ...] = (
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),
     *_honoured(_OURS, "aclFile"),
     *_honoured(_OURS, "fastListenPort", "channelExpiredTimeout", "clientScanInterval", "lockMaxLiveTime",
-               "diskSpaceWarningLevelRatio", "diskSpaceCleanForciblyRatio"),
+               "diskSpaceWarningLevelRatio", "diskSpaceCleanForciblyRatio", "haReconnectInterval"),
     *_honoured(_OURS, "scanNotActiveBrokerInterval", "brokerChannelExpiredTime", owner=Owner.NAMESRV),
 )
 

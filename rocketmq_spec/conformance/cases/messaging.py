@@ -49,14 +49,13 @@ from rocketmq_spec.spec.sysflag import (
     TransactionType,
     with_compression,
 )
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 from .support import eventually, expect_success, unique
 
 QUEUES = 4
 """Queues of the topics the cases create: a producer's default (``defaultTopicQueueNums``)."""
 
-DEFAULT_TOPIC = "TBW102"
-"""The template topic a Java producer names in every send (``createTopicKey``)."""
 
 ALL_TAGS = "*"
 

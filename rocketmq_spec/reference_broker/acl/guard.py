@@ -22,8 +22,6 @@ from rocketmq_spec.spec.acl import (
     ACCESS_KEY,
     ADMIN_CODES,
     RESOURCE_NEEDS,
-    RETRY_GROUP_PREFIX,
-    TRACE_TOPIC,
     AclRefusal,
     Permission,
     Refusal,
@@ -38,6 +36,7 @@ from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.errors import RocketMQSpecError
 from rocketmq_spec.spec.properties import java_hashmap_order
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX, TRACE_TOPIC
 
 from .plain_file import Account, AclFileError
 from .policy import AclPolicy
@@ -79,7 +78,7 @@ def needed_resources(command: RemotingCommand) -> dict[str, Permission]:
 
     def add(resource: Resource, name: object, perm: Permission) -> None:
         if name is not None:
-            needs[f"{RETRY_GROUP_PREFIX}{name}" if resource is Resource.GROUP else str(name)] = perm
+            needs[f"{RETRY_PREFIX}{name}" if resource is Resource.GROUP else str(name)] = perm
 
     if command.code == RequestCode.HEART_BEAT:
         if not command.body:
@@ -93,7 +92,7 @@ def needed_resources(command: RemotingCommand) -> dict[str, Permission]:
         fields = command.ext_fields or {}
         topic_key = next((n.field for n in _NEEDS[command.code]
                           if n.when and n.resource is Resource.TOPIC), None)
-        retry = topic_key is not None and str(fields.get(topic_key, "")).startswith(RETRY_GROUP_PREFIX)
+        retry = topic_key is not None and str(fields.get(topic_key, "")).startswith(RETRY_PREFIX)
         for need in _NEEDS[command.code]:
             if not need.when or (need.resource is Resource.GROUP) == retry:
                 add(need.resource, fields.get(need.field), need.needed)
@@ -178,7 +177,7 @@ class AccessGuard:
         if not needs or (owned is None and account.admin):
             return
         for resource, needed in needs.items():
-            group = resource.startswith(RETRY_GROUP_PREFIX)
+            group = resource.startswith(RETRY_PREFIX)
             label = resource_label(resource)
             if owned is None or resource not in owned:
                 default = account.default_group_perm if group else account.default_topic_perm

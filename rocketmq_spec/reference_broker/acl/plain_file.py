@@ -14,8 +14,9 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]
 
 from rocketmq_spec.reference_broker.acl.addresses import AddressMatcher, AddressPatternError, compile_pattern
-from rocketmq_spec.spec.acl import RETRY_GROUP_PREFIX, Permission, parse_permission
+from rocketmq_spec.spec.acl import Permission, parse_permission
 from rocketmq_spec.spec.acl_file import KEY_MIN_LENGTH
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 
 class AclFileError(ValueError):
@@ -79,7 +80,7 @@ def parse_resource_perms(entries: object, *, group: bool) -> dict[str, Permissio
             kind = "group" if group else "topic"
             raise AclFileError(f"Parse resource permission failed for {kind}:{entry}")
         name = items[0].strip()
-        perms[RETRY_GROUP_PREFIX + name if group else name] = parse_permission(items[1])
+        perms[RETRY_PREFIX + name if group else name] = parse_permission(items[1])
     return perms
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rocketmq_spec.codec.request_scan import RequestScanner
+from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.headers import HeaderSpec, header_for
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def _request_header(code: int) -> HeaderSpec:
 class Lanes:
     """The lanes of a server, by request code (``RemotingServer.use_lane``)."""
 
-    def __init__(self, takers: Mapping[int, Taker]) -> None:
+    def __init__(self, takers: Mapping[RequestCode, Taker]) -> None:
         self._takers = {int(code): taker for code, taker in takers.items()}
         self._scanner = RequestScanner({code: _request_header(code) for code in self._takers})
 

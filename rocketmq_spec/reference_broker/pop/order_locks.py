@@ -16,7 +16,7 @@ from rocketmq_spec.codec.store.order_info import (
     order_table_from_json,
     order_table_to_json,
 )
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.spec.store_layout import ORDER_INFO_FILE
 
 

@@ -34,8 +34,7 @@ from rocketmq_spec.reference_broker.store.reads import StoreReads
 from rocketmq_spec.reference_broker.store.replication import ReplicaAcks
 from rocketmq_spec.reference_broker.store.retention import RetentionService
 from rocketmq_spec.reference_broker.store.schedule import DelayScheduler
-from rocketmq_spec.reference_broker.store.topics import SCHEDULE_TOPIC
-from rocketmq_spec.reference_broker.timer import TimerSettings, TimerWheel
+from rocketmq_spec.reference_broker.store.timer import TimerSettings, TimerWheel
 from rocketmq_spec.spec.checkpoint import CHECKPOINT_FILE_SIZE
 from rocketmq_spec.spec.consumequeue import delay_level_ms
 from rocketmq_spec.spec.errors import StoreError
@@ -52,6 +51,7 @@ from rocketmq_spec.spec.store_layout import (
     RMQ_STORE_LOCK,
 )
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 from rocketmq_spec.spec.timer import TIMER_CHECKPOINT_FILE
 
 

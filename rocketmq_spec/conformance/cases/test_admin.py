@@ -363,7 +363,7 @@ def test_query_consume_queue(client: Client, check: Check) -> None:
 def test_query_consume_queue_past_end(client: Client, check: Check) -> None:
     topic, _ = filled_topic(client)
     response = expect_success(check, "index past end", query_cq(client, topic, FILLED + 2, 1))
-    check.equal("remark", admin.CQ_INDEX_NOT_EXIST_REMARK.format(index=FILLED + 2, queue_id=0, topic=topic),
+    check.remark("remark", admin.CQ_INDEX_NOT_EXIST_REMARK.format(index=FILLED + 2, queue_id=0, topic=topic),
                 response.remark)
     check.equal("body", None, response.body or None)
 

@@ -56,7 +56,7 @@ def test_pop_codes_on_4x(client: Client, check: Check) -> None:
 def test_pop_found(client: Client, check: Check) -> None:
     pops, topic = ready_topic(client, "RMQ-POP-FOUND")
     answer = expect_success(check, "pop", pops.pop(topic))
-    check.equal("remark", "FOUND", answer.remark)
+    check.remark("remark", "FOUND", answer.remark)
     header = decode_header(POP_MESSAGE_RESPONSE, answer.ext_fields)
     check.equal("invisibleTime", 60_000, header["invisibleTime"])
     check.equal("startOffsetInfo", "0 0 0", header["startOffsetInfo"])
@@ -92,7 +92,7 @@ def test_pop_polling_timeout(client: Client, check: Check) -> None:
     started = time.monotonic()
     answer = pops.pop(topic, poll_ms=1000)
     check.equal("code", ResponseCode.POLLING_TIMEOUT, answer.code)
-    check.equal("remark", "NO_MESSAGE_IN_QUEUE", answer.remark)
+    check.remark("remark", "NO_MESSAGE_IN_QUEUE", answer.remark)
     check.that("held about pollTime", time.monotonic() - started >= 0.5, expected=">= 0.5 s",
                actual=round(time.monotonic() - started, 2))
 

@@ -329,7 +329,8 @@ def test_lite_pull_answers_as_pull(client: Client, check: Check) -> None:
         _expect_forbidden(check, client.pull(topic, 0, 1, lite=True), forbidden)
         return
     pulled, lite = client.pull(topic, 0, 1), client.pull(topic, 0, 1, lite=True)
-    check.equal("(code, remark)", (pulled.code, pulled.remark), (lite.code, lite.remark))
+    check.equal("code", pulled.code, lite.code)
+    check.remark("remark", pulled.remark, lite.remark)
     check.equal("header", pull_header(pulled), pull_header(lite))
     check.equal("(queue offset, body) of the records",
                 [(r.queue_offset, r.body) for r in decode_records(pulled.body)],
@@ -350,7 +351,7 @@ def _enable_lite_pull(client: Client, enabled: bool) -> RemotingCommand:
 
 def _expect_forbidden(check: Check, response: RemotingCommand, remark: str) -> None:
     expect_code(check, f"lite pull ({LITE_PULL_ENABLE}=false)", response, ResponseCode.NO_PERMISSION)
-    check.equal("remark", remark, response.remark)
+    check.remark("remark", remark, response.remark)
     check.equal("forbiddenType", str(int(ForbiddenType.BROKER_FORBIDDEN)),
                 (response.ext_fields or {}).get("forbiddenType"))
 

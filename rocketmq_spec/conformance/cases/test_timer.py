@@ -194,7 +194,7 @@ def test_recall_refused(client: Client, check: Check) -> None:
                                                         "recallHandle": handle})
     if enabled:
         expect_code(check, "recall (recallMessageEnable=true)", response, ResponseCode.ILLEGAL_OPERATION)
-        check.equal("remark", RECALL_UNAVAILABLE_REMARK, response.remark)
+        check.remark("remark", RECALL_UNAVAILABLE_REMARK, response.remark)
     else:
         expect_code(check, "recall", response, ResponseCode.NO_PERMISSION)
-        check.equal("remark", RECALL_FORBIDDEN_REMARK, response.remark)
+        check.remark("remark", RECALL_FORBIDDEN_REMARK, response.remark)

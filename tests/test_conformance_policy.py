@@ -21,7 +21,8 @@ def _verdict_of(check: Check, error: BaseException | None = None) -> tuple[Verdi
     def run() -> None:
         if error is not None:
             raise error
-    state = plugin.RunState(Target(), profile.Choice(profile.NO_PROFILE, "none"), strict=False, report_dir=None)
+    unprofiled = profile.Choice(profile.NO_PROFILE, "none")
+    state = plugin.RunState(Target(), unprofiled, strict=False, report_dir=None)
     verdict, message, *_ = plugin._verdict(state, pytest.CallInfo.from_call(run, "call"),
                                            plugin.CaseRun(check=check))
     return verdict, message

@@ -10,10 +10,24 @@ from rocketmq_spec.spec.ha import HA_DEFAULTS
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 
 from .messaging import Client, Message
+from .pop_support import broker_setting
 from .support import expect_success
 
 HEARTBEAT_WAIT = HA_DEFAULTS["haSendHeartbeatInterval"] / 1000 + 3.0
 """A heartbeat (either side) is due within haSendHeartbeatInterval; 3 s of margin for a busy machine."""
+
+
+def ha_setting(client: Client, check: Check, name: str) -> int:
+    """An HA setting of the target as its GET_BROKER_CONFIG reports it, Java's default where it reports
+    none: a case never assumes the target runs with Java's defaults (rocketmq-rust's haTransferBatchSize is
+    256 KiB, Java's 32 KiB). Noted, with where it came from, in the case's report."""
+    reported = broker_setting(client, name)
+    try:
+        value, source = int(reported), "GET_BROKER_CONFIG"
+    except ValueError:
+        value, source = int(HA_DEFAULTS[name]), "Java's default: GET_BROKER_CONFIG reports none"
+    check.note(f"{name} ({source})", value)
+    return value
 
 
 @dataclass(frozen=True)

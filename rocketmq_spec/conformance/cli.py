@@ -44,7 +44,6 @@ from pathlib import Path
 
 import pytest
 
-from rocketmq_spec.apache.releases import Release
 from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.conformance import cli_help
 from rocketmq_spec.conformance import profile as profiles
@@ -78,13 +77,13 @@ AUTH_TABLES = {"authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
                "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER}
 """Apache 5.3.0+ keep ACL 2.0 users and ACLs with these
 (``rocketmq_spec.conformance.embedded.AUTH_TABLES_ON``), and older
-Apache releases ignore them; rocketmq-rust 1.0.0 does not start with Java class names here, so it runs
-without them and its auth cases say why they do not apply."""
+Apache releases ignore them; rocketmq-rust names the same providers otherwise, and its launcher writes its
+own names for these (``rocketmq_spec.rocketmq_rust.cluster.PROVIDER_NAMES``)."""
 
 
-def provisioned_settings(target: str) -> dict[str, object]:
-    """The broker settings a provisioned target runs with."""
-    return {**APACHE_SETTINGS, **(AUTH_TABLES if isinstance(parse_target(target), Release) else {})}
+PROVISIONED_SETTINGS: dict[str, object] = {**APACHE_SETTINGS, **AUTH_TABLES}
+"""The broker settings every provisioned target runs with, in Java's names (each implementation's launcher
+writes them with its own)."""
 
 
 DEFAULT_WORKERS = "4"
@@ -330,7 +329,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"starting {args.target} ...", flush=True)
         try:
             running = stack.enter_context(started(args.target, Path(work),
-                                                  broker_config=provisioned_settings(args.target),
+                                                  broker_config=PROVISIONED_SETTINGS,
                                                   grpc=args.grpc))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
@@ -338,7 +337,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                        proxy=proxy, launcher=Launcher.of(args.target, provisioned_settings(args.target)))
+                        proxy=proxy, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS))
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 

@@ -13,8 +13,7 @@ import time
 
 from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.checks import Check
-from rocketmq_spec.conformance.verdict import Unsupported
-from rocketmq_spec.spec.codes import RequestCode, ResponseCode, codes_for
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.timer import (
     RECALL_FORBIDDEN_REMARK,
@@ -26,7 +25,7 @@ from rocketmq_spec.spec.timer import (
 )
 
 from .messaging import Client, Message
-from .pop_support import broker_setting, require_4x, require_5x
+from .pop_support import broker_setting, require_4x, require_5x, require_code
 from .support import eventually, expect_code, expect_success, unique
 
 DELAY_MS = 3000
@@ -165,10 +164,7 @@ def test_refused(value: dict[str, str], client: Client, check: Check) -> None:
       "naming the topic, the broker, TIMER_OUT_MS + 1 and the message's UNIQ_KEY (5.3.2+).")
 def test_recall_handle(client: Client, check: Check) -> None:
     require_5x(client, "timer messages", "RMQ-TIMER-4X")
-    if not any(code.present_for_version(client.target_version())
-               for code in codes_for(RequestCode.RECALL_MESSAGE, is_response=False)):
-        raise Unsupported("recall handles came with RECALL_MESSAGE in 5.3.2", expected="5.3.2+",
-                          actual=client.target_version())
+    require_code(client, RequestCode.RECALL_MESSAGE, "RMQ-TIMER-RECALL-HANDLE")  # recall came with 5.3.2
     topic = client.create_topic(1)
     message = Message(b"recallable", user={PropertyKey.TIMER_DELAY_SEC: "60"})
     response = client.send_request(topic, message)

@@ -1,0 +1,42 @@
+"""``results check`` tells a flaky case from a changed one, and leaves timing-sensitive cases out."""
+
+from __future__ import annotations
+
+from rocketmq_spec.conformance.report.matrix import Report
+from rocketmq_spec.conformance.results import TIMING_SENSITIVE, compare
+
+
+def report(label: str, **verdicts: str) -> Report:
+    cases = {case.replace("__", "::"): {"case": case.replace("__", "::"), "verdict": verdict}
+             for case, verdict in verdicts.items()}
+    return Report(label, label, {}, cases)
+
+
+def test_a_case_that_flips_back_is_flaky_and_one_that_stays_is_changed() -> None:
+    committed = report("committed", query__a="PASS", pull__b="PASS", send__c="PASS")
+    fresh = report("fresh", query__a="FAIL", pull__b="FAIL", send__c="PASS")
+    asked: list[list[str]] = []
+
+    def rerun(cases: list[str]) -> Report:
+        asked.append(cases)
+        return report("rerun", query__a="PASS", pull__b="FAIL")
+
+    found = compare(committed, fresh, rerun)
+    assert asked == [["pull::b", "query::a"]]
+    assert found.flaky == [("query::a", "PASS", "FAIL")]
+    assert found.changed == [("pull::b", "PASS", "FAIL")]
+
+
+def test_nothing_is_rerun_when_nothing_differs_and_a_rerun_that_cannot_run_changes_nothing() -> None:
+    same = report("x", a__b="PASS")
+    assert compare(same, same, lambda cases: None).changed == []
+    found = compare(same, report("y", a__b="FAIL"), lambda cases: None)
+    assert found.changed == [("a::b", "PASS", "FAIL")] and found.flaky == []
+
+
+def test_timing_sensitive_cases_are_left_out_with_a_reason() -> None:
+    case = next(iter(TIMING_SENSITIVE))
+    committed = Report("c", "c", {}, {case: {"verdict": "PASS"}})
+    fresh = Report("f", "f", {}, {case: {"verdict": "INFO"}})
+    found = compare(committed, fresh, lambda cases: None)
+    assert found.left_out == [case] and not found.changed and all(TIMING_SENSITIVE.values())

@@ -8,6 +8,8 @@
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
+    rmq-conformance reproduce CASE [--results DIR] (--target NAME | --namesrv HOST:PORT --broker HOST:PORT)
+    rmq-conformance report-findings RESULTS_DIR --target-name NAME --out DIR
     rmq-conformance acl-file PATH
     rmq-conformance coverage [--json FILE] [--mutation FIGURES_JSON]
 
@@ -409,6 +411,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return coverage_main(argv[1:])
         if argv[:1] == ["compare"]:
             return _compare(argv[1:])
+        if argv[:1] in (["reproduce"], ["report-findings"]):
+            from rocketmq_spec.conformance import findings, reproduce
+
+            return (reproduce if argv[0] == "reproduce" else findings).main(argv[1:], sys.stdout)
         if argv[:1] == ["compare-html"]:
             return _compare_html(_compare_html_parser().parse_args(argv[1:]))
         if argv[:1] == ["store"]:

@@ -1,9 +1,15 @@
-"""``results check`` tells a flaky case from a changed one, and leaves timing-sensitive cases out."""
+"""``results check`` tells a flaky case from a changed one and leaves timing-sensitive cases out; ``update``
+keeps the case files of the non-PASS cases."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from rocketmq_spec.conformance.report import json_files
 from rocketmq_spec.conformance.report.matrix import Report
-from rocketmq_spec.conformance.results import TIMING_SENSITIVE, compare
+from rocketmq_spec.conformance.result import CaseResult
+from rocketmq_spec.conformance.results import TIMING_SENSITIVE, compare, keep_reproducers
+from rocketmq_spec.conformance.verdict import Verdict
 
 
 def report(label: str, **verdicts: str) -> Report:
@@ -40,3 +46,15 @@ def test_timing_sensitive_cases_are_left_out_with_a_reason() -> None:
     fresh = Report("f", "f", {}, {case: {"verdict": "INFO"}})
     found = compare(committed, fresh, lambda cases: None)
     assert found.left_out == [case] and not found.changed and all(TIMING_SENSITIVE.values())
+
+
+def test_update_keeps_the_case_files_of_non_pass_cases_only(tmp_path: Path) -> None:
+    fresh, committed = tmp_path / "fresh", tmp_path / "committed"
+    json_files.write(fresh, [CaseResult(case_id=f"a::{verdict.name.lower()}", area="a", clause_id="RMQ-X-Y",
+                                        clause_text="", level="MUST", requirement="", verdict=verdict)
+                             for verdict in (Verdict.PASS, Verdict.FAIL, Verdict.NON_STRICT)], {})
+    (committed / "cases").mkdir(parents=True)
+    (committed / "cases" / "stale.json").write_text("{}")
+    kept = keep_reproducers(fresh, committed)
+    assert sorted(p.name for p in kept) == ["a_fail.json", "a_non_strict.json"]
+    assert sorted(p.name for p in (committed / "cases").iterdir()) == ["a_fail.json", "a_non_strict.json"]

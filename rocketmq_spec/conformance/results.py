@@ -1,21 +1,22 @@
 """The committed results: one report per target under ``docs/results/``, checked on every change, and the
 documents generated from them.
 
-    python -m rocketmq_spec.conformance.results check [TARGET ...]   # run each target; exit 1 if any verdict
-    differs python -m rocketmq_spec.conformance.results update [TARGET ...]  # run each target and
-    commit-ready its report python -m rocketmq_spec.conformance.results render [--check]     # docs/RESULTS.md
-    and the documents' counts
+    python -m rocketmq_spec.conformance.results check [TARGET ...]   # exit 1 if a verdict differs (twice)
+    python -m rocketmq_spec.conformance.results update [TARGET ...]  # run each target, replace its report
+    python -m rocketmq_spec.conformance.results render [--check]     # docs/RESULTS.md and the counts
 
 The targets are :data:`rocketmq_spec.targets.PROJECT_TARGETS` (the embedded reference broker and the
 newest release of each Apache RocketMQ line the project's Maven repository serves), with the embedded
 broker a second time answering as 4.9.8 (:data:`WIRE_RELEASE_COLUMNS`); :data:`OTHER_TARGETS`,
 implementations the project did not write and CI does not build (rocketmq-rust), are shown beside them,
 and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>
-/index.json`` is the run's report index (verdict, clause, message and citation of every case); the embedded
+/index.json`` is the run's report index (verdict, clause, message, policy row and citation of every case),
+``cases/`` beside it the full record (expected, seen, frames) of each case that did not PASS; the embedded
 broker's directory also holds ``store/`` (the store it wrote, checked offline) and ``acl/`` (the ``acl``
 area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests: a case whose verdict
-differs from the committed one fails CI, whichever way it changed, until the report is updated in the same
-change that explains it.
+differs from the committed one, in the run and again when rerun, fails CI, whichever way it changed, until
+the report is updated in the same change that explains it; a case that differs once and not on the rerun
+is reported as flaky with both verdicts.
 
 ``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md`` and the guides
 under ``docs/``, the text between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import re
 import shutil
 import subprocess
@@ -37,6 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rocketmq_spec.conformance.report.json_files import CASES_DIR
 from rocketmq_spec.conformance.report.matrix import Report, differences, render_comparison
 from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
 from rocketmq_spec.rocketmq_rust.releases import RELEASES as RUST_RELEASES
@@ -212,8 +215,10 @@ def check(targets: Sequence[str]) -> int:
 
 
 def update(targets: Sequence[str]) -> int:
-    """Run each target and replace its committed reports (index.json only: the per-case files and pages
-    are for reading a run, not for keeping)."""
+    """Run each target and replace its committed reports: index.json, and the per-case JSON (frames
+    included) of every case that did not PASS, so each finding can be replayed from the checkout
+    (``rmq-conformance reproduce``); the other case files and the pages are for reading a run, not for
+    keeping."""
     with tempfile.TemporaryDirectory(prefix="rmq-results-") as work:
         for target in targets:
             run_target(target, Path(work) / target)
@@ -221,7 +226,23 @@ def update(targets: Sequence[str]) -> int:
             for fresh, committed in pairs:
                 committed.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(fresh, committed)
+                keep_reproducers(fresh.parent, committed.parent)
     return render(check_only=False)
+
+
+def keep_reproducers(fresh: Path, committed: Path) -> list[Path]:
+    """Copy the case files of the non-PASS cases of the report in ``fresh`` to ``committed``, replacing
+    what an earlier update left there."""
+    index = json.loads((fresh / INDEX).read_text(encoding="utf-8"))
+    cases = committed / CASES_DIR
+    shutil.rmtree(cases, ignore_errors=True)
+    kept = []
+    for entry in index["cases"]:
+        source = fresh / entry.get("file", "")
+        if entry["verdict"] != Verdict.PASS.value and entry.get("file") and source.is_file():
+            cases.mkdir(parents=True, exist_ok=True)
+            kept.append(Path(shutil.copyfile(source, committed / entry["file"])))
+    return kept
 
 
 # -- documents generated from the reports --------------------------------------------------------------

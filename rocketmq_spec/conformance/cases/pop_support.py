@@ -44,6 +44,16 @@ def broker_setting(client: Client, name: str) -> str:
     return properties(client.connection.call(RequestCode.GET_BROKER_CONFIG).body).get(name, "")
 
 
+def target_setting(client: Client, check: Check, name: str, java_default: str) -> str:
+    """A setting a case's expectation depends on, as the target's GET_BROKER_CONFIG reports it: a case never
+    assumes the target runs with Java's defaults. Java's default is taken only where the target reports
+    none, and the report notes which it was."""
+    reported = broker_setting(client, name)
+    check.note(f"{name} ({'GET_BROKER_CONFIG' if reported else 'not reported: Java default'})",
+               reported or java_default)
+    return reported or java_default
+
+
 def broker_name(client: Client) -> str:
     """The target's brokerName: a receipt names it, and Java matches acks by it."""
     return broker_setting(client, "brokerName")

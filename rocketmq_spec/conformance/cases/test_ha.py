@@ -29,7 +29,7 @@ from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.release_rules import Rule
 
-from .ha_support import HEARTBEAT_WAIT, Stored, ha_setting, store_one
+from .ha_support import HEARTBEAT_WAIT, Stored, ha_setting, heartbeat_wait, store_one
 from .messaging import Client, Message
 from .support import expect_code, expect_success, unique
 
@@ -129,16 +129,17 @@ def test_blocks_are_at_most_a_batch(client: Client, slave_peer: SlavePeer, check
 @case("RMQ-HA-HEARTBEAT", "A master with nothing new sends an empty block at its next offset within "
       "haSendHeartbeatInterval.")
 def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -> None:
+    wait = heartbeat_wait(client, check)
     stored = store_one(client, check, client.create_topic())
     slave_peer.report(stored.end)
-    deadline = time.monotonic() + 2 * HEARTBEAT_WAIT
+    deadline = time.monotonic() + 2 * wait
     heartbeat = None
     # where the next block must start: after the report, then after each block of others' messages that
     # comes first (the stream may already hold blocks past the heartbeat when it is read)
     end = stored.end
     data_blocks = 0
     while heartbeat is None and time.monotonic() < deadline:
-        block = slave_peer.block(HEARTBEAT_WAIT)
+        block = slave_peer.block(wait)
         if block is None:
             break
         if block.is_heartbeat:
@@ -148,7 +149,7 @@ def test_master_heartbeat(client: Client, slave_peer: SlavePeer, check: Check) -
     if heartbeat is None and data_blocks and time.monotonic() >= deadline:
         # a 5.x broker keeps writing on its own (timer deliveries, POP checkpoints and acks of earlier
         # cases): the master never had "nothing new" for a heartbeat interval, so the rule was not tested
-        raise Info(f"the master's log grew throughout {2 * HEARTBEAT_WAIT} s ({data_blocks} data blocks): "
+        raise Info(f"the master's log grew throughout {2 * wait} s ({data_blocks} data blocks): "
                    "no quiet interval to send a heartbeat in", expected="a quiet interval",
                    actual=data_blocks)
     check.that("an empty block", heartbeat is not None, expected="body size 0", actual=slave_peer.log[-5:])
@@ -172,10 +173,11 @@ def test_lying_report_closes(client: Client, slave_peer: SlavePeer, check: Check
 
 @pytest.mark.slow
 @case("RMQ-HA-HOUSEKEEPING", "A master closes the connection of a slave that sends nothing for "
-      "haHousekeepingInterval (20 s).")
-def test_silent_slave_is_dropped(slave_peer: SlavePeer, check: Check) -> None:
+      "haHousekeepingInterval (Java's default 20 s; the target's as GET_BROKER_CONFIG reports it).")
+def test_silent_slave_is_dropped(client: Client, slave_peer: SlavePeer, check: Check) -> None:
+    housekeeping = ha_setting(client, check, "haHousekeepingInterval")
     started = time.monotonic()
-    closed = slave_peer.wait_closed(HA_DEFAULTS["haHousekeepingInterval"] / 1000 + HEARTBEAT_WAIT)
+    closed = slave_peer.wait_closed(housekeeping / 1000 + HEARTBEAT_WAIT)
     check.that("connection closed", closed, expected="closed", actual="open")
     check.note("seconds until closed", round(time.monotonic() - started, 1))
 

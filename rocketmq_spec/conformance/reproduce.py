@@ -32,6 +32,7 @@ from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
 from rocketmq_spec.conformance.report.json_files import CASES_DIR, file_name
 from rocketmq_spec.conformance.result import CaseResult
+from rocketmq_spec.conformance.verdict import Verdict
 from rocketmq_spec.conformance.wire import Connection, ConnectionLost, Endpoint
 from rocketmq_spec.spec.cli import BadInput, Parser
 from rocketmq_spec.spec.errors import RocketMQSpecError
@@ -159,6 +160,10 @@ class Replay:
             answers = _frames(line.recorded, data)
         else:  # an answer cut short in the record (a large body): its header is kept, the next frames anew
             answers, line.recorded = [_cut_answer(data)], FrameDecoder()
+        if line.live is None:  # a connection to the suite's own peer: shown as recorded
+            for then in answers:
+                self._print(f"c{number} < recorded: {_summary(then)}")
+            return
         for then in answers:
             now = self._answer(line)
             self.answers += 1
@@ -169,8 +174,7 @@ class Replay:
                         f"{'' if same else '   <-- differs'}")
 
     def _answer(self, line: _Line) -> RemotingCommand | None:
-        if line.live is None:
-            return None
+        assert line.live is not None, "only connections replayed wait for answers"
         with contextlib.suppress(ConnectionLost):
             return line.live.next_command(ANSWER_WAIT)
         return None
@@ -202,7 +206,7 @@ def expectation(result: CaseResult) -> list[str]:
     lines = [f"case {result.case_id} ({result.clause_id}, {result.level}): recorded verdict "
              f"{result.verdict.value}{f' ({result.basis})' if result.basis else ''}",
              f"  requirement: {result.requirement}"]
-    if result.verdict.value != "PASS":
+    if result.verdict is not Verdict.PASS:
         lines += [f"  message:     {result.message}", f"  expected:    {_text(expected)}",
                   f"  seen:        {_text(seen)}"]
     return lines

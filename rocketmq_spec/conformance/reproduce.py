@@ -80,11 +80,17 @@ def load(case: str, results: Path) -> Recorded:
 
 
 def _summary(command: RemotingCommand) -> str:
-    kind = "answer" if command.is_response else "request"
+    kind = f"{'answer' if command.is_response else 'request'} ({command.serialize_type.name})"
     remark = f" remark {command.remark!r}" if command.remark else ""
     fields = f" {json.dumps(command.ext_fields, ensure_ascii=False)}" if command.ext_fields else ""
     body = f" body {len(command.body)} B" if command.body else ""
     return f"{kind} code {command.code} opaque {command.opaque}{remark}{fields}{body}"
+
+
+def _key(answer: RemotingCommand) -> tuple[object, ...]:
+    """What makes two answers the same for the replay: code, remark and serialization (opaques match by
+    construction; bodies and extFields carry the run's own offsets, times and addresses)."""
+    return answer.code, answer.remark, answer.serialize_type
 
 
 def _cut_answer(data: bytes) -> RemotingCommand:
@@ -167,7 +173,7 @@ class Replay:
         for then in answers:
             now = self._answer(line)
             self.answers += 1
-            same = now is not None and (now.code, now.remark) == (then.code, then.remark)
+            same = now is not None and _key(now) == _key(then)
             self.same += same
             self._print(f"c{number} < recorded: {_summary(then)}")
             self._print(f"c{number} <      now: {_summary(now) if now else 'nothing'}"

@@ -12,9 +12,10 @@ import pytest
 from rocketmq_spec.apache.maven import ToolMissing
 from rocketmq_spec.conformance import profile
 from rocketmq_spec.rocketmq_rust import cargo
-from rocketmq_spec.rocketmq_rust.cluster import RocketMQRust
+from rocketmq_spec.rocketmq_rust.cluster import RocketMQRust, own_settings
 from rocketmq_spec.rocketmq_rust.pytest_plugin import missing
 from rocketmq_spec.rocketmq_rust.releases import RELEASES, UnknownRelease, release
+from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from rocketmq_spec.targets import UnknownTarget, parse_target, servers, target_names
 
 
@@ -82,3 +83,12 @@ def test_its_version_word_chooses_its_profile() -> None:
     chosen = profile.choose(profile.Request(), RELEASES["1.0.0"].mq_version)
     assert chosen.profile.file == "rocketmq-rust-1.0.0"
     assert "V5_3_1_SNAPSHOT" in chosen.how
+
+
+def test_java_settings_are_written_with_rocketmq_rusts_names() -> None:
+    written = own_settings({"transactionTimeOut": "1000",
+                            "authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
+                            "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER})
+    assert written == {"transactionTimeout": "1000",
+                       "authenticationMetadataProvider": "LocalAuthenticationMetadataProvider",
+                       "authorizationMetadataProvider": "LocalAuthorizationMetadataProvider"}

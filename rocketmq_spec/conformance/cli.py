@@ -8,6 +8,8 @@
     rmq-conformance store DIR [--index-sizes SLOTS,ENTRIES] [--report DIR] [--strict] [-k SELECTION]
     rmq-conformance compare A/index.json B/index.json [...] [--label NAME ...] [--out FILE]
     rmq-conformance compare-html REPORT_A REPORT_B --html FILE [--labels A,B]
+    rmq-conformance reproduce CASE [--results DIR] (--target NAME | --namesrv HOST:PORT --broker HOST:PORT)
+    rmq-conformance report-findings RESULTS_DIR --target-name NAME --out DIR
     rmq-conformance acl-file PATH
     rmq-conformance coverage [--json FILE] [--mutation FIGURES_JSON]
 
@@ -68,11 +70,12 @@ STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
 
-def provisioned_settings(target: str) -> dict[str, object]:
-    """The broker settings a provisioned target runs with: the embedded broker's quick check-backs and
-    recall (``rocketmq_spec.conformance.embedded``), and the ACL 2.0 tables on Apache's releases only. (Flow
-    control is off in every provisioned release: ``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``.)"""
-    return {**QUICK_CHECKS, **RECALL_ON, **(AUTH_TABLES if isinstance(parse_target(target), Release) else {})}
+PROVISIONED_SETTINGS: dict[str, object] = {**QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES}
+"""The broker settings every provisioned target runs with, in Java's names: the embedded broker's quick
+check-backs and recall (``rocketmq_spec.conformance.embedded``) and the ACL 2.0 tables (each
+implementation's launcher writes them with its own names:
+``rocketmq_spec.rocketmq_rust.cluster.PROVIDER_NAMES``; older Apache releases ignore them). Flow control is
+off in every provisioned release (``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``)."""
 
 
 BROKER_FIXTURES = "rocketmq_broker"
@@ -332,7 +335,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"starting {args.target} ...", flush=True)
         try:
             running = stack.enter_context(started(args.target, Path(work),
-                                                  broker_config=provisioned_settings(args.target),
+                                                  broker_config=PROVISIONED_SETTINGS,
                                                   grpc=args.grpc, controller=args.controller))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
@@ -348,7 +351,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                        proxy=proxy, launcher=Launcher.of(args.target, provisioned_settings(args.target)))
+                        proxy=proxy, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS))
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 
@@ -429,6 +432,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return coverage_main(argv[1:])
         if argv[:1] == ["compare"]:
             return _compare(argv[1:])
+        if argv[:1] in (["reproduce"], ["report-findings"]):
+            from rocketmq_spec.conformance import findings, reproduce
+
+            return (reproduce if argv[0] == "reproduce" else findings).main(argv[1:], sys.stdout)
         if argv[:1] == ["compare-html"]:
             return _compare_html(_compare_html_parser().parse_args(argv[1:]))
         if argv[:1] == ["store"]:

@@ -25,6 +25,7 @@ from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.cli_help import ExitStatus
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.options import add_options, parse_index_sizes, target_of
+from rocketmq_spec.conformance.policy import decide
 from rocketmq_spec.conformance.recorder import Exchange
 from rocketmq_spec.conformance.report import console, html, json_files, junit
 from rocketmq_spec.conformance.report.matrix import is_failure
@@ -32,7 +33,6 @@ from rocketmq_spec.conformance.result import USER_PROPERTY, CaseResult, render
 from rocketmq_spec.conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
 from rocketmq_spec.conformance.verdict import Outcome, SuiteError, Verdict
 from rocketmq_spec.conformance.wire import Endpoint, Wire, WireError
-from rocketmq_spec.spec.clauses import Level
 from rocketmq_spec.spec.errors import RocketMQSpecError
 from rocketmq_spec.targets import EMBEDDED
 
@@ -279,45 +279,48 @@ TARGET_ERRORS = (Outcome, WireError, OSError, RocketMQSpecError)
 
 
 def _verdict(state: RunState, call: pytest.CallInfo[None],
-             run: CaseRun) -> tuple[Verdict, str, object, object]:
+             run: CaseRun) -> tuple[Verdict, str, object, object, str]:
+    """The verdict, its message, expected and seen, and the clause it is charged to when not the case's."""
     excinfo = call.excinfo
     if excinfo is None:
-        tolerated = run.check.tolerated
+        tolerated, informative = run.check.tolerated, run.check.informative
         if tolerated:
-            return Verdict.NON_STRICT, "; ".join(f"{o.what}: {o.tolerated}" for o in tolerated), None, None
-        return Verdict.PASS, "", None, None
+            why = "; ".join(f"{o.what}: {o.tolerated}" for o in tolerated)
+            return Verdict.NON_STRICT, why, None, None, ""
+        if informative:
+            return Verdict.INFO, "; ".join(f"{o.what} (not judged: no Java client acts on it)"
+                                           for o in informative), None, None, ""
+        return Verdict.PASS, "", None, None, ""
     error = excinfo.value
     if isinstance(error, SuiteError) or (call.when == "setup" and not isinstance(error, TARGET_ERRORS)):
-        return Verdict.ERROR, f"{type(error).__name__}: {error}", None, None
+        return Verdict.ERROR, f"{type(error).__name__}: {error}", None, None, ""
     if isinstance(error, Outcome):
-        return error.verdict, error.message, error.expected, error.actual
+        return error.verdict, error.message, error.expected, error.actual, error.clause
     if isinstance(error, WireError | OSError):
         dead = [str(e) for e in run.wire.endpoints if not state.target.alive(e)]
         if dead:
-            return Verdict.CRASH, f"{error}; target no longer answers at {', '.join(dead)}", None, None
-        return Verdict.FAIL, str(error), None, None
+            return Verdict.CRASH, f"{error}; target no longer answers at {', '.join(dead)}", None, None, ""
+        return Verdict.FAIL, str(error), None, None, ""
     if isinstance(error, RocketMQSpecError):
-        return Verdict.FAIL, error.message, error.expected, error.seen
-    return Verdict.FAIL, f"{type(error).__name__}: {error}", None, None
+        return Verdict.FAIL, error.message, error.expected, error.seen, ""
+    return Verdict.FAIL, f"{type(error).__name__}: {error}", None, None, ""
 
 
 def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], duration: float) -> CaseResult:
     state = item.config.stash[STATE]
     run = item.stash.get(RUN, CaseRun())
-    verdict, message, expected, actual = _verdict(state, call, run)
-    if verdict is Verdict.FAIL and spec.level is not Level.MUST:
-        verdict, message = Verdict.NON_STRICT, f"{spec.level.value} not met: {message}"
+    verdict, message, expected, actual, charged = _verdict(state, call, run)
     area, cid = case_id(item)
-    deviation = ""
-    known = state.profile.deviation_for(cid) if verdict in (Verdict.FAIL, Verdict.NON_STRICT) else None
-    if known is not None:
-        verdict, deviation = known.verdict, known.citation()
+    decided = decide(spec, state.profile, cid, verdict, message, charged)
     return CaseResult(
-        case_id=cid, area=area, clause_id=spec.clause.id, clause_text=spec.clause.text,
-        level=spec.level.value, requirement=spec.requirement, verdict=verdict, message=message,
-        expected=expected, actual=actual, duration=duration, java_note=spec.java_note, deviation=deviation,
+        case_id=cid, area=area, clause_id=decided.clause.id, clause_text=decided.clause.text,
+        level=decided.level.value, requirement=spec.requirement, verdict=decided.verdict,
+        message=decided.message, expected=expected, actual=actual, duration=duration,
+        java_note=spec.java_note,
+        deviation=decided.deviation, basis=decided.basis.value if decided.basis else "",
+        case_clause=decided.case_clause,
         observations=[{"what": o.what, "expected": render(o.expected), "actual": render(o.actual), "ok": o.ok,
-                       "tolerated": o.tolerated} for o in run.check.observations],
+                       "tolerated": o.tolerated, "info": o.info} for o in run.check.observations],
         frames=[r.to_json() for r in run.wire.exchange.records],
     )
 

@@ -19,6 +19,11 @@ One profile per release line, in ``profiles/<name>.toml``::
     source = "path/in/the/release/Source.java"
     versions = ["4.9.7"]                          # optional: only these of the profile's releases
 
+    [[choice]]                                    # a difference the target's makers chose on purpose
+    case = "framing::proxy_preamble[*]"           # (same keys as a deviation; verdict NON-STRICT unless
+    reason = "..."                                # given): reported as the policy's "choice" row, apart
+    source = "..."                                # from defects and from deviations read off the source
+
     [[known_defect]]                              # read by rmq-fuzz (``rocketmq_spec.fuzz.known``), see there
     finding = "slow-close"
     cause = "json-header-ends-in-enum-value"
@@ -43,7 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rocketmq_spec.conformance.verdict import Verdict
+from rocketmq_spec.conformance.verdict import Basis, Verdict
 from rocketmq_spec.spec.version import MQVersion, release_name
 from rocketmq_spec.targets import EMBEDDED
 
@@ -65,9 +70,12 @@ class Deviation:
     source: str
     versions: tuple[str, ...] = ()
     """The releases it holds for, when not all of the profile's."""
+    kind: Basis = Basis.DEVIATION
+    """DEVIATION (a ``[[deviation]]`` row) or CHOICE (a ``[[choice]]`` row: declared deliberate)."""
 
     def citation(self) -> str:
-        return f"{self.reason} ({self.source})"
+        declared = "declared choice: " if self.kind is Basis.CHOICE else ""
+        return f"{declared}{self.reason} ({self.source})"
 
 
 @dataclass(frozen=True)
@@ -133,7 +141,9 @@ def load(path: Path) -> Profile:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ProfileError(f"cannot read profile {path}: {exc}") from exc
     versions = tuple(data.get("versions", ()))
-    deviations = tuple(_deviation(path, entry, versions) for entry in data.get("deviation", []))
+    deviations = (*(_deviation(path, entry, versions) for entry in data.get("deviation", [])),
+                  *(_deviation(path, {"verdict": Verdict.NON_STRICT.value, **entry}, versions, Basis.CHOICE)
+                    for entry in data.get("choice", [])))
     defects = tuple(_known_defect(path, entry) for entry in data.get("known_defect", []))
     return Profile(str(data.get("name", path.stem)), deviations, versions, defects, path.stem,
                    tuple(int(word) for word in data.get("version_words", ())))
@@ -150,7 +160,8 @@ def _required(path: Path, entry: dict[str, Any], keys: tuple[str, ...], what: st
                            f"{', '.join(missing)}")
 
 
-def _deviation(path: Path, entry: dict[str, Any], covered: tuple[str, ...]) -> Deviation:
+def _deviation(path: Path, entry: dict[str, Any], covered: tuple[str, ...],
+               kind: Basis = Basis.DEVIATION) -> Deviation:
     if "cases" in entry:
         entry = {**entry, "case": ", ".join(entry["cases"])}
     _required(path, entry, ("case", "verdict", "reason", "source"), "deviation")
@@ -165,7 +176,7 @@ def _deviation(path: Path, entry: dict[str, Any], covered: tuple[str, ...]) -> D
         raise ProfileError(f"{path}: deviation {entry['case']!r} names {', '.join(stray)}, which the profile "
                            f"does not cover ({', '.join(covered) or 'no versions'})")
     cases = tuple(entry["cases"]) if "cases" in entry else (entry["case"],)
-    return Deviation(cases, verdict, entry["reason"], entry["source"], versions)
+    return Deviation(cases, verdict, entry["reason"], entry["source"], versions, kind)
 
 
 def _known_defect(path: Path, entry: dict[str, Any]) -> KnownDefect:

@@ -47,6 +47,11 @@ class CaseResult:
     java_note: str = ""
     deviation: str = ""
     """The target profile's citation when a known deviation changed the verdict."""
+    basis: str = ""
+    """The verdict policy's row the verdict rests on (a :class:`rocketmq_spec.conformance.verdict.Basis`
+    value; empty for PASS)."""
+    case_clause: str = ""
+    """The case's own clause when the verdict was charged to another one (the clause of a step it needed)."""
     observations: list[dict[str, Any]] = field(default_factory=list)
     frames: list[dict[str, Any]] = field(default_factory=list)
 
@@ -70,7 +75,8 @@ class CaseResult:
         else the case's requirement against its message, so a report never shows a failure without them."""
         if self.expected is not None or self.actual is not None or self.verdict is Verdict.PASS:
             return self.expected, self.actual
-        failed = [o for o in self.observations if not o["ok"] and not o.get("tolerated")]
+        failed = [o for o in self.observations
+                  if not o["ok"] and not o.get("tolerated") and not o.get("info")]
         if failed:
             return failed[-1]["expected"], failed[-1]["actual"]
         if self.verdict in (Verdict.INFO, Verdict.NON_STRICT) and self.observations:

@@ -23,12 +23,26 @@ from rocketmq_spec.apache.servers import (
 )
 from rocketmq_spec.rocketmq_rust.cargo import binary_path, require_installed
 from rocketmq_spec.rocketmq_rust.releases import Release, release
+from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 
 RENAMED_KEYS = {"transactionTimeOut": "transactionTimeout",
                 "osPageCacheBusyTimeOutMills": "osPageCacheBusyTimeoutMills"}
 """Java broker.conf keys rocketmq-rust spells otherwise. Its Java-properties reader refuses a key it does
 not map and the broker does not start (rocketmq-broker-1.0.0/src/config/java_properties.rs,
 resolve_mapping: UnsupportedKeys), so settings given with Java's names are written with its own."""
+PROVIDER_NAMES = {LOCAL_AUTHENTICATION_PROVIDER: "LocalAuthenticationMetadataProvider",
+                  LOCAL_AUTHORIZATION_PROVIDER: "LocalAuthorizationMetadataProvider"}
+"""Values rocketmq-rust names otherwise: the ACL 2.0 metadata providers. Apache's broker.conf names a
+provider by its Java class; rocketmq-rust accepts its own names only (``LocalAuthenticationMetadataProvider``,
+``local`` or ``file``; ``LocalAuthorizationMetadataProvider`` likewise) and does not start with a Java class
+name (rocketmq-auth/src/runtime.rs, ``ProviderRegistry::local``: ``validate_metadata_provider_name``), so
+the Java names a run gives are written as its simple names and its broker keeps user and ACL tables."""
+
+
+
+def own_settings(settings: Mapping[str, str]) -> dict[str, str]:
+    """Broker settings given in Java's names and values, written as rocketmq-rust reads them."""
+    return {RENAMED_KEYS.get(key, key): PROVIDER_NAMES.get(value, value) for key, value in settings.items()}
 
 
 class RocketMQRust(LoopbackServers):
@@ -66,8 +80,7 @@ class RocketMQRust(LoopbackServers):
         port = self._broker_settings()
         # The broker takes its HA port from haListenPort, not from listenPort + 1 as Java does.
         self.broker_config.setdefault("haListenPort", str(port + HA_PORT_OFFSET))
-        own_names = {RENAMED_KEYS.get(key, key): value for key, value in self.broker_config.items()}
-        config = write_properties(self.home / "conf" / "broker.properties", own_names)
+        config = write_properties(self.home / "conf" / "broker.properties", own_settings(self.broker_config))
         self._spawn("broker", [self._binary(self.release.broker.name), "-c", str(config),
                                "-n", self.namesrv_addr])
         self.broker_addr = f"{LOOPBACK}:{self.broker_port}"

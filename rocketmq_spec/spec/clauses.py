@@ -15,11 +15,20 @@ from dataclasses import dataclass, field
 
 
 class Level(enum.Enum):
-    """RFC 2119 requirement levels, as used by h2spec and Autobahn."""
+    """RFC 2119 requirement levels, as used by h2spec and Autobahn, plus INFO.
+
+    The level says what a target that does not meet the clause is told (the verdict policy,
+    ``docs/conformance.md#verdict-policy``): a MUST clause not met is a FAIL, a SHOULD or MAY clause
+    NON-STRICT, and an INFO clause is reported without being judged. INFO is for what Apache writes but no
+    Java client reads: the text of a remark is shown to people (mqadmin prints it) and no client branches
+    on it, so a remark of other words is worth showing beside Java's, never a defect. A remark a client
+    does read would be a clause of its own at MUST or SHOULD.
+    """
 
     MUST = "MUST"
     SHOULD = "SHOULD"
     MAY = "MAY"
+    INFO = "INFO"
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def json_body(check: Check, what: str, response: RemotingCommand) -> Any:
 
 def refused(check: Check, what: str, response: RemotingCommand, code: int, remark: str) -> None:
     expect_code(check, what, response, code)
-    check.equal(f"{what}: remark", remark, response.remark)
+    check.remark(f"{what}: remark", remark, response.remark)
 
 
 def new_user(client: Client, check: Check, name: str | None = None) -> str:

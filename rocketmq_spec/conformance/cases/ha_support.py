@@ -10,10 +10,29 @@ from rocketmq_spec.spec.ha import HA_DEFAULTS
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 
 from .messaging import Client, Message
+from .pop_support import target_setting
 from .support import expect_success
 
-HEARTBEAT_WAIT = HA_DEFAULTS["haSendHeartbeatInterval"] / 1000 + 3.0
-"""A heartbeat (either side) is due within haSendHeartbeatInterval; 3 s of margin for a busy machine."""
+HEARTBEAT_MARGIN = 3.0
+"""Seconds of margin on a busy machine for what is due within an interval."""
+HEARTBEAT_WAIT = HA_DEFAULTS["haSendHeartbeatInterval"] / 1000 + HEARTBEAT_MARGIN
+"""A heartbeat (either side) is due within haSendHeartbeatInterval (Java's default: the bound of a wait for
+something that comes sooner; a case judging the interval reads the target's, :func:`heartbeat_wait`)."""
+
+
+def ha_setting(client: Client, check: Check, name: str) -> int:
+    """An HA setting of the target (``target_setting``; Java's default where it reports none)."""
+    value = target_setting(client, check, name, str(HA_DEFAULTS[name]))
+    try:
+        return int(value)
+    except ValueError:
+        check.that(f"{name} is a number", False, expected="an integer", actual=value)
+        raise
+
+
+def heartbeat_wait(client: Client, check: Check) -> float:
+    """HEARTBEAT_WAIT for the target's own haSendHeartbeatInterval."""
+    return ha_setting(client, check, "haSendHeartbeatInterval") / 1000 + HEARTBEAT_MARGIN
 
 
 @dataclass(frozen=True)

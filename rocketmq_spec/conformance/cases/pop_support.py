@@ -3,7 +3,7 @@ builds receipts from a POP answer as Java's ``MQClientAPIImpl.processPopResponse
 
 A 4.x target has no POP processor and no timer: the cases of those areas ask :func:`require_5x` first, so a
 4.x target is reported UNSUPPORTED with the reason instead of failing a rule it never had; a case about one
-request code a release added asks :func:`require_code`.
+request code a release added asks the target with :func:`require_code` whether it serves the code.
 """
 
 from __future__ import annotations
@@ -44,6 +44,16 @@ def broker_setting(client: Client, name: str) -> str:
     return properties(client.connection.call(RequestCode.GET_BROKER_CONFIG).body).get(name, "")
 
 
+def target_setting(client: Client, check: Check, name: str, java_default: str) -> str:
+    """A setting a case's expectation depends on, as the target's GET_BROKER_CONFIG reports it: a case never
+    assumes the target runs with Java's defaults. Java's default is taken only where the target reports
+    none, and the report notes which it was."""
+    reported = broker_setting(client, name)
+    check.note(f"{name} ({'GET_BROKER_CONFIG' if reported else 'not reported: Java default'})",
+               reported or java_default)
+    return reported or java_default
+
+
 def broker_name(client: Client) -> str:
     """The target's brokerName: a receipt names it, and Java matches acks by it."""
     return broker_setting(client, "brokerName")
@@ -70,14 +80,29 @@ def require_4x(client: Client, feature: str, clause: str) -> None:
                           actual=version)
 
 
+PROBE_WAIT = 5.0
+"""Seconds a capability probe waits for an answer: a target that serves a code answers an empty request of
+it at once (with a refusal of the missing header); one that does not answer at all has not said "not
+supported" either."""
+
+
 def require_code(client: Client, code: RequestCode, clause: str) -> None:
-    """A case about one request code applies to a target whose release declares it
-    (``rocketmq_spec.spec.codes``)."""
+    """A case about one request code applies to a target that serves it: the target is asked (an empty
+    request of ``code``, which every release that has the code refuses for its missing header, and one that
+    lacks it answers 3 REQUEST_CODE_NOT_SUPPORTED), not judged by the release its version word announces.
+    What the probe decided is noted in the case's report, beside what the announced release declares."""
     version = client.target_version()
-    if not any(known.present_for_version(version) for known in codes_for(code, is_response=False)):
-        raise Unsupported(f"{code.name} ({int(code)}) is not a request code of the release the target "
-                          f"announces, version {version} ({_release_name(version)}) ({clause})",
-                          expected=f"a release declaring {code.name}", actual=version)
+    declared = any(known.present_for_version(version) for known in codes_for(code, is_response=False))
+    request = client.connection.command(code)
+    client.connection.send(request)
+    answer = client.connection.response_to(request.opaque, PROBE_WAIT)
+    seen = "no answer" if answer is None else f"{answer.code} {answer.remark or ''}".strip()
+    release = f"its announced release, version {version} ({_release_name(version)}), " \
+              f"{'declares' if declared else 'does not declare'} it"
+    client.check.note(f"probe: {code.name} ({int(code)}) with no header", f"{seen}; {release}")
+    if answer is not None and answer.code == ResponseCode.REQUEST_CODE_NOT_SUPPORTED:
+        raise Unsupported(f"the target answers {code.name} ({int(code)}) 3 REQUEST_CODE_NOT_SUPPORTED; "
+                          f"{release} ({clause})", expected=f"a target serving {code.name}", actual=seen)
 
 
 def ready_topic(client: Client, clause: str, count: int = 3, queues: int = 1) -> tuple[PopClient, str]:

@@ -328,7 +328,7 @@ def test_delete_unknown(acl: AclTarget, check: Check) -> None:
     key = unique("rmqGhost")
     response = acl.client(policy.ADMIN).call(RequestCode.DELETE_ACL_CONFIG, {"accessKey": key})
     expect_code(check, "DELETE_ACL_CONFIG", response, ResponseCode.DELETE_ACL_CONFIG_FAILED)
-    check.equal("remark", f"The accesskey[{key}] corresponding to accessConfig has been deleted failed.",
+    check.remark("remark", f"The accesskey[{key}] corresponding to accessConfig has been deleted failed.",
                 response.remark)
 
 

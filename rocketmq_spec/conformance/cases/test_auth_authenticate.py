@@ -73,7 +73,7 @@ def test_refused(refused: tuple[Who, str], auth_user: Credentials, broker: Serve
     answer = _connect(wire, broker, credentials).call(PROBE)
     expect_code(check, "refused", answer, ResponseCode.NO_PERMISSION)
     name = credentials.access_key if credentials else ""
-    check.equal("remark", remark.format(username=name), answer.remark)
+    check.remark("remark", remark.format(username=name), answer.remark)
 
 
 @case("RMQ-AUTH-AUTHENTICATE", "The initAuthenticationUser exists as a Super user, and a request it signs "

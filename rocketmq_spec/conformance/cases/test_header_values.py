@@ -159,7 +159,7 @@ def test_wide_code(broker: Server, wire: Wire, check: Check) -> None:
     narrow = connection.call(_int16(WIDE_CODE), {"consumerGroup": unique("cg"), "topic": unique("topic"),
                                                  "queueId": "0"}, serialize_type=SerializeType.ROCKETMQ)
     expect_code(check, "the code's low 16 bits", narrow, ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-    check.equal("remark names the 16-bit code", remarks.NOT_SUPPORTED.format(code=_int16(WIDE_CODE)),
+    check.remark("remark names the 16-bit code", remarks.NOT_SUPPORTED.format(code=_int16(WIDE_CODE)),
                 narrow.remark)
     wide = connection.call(WIDE_CODE, {"consumerGroup": unique("cg"), "topic": unique("topic"),
                                        "queueId": "0"})

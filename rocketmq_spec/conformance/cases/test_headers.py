@@ -122,7 +122,7 @@ def test_unknown_code(serialize_type: SerializeType, server: Server, wire: Wire,
     check.that("answered", response is not None, expected="a response", actual=response)
     assert response is not None
     expect_code(check, "unknown code", response, ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-    check.equal("remark", remarks.NOT_SUPPORTED.format(code=UNKNOWN_CODE), response.remark)
+    check.remark("remark", remarks.NOT_SUPPORTED.format(code=UNKNOWN_CODE), response.remark)
     check.equal("opaque", request.opaque, response.opaque)
 
 

@@ -63,11 +63,27 @@ def test_query_message(by: str, client: Client, check: Check) -> None:
         check.equal(f"UNIQ_KEYs found by {key}", [message.uniq], [r.uniq_key for r in found])
 
 
-@case("RMQ-BRK-QUERY-MESSAGE", "QUERY_MESSAGE by a key no message has is answered 22 QUERY_NOT_FOUND.")
+@case("RMQ-BRK-QUERY-MESSAGE", "QUERY_MESSAGE by a key no message has is answered 22 QUERY_NOT_FOUND once "
+      "the index holds what was stored before it (within the visibility bound).")
 def test_query_message_not_found(client: Client, check: Check) -> None:
     topic = client.create_topic()
-    client.send(topic, Message(keys=(unique("key"),)))
-    response = _query(client, topic, unique("absent"))()
+    sent = unique("key")
+    client.send(topic, Message(keys=(sent,)))
+    # The index is dispatched after the send is answered (RMQ-BRK-VISIBILITY): first the message sent is
+    # found, then the absent key is asked until the index answers for everything stored (other cases write
+    # meanwhile, and a broker may refuse a query while its index is behind: rocketmq-rust answers 1 then).
+    expect_success(check, f"QUERY_MESSAGE {sent} (the index has dispatched the send)",
+                   _found(client, topic, sent))
+    answers: list[str] = []
+
+    def asked() -> RemotingCommand:
+        response = _query(client, topic, unique("absent"))()
+        answers.append(f"{response.code} {response.remark or ''}".strip())
+        return response
+
+    response = eventually(asked, lambda r: r.code != ResponseCode.SYSTEM_ERROR, VISIBILITY_BOUND_MS / 1000)
+    if len(answers) > 1:
+        check.note("answers while the index was behind", sorted(set(answers[:-1])))
     expect_code(check, "QUERY_MESSAGE", response, ResponseCode.QUERY_NOT_FOUND)
 
 

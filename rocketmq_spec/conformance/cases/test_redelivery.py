@@ -31,6 +31,7 @@ from rocketmq_spec.spec.system_topics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_
 
 from .admin_support import group_config
 from .messaging import Client, Message
+from .pop_support import target_setting
 from .support import eventually, expect_code, expect_success, unique
 
 WAITED_LEVELS = (1, 2, 3)
@@ -75,11 +76,16 @@ def _same_message(check: Check, what: str, sent: Message, record: MessageRecord)
                 (record.body, record.flag, record.born_timestamp, record.uniq_key))
 
 
+def _delay_levels(client: Client, check: Check) -> str:
+    """The target's messageDelayLevel: when each level is due depends on it."""
+    return target_setting(client, check, "messageDelayLevel", DELAY_LEVELS)
+
+
 @case("RMQ-BRK-DELAY-PARK", "A message sent with DELAY=L is stored in SCHEDULE_TOPIC_XXXX queue L-1 with "
       "REAL_TOPIC and REAL_QID, for every level of messageDelayLevel, and its own queue does not count it.")
 def test_delayed_messages_are_parked_by_level(client: Client, check: Check) -> None:
     topic = client.create_topic()
-    levels = len(DELAY_LEVELS.split())
+    levels = len(_delay_levels(client, check).split())
     for level in range(1, levels + 1):
         queue_id = _queue_of(level)
         message = Message(f"level {level}".encode(), user={PropertyKey.DELAY: str(level)})
@@ -97,13 +103,14 @@ def test_delayed_messages_are_parked_by_level(client: Client, check: Check) -> N
 @case("RMQ-BRK-DELAY-DELIVER", "A message of delay level 1, 2 or 3 is delivered to its own queue no earlier "
       "than its level's delay after it was parked, as the parked message (DELAY, REAL_TOPIC, REAL_QID kept).")
 def test_delayed_messages_arrive_after_their_delay(client: Client, check: Check) -> None:
+    levels = _delay_levels(client, check)
     topic = client.create_topic(len(WAITED_LEVELS))
     parked = {}
     for queue_id, level in enumerate(WAITED_LEVELS):
         message = Message(f"level {level}".encode(), user={PropertyKey.DELAY: str(level)})
         parked[level] = (queue_id, message, _parked(client, topic, message, queue_id))
     for level, (queue_id, message, original) in parked.items():
-        delay = delay_level_ms(level)
+        delay = delay_level_ms(level, levels)
         delivered = _first(client, topic, queue_id, delay + DELIVERY_SLACK_MS)
         check.equal(f"level {level}: messages delivered", 1, len(delivered))
         if not delivered:
@@ -147,7 +154,8 @@ def test_send_back_goes_to_the_retry_topic(client: Client, check: Check) -> None
     msg_id, offset = _stored(client, topic, message)
     expect_success(check, "CONSUMER_SEND_MSG_BACK", _send_back(client, offset, group, delayLevel=1,
                                                                originMsgId=message.uniq, originTopic=topic))
-    retried = _first(client, f"{RETRY_PREFIX}{group}", 0, delay_level_ms(1) + DELIVERY_SLACK_MS)
+    first_level = delay_level_ms(1, _delay_levels(client, check))
+    retried = _first(client, f"{RETRY_PREFIX}{group}", 0, first_level + DELIVERY_SLACK_MS)
     check.equal("messages in the retry queue", 1, len(retried))
     if retried:
         _copy_fields(check, "retry copy", topic, msg_id, message, retried[0])
@@ -175,7 +183,7 @@ def test_send_back_past_the_limit_goes_to_the_dead_letter_topic(client: Client, 
 def test_send_back_of_no_message_is_refused(client: Client, check: Check) -> None:
     response = _send_back(client, NO_RECORD_OFFSET, unique("cg"))
     expect_code(check, "CONSUMER_SEND_MSG_BACK", response, ResponseCode.SYSTEM_ERROR)
-    check.equal("remark", remarks.SEND_BACK_NOT_FOUND.format(offset=NO_RECORD_OFFSET), response.remark)
+    check.remark("remark", remarks.SEND_BACK_NOT_FOUND.format(offset=NO_RECORD_OFFSET), response.remark)
 
 
 def _send_to_retry_topic(client: Client, group: str, message: Message, reconsume_times: int,
@@ -233,5 +241,6 @@ def test_send_back_to_a_group_without_retry_queues(client: Client, check: Check)
                                                       group_config(group, retry_queues=0)))
     _, offset = _stored(client, topic, Message(b"not retried"))
     expect_success(check, "CONSUMER_SEND_MSG_BACK", _send_back(client, offset, group, delayLevel=1))
-    late = _first(client, f"{RETRY_PREFIX}{group}", 0, delay_level_ms(1) + SHORT_LOOK_MS)
+    first_level = delay_level_ms(1, _delay_levels(client, check))
+    late = _first(client, f"{RETRY_PREFIX}{group}", 0, first_level + SHORT_LOOK_MS)
     check.equal("retry copies", [], [r.uniq_key for r in late])

@@ -28,7 +28,9 @@ def summary(results: Sequence[CaseResult]) -> str:
     out += [line(["-" * w for w in widths]), line(rows[-1])]
     for result in results:
         if result.verdict in _DETAIL_VERDICTS:
-            out.append(f"{result.verdict.value:<10} {result.case_id}  [{result.clause_id} {result.level}]")
+            row = f"; policy row {result.basis}" if result.basis else ""
+            where = f"[{result.clause_id} {result.level}{row}]"
+            out.append(f"{result.verdict.value:<10} {result.case_id}  {where}")
             out.append(f"           {result.message}")
             expected, seen = result.expected_and_seen()
             if expected is not None or seen is not None:

@@ -32,6 +32,9 @@ def write(directory: Path, results: Sequence[CaseResult], meta: dict[str, Any]) 
                  "level": result.level, "verdict": result.verdict.value, "file": f"{CASES_DIR}/{name}"}
         if result.verdict is not Verdict.PASS:
             entry["message"] = result.message
+            entry["basis"] = result.basis
+        if result.case_clause:
+            entry["case_clause"] = result.case_clause
         if result.deviation:
             entry["deviation"] = result.deviation
         entries.append(entry)

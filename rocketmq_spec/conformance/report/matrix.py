@@ -157,8 +157,8 @@ def _differences(reports: Sequence[Report]) -> list[str]:
 
 
 def _not_passed(reports: Sequence[Report]) -> list[str]:
-    """Why each verdict other than PASS was given: the case's message and, when a target profile set the
-    verdict, the deviation it cites."""
+    """Why each verdict other than PASS was given: the verdict policy's row it rests on, the case's message
+    and, when a target profile set the verdict, the deviation it cites."""
     lines = []
     for report in reports:
         for case, entry in sorted(report.cases.items()):
@@ -166,7 +166,8 @@ def _not_passed(reports: Sequence[Report]) -> list[str]:
                 continue
             why = " ".join(str(entry.get("message", "")).split()) or "no message recorded"
             cited = f" Known deviation: {entry['deviation']}" if entry.get("deviation") else ""
-            lines.append(f"- {report.label}, `{case}`, {entry['verdict']}: {why}.{cited}")
+            row = f" (policy row {entry['basis']})" if entry.get("basis") else ""
+            lines.append(f"- {report.label}, `{case}`, {entry['verdict']}{row}: {why}.{cited}")
     return ["## Verdicts other than PASS", "", *(lines or ["Every case passed in every run."]), ""]
 
 

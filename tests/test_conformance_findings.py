@@ -1,0 +1,124 @@
+"""Reproducers and findings: a recorded case replayed against the reference broker, and one Markdown
+report per distinct finding of a results directory."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+
+from rocketmq_spec.conformance import findings, reproduce
+from rocketmq_spec.conformance.recorder import Exchange
+from rocketmq_spec.conformance.report import json_files
+from rocketmq_spec.conformance.result import CaseResult
+from rocketmq_spec.conformance.verdict import Basis, Verdict
+from rocketmq_spec.conformance.wire import Connection, Endpoint
+from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec.codes import RequestCode
+from tests.messaging_support import with_broker
+
+UNKNOWN_CODE = 29999
+CASE = "headers::unknown_code[broker-unknown-code-json]"
+
+
+def result(case: str, verdict: Verdict, basis: Basis | None, *, clause: str = "RMQ-CODE-NOT-SUPPORTED",
+           message: str = "response code", actual: str = "1 unsupported", deviation: str = "",
+           frames: list[dict[str, object]] | None = None) -> CaseResult:
+    return CaseResult(case_id=case, area=case.split("::")[0], clause_id=clause, clause_text="text",
+                      level="MUST",
+                      requirement="An unknown request code is answered 3 REQUEST_CODE_NOT_SUPPORTED.",
+                      verdict=verdict, message=message, expected=3, actual=actual, deviation=deviation,
+                      basis=basis.value if basis else "", frames=frames or [])
+
+
+def write_results(directory: Path, results: list[CaseResult], meta: dict[str, object]) -> None:
+    json_files.write(directory, results, meta)
+
+
+def record_exchange(broker: Endpoint) -> Exchange:
+    """What a case sends and reads: an unknown code, then GET_MAX_OFFSET, on one connection."""
+    exchange = Exchange()
+    connection = Connection(broker, exchange)
+    try:
+        connection.call(UNKNOWN_CODE)
+        connection.call(RequestCode.GET_MAX_OFFSET, {"topic": "TBW102", "queueId": "0"})
+    finally:
+        connection.close()
+    return exchange
+
+
+def test_a_recorded_case_is_replayed_against_the_reference_broker(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> str:
+        def blocking() -> str:
+            broker = Endpoint.parse(mq.broker_addr)
+            frames = [r.to_json() for r in record_exchange(broker).records]
+            write_results(results, [result(CASE, Verdict.FAIL, Basis.MUST, frames=frames)],
+                          {"target": "embedded", "broker": str(broker), "namesrv": mq.namesrv_addr})
+            out = io.StringIO()
+            assert reproduce.main([CASE, "--results", str(results), "--namesrv", mq.namesrv_addr,
+                                   "--broker", str(broker)], out) == 0
+            return out.getvalue()
+        return await asyncio.to_thread(blocking)
+
+    text = asyncio.run(with_broker(tmp_path / "store", scenario))
+    assert "connect to the broker" in text
+    assert f"request (JSON) code {UNKNOWN_CODE} opaque 1" in text
+    assert "2 of 2 recorded answers given again" in text and "differs" not in text
+    assert "expected:    3" in text and "seen:        1 unsupported" in text
+
+
+def test_a_replay_shows_answers_that_differ_from_the_record(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> str:
+        def blocking() -> str:
+            broker = Endpoint.parse(mq.broker_addr)
+            frames = [r.to_json() for r in record_exchange(broker).records]
+            write_results(results, [result(CASE, Verdict.FAIL, Basis.MUST, frames=frames)],
+                          {"broker": str(broker)})
+            answer = next(f for f in frames if f["dir"] == "<")
+            answer["hex"] = str(answer["hex"]).replace(b'"code":3'.hex(), b'"code":4'.hex())
+            (results / "cases" / json_files.file_name(CASE)).write_text(
+                json.dumps(result(CASE, Verdict.FAIL, Basis.MUST, frames=frames).to_json()))
+            out = io.StringIO()
+            reproduce.main([CASE, "--results", str(results), "--broker", str(broker)], out)
+            return out.getvalue()
+        return await asyncio.to_thread(blocking)
+
+    text = asyncio.run(with_broker(tmp_path / "store", scenario))
+    assert "1 of 2 recorded answers given again" in text and "<-- differs" in text
+
+
+def test_one_report_per_distinct_finding(tmp_path: Path) -> None:
+    frames = [{"t": 0.0, "conn": 1, "dir": "*", "len": 0, "hex": "connected to 127.0.0.1:10911"},
+              {"t": 0.001, "conn": 1, "dir": ">", "len": 4, "hex": "0000000c"}]
+    write_results(tmp_path / "run", [
+        result("headers::unknown_code[a_0123456789ab]", Verdict.FAIL, Basis.MUST, frames=frames,
+               actual="1 unsupported code topic_0123456789ab"),
+        result("headers::unknown_code[b]", Verdict.FAIL, Basis.MUST,
+               actual="1 unsupported code topic_ba9876543210"),
+        result("pull::other", Verdict.FAIL, Basis.MUST, clause="RMQ-BRK-PULL-REMARK", message="pull code",
+               actual="20"),
+        result("headers::profiled", Verdict.NON_STRICT, Basis.DEVIATION, deviation="cited (Source.rs)"),
+        result("headers::chosen", Verdict.NON_STRICT, Basis.CHOICE, deviation="declared choice: r (s)"),
+        result("headers::remark", Verdict.INFO, Basis.INFO),
+        result("headers::absent", Verdict.UNSUPPORTED, Basis.ABSENT),
+    ], {"target": "some-broker", "announced_version": 474})
+    out = io.StringIO()
+    args = [str(tmp_path / "run"), "--target-name", "some-broker", "--out", str(tmp_path / "f")]
+    assert findings.main(args, out) == 0
+    assert "wrote 2 finding(s)" in out.getvalue()
+    reports = sorted((tmp_path / "f").glob("0*.md"))
+    first = reports[0].read_text()
+    assert first.startswith("# some-broker: An unknown request code is answered 3 REQUEST_CODE_NOT_SUPPORTED")
+    assert "RMQ-CODE-NOT-SUPPORTED (MUST)" in first and "verdict policy's MUST row" in first
+    assert "`headers::unknown_code[a_0123456789ab]`, `headers::unknown_code[b]`" in first
+    assert "NettyRemotingAbstract.java" in first  # the clause's Java source
+    assert "c1 > 0000000c" in first  # the frames in hex
+    assert "rmq-conformance reproduce 'headers::unknown_code[a_0123456789ab]'" in first
+    assert "--target some-broker" in first
+    assert "profiled" not in first and "chosen" not in (tmp_path / "f" / "README.md").read_text()

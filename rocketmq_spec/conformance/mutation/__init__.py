@@ -12,3 +12,7 @@ execute the mutated lines (found once by a run under coverage with one context p
 cases always run on the store the mutant wrote. Nothing here imports the broker: it is source to mutate
 and a tree to run ``python -m rocketmq_spec.conformance.mutation.runner`` in.
 """
+
+from rocketmq_spec.extras import require
+
+require("mutation")

@@ -51,6 +51,7 @@ from rocketmq_spec.conformance import profile as profiles
 from rocketmq_spec.conformance.acl_policy import ACL_RELEASE, write_acl_file
 from rocketmq_spec.conformance.cli_help import ExitStatus
 from rocketmq_spec.conformance.launcher import Launcher
+from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.target import Target, auth_user_of
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
@@ -290,7 +291,8 @@ def _embedded(args: argparse.Namespace) -> int:
         # assertion-rewrite; the cases report through ``check``, not bare asserts, so nothing is lost.
         store_code = pytest.main([*pytest_args(Target(store=target.store), store_args),
                                   "-W", "ignore::pytest.PytestAssertRewriteWarning",
-                                  "--rmq-related=../index.html=the report on the broker's wire run"])
+                                  "--rmq-related=../index.html=the report on the broker's wire run",
+                                  f"--rmq-clause-page=../{CLAUSE_PAGE}"])
     if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
         store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
     return combined(exit_status(wire_code), exit_status(store_code))

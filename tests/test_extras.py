@@ -74,3 +74,10 @@ def test_importing_an_optional_part_without_its_extra_says_which(part: str) -> N
     assert done.returncode == 1
     assert f"{MissingExtra.__name__}: needs the " in done.stderr
     assert "pip install 'rocketmq-spec[" in done.stderr
+
+
+def test_the_readme_lists_every_extra() -> None:
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("<!-- extras:"):readme.index("<!-- /extras -->")]
+    listed = re.findall(r"^\| `rocketmq-spec\[(\w+)\]` \|", table, re.M)
+    assert listed == list(PYPROJECT["project"]["optional-dependencies"])

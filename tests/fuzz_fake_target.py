@@ -30,8 +30,9 @@ class Behaviour:
     """Seconds until a connection with a malformed complete frame is closed (NEVER: left open)."""
     idle_timeout: float = NEVER
     """Seconds of silence after which a connection is closed."""
-    mute_until: float = 0.0
-    """Monotonic time before which requests get no answer (a stall; NEVER: a hang)."""
+    unanswered: float = 0
+    """How many of the next requests get no answer (a stall: the fuzzer's probe times out and a later one
+    is answered; NEVER: a hang). Counted in requests, not seconds, so a slow machine sees the same stall."""
     leak_bytes: int = 0
     """Memory kept, touched, for every accepted connection."""
     leaked: list[bytearray] = field(default_factory=list)
@@ -42,6 +43,7 @@ class FakeTarget:
         self.behaviour = behaviour
         self._listeners = [socket.create_server(("127.0.0.1", 0)) for _ in range(2)]
         self._stopped = threading.Event()
+        self._lock = threading.Lock()
 
     @property
     def namesrv(self) -> str:
@@ -95,9 +97,15 @@ class FakeTarget:
                     if isinstance(event, FrameRejected):
                         self._hold(conn)
                         return
-                    if isinstance(event, FrameReceived) and not event.command.is_response \
-                            and time.monotonic() >= self.behaviour.mute_until:
-                        conn.sendall(encode(event.command.response(ResponseCode.SUCCESS)))
+                    if isinstance(event, FrameReceived) and not event.command.is_response:
+                        self._answer(conn, event)
+
+    def _answer(self, conn: socket.socket, request: FrameReceived) -> None:
+        with self._lock:
+            mute = self.behaviour.unanswered > 0
+            self.behaviour.unanswered -= mute
+        if not mute:
+            conn.sendall(encode(request.command.response(ResponseCode.SUCCESS)))
 
     def _hold(self, conn: socket.socket) -> None:
         """Keep a connection that sent a malformed frame open for ``close_after`` seconds, or until its

@@ -69,14 +69,13 @@ def test_silent_consumer_times_out(scene: Scene, monkeypatch: pytest.MonkeyPatch
 def test_consumer_leaving_during_a_call_is_a_system_error(scene: Scene) -> None:
     client = _online(scene, "127.0.0.1@leaving", answering=False)
     leave = threading.Timer(0.5, client.stop)
-    asked = time.monotonic()
     leave.start()
     with AdminConnection(scene.broker, timeout=WAIT) as admin:
         answer = admin.call(RequestCode.GET_CONSUMER_RUNNING_INFO,
                             {"consumerGroup": scene.group, "clientId": "127.0.0.1@leaving"},
                             accept=(ResponseCode.SYSTEM_ERROR,))
     leave.join()
-    assert time.monotonic() - asked < relay.CALL_CLIENT_TIMEOUT  # answered when it left, not at the timeout
+    # answered when it left (SYSTEM_ERROR), not at the timeout (CONSUME_MSG_TIMEOUT, the test above)
     assert (answer.command.remark or "").startswith(f"invoke consumer <{scene.group}> <127.0.0.1@leaving>")
 
 

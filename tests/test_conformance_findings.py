@@ -82,7 +82,7 @@ def test_a_replay_shows_answers_that_differ_from_the_record(tmp_path: Path) -> N
                           {"broker": str(broker)})
             answer = next(f for f in frames if f["dir"] == "<")
             answer["hex"] = str(answer["hex"]).replace(b'"code":3'.hex(), b'"code":4'.hex())
-            (results / "cases" / json_files.file_name(CASE)).write_text(
+            (results / "cases" / f"{json_files.file_stem(CASE)}.json").write_text(
                 json.dumps(result(CASE, Verdict.FAIL, Basis.MUST, frames=frames).to_json()))
             out = io.StringIO()
             reproduce.main([CASE, "--results", str(results), "--broker", str(broker)], out)

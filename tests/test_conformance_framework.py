@@ -57,13 +57,22 @@ def test_console_summary_lists_failures() -> None:
 
 
 def test_json_report_round_trips(tmp_path: Path) -> None:
-    index_path = json_files.write(tmp_path, sample_results(), {"title": "t"})
+    """Every case is in the index; a case that did not pass also has its whole record in a file of its
+    own, a passing one has none (its observations and frames are left out)."""
+    results = sample_results()
+    index_path = json_files.write(tmp_path, results, {"title": "t"})
     index = json.loads(index_path.read_text())
     assert index["totals"]["CRASH"] == 2
-    first = index["cases"][0]
-    restored = CaseResult.from_json(json.loads((tmp_path / first["file"]).read_text()))
-    assert restored.verdict.value == first["verdict"]
-    assert restored.frames[0]["hex"] == "0000000c"
+    assert [entry["case"] for entry in index["cases"]] == [r.case_id for r in results]
+    failed = next(entry for entry in index["cases"] if entry["verdict"] == Verdict.FAIL.value)
+    restored = CaseResult.from_json(json.loads((tmp_path / failed["file"]).read_text()))
+    assert restored.verdict is Verdict.FAIL and restored.frames[0]["hex"] == "0000000c"
+    passed = [entry for entry in index["cases"] if entry["verdict"] == Verdict.PASS.value]
+    assert passed and not any("file" in entry for entry in passed)
+    assert len(list((tmp_path / json_files.CASES_DIR).glob("*.json"))) == len(results) - len(passed)
+    _, read = json_files.read(tmp_path)
+    assert [(r.case_id, r.verdict, r.requirement) for r in read] == [
+        (r.case_id, r.verdict, r.requirement) for r in results]
 
 
 @pytest.mark.parametrize(("strict", "failures"), [(False, 2), (True, 3)])

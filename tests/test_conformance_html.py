@@ -138,9 +138,9 @@ def test_cases_link_to_their_clause(report: tuple[Path, list]) -> None:
 
 def test_expected_and_actual_sit_side_by_side(report: tuple[Path, list]) -> None:
     page, _ = report
-    assert "<th>expected</th><th>actual</th>" in page.read_text()
-    cells = '<td class="v" data-label="expected">1</td><td class="v" data-label="actual">2</td>'
-    assert cells in page.read_text()
+    pair = ('<div class="ea"><div class="v"><b>expected</b> 1</div><div class="v"><b>actual</b> 2</div>'
+            "</div>")
+    assert pair in page.read_text()
 
 
 def test_screenshot_shows_the_summary_at_the_top_failures_first(tmp_path: Path, chromium: str,
@@ -206,18 +206,30 @@ def _big(verdict: Verdict, n: int) -> CaseResult:
 
 
 def test_long_values_and_frames_stay_off_the_page(tmp_path: Path) -> None:
+    """A passing case is one row saying what it required; a failing one shows its first observations, cut,
+    and links to its own page, which has them all and its frames; only that case has a JSON file."""
     results = [_big(Verdict.PASS, n) for n in range(250)] + [_big(Verdict.FAIL, 250)]
+    results[-1].observations[7]["ok"] = False
     page = html.write(tmp_path / "index.html", results, title="big")
+    json_files.write(tmp_path, results, {"title": "big"})
     text = page.read_text()
-    assert page.stat().st_size < 1_000_000
+    assert page.stat().st_size < 200_000
     start = text.index('<tr id="framing::big_0"')
     first = text[start:text.index("</tr>", start)]
-    assert '<a href="cases/framing_big_0.json">300 log lines on 1 connection(s)</a>' in first
-    assert "<details" not in first  # a passing case's frames are one click away, in its JSON
-    assert "… (2,000 characters: " in first and "296 more observations" in first
+    assert "<a " not in first.replace(f'<a href="{CLAUSE_PAGE}#', "")  # no link but to its clause
+    assert "opaque echoed" in first and "split at" not in first and "log lines" not in first
     failed = text[text.index('<tr id="framing::big_250"'):]
-    assert '<details class="frames"><summary>300 log lines on 1 connection(s)</summary>' in failed
-    assert "260 more lines, and every byte" in failed
+    failed = failed[:failed.index("</tr>")]
+    assert '<a href="cases/framing_big_250.html">framing::big_250</a>' in failed
+    assert "split at 7" not in failed, "the failing pair is shown, not the observation's name"
+    assert '… (2,000 characters: <a href="cases/framing_big_250.html">the whole value</a>)' in failed
+    assert "log lines" not in failed
+    case = (tmp_path / "cases" / "framing_big_250.html").read_text()
+    assert "Observations (300)" in case and "100 more in the JSON" in case
+    assert case.index("split at 7") < case.index("split at 0"), "those that did not hold first"
+    assert "Frames (300 log lines on 1 connection(s))" in case
+    assert sorted(p.name for p in (tmp_path / "cases").iterdir()) == ["framing_big_250.html",
+                                                                     "framing_big_250.json"]
 
 
 def test_a_failure_always_shows_expected_and_seen(report: tuple[Path, list]) -> None:
@@ -226,8 +238,8 @@ def test_a_failure_always_shows_expected_and_seen(report: tuple[Path, list]) -> 
     timed_out.expected = timed_out.actual = None
     timed_out.observations, timed_out.message = [], "no response to code 17 (opaque 1) within 5.0 s"
     text = html.render([timed_out], "t")
-    assert ('<td class="v" data-label="expected">opaque echoed</td>'
-            '<td class="v" data-label="actual">no response to code 17 (opaque 1) within 5.0 s</td>') in text
+    assert ('<div class="v"><b>expected</b> opaque echoed</div>'
+            '<div class="v"><b>actual</b> no response to code 17 (opaque 1) within 5.0 s</div>') in text
 
 
 def test_errors_of_the_run_are_not_the_targets(report: tuple[Path, list]) -> None:
@@ -253,3 +265,27 @@ def test_narrow_screens_get_one_card_per_case(tmp_path: Path, chromium: str,
     fail = tuple(int(COLOURS[Verdict.FAIL][i:i + 2], 16) for i in (1, 3, 5))
     bands = [row.count(fail) for row in rows]
     assert max(bands) > width * 0.8, "no FAIL band across the screen"
+
+
+def test_the_header_says_plainly_when_a_profile_tolerated_musts(report: tuple[Path, list]) -> None:
+    _, results = report
+    kept = [r for r in results if r.verdict in (Verdict.PASS, Verdict.UNSUPPORTED)]
+    plain = html.outcome(kept, strict=False)
+    assert plain == (f"{len(kept)} cases (2 UNSUPPORTED, 3 PASS); the target conforms. 2 UNSUPPORTED: "
+                     "features the target answered it does not have.")
+    tolerated = next(r for r in results if r.verdict is Verdict.NON_STRICT)
+    tolerated.level, tolerated.deviation = "MUST", "rocketmq-5: answered 1, cited"
+    told = html.outcome([tolerated, *kept], strict=False)
+    assert "the target conforms" not in told
+    assert ("the target breaks 1 MUST(s) that its profile tolerates as known, cited deviations (NON-STRICT): "
+            "it conforms only under that profile.") in told
+
+
+def test_a_report_can_link_to_a_clause_page_it_does_not_write(tmp_path: Path) -> None:
+    """The store report of a run sits under the wire report and links to its clause page."""
+    results = mixed_results()
+    page = html.write(tmp_path / "index.html", results, title="store", clauses=f"../{CLAUSE_PAGE}")
+    assert not (tmp_path / CLAUSE_PAGE).exists()
+    assert page.read_text().count(f'<a href="../{CLAUSE_PAGE}#RMQ-FRAME-OPAQUE">') == len(results)
+    case = (tmp_path / "cases" / "framing_case_fail.html").read_text()
+    assert f'<a href="../../{CLAUSE_PAGE}#RMQ-FRAME-OPAQUE">' in case

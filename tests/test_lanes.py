@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rocketmq_spec.codec.store import HostPort, decode_records
+from rocketmq_spec.fuzz.profiles import SLOW_DATA
 from rocketmq_spec.fuzz.strategies.properties import property_maps
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
@@ -67,7 +68,7 @@ def _files(root: Path) -> dict[str, bytes]:
     return files
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, suppress_health_check=[*SLOW_DATA, HealthCheck.function_scoped_fixture])
 @given(st.lists(producer_messages(), min_size=1, max_size=40))
 def test_plain_put_equals_general_put(tmp_path_factory: pytest.TempPathFactory,
                                       monkeypatch: pytest.MonkeyPatch, messages: list[InnerMessage]) -> None:

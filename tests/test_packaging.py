@@ -97,10 +97,23 @@ def implementation(bin_dir: Path, env: dict[str, str]) -> str:
                           check=True, cwd=bin_dir).stdout.strip()
 
 
+def package_data() -> set[str]:
+    """Every file of the packages that is not Python source: profiles, regressions, Java drivers, proto
+    files, TOML tables. The code reads them at run time, so the wheel must carry each one."""
+    found = set()
+    for package in ("rocketmq_spec", "pyspark_rocketmq", "pyspark_rocketmq_store"):
+        for path in (PROJECT_ROOT / package).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".py", ".c", ".so"):
+                found.add(path.relative_to(PROJECT_ROOT).as_posix())
+    return found
+
+
 def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     (wheel,) = build(tmp_path / "dist", "--wheel")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert set(SHIPPED) <= names, set(SHIPPED) - names
+    assert package_data() <= names, package_data() - names
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert any(name.startswith("rocketmq_spec/conformance/regressions/") for name in names)
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
     assert any(name.startswith("rocketmq_spec/codec/_hotpath") and name.endswith(".so") for name in names)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rocketmq_spec.codec.fast_store import INDEX_ENTRY, INDEX_HEADER, index_key_hash, java_string_hash
 from rocketmq_spec.codec.store import IndexFile, StoreDirectory
 from rocketmq_spec.codec.store.indexfile import index_sizes
+from rocketmq_spec.fuzz.profiles import SLOW_DATA
 from rocketmq_spec.spec import hashing
 from rocketmq_spec.spec.errors import StoreError
 from rocketmq_spec.spec.indexfile import (
@@ -90,7 +91,7 @@ puts = st.lists(st.tuples(st.sampled_from(["T#a", "T#b", "T#c", "T#ü", "U#a", "
                           st.integers(0, 2**40), st.integers(0, 100_000)), max_size=ENTRIES + 3)
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
+@settings(suppress_health_check=[*SLOW_DATA, HealthCheck.function_scoped_fixture], max_examples=60)
 @given(puts, st.integers(0, 120_000), st.integers(0, 120_000), st.integers(1, 10))
 def test_put_and_lookup_equal_the_schema_walk(tmp_path: Path, steps: list[tuple[str, int, int]],
                                               begin_ms: int, span_ms: int, limit: int) -> None:

@@ -9,10 +9,15 @@ byte-identical, because the frame depends on the libzstd version.
 
 from __future__ import annotations
 
+import sys
 import zlib
 
 import lz4.frame
-import zstandard
+
+if sys.version_info >= (3, 14):
+    from compression import zstd
+else:  # the same module, backported (a fraction of the size of the zstandard bindings)
+    from backports import zstd
 
 from rocketmq_spec.spec.errors import BodyError
 from rocketmq_spec.spec.sysflag import RMQ_FLAG_COMPRESSION, CompressionType, compression_type
@@ -36,8 +41,9 @@ def compress(body: bytes, kind: CompressionType, level: int = DEFAULT_LEVEL) -> 
         compressor = lz4.frame.LZ4FrameCompressor(
             block_size=lz4.frame.BLOCKSIZE_MAX4MB, block_linked=False, content_checksum=False)
         return compressor.begin() + compressor.compress(body) + compressor.flush()
-    stream = zstandard.ZstdCompressor(level=level, write_content_size=False).compressobj()
-    return stream.compress(body) + stream.flush()
+    options: dict[int, int] = {zstd.CompressionParameter.compression_level: level,
+                               zstd.CompressionParameter.content_size_flag: 0}
+    return zstd.ZstdCompressor(options=options).compress(body, zstd.ZstdCompressor.FLUSH_FRAME)
 
 
 def _too_large(kind: CompressionType) -> BodyError:
@@ -66,16 +72,15 @@ def decompress(body: bytes, kind: CompressionType) -> bytes:
                 raise BodyError("truncated LZ4 frame", expected="end of frame", seen=len(body),
                                 clause=RMQ_FLAG_COMPRESSION.id)
             return out
-        with zstandard.ZstdDecompressor().stream_reader(body) as reader:
-            if len(reader.read(MAX_DECOMPRESSED_BYTES + 1)) > MAX_DECOMPRESSED_BYTES:
-                raise _too_large(kind)
-        zstd_stream = zstandard.ZstdDecompressor().decompressobj()
-        out = zstd_stream.decompress(body)
+        zstd_stream = zstd.ZstdDecompressor()
+        out = zstd_stream.decompress(body, max_length=MAX_DECOMPRESSED_BYTES + 1)
+        if len(out) > MAX_DECOMPRESSED_BYTES:
+            raise _too_large(kind)
         if not zstd_stream.eof:
             raise BodyError("truncated zstd frame", expected="end of frame", seen=len(body),
                             clause=RMQ_FLAG_COMPRESSION.id)
         return out
-    except (zlib.error, RuntimeError, zstandard.ZstdError) as exc:
+    except (zlib.error, RuntimeError, zstd.ZstdError) as exc:
         raise BodyError(f"cannot decompress {kind.name} body: {exc}", expected=kind.name, seen=body[:8].hex(),
                         clause=RMQ_FLAG_COMPRESSION.id) from exc
 

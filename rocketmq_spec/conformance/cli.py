@@ -54,6 +54,7 @@ from rocketmq_spec.conformance.acl_policy import ACL_RELEASE, write_acl_file
 from rocketmq_spec.conformance.cli_help import ExitStatus
 from rocketmq_spec.conformance.embedded import AUTH_TABLES, QUICK_CHECKS, RECALL_ON
 from rocketmq_spec.conformance.launcher import Launcher
+from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.target import Target, auth_user_of
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
@@ -236,8 +237,12 @@ def _target_name(args: argparse.Namespace) -> str | None:
 
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
+    # This process imported the suite's package before pytest starts (and a second run in it, the store
+    # run after the wire run, every case module), which pytest cannot assertion-rewrite; the cases report
+    # through ``check``, not bare asserts, so nothing is lost and the warning is noise in every run.
     argv = [str(CASES_DIR), "-p", "rocketmq_spec.conformance.plugin", "-r", "fE",
-            *("-p", "no:cacheprovider"), *("-p", "no:benchmark"), *("-p", f"no:{BROKER_FIXTURES}")]
+            *("-p", "no:cacheprovider"), *("-p", "no:benchmark"), *("-p", f"no:{BROKER_FIXTURES}"),
+            *("-W", "ignore::pytest.PytestAssertRewriteWarning")]
     auth_user = f"{target.authn.access_key}:{target.authn.secret_key}" if target.authn else None
     for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
@@ -291,11 +296,9 @@ def _embedded(args: argparse.Namespace) -> int:
         print(f"checking the store the embedded broker wrote: {target.store}", flush=True)
         report = args.report and args.report / STORE_REPORT
         store_args = argparse.Namespace(**{**vars(args), "report": report})
-        # The wire run already imported the suite's modules, which a second run in this process cannot
-        # assertion-rewrite; the cases report through ``check``, not bare asserts, so nothing is lost.
         store_code = pytest.main([*pytest_args(Target(store=target.store), store_args),
-                                  "-W", "ignore::pytest.PytestAssertRewriteWarning",
-                                  "--rmq-related=../index.html=the report on the broker's wire run"])
+                                  "--rmq-related=../index.html=the report on the broker's wire run",
+                                  f"--rmq-clause-page=../{CLAUSE_PAGE}"])
     if store_code == pytest.ExitCode.NO_TESTS_COLLECTED:
         store_code = pytest.ExitCode.OK  # a -k selection of wire cases only
     return combined(exit_status(wire_code), exit_status(store_code))

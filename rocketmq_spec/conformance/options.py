@@ -13,6 +13,7 @@ import pytest
 
 from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.conformance.launcher import Launcher, LauncherError
+from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.target import Target, auth_user_of
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.ha import HA_PORT_OFFSET
@@ -58,6 +59,9 @@ def add_options(parser: pytest.Parser) -> None:
                          "and kill a broker of their own (a target the suite started)")
     group.addoption("--rmq-related", action="append", default=[], metavar="HREF=TEXT",
                     help="a link from the HTML report to another page of the run (its store report, say)")
+    group.addoption("--rmq-clause-page", default=CLAUSE_PAGE, metavar="HREF",
+                    help="where the HTML report links clauses to; only the default writes the page (a store "
+                         "report under a wire report links to the wire report's)")
 
 
 def parse_index_sizes(text: str) -> tuple[int, int]:

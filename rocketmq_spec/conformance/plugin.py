@@ -28,6 +28,7 @@ from rocketmq_spec.conformance.options import add_options, parse_index_sizes, ta
 from rocketmq_spec.conformance.policy import decide
 from rocketmq_spec.conformance.recorder import Exchange
 from rocketmq_spec.conformance.report import console, html, json_files, junit
+from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.report.matrix import is_failure
 from rocketmq_spec.conformance.result import USER_PROPERTY, CaseResult, render
 from rocketmq_spec.conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
@@ -59,6 +60,8 @@ class RunState:
     """(maxHashSlotNum, maxIndexNum) of the store's index files, when given rather than inferred."""
     related: list[tuple[str, str]] = field(default_factory=list)
     """(link, text) of other pages of the run, shown on the HTML report."""
+    clauses: str = CLAUSE_PAGE
+    """The clause page's address from the HTML report (written beside it when it is the default)."""
     results: list[CaseResult] = field(default_factory=list)
     started: float = field(default_factory=time.time)
     target_name: str = ""
@@ -95,6 +98,7 @@ def pytest_configure(config: pytest.Config) -> None:
         report_dir=Path(option("--rmq-report")) if option("--rmq-report") else None,
         index_counts=parse_index_sizes(index_sizes) if index_sizes else None,
         related=[(href, text) for href, _, text in (link.partition("=") for link in option("--rmq-related"))],
+        clauses=option("--rmq-clause-page"),
         target_name=option("--rmq-target-name") or "",
     )
     config.stash[STATE] = state
@@ -399,7 +403,8 @@ def write_reports(state: RunState) -> None:
                 properties={"target": state.target_name, "profile": state.profile.name,
                             "profile_chosen": state.choice.how})
     html.write(directory / "index.html", results, title=f"RocketMQ conformance: {_describe(state)}",
-               strict=state.strict, profile=state.profile_line(), related=state.related)
+               strict=state.strict, profile=state.profile_line(), related=state.related,
+               clauses=state.clauses)
 
 
 def _describe(state: RunState) -> str:

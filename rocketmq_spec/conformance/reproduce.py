@@ -30,7 +30,7 @@ from typing import Any, TextIO
 from rocketmq_spec.codec.command import RemotingCommand, decode_payload
 from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
-from rocketmq_spec.conformance.report.json_files import CASES_DIR, file_name
+from rocketmq_spec.conformance.report.json_files import CASES_DIR, file_stem
 from rocketmq_spec.conformance.result import CaseResult
 from rocketmq_spec.conformance.verdict import Verdict
 from rocketmq_spec.conformance.wire import Connection, ConnectionLost, Endpoint
@@ -62,7 +62,7 @@ def load(case: str, results: Path) -> Recorded:
     """The case's JSON from ``results`` (by id) or the file named, with the roles of its run's addresses."""
     path = Path(case)
     if not path.is_file():
-        path = results / CASES_DIR / file_name(case)
+        path = results / CASES_DIR / f"{file_stem(case)}.json"
     if not path.is_file():
         raise BadInput(f"no recorded case {case!r} in {results / CASES_DIR} (reports keep the frames of "
                        f"every case; committed results keep those of non-PASS cases)")

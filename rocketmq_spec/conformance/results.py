@@ -268,6 +268,8 @@ def _totals_table(sub: str = "") -> str:
 
 SPANS: dict[str, Callable[[], str]] = {
     "wire-cases": lambda: str(len(_report(EMBEDDED).cases)),
+    "wire-pass": lambda: str(_report(EMBEDDED).total(Verdict.PASS)),
+    "wire-unsupported": lambda: str(_report(EMBEDDED).total(Verdict.UNSUPPORTED)),
     "store-cases": lambda: str(len(_report(EMBEDDED, STORE).cases)),
     "acl-cases": lambda: str(len(_report(ACL_COLUMN, ACL).cases)),
     "results-table": lambda: "\n" + _totals_table() + "\n",

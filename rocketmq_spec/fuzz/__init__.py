@@ -6,3 +6,7 @@ server and broker; ``rocketmq_spec.fuzz.stateful`` compares a running broker wit
 conformance suite, nothing here imports the reference broker: targets are reached over TCP and stores through
 their files.
 """
+
+from rocketmq_spec.extras import require
+
+require("fuzz")

@@ -14,3 +14,7 @@ it is source to mutate and a tree to run ``python -m rocketmq_spec.mutation.runn
 tree's brokers in its own process (``in_process``) so that coverage sees them. This package sits above
 both the suite and the broker for that reason; the suite itself never imports the broker.
 """
+
+from rocketmq_spec.extras import require
+
+require("mutation")

@@ -1,24 +1,28 @@
 """The run's HTML page: a summary matrix at the top, failures first, then every case, filterable.
 
-The matrix has an area per row and a verdict per column, failing verdicts and failing areas first; each
-count links to the cases it counts. Below it, what each verdict means. Case rows come failures first and
-carry their clause (a link into the clause page), level and area, what the case expected beside what the
-target did, and the frames. Each verdict has its own colour and its text is always written out, so the
-page stays readable in a text browser and its verdicts can be checked from the rendered DOM.
+The page opens with one sentence on the outcome: it says plainly when the target conforms only because
+its profile tolerated broken MUSTs as known deviations, and how many cases were UNSUPPORTED. The matrix
+has an area per row and a verdict per column, failing verdicts and failing areas first; each count links
+to the cases it counts. Below it, what each verdict means. Case rows come failures first and carry their
+clause (a link into the clause page), level and area; a case that did not pass shows what it expected
+beside what the target did and its message, and its id links to its own page (``report.case_page``) with
+every observation and its frames. A passing row shows what the case required. Each verdict has its own
+colour and its text is always written out, so the page stays readable in a text browser and its verdicts
+can be checked from the rendered DOM.
 
-The page stays small enough to open on any machine: a value longer than :data:`VALUE_CHARS` is cut, and a
-case's frames are folded (shown on a click, and only for cases that did not pass); the whole of both is
-in the case's JSON file, which every row links to. On a narrow screen each case row becomes a card.
+The page stays small enough to open on any machine, however many cases pass: a value longer than
+:data:`VALUE_CHARS` is cut, and frames are only on the case pages. On a narrow screen each case row
+becomes a card.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from rocketmq_spec.conformance.recorder import Record
-from rocketmq_spec.conformance.report import clause_page
+from rocketmq_spec.conformance.report import case_page, clause_page
 from rocketmq_spec.conformance.report.html_page import (
     CLAUSE_PAGE,
     LEGEND,
@@ -31,21 +35,16 @@ from rocketmq_spec.conformance.report.html_page import (
     row_attributes,
     verdict_cell,
 )
-from rocketmq_spec.conformance.report.json_files import CASES_DIR, file_name
+from rocketmq_spec.conformance.report.json_files import has_file
 from rocketmq_spec.conformance.report.matrix import by_area, conforms
 from rocketmq_spec.conformance.result import CaseResult
 from rocketmq_spec.conformance.verdict import Verdict
 
 TOTAL = "total"
 VALUE_CHARS = 240
-"""Characters of an expected or observed value shown inline; the rest is in the case's JSON."""
-FRAME_LINES = 40
-"""Lines of a folded hex log; the rest is in the case's JSON."""
-FRAME_CHARS = 120
-"""Characters of one hex log line (60 bytes) shown."""
+"""Characters of an expected or observed value shown inline; the rest is on the case's page."""
 OBSERVATIONS_SHOWN = 12
-"""Observations of one case listed inline (those that did not hold first; a third of that in a passing
-case); the rest are in its JSON."""
+"""Observations of one case listed inline (those that did not hold first); the rest are on its page."""
 NOT_JUDGED = "(recorded, not judged)"
 
 
@@ -76,79 +75,63 @@ def summary_matrix(results: Sequence[CaseResult]) -> str:
             f"{total_row}</table></div>")
 
 
-def _json_link(result: CaseResult, text: str) -> str:
-    return f'<a href="{CASES_DIR}/{e(file_name(result.case_id))}">{e(text)}</a>'
+def _case_link(result: CaseResult, text: str) -> str:
+    return f'<a href="{e(case_page.href(result.case_id))}">{e(text)}</a>'
 
 
 def value(result: CaseResult, shown: object) -> str:
-    """A value as text, cut after :data:`VALUE_CHARS` characters (a third of that in a passing case) with
-    a link to the whole of it."""
+    """A value as text, cut after :data:`VALUE_CHARS` characters with a link to the case's page."""
     text = shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False)
-    limit = VALUE_CHARS // 3 if result.verdict is Verdict.PASS else VALUE_CHARS
-    if len(text) <= limit:
+    if len(text) <= VALUE_CHARS:
         return e(text)
-    return (f"{e(text[:limit])}<span class=\"cut\">… ({len(text):,} characters: "
-            f"{_json_link(result, 'the whole value')})</span>")
+    return (f"{e(text[:VALUE_CHARS])}<span class=\"cut\">… ({len(text):,} characters: "
+            f"{_case_link(result, 'the whole value')})</span>")
 
 
 def _expected_actual(result: CaseResult) -> str:
-    """Two cells: what the case expected, what the target did (the failing pair, else every observation).
-    A value recorded without a judgement (a size, a timing) has no expectation."""
+    """What the case expected beside what the target did (the failing pair, else the observations, those
+    that did not hold first). A value recorded without a judgement (a size, a timing) has no
+    expectation."""
     expected_value, seen = result.expected_and_seen()
     if expected_value is not None or seen is not None:
-        return (f'<td class="v" data-label="expected">{value(result, expected_value)}</td>'
-                f'<td class="v" data-label="actual">{value(result, seen)}</td>')
-    expected, actual = [], []
-    # the observations that did not hold first; a case of hundreds of observations shows a few
-    ordered = sorted(result.observations, key=lambda o: bool(o["ok"]) and not o.get("tolerated"))
-    shown = OBSERVATIONS_SHOWN // 3 if result.verdict is Verdict.PASS else OBSERVATIONS_SHOWN
-    for o in ordered[:shown]:
-        judged = not (o["ok"] and o["expected"] is None)
-        wanted = value(result, o["expected"]) if judged else NOT_JUDGED
-        expected.append(f"<div>{e(o['what'])}: {wanted}</div>")
-        tolerated = f" (tolerated: {e(o['tolerated'])})" if o.get("tolerated") else ""
-        actual.append(f"<div>{e(o['what'])}: {value(result, o['actual'])}{tolerated}</div>")
-    if len(ordered) > shown:
-        rest = f"<div>{_json_link(result, f'{len(ordered) - shown} more observations')}</div>"
-        expected.append(rest)
-        actual.append(rest)
-    return (f'<td class="v" data-label="expected">{"".join(expected)}</td>'
-            f'<td class="v" data-label="actual">{"".join(actual)}</td>')
-
-
-def _frames(result: CaseResult) -> str:
-    """The hex log: folded behind a click where the case did not pass, a link to the JSON where it did."""
-    if not result.frames:
+        expected, actual = [value(result, expected_value)], [value(result, seen)]
+    else:
+        expected, actual = [], []
+        ordered = sorted(result.observations, key=lambda o: bool(o["ok"]) and not o.get("tolerated"))
+        for o in ordered[:OBSERVATIONS_SHOWN]:
+            judged = not (o["ok"] and o["expected"] is None)
+            wanted = value(result, o["expected"]) if judged else NOT_JUDGED
+            expected.append(f"<div>{e(o['what'])}: {wanted}</div>")
+            tolerated = f" (tolerated: {e(o['tolerated'])})" if o.get("tolerated") else ""
+            actual.append(f"<div>{e(o['what'])}: {value(result, o['actual'])}{tolerated}</div>")
+        if len(ordered) > OBSERVATIONS_SHOWN:
+            more = f"{len(ordered) - OBSERVATIONS_SHOWN} more observations"
+            rest = f"<div>{_case_link(result, more)}</div>"
+            expected.append(rest)
+            actual.append(rest)
+    if not expected:
         return ""
-    connections = len({f["conn"] for f in result.frames})
-    count = f"{len(result.frames)} log lines on {connections} connection(s)"
+    return (f'<div class="ea"><div class="v"><b>expected</b> {"".join(expected)}</div>'
+            f'<div class="v"><b>actual</b> {"".join(actual)}</div></div>')
+
+
+def _message(result: CaseResult) -> str:
+    """What happened, what was expected beside what the target did, the Java note and the profile's
+    citation; a passing case's requirement."""
     if result.verdict is Verdict.PASS:
-        return f"<p>{_json_link(result, count)}</p>"
-    lines = [Record.from_json(f).line() for f in result.frames[:FRAME_LINES]]
-    shown = "\n".join(line if len(line) <= FRAME_CHARS else line[:FRAME_CHARS] + " …" for line in lines)
-    rest = len(result.frames) - FRAME_LINES
-    more = f"{rest} more lines, and every byte" if rest > 0 else "Every byte"
-    more = f"<p>{more}: {_json_link(result, 'the case JSON')}</p>"
-    return f'<details class="frames"><summary>{count}</summary><pre>{e(shown)}</pre>{more}</details>'
-
-
-def _details(result: CaseResult) -> str:
+        return f'<td class="m req">{e(result.requirement)}</td>'
     notes = "".join(f"<p>{label}: {e(text)}</p>" for label, text in
                     (("Java", result.java_note), ("known deviation", result.deviation)) if text)
-    return f"{notes}{_frames(result)}"
+    return f'<td class="m">{e(result.message)}{_expected_actual(result)}{notes}</td>'
 
 
-def case_row(result: CaseResult) -> str:
+def case_row(result: CaseResult, clauses: str = CLAUSE_PAGE) -> str:
     attributes = row_attributes(verdict=result.verdict.value, level=result.level, area=result.area)
+    name = _case_link(result, result.case_id) if has_file(result) else e(result.case_id)
     return (f'<tr id="{e(result.case_id)}"{attributes}>{verdict_cell(result.verdict)}'
-            f'<td class="id" data-label="case">{e(result.case_id)}</td>'
-            f'<td class="c" data-label="clause">{clause_link(result.clause_id)}</td>'
-            f'<td class="k" data-label="level">{e(result.level)}</td>'
-            f'<td class="k" data-label="area">{e(result.area)}</td>'
-            f'<td class="text" data-label="requirement">{e(result.requirement)}</td>'
-            f"{_expected_actual(result)}"
-            f'<td data-label="message">{e(result.message)}{_details(result)}</td>'
-            f'<td class="n" data-label="seconds">{result.duration:.3f}</td></tr>')
+            f'<td class="id">{name}</td><td class="c">{clause_link(result.clause_id, clauses)}</td>'
+            f'<td class="k">{e(result.level)}</td><td class="k">{e(result.area)}</td>'
+            f"{_message(result)}</tr>")
 
 
 def severity_key(result: CaseResult) -> tuple[int, str, str]:
@@ -165,14 +148,29 @@ def filters(results: Sequence[CaseResult]) -> str:
 
 
 def outcome(results: Sequence[CaseResult], *, strict: bool) -> str:
-    """The run in one sentence: whether the target conforms, over the cases the run could judge."""
+    """The run in one or two sentences: how many cases of each verdict, and whether the target conforms
+    over the cases the run could judge, saying so when that holds only because a profile tolerated MUSTs
+    the target breaks."""
     errors = sum(r.verdict is Verdict.ERROR for r in results)
     judged = [r for r in results if r.verdict is not Verdict.ERROR]
-    verdict = "conforms" if conforms(judged, strict=strict) else "does not conform"
+    tolerated = sum(r.verdict is Verdict.NON_STRICT and bool(r.deviation) and r.level == "MUST"
+                    for r in judged)
+    mode = " (strict)" if strict else ""
+    if not conforms(judged, strict=strict):
+        verdict = f"the target does not conform{mode}."
+    elif tolerated:
+        verdict = (f"the target breaks {tolerated} MUST(s) that its profile tolerates as known, cited "
+                   f"deviations (NON-STRICT): it conforms{mode} only under that profile.")
+    else:
+        verdict = f"the target conforms{mode}."
+    counts = Counter(r.verdict for r in results)
+    listed = ", ".join(f"{counts[v]} {v.value}" for v in SEVERITY_ORDER if counts[v])
+    absent = (f" {counts[Verdict.UNSUPPORTED]} UNSUPPORTED: features the target answered it does not have."
+              if counts[Verdict.UNSUPPORTED] else "")
     if not errors:
-        return f"{len(results)} cases; the target {verdict}{' (strict)' if strict else ''}."
-    return (f"{len(results)} cases, {errors} of them not judged because of errors of the run itself; over "
-            f"the {len(judged)} judged, the target {verdict}{' (strict)' if strict else ''}.")
+        return f"{len(results)} cases ({listed}); {verdict}{absent}"
+    return (f"{len(results)} cases ({listed}), {errors} of them not judged because of errors of the run "
+            f"itself; over the {len(judged)} judged, {verdict}{absent}")
 
 
 def _errors(results: Sequence[CaseResult]) -> str:
@@ -185,24 +183,32 @@ def _errors(results: Sequence[CaseResult]) -> str:
 
 
 def render(results: Sequence[CaseResult], title: str, *, strict: bool = False, profile: str = "",
-           related: Sequence[tuple[str, str]] = ()) -> str:
+           related: Sequence[tuple[str, str]] = (), clauses: str = CLAUSE_PAGE) -> str:
     """The page. ``profile``: the line naming the profile applied and how it was chosen; ``related``:
-    (link, text) pairs of other pages of the run (its store report, say)."""
-    rows = "".join(case_row(r) for r in sorted(results, key=severity_key))
-    links = [f'<a href="{CLAUSE_PAGE}">protocol clauses</a>', '<a href="index.json">index.json</a>',
+    (link, text) pairs of other pages of the run (its store report, say); ``clauses``: the address of
+    the clause page."""
+    rows = "".join(case_row(r, clauses) for r in sorted(results, key=severity_key))
+    links = [f'<a href="{e(clauses)}">protocol clauses</a>', '<a href="index.json">index.json</a>',
              *(f'<a href="{e(href)}">{e(text)}</a>' for href, text in related)]
     profile_line = f'<p class="meta">{e(profile)}</p>' if profile else ""
     body = (f'<p class="meta">{outcome(results, strict=strict)} See also: {" · ".join(links)}.</p>'
             f"{profile_line}{_errors(results)}{summary_matrix(results)}{LEGEND}{filters(results)}"
-            '<table id="cases" class="cases"><tr><th>verdict</th><th>case</th><th>clause</th><th>level</th>'
-            "<th>area</th><th>requirement</th><th>expected</th><th>actual</th><th>message</th><th>s</th>"
+            '<table id="cases" class="cases run"><tr><th>verdict</th><th>case</th><th>clause</th>'
+            "<th>level</th><th>area</th><th>message, and what was expected beside what the target did "
+            "(of a passing case: its requirement)</th>"
             f"</tr>{rows}</table>")
     return page(title, body)
 
 
 def write(path: Path, results: Sequence[CaseResult], title: str, *, strict: bool = False,
-          profile: str = "", related: Sequence[tuple[str, str]] = ()) -> Path:
-    """The report page and, beside it, the clause page its links lead to."""
-    path.write_text(render(results, title, strict=strict, profile=profile, related=related), encoding="utf-8")
-    clause_page.write(path.parent)
+          profile: str = "", related: Sequence[tuple[str, str]] = (), clauses: str = CLAUSE_PAGE) -> Path:
+    """The report page and the page of each case that did not pass; and, unless ``clauses`` names one
+    elsewhere (the store report of a run links to its wire report's), the clause page beside it."""
+    path.write_text(render(results, title, strict=strict, profile=profile, related=related, clauses=clauses),
+                    encoding="utf-8")
+    if clauses == CLAUSE_PAGE:
+        clause_page.write(path.parent)
+    for result in results:
+        if has_file(result):
+            case_page.write(path.parent, result, clauses)
     return path

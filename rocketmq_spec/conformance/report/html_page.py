@@ -55,8 +55,13 @@ table.cases td { overflow-wrap: anywhere; }
 table.cases td.k { overflow-wrap: normal; white-space: nowrap; }
 table.cases td.id { min-width: 12em; }
 table.cases td.text { min-width: 12em; }
-table.cases td.v { min-width: 10em; }
+table.cases td.m { width: 55%; }
+table.cases td.verdict, table.cases td.k, table.cases td.c { width: 1%; }
+table.cases td.req { color: #555; }
 table.cases td.c { white-space: nowrap; }
+table.cases td p { margin: .3em 0 0 0; }
+div.ea { display: grid; grid-template-columns: 1fr 1fr; gap: .6em; margin-top: .3em; }
+div.ea div.v { background: #f6f6f6; padding: 2px 5px; overflow-wrap: anywhere; }
 .verdict { color: #fff; font-weight: bold; white-space: nowrap; }
 .verdict a { color: #fff; }
 #filters { background: #f7f7f7; border: 1px solid #ddd; padding: .5em .8em; margin-bottom: 1em; }
@@ -79,8 +84,14 @@ details.frames summary { cursor: pointer; color: #1565c0; }
   table.cases, table.cases tbody, table.cases tr, table.cases td { display: block; width: auto; }
   table.cases tr:first-child { display: none; }
   table.cases tr { border: 1px solid #bbb; margin-bottom: .8em; }
-  table.cases td { border: 0; border-bottom: 1px solid #eee; min-width: 0 !important; }
-  table.cases td[data-label]::before { content: attr(data-label) ": "; font-weight: bold; color: #555; }
+  table.cases td { border: 0; border-bottom: 1px solid #eee; min-width: 0 !important;
+                   width: auto !important; }
+  table.run td::before { font-weight: bold; color: #555; }
+  table.run td:not(:empty):nth-child(2)::before { content: "case: "; }
+  table.run td:not(:empty):nth-child(3)::before { content: "clause: "; }
+  table.run td:not(:empty):nth-child(4)::before { content: "level: "; }
+  table.run td:not(:empty):nth-child(5)::before { content: "area: "; }
+  table.run td:not(:empty):nth-child(6)::before { content: "message: "; }
   #legend .verdict { min-width: 0; }
 }
 pre { margin: 0; font-size: 85%; white-space: pre-wrap; word-break: break-all; }
@@ -165,8 +176,9 @@ def verdict_cell(verdict: Verdict, extra: str = "") -> str:
             f"{verdict.value}</td>")
 
 
-def clause_link(clause_id: str) -> str:
-    return f'<a href="{CLAUSE_PAGE}#{e(clause_id)}">{e(clause_id)}</a>'
+def clause_link(clause_id: str, clauses: str = CLAUSE_PAGE) -> str:
+    """A link to the clause on the clause page at ``clauses`` (relative to the linking page)."""
+    return f'<a href="{clauses}#{e(clause_id)}">{e(clause_id)}</a>'
 
 
 def filter_link(text: str, **criteria: str) -> str:

@@ -2,7 +2,9 @@
 
 JUnit knows passed, failed, errored and skipped: FAIL and CRASH are failures, ERROR (a fault of the
 suite's run, not of the target) an error, UNSUPPORTED is skipped, and NON-STRICT is a failure only under
-``strict``; the verdict itself travels as a property.
+``strict``; the verdict itself travels as a property. The frames of a case that did not pass go to its
+``system-out``, with its requirement as a property; a passing case's are left out, as from the other
+reports.
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ def build(results: Sequence[CaseResult], *, strict: bool,
             case = ET.SubElement(suite, "testcase", classname=f"conformance.{area}", name=result.case_id,
                                  time=f"{result.duration:.3f}")
             props = ET.SubElement(case, "properties")
-            for name, value in (("verdict", result.verdict.value), ("clause", result.clause_id),
-                                ("level", result.level), ("requirement", result.requirement)):
+            described = [("verdict", result.verdict.value), ("clause", result.clause_id),
+                         ("level", result.level)]
+            if result.verdict is not Verdict.PASS:
+                described.append(("requirement", result.requirement))
+            for name, value in described:
                 ET.SubElement(props, "property", name=name, value=value)
             expected, seen = result.expected_and_seen()
             detail = f"expected {expected!r}, actual {seen!r}"
@@ -50,7 +55,7 @@ def build(results: Sequence[CaseResult], *, strict: bool,
                 node.text = detail
             elif result.verdict is Verdict.UNSUPPORTED:
                 ET.SubElement(case, "skipped", message=result.message)
-            if result.frames:
+            if result.frames and result.verdict is not Verdict.PASS:
                 ET.SubElement(case, "system-out").text = result.hex_log()
     return ET.ElementTree(root)
 

@@ -40,7 +40,8 @@ _READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_h
                   "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
                   "admin_bodies", "admin", "ha", "pop", "timer", "auth", "auth_resource", "grpc_schema",
                   "grpc_definition",
-                  "grpc_service", "grpc_codes", "grpc_rpcs")
+                  "grpc_service", "grpc_codes", "grpc_rpcs", "client", "client_producer", "client_consumer",
+                  "client_grpc")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 

@@ -135,10 +135,10 @@ CLIENT_UNREGISTER = clause(
     "On shutdown a client sends UNREGISTER_CLIENT (35) to each broker it knows, once per group, with its "
     "clientID and exactly one of producerGroup or consumerGroup.",
     source=_INSTANCE + " (unregisterClient); " + _API + " (unregisterClient)")
-CLIENT_CLEAN_CLOSE = clause(
-    "RMQ-CLIENT-CLEAN-CLOSE", Level.SHOULD,
-    "A client that shuts down closes its connections: none stays open after the driver process ended "
-    "its scenario.",
+CLIENT_UNREGISTER_LAST = clause(
+    "RMQ-CLIENT-UNREGISTER-LAST", Level.SHOULD,
+    "A client that unregisters sends nothing else afterwards: UNREGISTER_CLIENT is its last request to a "
+    "broker, followed only by the unregistration of its other groups.",
     source=_INSTANCE + " (shutdown: mQClientAPIImpl.shutdown)")
 
 # -- ACL 1.0 ---------------------------------------------------------------------------------------------

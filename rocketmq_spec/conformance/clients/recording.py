@@ -35,6 +35,8 @@ class Frame:
     """Bytes of the frame as it crossed the socket, length word included."""
     scripted: bool = False
     """An answer the relay made up (a case's script), not the server's."""
+    declared_type: str | None = None
+    """A JSON header's ``serializeTypeCurrentRPC`` as written, when it has the key."""
 
     @property
     def is_request(self) -> bool:
@@ -44,11 +46,15 @@ class Frame:
         """The report's frame record (the broker suite's ``frames`` entries carry hex; a client case's
         carry the decoded command, which is what a reader of a client failure wants)."""
         cmd = self.command
-        return {"t": round(self.at, 6), "conn": self.connection, "dir": ">" if self.outbound else "<",
-                "len": self.length,
-                "hex": f"{self.role.value} code={cmd.code} opaque={cmd.opaque} flag={cmd.flag} "
-                       f"lang={cmd.language} v={cmd.version} ext={cmd.ext_fields or {}} "
-                       f"body={len(cmd.body or b'')}B" + (" (scripted)" if self.scripted else "")}
+        return {
+            "t": round(self.at, 6),
+            "conn": self.connection,
+            "dir": ">" if self.outbound else "<",
+            "len": self.length,
+            "hex": f"{self.role.value} code={cmd.code} opaque={cmd.opaque} flag={cmd.flag} "
+            f"lang={cmd.language} v={cmd.version} ext={cmd.ext_fields or {}} "
+            f"body={len(cmd.body or b'')}B" + (" (scripted)" if self.scripted else ""),
+        }
 
 
 class ConnectionEvent(enum.Enum):
@@ -73,6 +79,8 @@ class Recording:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._start = clock()
+        self.wall_start = time.time()
+        """The wall clock at the start, to compare a frame's time with times a client wrote."""
         self._lock = threading.Lock()
         self._next = 1
         self.frames: list[Frame] = []
@@ -88,10 +96,21 @@ class Recording:
         self.event(role, number, ConnectionEvent.OPENED)
         return number
 
-    def frame(self, role: Role, connection: int, outbound: bool, command: RemotingCommand, length: int,
-              *, scripted: bool = False) -> None:
+    def frame(
+        self,
+        role: Role,
+        connection: int,
+        outbound: bool,
+        command: RemotingCommand,
+        length: int,
+        *,
+        scripted: bool = False,
+        declared_type: str | None = None,
+    ) -> None:
         with self._lock:
-            self.frames.append(Frame(self.now(), role, connection, outbound, command, length, scripted))
+            self.frames.append(
+                Frame(self.now(), role, connection, outbound, command, length, scripted, declared_type)
+            )
 
     def event(self, role: Role, connection: int, kind: ConnectionEvent, detail: str = "") -> None:
         with self._lock:
@@ -104,14 +123,25 @@ class Recording:
 
 def requests(frames: Iterable[Frame], *codes: int, role: Role | None = None) -> list[Frame]:
     """The client's requests among ``frames`` (of ``codes`` when given, to ``role`` when given)."""
-    return [f for f in frames if f.outbound and f.is_request and (not codes or f.command.code in codes)
-            and (role is None or f.role is role)]
+    return [
+        f
+        for f in frames
+        if f.outbound
+        and f.is_request
+        and (not codes or f.command.code in codes)
+        and (role is None or f.role is role)
+    ]
 
 
 def answer_to(frames: Iterable[Frame], request: Frame) -> Frame | None:
     """The response on the request's connection with its opaque, if one came."""
     for f in frames:
-        if (not f.outbound and f.command.is_response and f.connection == request.connection
-                and f.command.opaque == request.command.opaque and f.at >= request.at):
+        if (
+            not f.outbound
+            and f.command.is_response
+            and f.connection == request.connection
+            and f.command.opaque == request.command.opaque
+            and f.at >= request.at
+        ):
             return f
     return None

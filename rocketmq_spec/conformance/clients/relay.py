@@ -9,6 +9,8 @@ exact encoding reaches the server. The socket side is :mod:`.relay_server`.
 
 from __future__ import annotations
 
+import json
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -17,6 +19,21 @@ from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived, FrameReject
 from rocketmq_spec.conformance.clients.recording import ConnectionEvent, Recording, Role
 from rocketmq_spec.conformance.clients.script import Action, Script
 from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.frame import HEADER_LENGTH_MASK, LENGTH_FIELD_SIZE, TYPE_WORD_SIZE, SerializeType
+from rocketmq_spec.spec.json_header import SERIALIZE_TYPE_KEY
+
+
+def _declared_type(frame: bytes, command: RemotingCommand) -> str | None:
+    """``serializeTypeCurrentRPC`` of a JSON header (the decoder does not keep it)."""
+    if command.serialize_type is not SerializeType.JSON:
+        return None
+    (header_length,) = struct.unpack_from(">i", frame, LENGTH_FIELD_SIZE)
+    try:
+        header = json.loads(frame[LENGTH_FIELD_SIZE + TYPE_WORD_SIZE :][: header_length & HEADER_LENGTH_MASK])
+    except ValueError:
+        return None
+    value = header.get(SERIALIZE_TYPE_KEY) if isinstance(header, dict) else None
+    return None if value is None else str(value)
 
 
 @dataclass(frozen=True)
@@ -43,8 +60,9 @@ Action_ = ToServer | ToClient | Close
 class RelayConnection:
     """``addresses`` maps upstream broker addresses to the relay's (applied to route answers)."""
 
-    def __init__(self, role: Role, recording: Recording, script: Script,
-                 addresses: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, role: Role, recording: Recording, script: Script, addresses: Mapping[str, str] | None = None
+    ) -> None:
         self.role = role
         self.recording = recording
         self.script = script
@@ -66,13 +84,24 @@ class RelayConnection:
 
     def _client_frame(self, event: FrameReceived) -> list[Action_]:
         command = event.command
-        self.recording.frame(self.role, self.number, True, command, len(event.frame))
+        self.recording.frame(
+            self.role,
+            self.number,
+            True,
+            command,
+            len(event.frame),
+            declared_type=_declared_type(event.frame, command),
+        )
         if command.is_response:
             return [ToServer(event.frame)]  # the client answering a server's request (a check-back)
         rule = self.script.decide(self.role, command)
         if rule is not None and rule.action is Action.DROP:
-            self.recording.event(self.role, self.number, ConnectionEvent.CLOSED_BY_RELAY,
-                                 f"dropped on request code {command.code}")
+            self.recording.event(
+                self.role,
+                self.number,
+                ConnectionEvent.CLOSED_BY_RELAY,
+                f"dropped on request code {command.code}",
+            )
             return [Close(f"script dropped the connection on code {command.code}")]
         if rule is not None and rule.action is Action.ANSWER:
             if command.is_oneway:

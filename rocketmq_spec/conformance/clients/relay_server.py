@@ -66,9 +66,11 @@ class Relay:
 
     def end(self) -> None:
         """Cut every connection still open."""
+
         async def close_all() -> None:
             for writer in list(self._writers):
                 writer.close()
+
         asyncio.run_coroutine_threadsafe(close_all(), self._loop).result(timeout=5)
 
     @contextlib.contextmanager

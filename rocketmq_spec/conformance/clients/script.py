@@ -11,10 +11,12 @@ from __future__ import annotations
 import enum
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.conformance.clients.recording import Role
+
+TOPIC_PLACEHOLDER = "{topic}"
 
 
 class Action(enum.Enum):
@@ -40,21 +42,46 @@ class Rule:
     skip: int = 0
     times: int | None = 1
 
+    def bound(self, topic: str) -> Rule:
+        """The rule for a run on ``topic``: ``{topic}`` in a ``where`` value stands for it."""
+        return replace(self, where={k: v.replace(TOPIC_PLACEHOLDER, topic) for k, v in self.where.items()})
+
     def matches(self, role: Role, command: RemotingCommand) -> bool:
         fields = command.ext_fields or {}
-        return (command.code == self.code and (self.role is None or self.role is role)
-                and all(fields.get(k) == v for k, v in self.where.items()))
+        return (
+            command.code == self.code
+            and (self.role is None or self.role is role)
+            and all(fields.get(k) == v for k, v in self.where.items())
+        )
 
 
-def answer(code: int, answer_code: int, *, ext_fields: Mapping[str, str] | None = None,
-           remark: str | None = None, role: Role | None = None, skip: int = 0,
-           times: int | None = 1, where: Mapping[str, str] | None = None) -> Rule:
-    return Rule(code, Action.ANSWER, answer_code, dict(ext_fields or {}), remark, role=role, skip=skip,
-                times=times, where=dict(where or {}))
+def answer(
+    code: int,
+    answer_code: int,
+    *,
+    ext_fields: Mapping[str, str] | None = None,
+    remark: str | None = None,
+    role: Role | None = None,
+    skip: int = 0,
+    times: int | None = 1,
+    where: Mapping[str, str] | None = None,
+) -> Rule:
+    return Rule(
+        code,
+        Action.ANSWER,
+        answer_code,
+        dict(ext_fields or {}),
+        remark,
+        role=role,
+        skip=skip,
+        times=times,
+        where=dict(where or {}),
+    )
 
 
-def delay(code: int, seconds: float, *, role: Role | None = None, skip: int = 0,
-          times: int | None = 1) -> Rule:
+def delay(
+    code: int, seconds: float, *, role: Role | None = None, skip: int = 0, times: int | None = 1
+) -> Rule:
     return Rule(code, Action.DELAY, delay_s=seconds, role=role, skip=skip, times=times)
 
 

@@ -11,12 +11,11 @@ import base64
 import calendar
 import os
 import sys
-import threading
 import time
 import zlib
 
 from client import ENV, GROUP, TOPIC, Client, emit
-from connection import Closed, broken
+from connection import JAVA_4_9_7, Closed, broken
 
 from rocketmq_spec.codec.batch import BatchBlock, encode_batch
 from rocketmq_spec.codec.command import RemotingCommand
@@ -244,7 +243,7 @@ def consume(client: Client, until: float, want: int) -> None:
             sys_flag = (0 if broken("no-suspend") else 2) | (1 if commit else 0)
             pulled_queue = route.read_queues if broken("bad-pull-queue") else queue_id
             try:
-                fields = {
+                pull = {
                     "consumerGroup": GROUP,
                     "topic": TOPIC,
                     "queueId": str(pulled_queue),
@@ -258,8 +257,8 @@ def consume(client: Client, until: float, want: int) -> None:
                     "expressionType": "TAG",
                 }
                 if broken("missing-field"):
-                    del fields["subVersion"]
-                answer = client.broker().request(RequestCode.PULL_MESSAGE, fields, timeout=6.0)
+                    del pull["subVersion"]
+                answer = client.broker().request(RequestCode.PULL_MESSAGE, pull, timeout=6.0)
             except (Closed, TimeoutError) as exc:
                 emit("error", stage="pull", message=str(exc))
                 continue
@@ -280,7 +279,7 @@ def consume(client: Client, until: float, want: int) -> None:
                     received += 1
                 if broken("pull-repeat") and not repeated:
                     repeated = True
-                    continue
+                    client.broker().request(RequestCode.PULL_MESSAGE, pull, timeout=6.0)
             if answer.code == ResponseCode.PULL_OFFSET_MOVED and broken("ignore-moved"):
                 continue
             if "nextBeginOffset" in fields:
@@ -302,22 +301,21 @@ def main() -> int:
     emit("ready")
     producer = Producer(client)
     if scenario in ("produce", "produce-oneway"):
-        if broken("reuse-opaque") and COUNT > 1:
-            threads = [
-                threading.Thread(
-                    target=lambda i=i: client.broker().request(
+        if broken("reuse-opaque"):  # two requests with one opaque, both written before either is answered
+            client.broker().write(
+                *(
+                    RemotingCommand.request(
                         RequestCode.SEND_MESSAGE_V2,
-                        send_fields(i, 0, properties(uniq_key())),
+                        send_fields(index, 0, properties(uniq_key())),
                         BODY,
                         opaque=1 << 20,
+                        language="JAVA",
+                        version=JAVA_4_9_7,
                     )
+                    for index in range(2)
                 )
-                for i in range(2)
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            )
+            time.sleep(0.5)
         for index in range(COUNT):
             producer.send(index, BODY, oneway=scenario == "produce-oneway" and not broken("oneway-no-bit"))
     elif scenario == "produce-batch":

@@ -86,15 +86,17 @@ class Connection:
         finally:
             self.closed = True
 
-    def write(self, command: RemotingCommand) -> None:
-        if CREDENTIALS is not None and not command.is_response:
-            sign(command, CREDENTIALS)
-        frame = encode(command)
-        if broken("serialize-mismatch"):
-            frame = _mislabel(frame)
+    def write(self, *commands: RemotingCommand) -> None:
+        """Write the commands in one go (several at once reach the server in one segment)."""
+        frames = b""
+        for command in commands:
+            if CREDENTIALS is not None and not command.is_response:
+                sign(command, CREDENTIALS)
+            frame = encode(command)
+            frames += _mislabel(frame) if broken("serialize-mismatch") else frame
         try:
             with self._lock:
-                self.sock.sendall(frame)
+                self.sock.sendall(frames)
         except OSError as exc:
             self.closed = True
             raise Closed(str(exc)) from exc

@@ -131,8 +131,8 @@ class ClientSuite:
             requirement=spec.requirement,
             verdict=verdict,
             message=message,
-            expected=expected,
-            actual=actual,
+            expected=render(expected),
+            actual=render(actual),
             duration=report.duration,
             java_note=spec.java_note,
             observations=[

@@ -80,8 +80,8 @@ OFFSET_MOVED = Scenario(
     "pull-offset-moved",
     "consume-push",
     prefill=3,
-    count=2,
-    timeout_s=30,
+    count=3,
+    timeout_s=20,
     rules=(
         s.answer(
             PULL,

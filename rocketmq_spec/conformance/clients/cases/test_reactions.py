@@ -74,6 +74,9 @@ def test_send_no_retry(run: CaseRunner, check: Check) -> None:
 @case("RMQ-CLIENT-SLOW-ANSWER", "A send answered 1.5 s late succeeds")
 def test_slow_answer(run: CaseRunner, check: Check) -> None:
     result = run(sc.SEND_SLOW)
+    check.equal(
+        "send requests (a late answer is no reason to resend)", sc.SEND_SLOW.count, len(sends(result.frames))
+    )
     check.equal("sends acknowledged", sc.SEND_SLOW.count, len(result.driver.of("sent")))
     check.equal("errors", [], result.driver.of("error"))
 

@@ -55,8 +55,6 @@ def arguments(client: str, scenario: str, env: dict[str, str]) -> list[str] | st
         if client not in SIGNS:
             return f"{client} cannot sign requests (ACL 1.0)"
         common += ["--access-key", env["RMQ_ACCESS_KEY"], "--secret-key", env.get("RMQ_SECRET_KEY", "")]
-    if client.startswith("rocketmq-nodejs"):
-        common += ["--log-dir", env.get("RMQ_WORKDIR", ".")]
     timeout = float(env.get("RMQ_TIMEOUT_S", "30"))
     if scenario in PRODUCE_MODES:
         mode = PRODUCE_MODES[scenario]
@@ -138,7 +136,8 @@ def main(argv: list[str]) -> int:
     assert process.stdout is not None
     for line in process.stdout:
         translate(line.strip())
-    process.wait()
+    if process.wait() != 0:
+        emit("error", stage="driver", message=f"{SCRIPTS[client]} exited with status {process.returncode}")
     emit("done")
     return 0
 

@@ -53,6 +53,7 @@ BREAKS = {
     "producer::oneway": "oneway-no-bit",
     "producer::txn_half": "txn-no-flag",
     "producer::txn_end": "txn-no-end",
+    "producer::txn_check": "no-check-answer",
     "reactions::send_retry": "no-retry",
     "reactions::send_retry_bound": "retry-forever",
     "reactions::send_no_retry": "retry-on-illegal",

@@ -111,6 +111,13 @@ PRODUCER_TXN_HALF = clause(
     "A transactional send's half message has sysFlag TRANSACTION_PREPARED (4) and the properties "
     "TRAN_MSG=true and PGROUP=<producer group>.",
     source=_PRODUCER + " (sendMessageInTransaction, sendKernelImpl)")
+PRODUCER_TXN_CHECK = clause(
+    "RMQ-CLIENT-TXN-CHECK", Level.MUST,
+    "On CHECK_TRANSACTION_STATE (39) from a broker the client runs its checker and answers, on that "
+    "connection, with a oneway END_TRANSACTION (37): fromTransactionCheck=true, the check's commitLogOffset "
+    "and tranStateTableOffset, and commitOrRollback 8, 12 or 0 as the checker decided.",
+    source=_CLIENT + "impl/ClientRemotingProcessor.java (checkTransactionState); "
+    + _PRODUCER + " (checkTransactionState)")
 PRODUCER_TXN_END = clause(
     "RMQ-CLIENT-TXN-END", Level.MUST,
     "After the local transaction the client sends END_TRANSACTION (37) oneway to the half message's broker "

@@ -15,7 +15,7 @@ import time
 import zlib
 
 from client import ENV, GROUP, TOPIC, Client, emit
-from connection import JAVA_4_9_7, Closed, broken
+from connection import JAVA_4_9_7, Closed, Connection, broken
 
 from rocketmq_spec.codec.batch import BatchBlock, encode_batch
 from rocketmq_spec.codec.command import RemotingCommand
@@ -184,7 +184,27 @@ class Producer:
         else:
             emit("error", stage="send", message=f"batch answered {answer and answer.code}")
 
+    def answer_check(self, connection: Connection, check: RemotingCommand) -> None:
+        """A check-back: END_TRANSACTION oneway on the connection it came on, with the check's offsets."""
+        if broken("no-check-answer"):
+            return
+        fields = check.ext_fields or {}
+        connection.request(
+            RequestCode.END_TRANSACTION,
+            {
+                "producerGroup": GROUP,
+                "tranStateTableOffset": fields.get("tranStateTableOffset", "0"),
+                "commitLogOffset": fields.get("commitLogOffset", "0"),
+                "commitOrRollback": str(int(resolution(ENV.get("RMQ_TX_CHECK_ANSWER", "commit")))),
+                "msgId": fields.get("msgId", self.last_uniq),
+                "transactionId": fields.get("transactionId", ""),
+                "fromTransactionCheck": "true",
+            },
+            oneway=True,
+        )
+
     def transaction(self) -> None:
+        self.client.check_answer = self.answer_check
         flag = 0 if broken("txn-no-flag") else TransactionType.PREPARED
         extra = {PropertyKey.TRANSACTION_PREPARED: "true", PropertyKey.PRODUCER_GROUP: GROUP}
         answer = self.send(0, BODY, sys_flag=flag, extra=extra)
@@ -192,22 +212,25 @@ class Producer:
             return
         fields = answer.ext_fields or {}
         offset_msg_id = fields.get("msgId", "")
-        resolution = {"commit": TransactionType.COMMIT, "rollback": TransactionType.ROLLBACK}.get(
-            ENV.get("RMQ_TX_ANSWER", "commit"), TransactionType.NOT_TYPE
-        )
         self.client.broker().request(
             RequestCode.END_TRANSACTION,
             {
                 "producerGroup": GROUP,
                 "tranStateTableOffset": fields.get("queueOffset", "0"),
                 "commitLogOffset": str(int(offset_msg_id[-16:] or "0", 16)),
-                "commitOrRollback": str(int(resolution)),
+                "commitOrRollback": str(int(resolution(ENV.get("RMQ_TX_ANSWER", "commit")))),
                 "msgId": self.last_uniq,
                 "transactionId": fields.get("transactionId", fields.get("msgId", "")),
                 "fromTransactionCheck": "false",
             },
             oneway=True,
         )
+
+
+def resolution(answer: str) -> TransactionType:
+    return {"commit": TransactionType.COMMIT, "rollback": TransactionType.ROLLBACK}.get(
+        answer, TransactionType.NOT_TYPE
+    )
 
 
 def consume(client: Client, until: float, want: int) -> None:
@@ -322,6 +345,7 @@ def main() -> int:
         producer.send_batch()
     elif scenario == "produce-transaction":
         producer.transaction()
+        time.sleep(float(ENV.get("RMQ_IDLE_S", "0")))  # stays up for the broker's check-backs
     elif scenario == "consume-push":
         consume(client, DEADLINE, COUNT)
     elif scenario == "idle":

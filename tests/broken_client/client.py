@@ -7,6 +7,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,8 +64,13 @@ class Client:
 
     # -- connections ------------------------------------------------------------------------------------
 
+    check_answer: Callable[[Connection, RemotingCommand], None] | None = None
+    """Answers the broker's CHECK_TRANSACTION_STATE, once a transactional producer set it."""
+
     def on_request(self, connection: Connection, command: RemotingCommand) -> None:
-        """The broker's requests (a transaction check-back): answered by the scenario when it knows how."""
+        """The broker's requests: a transaction check-back goes to the producer's checker."""
+        if command.code == RequestCode.CHECK_TRANSACTION_STATE and self.check_answer is not None:
+            self.check_answer(connection, command)
 
     def namesrv(self) -> Connection:
         if self._namesrv is None or self._namesrv.closed:

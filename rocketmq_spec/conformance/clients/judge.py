@@ -30,6 +30,13 @@ from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.targets import EMBEDDED, started
 
+QUICK_TRANSACTION_CHECKS = {
+    "transactionTimeOut": 1000,
+    "transactionCheckInterval": 500,
+    "transactionCheckMax": 3,
+}
+"""Broker settings (Java's broker.conf keys) that check a half message back within seconds instead of
+after 6 s and every 60 s, so a transaction scenario sees its check-back."""
 ADMIN_TIMEOUT_S = 10.0
 ROUTE_WAIT_S = 30.0
 """How long a created topic may take to show in the name server's routes (a broker registers it with
@@ -56,6 +63,7 @@ class Scenario:
     prefill: int = 0
     """Messages the suite stores in the topic before the driver starts (for consumers)."""
     tx_answer: str = "commit"
+    tx_check_answer: str = "commit"
     credentials: tuple[str, str] | None = None
     """(access key, secret key) the client signs with (ACL 1.0)."""
 
@@ -100,7 +108,9 @@ class JudgingServer:
         self.broker_addr = ""
 
     def __enter__(self) -> JudgingServer:
-        running = self._stack.enter_context(started(self.target, self.workdir / "target"))
+        running = self._stack.enter_context(
+            started(self.target, self.workdir / "target", broker_config=QUICK_TRANSACTION_CHECKS)
+        )
         self.namesrv_addr, self.broker_addr = running.namesrv_addr, running.broker_addr
         self.relay = Relay({Role.NAMESRV: running.namesrv_addr, Role.BROKER: running.broker_addr})
         self.relay.start()
@@ -215,7 +225,7 @@ def environment(
         "RMQ_TIMEOUT_S": f"{scenario.timeout_s:g}",
         "RMQ_IDLE_S": f"{scenario.idle_s:g}",
         "RMQ_TX_ANSWER": scenario.tx_answer,
-        "RMQ_TX_CHECK_ANSWER": scenario.tx_answer,
+        "RMQ_TX_CHECK_ANSWER": scenario.tx_check_answer,
         "RMQ_DELAY_MS": "0",
         "RMQ_DELAY_LEVEL": "0",
         "RMQ_WORKDIR": str(workdir),

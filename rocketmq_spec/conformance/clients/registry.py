@@ -108,5 +108,5 @@ def resolve(text: str) -> Resolved:
         return Resolved(row.name, row.argv(), row.environment() if reason is None else {}, reason)
     path = Path(text)
     if os.sep in text or path.exists():
-        return Resolved(path.name, [str(path.resolve())], {})
+        return Resolved(text, [str(path.resolve())], {})
     raise UnknownDriver(text)

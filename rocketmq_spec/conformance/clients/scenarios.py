@@ -23,6 +23,16 @@ PRODUCE_BATCH = Scenario("produce-batch", "produce-batch")
 PRODUCE_LARGE = Scenario("produce-large", "produce", count=2, body_size=COMPRESS_OVER.value + 904)
 PRODUCE_SMALL = Scenario("produce-small", "produce", count=1, body_size=COMPRESS_OVER.value - 1)
 PRODUCE_TRANSACTION = Scenario("produce-transaction", "produce-transaction", count=1)
+TRANSACTION_CHECKED = Scenario(
+    "transaction-check-back",
+    "produce-transaction",
+    count=1,
+    tx_answer="unknown",
+    tx_check_answer="commit",
+    idle_s=8,
+    timeout_s=30,
+)
+"""A local transaction left unknown, so that the broker (checking back after 1 s) asks the client."""
 PRODUCE_SIGNED = Scenario("produce-signed", "produce", count=2, credentials=("RocketMQ", "12345678"))
 
 SEND_ERROR_ONCE = Scenario(

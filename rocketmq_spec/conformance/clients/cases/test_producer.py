@@ -13,6 +13,7 @@ from rocketmq_spec.conformance.clients.judge import Scenario, ScenarioRun, body_
 from rocketmq_spec.conformance.clients.observe import Send, sends
 from rocketmq_spec.conformance.clients.plugin import CaseRunner
 from rocketmq_spec.conformance.clients.recording import requests
+from rocketmq_spec.conformance.verdict import SuiteError
 from rocketmq_spec.spec.client import COMPRESS_OVER, DEFAULT_TOPIC_QUEUE_NUMS
 from rocketmq_spec.spec.client_producer import AUTO_CREATE_TOPIC_KEY
 from rocketmq_spec.spec.codes import RequestCode
@@ -202,3 +203,41 @@ def test_txn_end(run: CaseRunner, check: Check) -> None:
     check.that(
         "msgId", bool(fields.get("msgId")), expected="the half message's id", actual=fields.get("msgId")
     )
+
+
+@case("RMQ-CLIENT-TXN-CHECK", "A check-back is answered with END_TRANSACTION fromTransactionCheck=true")
+def test_txn_check(run: CaseRunner, check: Check) -> None:
+    result = run(sc.TRANSACTION_CHECKED)
+    checks = [
+        f for f in result.frames if not f.outbound and f.command.code == RequestCode.CHECK_TRANSACTION_STATE
+    ]
+    if not checks:
+        raise SuiteError("the broker sent no CHECK_TRANSACTION_STATE during the scenario: nothing to judge")
+    asked = checks[0].command.ext_fields or {}
+    answers = [
+        f
+        for f in requests(result.frames, RequestCode.END_TRANSACTION)
+        if (f.command.ext_fields or {}).get("fromTransactionCheck") == "true"
+    ]
+    check.that(
+        "END_TRANSACTION answering the check",
+        bool(answers),
+        expected="fromTransactionCheck=true",
+        actual=[f.command.ext_fields for f in requests(result.frames, RequestCode.END_TRANSACTION)],
+    )
+    fields = answers[0].command.ext_fields or {}
+    check.that(
+        "on the check's connection",
+        answers[0].connection == checks[0].connection,
+        expected=checks[0].connection,
+        actual=answers[0].connection,
+    )
+    check.that(
+        "oneway",
+        bool(answers[0].command.flag & Flag.ONEWAY),
+        expected=int(Flag.ONEWAY),
+        actual=answers[0].command.flag,
+    )
+    check.equal("commitLogOffset", asked.get("commitLogOffset"), fields.get("commitLogOffset"))
+    check.equal("tranStateTableOffset", asked.get("tranStateTableOffset"), fields.get("tranStateTableOffset"))
+    check.equal("commitOrRollback", str(int(TransactionType.COMMIT)), fields.get("commitOrRollback"))

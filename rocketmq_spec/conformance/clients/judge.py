@@ -20,6 +20,7 @@ from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.admin.wire import AdminError
 from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.conformance.clients import driver
+from rocketmq_spec.conformance.clients.grpc_relay import GrpcMessage, GrpcRecording, GrpcRelay
 from rocketmq_spec.conformance.clients.recording import Event, Frame, Role
 from rocketmq_spec.conformance.clients.relay_server import Relay
 from rocketmq_spec.conformance.clients.script import Rule, Script
@@ -82,6 +83,9 @@ class ScenarioRun:
     wall_start: float = 0.0
     """The wall clock when the recording started (frame times are relative to it)."""
 
+    grpc: list[GrpcMessage] = field(default_factory=list)
+    """What crossed the gRPC relay (a 5.x SDK's RPCs)."""
+
     def wall_ms(self, frame: Frame) -> int:
         """A frame's arrival on the wall clock, in ms, as a client's timestamps count."""
         return int((self.wall_start + frame.at) * 1000)
@@ -104,6 +108,8 @@ class JudgingServer:
         self._stack = contextlib.ExitStack()
         self._serial = 0
         self.relay: Relay | None = None
+        self.grpc_relay: GrpcRelay | None = None
+        """In front of the target's gRPC endpoint, when it serves one (5.x SDKs: RMQ_ENDPOINT)."""
         self.namesrv_addr = ""
         self.broker_addr = ""
 
@@ -115,6 +121,10 @@ class JudgingServer:
         self.relay = Relay({Role.NAMESRV: running.namesrv_addr, Role.BROKER: running.broker_addr})
         self.relay.start()
         self._stack.callback(self.relay.stop)
+        if running.proxy_addr:
+            self.grpc_relay = GrpcRelay(running.proxy_addr)
+            self.grpc_relay.start()
+            self._stack.callback(self.grpc_relay.stop)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -189,7 +199,9 @@ class JudgingServer:
         env = {
             **(extra_env or {}),
             **environment(scenario, self.relay.addresses[Role.NAMESRV], topic, group, body, workdir),
+            "RMQ_ENDPOINT": self.grpc_relay.address if self.grpc_relay else "",
         }
+        grpc_recording = self.grpc_relay.begin() if self.grpc_relay else GrpcRecording()
         rules = tuple(rule.bound(topic) for rule in scenario.rules)
         with self.relay.scenario(Script(rules)) as recording:
             result = driver.run(argv, scenario.name, env, scenario.timeout_s, recording.now, cwd=workdir)
@@ -205,6 +217,7 @@ class JudgingServer:
             result,
             prefilled,
             recording.wall_start,
+            grpc_recording.snapshot(),
         )
 
 
@@ -215,7 +228,6 @@ def environment(
     env = {
         "RMQ_PROTOCOL": "remoting",
         "RMQ_NAMESRV": namesrv,
-        "RMQ_ENDPOINT": "",
         "RMQ_TLS": "0",
         "RMQ_TOPIC": topic,
         "RMQ_GROUP": group,

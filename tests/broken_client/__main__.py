@@ -311,6 +311,10 @@ def consume(client: Client, until: float, want: int) -> None:
 
 def main() -> int:
     scenario = sys.argv[1] if len(sys.argv) > 1 else ""
+    if ENV.get("RMQ_PROTOCOL") == "grpc":
+        from grpc_session import main as grpc_main
+
+        return grpc_main(scenario)
     if scenario not in SUPPORTED:
         emit("unsupported", reason=f"the test client does not implement {scenario!r}")
         return 3

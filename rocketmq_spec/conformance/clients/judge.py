@@ -65,6 +65,8 @@ class Scenario:
     """Messages the suite stores in the topic before the driver starts (for consumers)."""
     tx_answer: str = "commit"
     tx_check_answer: str = "commit"
+    protocol: str = "remoting"
+    """What the driver is to speak: ``remoting`` (RMQ_NAMESRV) or ``grpc`` (RMQ_ENDPOINT)."""
     credentials: tuple[str, str] | None = None
     """(access key, secret key) the client signs with (ACL 1.0)."""
 
@@ -226,7 +228,7 @@ def environment(
 ) -> dict[str, str]:
     """The contract's variables for one scenario; the optional ones are left out when unused."""
     env = {
-        "RMQ_PROTOCOL": "remoting",
+        "RMQ_PROTOCOL": scenario.protocol,
         "RMQ_NAMESRV": namesrv,
         "RMQ_TLS": "0",
         "RMQ_TOPIC": topic,

@@ -122,6 +122,9 @@ NO_OFFSET = Scenario(
     ),
 )
 
+GRPC_PRODUCE = Scenario("grpc-produce", "produce", count=2, protocol="grpc")
+GRPC_POP = Scenario("grpc-pop", "consume-pop", count=2, prefill=2, protocol="grpc", timeout_s=40)
+
 IDLE = Scenario(
     "idle",
     "idle",

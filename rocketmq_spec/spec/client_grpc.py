@@ -2,8 +2,9 @@
 
 Read off rocketmq-clients' Java SDK (``java/client``, release java-5.2.1): the Telemetry session that
 must open with Settings, heartbeats, receipt handles in acks and invisible-duration changes, FIFO
-message groups and the answers to transaction recovery. The ``client`` subcommand does not run gRPC
-scenarios yet; the clauses state what such cases will judge.
+message groups and the answers to transaction recovery. The ``client`` subcommand judges them from what
+its gRPC relay records (FIFO groups, invisible-duration changes and transaction recovery have no
+scenario yet).
 """
 
 from __future__ import annotations

@@ -17,8 +17,7 @@ same on ``local[2]`` and on a standalone cluster of two one-core workers at the 
 (scaling linearly: the wall-clock time divides by the cores where they are free); a query for one topic of ten
 with ``filterPushdown`` at least 5x cheaper than without; a tenth of the store's time span, which pushdown
 turns into a tenth of the CommitLog; and the one-topic query again over the store exported to Parquet
-(``rmq-spark export``), which is Spark's native reader.
-"""
+(``rmq-spark export``), which is Spark's native reader. """
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 Where the golden data is lives in ``rocketmq_spec.spec.golden``. Tests read it in place (it is read-only) and
 extract the store tarball into a temporary directory once per session; ``tests/test_golden_copy.py`` fails
-when the in-project copy and the origin ever differ.
-"""
+when the in-project copy and the origin ever differ. """
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@
 its frame must be the bytes :func:`rocketmq_spec.codec.command.encode` writes for the same command, for every
 opaque, value and broker setting, and it must decline values it cannot write. The store hands the dispatch the
 property map it already holds instead of parsing the stored string again; that map must be what the parse
-gives.
-"""
+gives. """
 
 from __future__ import annotations
 

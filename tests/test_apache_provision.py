@@ -13,6 +13,12 @@ from rocketmq_spec.apache.cluster import ApacheRocketMQ
 from rocketmq_spec.apache.jdk import find_jdk
 from rocketmq_spec.apache.maven import NotServed, ToolMissing
 from rocketmq_spec.apache.releases import RELEASES, UnknownRelease, release
+from rocketmq_spec.codec.custom_header import decode_header, encode_header
+from rocketmq_spec.codec.store.epoch_file import read_epochs
+from rocketmq_spec.conformance.recorder import Exchange
+from rocketmq_spec.conformance.wire import Connection, Endpoint
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.controller import GET_REPLICA_INFO_REQUEST, GET_REPLICA_INFO_RESPONSE
 from rocketmq_spec.targets import EMBEDDED, PROJECT_TARGETS, UnknownTarget, parse_target, target_names
 
 MAVEN_NOT_SERVED = (
@@ -80,6 +86,32 @@ def test_a_started_release_registers_and_stops(tmp_path: Path) -> None:
     finally:
         cluster.stop()
     assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_release_with_a_controller_elects_its_broker(tmp_path: Path) -> None:
+    """The name server runs a leading controller; the broker in controller mode registers there, is elected
+    its set's master (epoch 1) and writes the epoch file."""
+    cluster = ApacheRocketMQ("5.5.0", home=tmp_path / "home", controller=True)
+    try:
+        cluster.start()
+    except (ToolMissing, NotServed) as exc:
+        pytest.skip(str(exc))
+    try:
+        connection = Connection(Endpoint.parse(cluster.controller_addr), Exchange())
+        asked = encode_header(GET_REPLICA_INFO_REQUEST, {"brokerName": cluster.broker_name})
+        response = connection.call(RequestCode.CONTROLLER_GET_REPLICA_INFO, asked)
+        connection.close()
+        epochs = read_epochs(cluster.store_path)
+    finally:
+        cluster.stop()
+    assert response.code == ResponseCode.SUCCESS
+    assert decode_header(GET_REPLICA_INFO_RESPONSE, response.ext_fields)["masterEpoch"] == 1
+    assert epochs is not None and epochs.entries[-1][0] == 1
+
+
+def test_a_release_without_a_controller_is_refused() -> None:
+    with pytest.raises(maven.ProvisionError, match="has no controller"):
+        ApacheRocketMQ("4.9.7", controller=True)
 
 
 def test_targets_are_named_embedded_or_apache_and_a_release() -> None:

@@ -1,6 +1,5 @@
-"""The reference broker with ``aclEnable=true``: where it finds the file, when it refuses to start, the
-check itself (``rocketmq_spec.reference_broker.acl.guard``), hot reload and the file rewrites of the admin
-commands.
+"""The reference broker with ``aclEnable=true``: where it finds the file, when it refuses to start, the check
+itself (``rocketmq_spec.reference_broker.acl.guard``), hot reload and the file rewrites of the admin commands.
 
 The check's answers over the wire are judged by the conformance ``acl`` area (``test_conformance_acl``);
 these tests cover what that area cannot reach: start-up, bad files, pattern forms and Java's quirks.

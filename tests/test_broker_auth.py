@@ -16,7 +16,6 @@ from rocketmq_spec.apache.maven import cached_classpath
 from rocketmq_spec.apache.releases import release
 from rocketmq_spec.codec.acl import Credentials, sign
 from rocketmq_spec.codec.command import RemotingCommand
-from rocketmq_spec.reference_broker.broker.handlers import DEFAULT_REMARK
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import (
     BrokerConfig,
@@ -26,6 +25,7 @@ from rocketmq_spec.reference_broker.config import (
     load_config_file,
 )
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.auth import (
     LOCAL_AUTHENTICATION_PROVIDER,
     LOCAL_AUTHORIZATION_PROVIDER,
@@ -176,9 +176,9 @@ EXPECTED_AUTHENTICATION = [
     (ResponseCode.NO_PERMISSION, AuthenticationRemark.NO_USERNAME),
     (ResponseCode.NO_PERMISSION, "User:nobody is not found."),
     (ResponseCode.NO_PERMISSION, AuthenticationRemark.SIGNATURE),
-    (ResponseCode.SUCCESS, DEFAULT_REMARK),
+    (ResponseCode.SUCCESS, remarks.UNSET.template),
     (ResponseCode.SYSTEM_ERROR, Remark.SUPER_CREATE),
-    (ResponseCode.SUCCESS, DEFAULT_REMARK),
+    (ResponseCode.SUCCESS, remarks.UNSET.template),
     (ResponseCode.NO_PERMISSION, "User:n is disabled."),
     (ResponseCode.SUCCESS, None)]  # 26 GET_BROKER_CONFIG is whitelisted
 """RMQ-AUTH-AUTHENTICATE: what Apache 5.5.0 answers (test_apache_authenticates_alike)."""

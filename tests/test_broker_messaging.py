@@ -13,13 +13,13 @@ from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.client_requests import PRODUCER_GROUP, pull_fields
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.frame import SerializeType
 from rocketmq_spec.spec.golden import CLIENT_FRAMES, JAVA_FRAMES
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.sysflag import TransactionType
+from rocketmq_spec.spec.wire_release import wire_release
 from tests.broker_support import golden_command, host_port, run
 from tests.messaging_support import pull, send, send_batch, with_broker
 

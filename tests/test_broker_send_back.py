@@ -12,10 +12,10 @@ from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
-from rocketmq_spec.reference_broker.store import SCHEDULE_TOPIC
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import CONSUMER_SEND_MSG_BACK_REQUEST
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 from rocketmq_spec.spec.version import MQVersion
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker

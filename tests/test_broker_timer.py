@@ -16,11 +16,11 @@ from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.small_store import small_config
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import TIMER_TOPIC
 from rocketmq_spec.spec.timer import (
     RECALL_FORBIDDEN_REMARK,
     RECALL_MESSAGE_REQUEST,
     TIMER_CHECKPOINT_FILE,
-    TIMER_TOPIC,
     decode_recall_handle,
 )
 from tests.broker_support import run

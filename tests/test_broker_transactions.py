@@ -10,20 +10,21 @@ from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.custom_header import decode_header
 from rocketmq_spec.codec.store import decode_record, decode_records
-from rocketmq_spec.reference_broker.broker.transactions import CHECK_GROUP, _op_offset
+from rocketmq_spec.reference_broker.broker.transactions import _op_offset
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.client_requests import PRODUCER_GROUP
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
-from rocketmq_spec.reference_broker.store.topics import (
-    TRANS_CHECK_MAX_TIME_TOPIC,
-    TRANS_HALF_TOPIC,
-    TRANS_OP_HALF_TOPIC,
-)
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.sysflag import TransactionType
+from rocketmq_spec.spec.system_topics import (
+    TRANS_CHECK_GROUP,
+    TRANS_CHECK_MAX_TIME_TOPIC,
+    TRANS_HALF_TOPIC,
+    TRANS_OP_HALF_TOPIC,
+)
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 
@@ -88,8 +89,8 @@ def test_unended_half_message_is_checked_back_and_committed(tmp_path) -> None:
         await asyncio.sleep(0.6)  # several more runs: an ended transaction is not checked again
         assert all(c.code != RequestCode.CHECK_TRANSACTION_STATE for c in _drain(client))
         offsets = mq.broker.offsets
-        assert offsets.query(CHECK_GROUP, TRANS_HALF_TOPIC, 0) == 2
-        assert offsets.query(CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
+        assert offsets.query(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, 0) == 2
+        assert offsets.query(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
 
     run(with_broker(tmp_path / "store", scenario, **FAST_CHECKS))
 
@@ -131,7 +132,7 @@ def test_young_half_message_waits_for_the_timeout(tmp_path) -> None:
         await _half(client, b"soon")
         await asyncio.sleep(0.6)
         assert _drain(client) == []
-        assert mq.broker.offsets.query(CHECK_GROUP, TRANS_HALF_TOPIC, 0) == -1
+        assert mq.broker.offsets.query(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, 0) == -1
 
     run(with_broker(tmp_path / "store", scenario, transaction_time_out=60_000,
                     transaction_check_interval=150))
@@ -163,7 +164,7 @@ def test_immune_half_message_is_set_aside_and_its_end_honoured(tmp_path) -> None
         await asyncio.sleep(0.6)
         assert all(c.code != RequestCode.CHECK_TRANSACTION_STATE for c in _drain(client))
         # a copy naming offset 0 met the op message that ended offset 0: that op message is done
-        assert mq.broker.offsets.query(CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
+        assert mq.broker.offsets.query(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
 
     run(with_broker(tmp_path / "store", scenario, **FAST_CHECKS))
 

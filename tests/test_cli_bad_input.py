@@ -70,6 +70,15 @@ def test_conformance_names_the_unreachable_address_before_running_cases(closed_p
     assert f"name server at 127.0.0.1:{closed_port} is unreachable" in line
     line = one_line_failure("rmq-conformance", "--broker", f"127.0.0.1:{closed_port}")
     assert f"broker at 127.0.0.1:{closed_port} is unreachable" in line
+    line = one_line_failure("rmq-conformance", "--controller-addr", f"127.0.0.1:{closed_port}")
+    assert f"controller at 127.0.0.1:{closed_port} is unreachable" in line
+
+
+def test_conformance_starts_a_controller_only_for_an_apache_target() -> None:
+    assert "--controller starts the controller of a --target apache-5.x" in one_line_failure(
+        "rmq-conformance", "--controller")
+    assert "apache-4.9.7 has no controller" in one_line_failure("rmq-conformance", "--target", "apache-4.9.7",
+                                                                "--controller")
 
 
 def test_conformance_names_a_directory_that_is_not_a_store(not_a_store: Path) -> None:

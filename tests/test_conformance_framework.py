@@ -167,6 +167,11 @@ def test_cli_builds_pytest_arguments() -> None:
     assert not any(a.startswith("--rmq-index-sizes") for a in store_argv)
     sized = argparse.Namespace(**vars(args), index_sizes="1000,3000")
     assert "--rmq-index-sizes=1000,3000" in cli.pytest_args(Target(store=Path("s")), sized)
+    controller_argv = cli.pytest_args(Target(controller=Endpoint("h", 7), controller_broker=Endpoint("h", 8)),
+                                      args)
+    assert "--rmq-controller=h:7" in controller_argv and "--rmq-namesrv" not in " ".join(controller_argv)
+    assert "--rmq-controller-broker=h:8" in controller_argv
+    assert controller_argv[controller_argv.index("-n") + 1] == cli.DEFAULT_WORKERS
 
 
 def test_index_sizes_option() -> None:

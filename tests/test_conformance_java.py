@@ -2,10 +2,9 @@
 
 Each release is started for the run (``rmq-conformance --target apache-VERSION``); its profile is chosen by
 the version its answers carry. Every case must pass or be a deviation the profile cites, and every verdict
-must be the one committed in docs/results/ (a FAIL means the case, the profile or the release changed).
-Marked slow: ``.ci/run`` checks the same runs through ``python -m rocketmq_spec.conformance.results check``;
-skipped where Java or Maven is missing or the Maven repository does not serve the release.
-"""
+must be the one committed in docs/results/ (a FAIL means the case, the profile or the release changed). Marked
+slow: ``.ci/run`` checks the same runs through ``python -m rocketmq_spec.conformance.results check``; skipped
+where Java or Maven is missing or the Maven repository does not serve the release. """
 
 from __future__ import annotations
 

@@ -3,8 +3,7 @@
 produce and consume when they sign with an account's keys, and are refused with a wrong secret.
 
 The policy is the conformance suite's (``rocketmq_spec.conformance.acl_policy``): topics are created by its
-admin account, the clients sign as its ``OPEN`` account (PUB|SUB on every topic and group).
-"""
+admin account, the clients sign as its ``OPEN`` account (PUB|SUB on every topic and group). """
 
 from __future__ import annotations
 

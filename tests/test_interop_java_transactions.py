@@ -22,9 +22,9 @@ import pytest
 from rocketmq_spec.codec.store import MessageRecord, decode_records
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
-from rocketmq_spec.reference_broker.store.topics import TRANS_CHECK_MAX_TIME_TOPIC
 from rocketmq_spec.spec.codes import ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import TRANS_CHECK_MAX_TIME_TOPIC
 from tests.java_clients import FIVE_X, FOUR_X, driver
 from tests.messaging_support import pull, with_broker
 

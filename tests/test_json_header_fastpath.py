@@ -4,8 +4,7 @@
 decoder and a whole-header type check, which is only sound if it agrees with the rules the tables state: key
 order and null omission (``JSON_HEADER_FIELDS``), fastjson's escapes (``SHORT_ESCAPES``, ``HEX_ESCAPED``), the
 defaults, int32 fields and extFields normalisation, and which headers are refused under which clause. The
-references below are built from those tables alone, character by character.
-"""
+references below are built from those tables alone, character by character. """
 
 from __future__ import annotations
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.conformance.can_fail import failing_functions
-from rocketmq_spec.conformance.mutation import report
-from rocketmq_spec.conformance.mutation.__main__ import main
-from rocketmq_spec.conformance.mutation.report import Reviewed
-from rocketmq_spec.conformance.mutation.session import changed_lines
+from rocketmq_spec.mutation import report
+from rocketmq_spec.mutation.__main__ import main
+from rocketmq_spec.mutation.report import Reviewed
+from rocketmq_spec.mutation.session import changed_lines
 from tests.golden import PROJECT_ROOT
 
 MODULE = "rocketmq_spec/reference_broker/namesrv/kv.py"

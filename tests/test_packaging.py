@@ -77,7 +77,8 @@ def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
 def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
     work = tmp_path / "elsewhere"
     work.mkdir()
-    where = subprocess.run([bin_dir / "python", "-c", "import conformance; print(conformance.__file__)"],
+    ask = "import rocketmq_spec.conformance as c; print(c.__file__)"
+    where = subprocess.run([bin_dir / "python", "-c", ask],
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(tmp_path / "venv")), where
     job = subprocess.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
@@ -91,7 +92,7 @@ def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
 
 def implementation(bin_dir: Path, env: dict[str, str]) -> str:
     """Which per-send codec work the installed copy runs (``rocketmq_spec.codec.hotpath``)."""
-    ask = "from codec import hotpath; print(hotpath.implementation())"
+    ask = "from rocketmq_spec.codec import hotpath; print(hotpath.implementation())"
     return subprocess.run([bin_dir / "python", "-c", ask], env=env, capture_output=True, text=True,
                           check=True, cwd=bin_dir).stdout.strip()
 

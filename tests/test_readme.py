@@ -3,8 +3,7 @@ names options its command has, the set-up commands are the ones CI runs, every c
 ``--version``, and ``rmq-conformance`` exits with the status the README gives for each outcome.
 
 (The README's counts sit in ``<!-- generated:NAME -->`` spans that ``rocketmq_spec.conformance.results`` fills
-from the committed reports.)
-"""
+from the committed reports.) """
 
 from __future__ import annotations
 

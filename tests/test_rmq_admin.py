@@ -19,9 +19,9 @@ from rocketmq_spec.admin.wire import AdminConnection
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.conformance.cases.messaging import subscription
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
-from rocketmq_spec.reference_broker.wire_release import DEFAULT_RELEASE, wire_release
 from rocketmq_spec.spec.bodies import HEARTBEAT_DATA
 from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, wire_release
 from tests.mqadmin_commands import Scene, prepare
 
 DEFAULT_VERSION_NAME = wire_release(DEFAULT_RELEASE).version_name

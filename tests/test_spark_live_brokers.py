@@ -43,7 +43,8 @@ ROUTE_WAIT = 60.0
 
 COPY_DRIVER = """
 import sys
-from rocketmq_spec.spark.copy_job import copy_topic from rocketmq_spec.spark.session import local_session
+from rocketmq_spec.spark.copy_job import copy_topic
+from rocketmq_spec.spark.session import local_session
 
 namesrv, source, target, checkpoint, per_trigger = sys.argv[1:]
 spark = local_session(1, app_name="copy-driver")

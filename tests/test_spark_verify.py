@@ -112,8 +112,8 @@ def test_spark_scan_summary_equals_the_codec_scan(spark: SparkSession, golden_st
     assert spark_scan_summary(spark, golden_store, split_bytes=2048) == expected
 
 
-SMALL_SETTINGS = {"mapped_file_size_consume_queue": 40 * CQ_ENTRY_SIZE, "max_hash_slot_num": 40,
-                  "max_index_num": 120}
+SMALL_SETTINGS = {"mappedFileSizeConsumeQueue": 40 * CQ_ENTRY_SIZE, "maxHashSlotNum": 40,
+                  "maxIndexNum": 120}
 """Legal sizes far from Java's defaults: 40 entries per ConsumeQueue file, and index files of 40 slots
 and 120 entries, off the 1:4 ratio a size alone is read with (so the counts must be given)."""
 SMALL_COMMITLOG_FILE = 64 << 10
@@ -124,7 +124,7 @@ def sized_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """About 120 messages over two queues, two keys each: several files of every kind."""
     root = tmp_path_factory.mktemp("verify-sized") / "store"
     fill_store(root, 150 << 10, commitlog_file_size=SMALL_COMMITLOG_FILE, queues=2, mean_body=1000,
-               **SMALL_SETTINGS)
+               broker_config=SMALL_SETTINGS)
     return root
 
 
@@ -134,7 +134,7 @@ def test_non_default_sizes_get_the_conformance_verdicts(spark: SparkSession,  # 
         assert len(store.commitlog.files) > 1 and len(store.index_files()) > 1
         queues = (sized_store / CONSUMEQUEUE_DIR / "FillTopic").iterdir()
         assert max(len(list(queue.iterdir())) for queue in queues) > 1
-    sizes = (SMALL_SETTINGS["max_hash_slot_num"], SMALL_SETTINGS["max_index_num"])
+    sizes = (SMALL_SETTINGS["maxHashSlotNum"], SMALL_SETTINGS["maxIndexNum"])
     cases = verify_store(spark, sized_store, index_sizes=sizes)
     given = clause_verdicts((c.clause, c.verdict) for c in cases)
     assert given == conformance_verdicts(sized_store, tmp_path / "given", given, "--index-sizes", "40,120")

@@ -10,8 +10,8 @@ from rocketmq_spec.codec.store import StoreDirectory, decode_record
 from rocketmq_spec.codec.store.configs import delay_offsets_from_json, load_config
 from rocketmq_spec.codec.store.record import HostPort
 from rocketmq_spec.reference_broker.store import MessageArrival, MessageStore, PutMessageStatus
-from rocketmq_spec.reference_broker.store.topics import SCHEDULE_TOPIC
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 from tests.test_store_engine_helpers import assert_consistent, message, tiny_config
 
 DELIVERY_DEADLINE_S = 30.0

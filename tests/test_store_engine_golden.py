@@ -17,9 +17,9 @@ from rocketmq_spec.reference_broker.store.message import (
     producer_text,
     redirect_text,
 )
-from rocketmq_spec.reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
 from rocketmq_spec.spec.golden import STORE_MANIFEST, STORE_TARBALL
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
 from tests.test_store_engine_helpers import assert_consistent, message
 
 pytestmark = pytest.mark.skipif(not STORE_TARBALL.exists(), reason="golden store not available")

@@ -18,9 +18,9 @@ from rocketmq_spec.spec.admin_bodies import CONSUME_STATS, CONSUMER_CONNECTION, 
 from rocketmq_spec.spec.bodies import CLUSTER_INFO, KV_TABLE, TOPIC_ROUTE_DATA, BodySpec
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, RETRY_PREFIX
 
 MASTER_ID = 0
-RETRY_PREFIX = "%RETRY%"
 QUERY_MAX_NUM = 64
 """Messages one key query asks each broker for (mqadmin's queryMsgByKey asks for 64)."""
 
@@ -130,7 +130,7 @@ class Admin:
         for addr in targets:
             with connected(addr, self.timeout) as connection:
                 connection.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-                    "topic": topic, "defaultTopic": "TBW102", "readQueueNums": read_queues,
+                    "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": read_queues,
                     "writeQueueNums": write_queues, "perm": perm, "topicFilterType": "SINGLE_TAG",
                     "topicSysFlag": 0, "order": False, **({"attributes": attributes} if attributes else {})})
         return targets

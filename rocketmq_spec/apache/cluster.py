@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from rocketmq_spec.admin.wire import AdminConnection, AdminError
 from rocketmq_spec.apache.home import read_properties, write_home, write_properties
 from rocketmq_spec.apache.jdk import Jdk, find_jdk
 from rocketmq_spec.apache.maven import ProvisionError, resolve
@@ -24,11 +25,22 @@ from rocketmq_spec.apache.servers import (
     LoopbackServers,
     free_port,
 )
+from rocketmq_spec.codec.custom_header import decode_header
+from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.controller import CONTROLLER_RELEASES, GET_METADATA_RESPONSE
 
 NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
 MQADMIN_MAIN = "org.apache.rocketmq.tools.command.MQAdminStartup"
 PROXY_MAIN = "org.apache.rocketmq.proxy.ProxyStartup"
+CONTROLLER_MAIN = "org.apache.rocketmq.controller.ControllerStartup"
+CONTROLLER_GROUP = "rmq-spec"
+CONTROLLER_PEER = "n0"
+CONTROLLER_SETTINGS = {"enableControllerInNamesrv": "true", "controllerDLegerGroup": CONTROLLER_GROUP,
+                       "controllerDLegerSelfId": CONTROLLER_PEER, "notifyBrokerRoleChanged": "false"}
+"""A lone DLedger controller inside the name server (it leads as soon as it has elected itself). Role
+changes are not pushed to brokers: the suite registers brokers that do not exist, and a push to each
+would only wait for a connection refused."""
 """Run with ``-pm local`` it creates the broker from broker.conf in its own JVM and serves gRPC beside it
 (``ProxyStartup.createBrokerController``)."""
 
@@ -40,7 +52,7 @@ class ApacheRocketMQ(LoopbackServers):
                  namesrv_port: int = 0, broker_port: int = 0, namesrv: str | None = None,
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
                  heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False,
-                 grpc: bool = False) -> None:
+                 grpc: bool = False, controller: bool = False) -> None:
         self.release = version if isinstance(version, Release) else release(version)
         if grpc and not self.release.has_proxy:
             raise ProvisionError(f"Apache RocketMQ {self.release.version} has no rocketmq-proxy to serve "
@@ -50,6 +62,15 @@ class ApacheRocketMQ(LoopbackServers):
                          start_timeout=start_timeout)
         self._grpc = grpc
         """Start the broker inside the release's rocketmq-proxy (local mode), which serves ``grpc_addr``."""
+        if controller and not CONTROLLER_RELEASES.holds_for_version(self.release.mq_version):
+            raise ProvisionError(f"Apache RocketMQ {self.release.version} has no controller",
+                                 expected="5.0.0 or later", seen=self.release.version)
+        self._controller = controller
+        """Start the name server with a controller inside (``enableControllerInNamesrv``) and the broker in
+        controller mode (``enableControllerMode``): it registers there and becomes its set's master."""
+        self.controller_addr = ""
+        self.quorumless_controller_addr = ""
+        """A second controller, alone in a group of two peers: it never leads (``--controller`` runs)."""
         self._overrides = dict(read_properties(config_file)) if config_file else {}
         self._overrides.update({key: str(value) for key, value in (broker_config or {}).items()})
         self._heap_mb = heap_mb
@@ -70,10 +91,49 @@ class ApacheRocketMQ(LoopbackServers):
 
     def _start_namesrv(self) -> None:
         port = self._namesrv_port or free_port()
-        config = write_properties(self.home / "conf" / "namesrv.conf", {"listenPort": port})
+        settings: dict[str, object] = {"listenPort": port}
+        if self._controller:
+            self.controller_addr = f"{LOOPBACK}:{free_port()}"
+            settings.update(CONTROLLER_SETTINGS, controllerStorePath=self.home / "controller",
+                            controllerDLegerPeers=f"{CONTROLLER_PEER}-{self.controller_addr}")
+            # the broker takes its role from that controller (it elects itself, the set's first broker)
+            self._overrides = {"enableControllerMode": "true", "controllerAddr": self.controller_addr,
+                               **self._overrides}
+        config = write_properties(self.home / "conf" / "namesrv.conf", settings)
         self.namesrv_addr = f"{LOOPBACK}:{port}"
         self._spawn("namesrv", self.java_command(NAMESRV_MAIN, "-c", str(config), heap_mb=256))
         self._wait("namesrv", self._namesrv_ready)
+        if self._controller:
+            self._wait("namesrv", self._controller_leads)
+            self._start_quorumless_controller()
+
+    def _start_quorumless_controller(self) -> None:
+        """A stand-alone controller whose group names a second peer that never starts: without a majority
+        it never leads, so it shows what a follower answers."""
+        self.quorumless_controller_addr = f"{LOOPBACK}:{free_port()}"
+        absent = f"{LOOPBACK}:{free_port()}"
+        config = write_properties(self.home / "conf" / "controller-quorumless.conf", {
+            "controllerDLegerGroup": f"{CONTROLLER_GROUP}-quorumless",
+            "controllerDLegerSelfId": CONTROLLER_PEER,
+            "controllerDLegerPeers": f"{CONTROLLER_PEER}-{self.quorumless_controller_addr};n1-{absent}",
+            "controllerStorePath": self.home / "controller-quorumless"})
+        self._spawn("controller", self.java_command(CONTROLLER_MAIN, "-c", str(config), heap_mb=128))
+        addr = self.quorumless_controller_addr
+        self._wait("controller", lambda: self._controller_answers(addr) is not None)
+
+    def _controller_leads(self) -> bool:
+        """The controller answers CONTROLLER_GET_METADATA_INFO and leads its (one-peer) group."""
+        return self._controller_answers(self.controller_addr) is True
+
+    @staticmethod
+    def _controller_answers(addr: str) -> bool | None:
+        """Whether the controller at ``addr`` leads; None while it does not answer its metadata."""
+        try:
+            with AdminConnection(addr, 2.0) as connection:
+                answer = connection.call(RequestCode.CONTROLLER_GET_METADATA_INFO)
+        except AdminError:
+            return None
+        return decode_header(GET_METADATA_RESPONSE, answer.command.ext_fields).get("isLeader") is True
 
     def _start_broker(self) -> None:
         self._broker_settings()

@@ -203,7 +203,8 @@ class LoopbackServers:
 
     def stop(self) -> None:
         """Stop the broker, then the name server (reverse start order), each given time to shut down."""
-        for role in ("broker", "namesrv"):
+        others = [role for role in self._processes if role not in ("broker", "namesrv")]
+        for role in ("broker", *others, "namesrv"):
             process = self._processes.pop(role, None)
             if process is not None:
                 terminate(process)

@@ -1,8 +1,8 @@
 """Responses encoded from a template: the JSON frame of an answer whose header changes only in a few values.
 
 A broker answers every send with the same header but for the opaque and three extFields values (msgId,
-queueId, queueOffset). Encoding that header field by field through the JSON encoder for each send cost
-about as much as storing the message, so a template encodes it once through
+queueId, queueOffset). Encoding that header field by field through the JSON encoder for each send cost about
+as much as storing the message, so a template encodes it once through
 :func:`rocketmq_spec.codec.command.encode` with marker values, cuts it at the markers, and each answer joins
 the pieces around its own values.
 

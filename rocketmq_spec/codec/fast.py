@@ -2,8 +2,7 @@
 
 The construct schemas in ``rocketmq_spec.spec`` are the definition; these functions do the same job several
 times faster for the broker's per-frame path and are held equal to the schemas by property tests
-(``tests/test_frame_fastpath.py``), including which inputs they reject.
-"""
+(``tests/test_frame_fastpath.py``), including which inputs they reject. """
 
 from __future__ import annotations
 

@@ -1,14 +1,12 @@
 """Hand-written fast paths for the store formats, proven equal to the ``rocketmq_spec.spec`` schemas by
 properties.
 
-The broker encodes one record, one consume-queue entry and about three index entries per send, and a
-scan of a CommitLog only needs the fixed fields of each record; construct containers cost 50-100 µs per
-record for that, ``struct`` a few. Tests (``tests/test_store_fast.py``, ``tests/test_store_fastpath_*.py``)
-hold these equal to ``CommitLogRecord``, ``ConsumeQueueEntry``, ``IndexHeader``/``IndexEntry`` and the
-offsetMsgId schemas on generated data, including which inputs they refuse, so the schemas stay the single
-source of truth. Nothing here imports ``rocketmq_spec.codec.store``: the store modules build on these
-functions.
-"""
+The broker encodes one record, one consume-queue entry and about three index entries per send, and a scan of a
+CommitLog only needs the fixed fields of each record; construct containers cost 50-100 µs per record for that,
+``struct`` a few. Tests (``tests/test_store_fast.py``, ``tests/test_store_fastpath_*.py``) hold these equal to
+``CommitLogRecord``, ``ConsumeQueueEntry``, ``IndexHeader``/``IndexEntry`` and the offsetMsgId schemas on
+generated data, including which inputs they refuse, so the schemas stay the single source of truth. Nothing
+here imports ``rocketmq_spec.codec.store``: the store modules build on these functions. """
 
 from __future__ import annotations
 

@@ -58,7 +58,9 @@ class StreamRejected:
     error: HAStreamError
 
 
-class _Closable:
+class ClosableDecoder:
+    """What every HA decoder shares: a buffer, and the error that closed it (it then refuses data)."""
+
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._error: HAStreamError | None = None
@@ -83,7 +85,7 @@ class _Closable:
         return StreamRejected(error)
 
 
-class ReportDecoder(_Closable):
+class ReportDecoder(ClosableDecoder):
     """Master side: slave bytes in, one :class:`OffsetReported` per complete 8-byte unit out.
 
     Java's master only keeps the last complete unit of each read; every unit is reported here and the
@@ -105,7 +107,7 @@ class ReportDecoder(_Closable):
         return events
 
 
-class BlockDecoder(_Closable):
+class BlockDecoder(ClosableDecoder):
     """Slave side: master bytes in, :class:`BlockReceived` per complete block out.
 
     ``expected_offset`` is the slave's CommitLog end, or None for an empty slave, which takes the first
@@ -154,6 +156,7 @@ class BlockDecoder(_Closable):
 __all__ = [
     "BlockDecoder",
     "BlockReceived",
+    "ClosableDecoder",
     "OffsetReported",
     "ReportDecoder",
     "StreamRejected",

@@ -47,17 +47,18 @@ import pytest
 
 from rocketmq_spec.apache.releases import Release
 from rocketmq_spec.codec.acl import Credentials
-from rocketmq_spec.conformance import cli_help
+from rocketmq_spec.conformance import cli_help, embedded
 from rocketmq_spec.conformance import profile as profiles
 from rocketmq_spec.conformance.acl_policy import ACL_RELEASE, write_acl_file
 from rocketmq_spec.conformance.cli_help import ExitStatus
+from rocketmq_spec.conformance.embedded import AUTH_TABLES, QUICK_CHECKS, RECALL_ON
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.target import Target, auth_user_of
 from rocketmq_spec.conformance.wire import Endpoint
-from rocketmq_spec.reference_broker.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
-from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from rocketmq_spec.spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
+from rocketmq_spec.spec.controller import CONTROLLER_RELEASES
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
 from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 
 PROG = "rmq-conformance"
@@ -67,26 +68,17 @@ CASES_DIR = Path(__file__).with_name("cases")
 STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
-APACHE_SETTINGS = {"transactionTimeOut": 1000, "transactionCheckInterval": 500, "transactionCheckMax": 3,
-                   "recallMessageEnable": "true"}
-"""Java's names for the embedded broker's quick check-backs
-(``rocketmq_spec.conformance.embedded.QUICK_CHECKS``): a
-release checks a half message back after 6 s, every 30-60 s, which the transaction cases would wait for.
-Recall is allowed (off by default in 5.x), as on the embedded broker
-(``rocketmq_spec.conformance.embedded.RECALL_ON``); releases without those keys ignore them. (Flow control is
-off in every provisioned release: ``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``.)"""
-AUTH_TABLES = {"authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
-               "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER}
-"""Apache 5.3.0+ keep ACL 2.0 users and ACLs with these
-(``rocketmq_spec.conformance.embedded.AUTH_TABLES_ON``), and older
-Apache releases ignore them; rocketmq-rust 1.0.0 does not start with Java class names here, so it runs
-without them and its auth cases say why they do not apply."""
-
 
 def provisioned_settings(target: str) -> dict[str, object]:
-    """The broker settings a provisioned target runs with."""
-    return {**APACHE_SETTINGS, **(AUTH_TABLES if isinstance(parse_target(target), Release) else {})}
+    """The broker settings a provisioned target runs with: the embedded broker's quick check-backs and
+    recall (``rocketmq_spec.conformance.embedded``), and the ACL 2.0 tables on Apache's releases only. (Flow
+    control is off in every provisioned release: ``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``.)"""
+    return {**QUICK_CHECKS, **RECALL_ON, **(AUTH_TABLES if isinstance(parse_target(target), Release) else {})}
 
+
+BROKER_FIXTURES = "rocketmq_broker"
+"""The pytest11 entry point of the reference broker's fixtures (``pyproject.toml``), which pytest would load
+into every run and every worker: the suite judges a broker over TCP and never imports one."""
 
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
@@ -137,6 +129,15 @@ def _wire_parser() -> argparse.ArgumentParser:
                         help="embedded broker with authenticationEnabled: run the authentication cases")
     parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES,
                         help=f"release the embedded broker answers as (default {DEFAULT_RELEASE})")
+    ctl = parser.add_argument_group("controller (RocketMQ 5's automatic failover): the controller area alone")
+    ctl.add_argument("--controller", action="store_true",
+                     help="with --target apache-5.x: start its name server with a controller inside "
+                          "(enableControllerInNamesrv=true) and judge that controller")
+    ctl.add_argument("--controller-addr", type=_endpoint, metavar="HOST:PORT",
+                     help="a running controller to judge (its controllerDLegerPeers port)")
+    ctl.add_argument("--controller-broker", type=_endpoint, metavar="HOST:PORT",
+                     help="with --controller-addr: a broker in controller mode, master of its set there, "
+                          "whose HA port the ha_autoswitch area connects to as a slave")
     ha = parser.add_argument_group("HA replication targets")
     ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
                     help="a master's HA port (default: the broker's port + 1)")
@@ -227,17 +228,19 @@ def _target_name(args: argparse.Namespace) -> str | None:
     not the embedded broker whatever --target's default says."""
     name = getattr(args, "target", None)
     given = any(getattr(args, option, None) for option in ("namesrv", "broker", "ha_master", "sync_master",
-                                                            "ha_slave"))
+                                                            "ha_slave", "controller_addr"))
     return None if name == EMBEDDED and given else name
 
 
 def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False) -> list[str]:
     """The pytest command line for a run; kept separate so it can be inspected and tested."""
     argv = [str(CASES_DIR), "-p", "rocketmq_spec.conformance.plugin", "-r", "fE",
-            *("-p", "no:cacheprovider"), *("-p", "no:benchmark")]
+            *("-p", "no:cacheprovider"), *("-p", "no:benchmark"), *("-p", f"no:{BROKER_FIXTURES}")]
     auth_user = f"{target.authn.access_key}:{target.authn.secret_key}" if target.authn else None
     for name, value in (("target-name", _target_name(args)),
                         ("namesrv", target.namesrv), ("broker", target.broker), ("proxy", target.proxy),
+                        ("controller", target.controller), ("controller-broker", target.controller_broker),
+                        ("follower-controller", target.follower_controller),
                         ("store", target.store),
                         ("acl-file", target.acl), ("ha-master", target.ha_master),
                         ("auth-user", auth_user),
@@ -256,7 +259,8 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv += ["-k", args.selection]
     # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
     argv += ["-m", "slow or not slow" if slow else "not slow"]
-    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv or target.proxy else None)
+    workers = args.workers or (DEFAULT_WORKERS if target.broker or target.namesrv or target.proxy
+                               or target.controller else None)
     if target.acl is not None:
         workers = None  # cases that change the policy must not overlap others
     if workers and workers != "0":
@@ -271,8 +275,6 @@ def _embedded(args: argparse.Namespace) -> int:
     The store is checked only after the broker has stopped cleanly, as a store tool would find it; its
     reports go to ``store/`` under the report directory, beside the wire run's.
     """
-    from rocketmq_spec.conformance import embedded
-
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
         with embedded.launch(Path(work), acl=getattr(args, "acl", False), authn=getattr(args, "authn", False),
                              release=embedded_release(args)) as target:
@@ -332,9 +334,17 @@ def _provisioned(args: argparse.Namespace) -> int:
         try:
             running = stack.enter_context(started(args.target, Path(work),
                                                   broker_config=provisioned_settings(args.target),
-                                                  grpc=args.grpc))
+                                                  grpc=args.grpc, controller=args.controller))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
+        if running.controller_addr:
+            print(f"started {args.target}: controller {running.controller_addr} in the name server "
+                  f"{running.namesrv_addr}", flush=True)
+            follower = running.quorumless_controller_addr
+            target = Target(controller=Endpoint.parse(running.controller_addr),
+                            controller_broker=Endpoint.parse(running.broker_addr),
+                            follower_controller=Endpoint.parse(follower) if follower else None)
+            return _pytest(pytest_args(target, args))
         proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
@@ -359,10 +369,17 @@ def _check_options(args: argparse.Namespace) -> None:
         except UnknownTarget as exc:
             raise BadInput(str(exc)) from None
         if args.namesrv or args.broker or args.proxy or args.acl_file or args.acl or args.auth_user \
-                or args.authn:
+                or args.authn or args.controller_addr:
             raise BadInput("--target starts a target of its own: give it or --namesrv/--broker, not both "
                            "(--acl/--acl-file and --authn/--auth-user go with the embedded broker or "
                            "--broker)")
+    if getattr(args, "controller", False):
+        found = parse_target(args.target)
+        if not isinstance(found, Release) or not CONTROLLER_RELEASES.holds_for_version(found.mq_version):
+            raise BadInput(f"--controller starts the controller of a --target apache-5.x ({args.target} has "
+                           "no controller); give --controller-addr HOST:PORT to judge a running one")
+    if getattr(args, "controller_broker", None) and not args.controller_addr:
+        raise BadInput("--controller-broker goes with --controller-addr (the controller it is master at)")
     if args.profile and args.profile != profiles.NONE:
         try:
             profiles.load(Path(args.profile))
@@ -390,6 +407,8 @@ def embedded_release(args: argparse.Namespace) -> str:
 def _check_reachable(target: Target) -> None:
     """A target that does not answer is one line, not every case failing in turn."""
     for role, endpoint in (("name server", target.namesrv), ("broker", target.broker),
+                           ("controller", target.controller), ("controller-broker", target.controller_broker),
+                        ("follower-controller", target.follower_controller),
                            ("SYNC_MASTER broker", target.sync_master), ("slave broker", target.ha_slave)):
         if endpoint is not None and (why := target.unreachable(endpoint)):
             raise BadInput(f"the {role} at {endpoint} is unreachable: {why}")
@@ -426,8 +445,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_options(args)
         if args.target != EMBEDDED:
             return _provisioned(args)
-        if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave:
+        if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave \
+                or args.controller_addr:
             target = Target(args.namesrv, args.broker, acl=args.acl_file, authn=args.auth_user,
+                            controller=args.controller_addr, controller_broker=args.controller_broker,
                             ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,

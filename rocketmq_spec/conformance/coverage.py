@@ -4,7 +4,7 @@ A case judges its clause only if it can fail (:mod:`rocketmq_spec.conformance.ca
 source). A clause that no case can judge says why in ``unjudged.toml`` (``[[unjudged]]`` rows of clause and
 reason): what no wire exchange or store file shows, or what the reference broker does not do. The report keeps
 those apart from clauses that simply lack a case, and names a row whose clause a case now judges. A mutation
-report (``python -m rocketmq_spec.conformance.mutation report --json``) adds the evidence of a run: the cases
+report (``python -m rocketmq_spec.mutation report --json``) adds the evidence of a run: the cases
 that failed against some mutant of the reference broker.
 """
 
@@ -165,7 +165,7 @@ def main(argv: Sequence[str]) -> int:
                     description="every clause with the cases that judge it and whether each can fail")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
     parser.add_argument("--mutation", type=Path, metavar="FIGURES_JSON",
-                        help="a mutation report (python -m rocketmq_spec.conformance.mutation report "
+                        help="a mutation report (python -m rocketmq_spec.mutation report "
                              "--json): mark the cases seen failing against a mutant")
     args = parser.parse_args(argv)
     if args.mutation is not None:

@@ -33,7 +33,7 @@ def new_message_id() -> str:
 
 
 def message(topic: str, body: bytes = b"hello", *, tag: str = "", keys: Sequence[str] = (),
-            message_group: str = "", message_type: int = v2.NORMAL, delivery_ms: int | None = None,
+            message_group: str = "", message_type: v2.MessageType = v2.NORMAL, delivery_ms: int | None = None,
             properties: dict[str, str] | None = None, message_id: str | None = None) -> v2.Message:
     """A v2 message as an SDK builds it (born time and host set, a fresh id unless given)."""
     system = v2.SystemProperties(message_id=new_message_id() if message_id is None else message_id,
@@ -142,7 +142,7 @@ class ProxyClient:
         return settings
 
     def consumer_settings(self, group: str, *topics: str,
-                          client_type: int = v2.SIMPLE_CONSUMER) -> v2.Settings:
+                          client_type: v2.ClientType = v2.SIMPLE_CONSUMER) -> v2.Settings:
         entries = [v2.SubscriptionEntry(topic=v2.Resource(name=t),
                                         expression=v2.FilterExpression(type=v2.TAG, expression="*"))
                    for t in topics]

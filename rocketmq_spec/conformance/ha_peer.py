@@ -25,10 +25,20 @@ from rocketmq_spec.codec.ha import (
     encode_block,
     encode_report,
 )
+from rocketmq_spec.codec.ha_autoswitch import (
+    MasterHandshakeReceived,
+    MasterStreamDecoder,
+    TransferReceived,
+    encode_slave_handshake,
+    encode_slave_report,
+)
 from rocketmq_spec.conformance.verdict import SuiteError
 from rocketmq_spec.conformance.wire import Endpoint
 
 READ_SIZE = 64 * 1024
+
+
+_Event = OffsetReported | BlockReceived | MasterHandshakeReceived | TransferReceived
 
 
 class PeerClosed(Exception):
@@ -38,12 +48,12 @@ class PeerClosed(Exception):
 @dataclass
 class _Socket:
     sock: socket.socket
-    decoder: ReportDecoder | BlockDecoder
+    decoder: ReportDecoder | BlockDecoder | MasterStreamDecoder
     closed: bool = False
     log: list[str] = field(default_factory=list)
-    pending: list[OffsetReported | BlockReceived] = field(default_factory=list)
+    pending: list[_Event] = field(default_factory=list)
 
-    def _next_event(self, timeout: float) -> OffsetReported | BlockReceived | None:
+    def _next_event(self, timeout: float) -> _Event | None:
         """The next unit the target sent, decoded by the codec; None if none comes in time."""
         deadline = time.monotonic() + timeout
         while not self.pending:
@@ -111,6 +121,36 @@ class SlavePeer(_Socket):
         """Where the master's next block must start."""
         assert isinstance(self.decoder, BlockDecoder)
         return self.decoder.expected_offset
+
+
+class AutoSwitchSlavePeer(_Socket):
+    """The suite as a slave of a master in controller mode: handshake first, then reports (12-byte units)
+    and the master's epoch-tagged blocks, decoded by ``codec.ha_autoswitch``."""
+
+    def __init__(self, master: Endpoint, timeout: float = 5.0) -> None:
+        super().__init__(socket.create_connection((master.host, master.port), timeout), MasterStreamDecoder())
+
+    def handshake(self, broker_id: int) -> None:
+        self.log.append(f"handshake as {broker_id}")
+        self.sock.sendall(encode_slave_handshake(broker_id))
+
+    def report(self, offset: int) -> None:
+        self.log.append(f"report {offset}")
+        self.sock.sendall(encode_slave_report(offset))
+
+    def send_raw(self, data: bytes) -> None:
+        self.log.append(f"raw {data.hex()}")
+        self.sock.sendall(data)
+
+    def answer(self, timeout: float) -> MasterHandshakeReceived | None:
+        event = self._next_event(timeout)
+        assert event is None or isinstance(event, MasterHandshakeReceived), "the decoder refuses other units"
+        return event
+
+    def block(self, timeout: float) -> TransferReceived | None:
+        event = self._next_event(timeout)
+        assert event is None or isinstance(event, TransferReceived), "the decoder refuses other units"
+        return event
 
 
 class MasterPeer(_Socket):

@@ -1,9 +1,8 @@
 """The suite's pytest options (``--rmq-*``) and the target they describe.
 
-Options are prefixed ``--rmq-`` because pytest already owns ``--strict``; ``rmq-conformance`` maps its
-own shorter options onto them (``rocketmq_spec.conformance.cli.pytest_args``). An option that cannot be read
-is a usage error before any case runs.
-"""
+Options are prefixed ``--rmq-`` because pytest already owns ``--strict``; ``rmq-conformance`` maps its own
+shorter options onto them (``rocketmq_spec.conformance.cli.pytest_args``). An option that cannot be read is a
+usage error before any case runs. """
 
 from __future__ import annotations
 
@@ -24,6 +23,13 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("rmq-conformance", "RocketMQ conformance suite")
     group.addoption("--rmq-namesrv", metavar="HOST:PORT", help="name server to check")
     group.addoption("--rmq-broker", metavar="HOST:PORT", help="broker to check")
+    group.addoption("--rmq-controller", metavar="HOST:PORT",
+                    help="controller to check (RocketMQ 5's automatic failover: the controller area)")
+    group.addoption("--rmq-controller-broker", metavar="HOST:PORT",
+                    help="a broker in controller mode, master of its set at --rmq-controller (the "
+                         "ha_autoswitch area)")
+    group.addoption("--rmq-follower-controller", metavar="HOST:PORT",
+                    help="a controller that does not lead its group (RMQ-CTL-NOT-LEADER)")
     group.addoption("--rmq-proxy", metavar="HOST:PORT", help="gRPC proxy (RocketMQ 5 SDK endpoint) to check")
     group.addoption("--rmq-store", metavar="DIR", help="store directory to check offline")
     group.addoption("--rmq-replica", metavar="DIR", help="a slave's store, compared with --rmq-store")
@@ -70,13 +76,15 @@ def target_of(config: pytest.Config) -> Target:
     """The target the run's options describe."""
     option = config.getoption
     endpoints = {name: Endpoint.parse(option(f"--rmq-{name}")) if option(f"--rmq-{name}") else None
-                 for name in ("namesrv", "broker")}
+                 for name in ("namesrv", "broker", "controller", "controller-broker", "follower-controller")}
     store, acl = option("--rmq-store"), option("--rmq-acl-file")
     return Target(endpoints["namesrv"], endpoints["broker"], Path(store) if store else None,
                   acl=Path(acl) if acl else None, authn=_auth_user(option("--rmq-auth-user")),
                   **_ha_parts(config, endpoints["broker"]),
                   proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None,
-                  launcher=_launcher(option("--rmq-launch")))
+                  launcher=_launcher(option("--rmq-launch")),
+                  controller=endpoints["controller"], controller_broker=endpoints["controller-broker"],
+                  follower_controller=endpoints["follower-controller"])
 
 
 def _launcher(text: str | None) -> Launcher | None:

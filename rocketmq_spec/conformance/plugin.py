@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,7 +122,8 @@ EXCLUSIVE = ("acl", "authn")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect cases whose part of the target was not given, so a store-only run is not full of skips."""
     target = config.stash[STATE].target
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         needs = [part for fixture, part in NEEDS_FIXTURE.items() if fixture in fixtures]
@@ -157,6 +158,23 @@ def proxy(request: pytest.FixtureRequest) -> Endpoint:
     endpoint = _target(request).proxy
     assert endpoint is not None, "deselected when absent"
     return endpoint
+
+
+@pytest.fixture(scope="session")
+def controller(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("controller")
+
+
+@pytest.fixture(scope="session")
+def follower_controller(request: pytest.FixtureRequest) -> Server:
+    endpoint = _target(request).follower_controller
+    assert endpoint is not None, "deselected when absent"
+    return Server("controller", endpoint)
+
+
+@pytest.fixture(scope="session")
+def controller_broker(request: pytest.FixtureRequest) -> Server:
+    return _target(request).server("controller_broker")
 
 
 @pytest.fixture(scope="session", params=ROLES)
@@ -305,12 +323,13 @@ def judge(item: pytest.Item, spec: CaseSpec, call: pytest.CallInfo[None], durati
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    report: pytest.TestReport = yield  # type: ignore[misc]
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[
+        None, pytest.TestReport, pytest.TestReport]:
+    report = yield
     spec = spec_of(item)
     decisive = call.when == "call" or (call.when == "setup" and report.failed)
     if spec is None or not decisive or report.skipped:
-        return report  # type: ignore[return-value]
+        return report
     state = item.config.stash[STATE]
     result = judge(item, spec, call, report.duration)
     # Observation values are arbitrary objects: render them before they cross to the controller.
@@ -325,7 +344,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     else:
         report.outcome = "passed"
         report.longrepr = None
-    return report  # type: ignore[return-value]
+    return report
 
 
 class Reporter:
@@ -337,7 +356,7 @@ class Reporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == USER_PROPERTY:
-                self.state.results.append(CaseResult.from_json(json.loads(value)))
+                self.state.results.append(CaseResult.from_json(json.loads(str(value))))
 
     def pytest_report_header(self) -> list[str]:
         return [f"rmq-conformance {self.state.profile_line()}"]

@@ -191,8 +191,7 @@ def choose(request: Request, announced: int | None, who: str = "the target") -> 
     if request.named == NONE:
         return Choice(NO_PROFILE, "--profile none", announced)
     if request.named:
-        profile = load(Path(request.named))
-        return Choice(_narrowed(profile, version), f"--profile {request.named}", announced)
+        return Choice(_narrowed(load(Path(request.named)), version), f"--profile {request.named}", announced)
     if request.strict:
         return Choice(NO_PROFILE, "--strict: judged against the documented protocol alone", announced)
     if request.target_name == EMBEDDED:

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 HEX_BYTES_KEPT = 2048
 """Bytes of each chunk kept in the log: one case may send a 16 MiB frame, and a report of hundreds of
@@ -39,9 +40,9 @@ class Record:
                 "len": self.length, "hex": self.hex}
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Record:
-        return cls(float(data["t"]), int(data["conn"]), Direction(data["dir"]),  # type: ignore[arg-type]
-                   int(data["len"]), str(data["hex"]))  # type: ignore[call-overload]
+    def from_json(cls, data: dict[str, Any]) -> Record:
+        return cls(float(data["t"]), int(data["conn"]), Direction(data["dir"]), int(data["len"]),
+                   str(data["hex"]))
 
     def line(self) -> str:
         cut = "" if self.direction is Direction.EVENT or self.length * 2 == len(self.hex) else " ..."

@@ -2,9 +2,8 @@
 
 The cases kept in the repository (``rocketmq_spec/conformance/regressions``) are part of the suite: every
 conformance run replays them against its target (``rocketmq_spec/conformance/cases/test_regressions.py``), and
-``rmq-fuzz
---replay`` sends them again outside the suite; ``rmq-fuzz`` writes new ones in this format. A case file is
-JSON, one per finding:
+``rmq-fuzz --replay`` sends them again outside the suite; ``rmq-fuzz`` writes new ones in this format. A case
+file is JSON, one per finding:
 
 ```
 {"format": "rmq-fuzz-regression/1", "id": "timeout-3fa1c2d4e5b6", "finding": "timeout",
@@ -14,13 +13,12 @@ JSON, one per finding:
  "expect_alive": true}
 ```
 
-Each connection's frames are sent back to back on a fresh connection to the listener; ``expect`` is
-``close`` (the stream holds a complete malformed frame, so the target must close the connection without
-an answer, RMQ-FRAME-CLOSE-ON-ERROR), ``wait`` (it ends inside a frame that will be malformed: judged only
-against a named idle timeout) or ``any`` (answers are allowed); see ``rocketmq_spec.conformance.oracle``.
-After all connections, the target must still answer a control request (``expect_alive``). The raw bytes of
-each connection are also kept beside the JSON as ``<id>.c<N>.bin`` so a reproducer can be sent with ``nc``.
-"""
+Each connection's frames are sent back to back on a fresh connection to the listener; ``expect`` is ``close``
+(the stream holds a complete malformed frame, so the target must close the connection without an answer,
+RMQ-FRAME-CLOSE-ON-ERROR), ``wait`` (it ends inside a frame that will be malformed: judged only against a
+named idle timeout) or ``any`` (answers are allowed); see ``rocketmq_spec.conformance.oracle``. After all
+connections, the target must still answer a control request (``expect_alive``). The raw bytes of each
+connection are also kept beside the JSON as ``<id>.c<N>.bin`` so a reproducer can be sent with ``nc``. """
 
 from __future__ import annotations
 

@@ -1,18 +1,17 @@
 """The committed results: one report per target under ``docs/results/``, checked on every change, and the
 documents generated from them.
 
-    python -m rocketmq_spec.conformance.results check [TARGET ...]   # run each target; exit 1 if any verdict
-    differs python -m rocketmq_spec.conformance.results update [TARGET ...]  # run each target and
-    commit-ready its report python -m rocketmq_spec.conformance.results render [--check]     # docs/RESULTS.md
-    and the documents' counts
+    python -m rocketmq_spec.conformance.results check [TARGET ...]   # exit 1 if any verdict differs
+    python -m rocketmq_spec.conformance.results update [TARGET ...]  # run each target, ready its report
+    python -m rocketmq_spec.conformance.results render [--check]     # docs/RESULTS.md, the documents' counts
 
 The targets are :data:`rocketmq_spec.targets.PROJECT_TARGETS` (the embedded reference broker and the
 newest release of each Apache RocketMQ line the project's Maven repository serves), with the embedded
 broker a second time answering as 4.9.8 (:data:`WIRE_RELEASE_COLUMNS`); :data:`OTHER_TARGETS`,
 implementations the project did not write and CI does not build (rocketmq-rust), are shown beside them,
-and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>
-/index.json`` is the run's report index (verdict, clause, message and citation of every case); the embedded
-broker's directory also holds ``store/`` (the store it wrote, checked offline) and ``acl/`` (the ``acl``
+and checked or updated when named (``tox -e rocketmq-rust``). ``docs/results/<target>/index.json`` is the
+run's report index (verdict, clause, message and citation of every case); the embedded broker's directory
+also holds ``store/`` (the store it wrote, checked offline) and ``acl/`` (the ``acl``
 area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests: a case whose verdict
 differs from the committed one fails CI, whichever way it changed, until the report is updated in the same
 change that explains it.

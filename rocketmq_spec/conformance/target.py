@@ -16,7 +16,8 @@ from rocketmq_spec.spec.codes import RequestCode
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "store_dir": "store",
                  "acl_file": "acl", "auth_user": "authn",
                  "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
-                 "replica_dir": "replica", "launcher": "launcher"}
+                 "replica_dir": "replica", "launcher": "launcher", "controller": "controller",
+                 "controller_broker": "controller_broker", "follower_controller": "follower_controller"}
 """Fixture a case asks for -> the part of the target it needs; cases whose part is absent are deselected."""
 
 ROLES = ("namesrv", "broker")
@@ -32,6 +33,8 @@ _PINGS: dict[str, tuple[int, dict[str, str] | None]] = {
     "namesrv": (RequestCode.GET_BROKER_CLUSTER_INFO, None),
     # GET_ALL_TOPIC_CONFIG needs no header and always answers SUCCESS on a 4.9.8 broker.
     "broker": (RequestCode.GET_ALL_TOPIC_CONFIG, None),
+    # a controller answers its metadata whether it leads or not
+    "controller": (RequestCode.CONTROLLER_GET_METADATA_INFO, None),
 }
 
 
@@ -93,6 +96,14 @@ class Target:
     proxy: Endpoint | None = None
     """A gRPC proxy (RocketMQ 5's ``apache.rocketmq.v2``), for the ``grpc`` area; its broker, when given
     too, is where the cases create the typed topics they need."""
+    controller: Endpoint | None = None
+    """A controller (RocketMQ 5's automatic failover), for the ``controller`` area; it is judged alone,
+    no broker or name server needed."""
+    follower_controller: Endpoint | None = None
+    """A controller that does not lead its group (one without a majority), for RMQ-CTL-NOT-LEADER."""
+    controller_broker: Endpoint | None = None
+    """A broker in controller mode that is its set's master at ``controller``: the ``ha_autoswitch`` area
+    plays a slave on its HA port (listenPort + 1)."""
     launcher: Launcher | None = None
     """How to start the target's implementation afresh (a target the suite started itself), for the cases
     that stop, kill and restart a broker of their own (``rocketmq_spec.conformance.launcher``)."""
@@ -103,7 +114,7 @@ class Target:
     def server(self, role: str) -> Server:
         endpoint = getattr(self, role)
         assert endpoint is not None, f"cases needing the {role} are deselected when it is absent"
-        return Server("namesrv" if role == "namesrv" else "broker", endpoint)
+        return Server(role if role in _PINGS else "broker", endpoint)
 
     def alive(self, endpoint: Endpoint) -> bool:
         """Whether a fresh connection still gets an answer to the role's ping."""
@@ -126,7 +137,7 @@ class Target:
     def announced_version(self) -> tuple[int, str] | None:
         """The ``version`` word of the broker's answer (the name server's without a broker) and who gave
         it; None without a wire target or when neither answers."""
-        for role in ("broker", "namesrv"):
+        for role in ("broker", "namesrv", "controller"):
             endpoint = getattr(self, role)
             if endpoint is None:
                 continue
@@ -144,7 +155,8 @@ class Target:
 
     def unreachable(self, endpoint: Endpoint) -> str | None:
         """Why a fresh connection to ``endpoint`` gets no answer to the role's ping (None: it answers)."""
-        role = "namesrv" if endpoint == self.namesrv else "broker"
+        roles = {self.namesrv: "namesrv", self.controller: "controller"}
+        role = roles.get(endpoint, "broker")
         try:
             connection = Connection(endpoint, Exchange())
         except ConnectionLost as exc:

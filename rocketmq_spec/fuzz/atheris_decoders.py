@@ -49,7 +49,7 @@ def _fastjson(data: bytes) -> None:
     fastjson_loads(data)
 
 
-TARGETS: tuple[Callable[[bytes], None], ...] = (
+TARGETS: tuple[Callable[[bytes], object], ...] = (
     _frame, _stream, _header(SerializeType.JSON), _header(SerializeType.ROCKETMQ), _fastjson, decode_batch,
 )
 

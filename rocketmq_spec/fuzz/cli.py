@@ -3,8 +3,8 @@
 ``--grpc [HOST:PORT]`` fuzzes a gRPC proxy instead (``rocketmq_spec.fuzz.grpc_live``): a running one, or the
 target's.
 
-The target is one the fuzzer starts and stops (``--target embedded|apache-VERSION``, its broker's pid
-watched for memory) or a running one (``--namesrv``/``--broker``, ``--pid``). Bounded by ``--seconds`` and
+The target is one the fuzzer starts and stops (``--target embedded|apache-VERSION``, its broker's pid watched
+for memory) or a running one (``--namesrv``/``--broker``, ``--pid``). Bounded by ``--seconds`` and
 ``--max-frames``; progress goes to stderr once a second, the summary to stdout and to ``OUT/summary.json``.
 Findings are written to ``OUT/regressions`` in the format of ``rocketmq_spec.conformance.regression``; copy
 the ones worth keeping into ``rocketmq_spec/conformance/regressions``.

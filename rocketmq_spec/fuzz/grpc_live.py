@@ -2,13 +2,12 @@
 proxy.
 
 Every drawn call goes to ``/apache.rocketmq.v2.MessagingService/<Rpc>`` as raw bytes, so damaged encodings
-reach the server too. The oracles are the remoting fuzzer's: the call must end within its deadline (a
-long poll's included) with a response or a gRPC error; afterwards the target must still answer a probe
-within a few seconds (a hang), its process must still run and its port accept (a crash), and its resident
-memory must stay within the rule of ``rocketmq_spec.fuzz.memory``. Hypothesis draws the calls and, when one
-breaks an oracle, shrinks it to the smallest that still does; the finding is saved as JSON (the RPC and its
-request bytes) that ``replay`` sends again.
-"""
+reach the server too. The oracles are the remoting fuzzer's: the call must end within its deadline (a long
+poll's included) with a response or a gRPC error; afterwards the target must still answer a probe within a few
+seconds (a hang), its process must still run and its port accept (a crash), and its resident memory must stay
+within the rule of ``rocketmq_spec.fuzz.memory``. Hypothesis draws the calls and, when one breaks an oracle,
+shrinks it to the smallest that still does; the finding is saved as JSON (the RPC and its request bytes) that
+``replay`` sends again. """
 
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from rocketmq_spec.fuzz.memory import MemoryRule, MemoryWatch, process_rss
 from rocketmq_spec.fuzz.strategies.grpc import any_call
 from rocketmq_spec.fuzz.target import Health
 from rocketmq_spec.spec.grpc_rpcs import RPCS, Rpc
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 CALL_DEADLINE_S = 10.0
 """Deadline of a unary call or a Telemetry exchange."""
@@ -85,7 +85,7 @@ class GrpcTarget:
                                                   response_deserializer=identity)
                 unary(payload, metadata=METADATA, timeout=deadline)
         except grpc.RpcError as error:
-            code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+            code: grpc.StatusCode = error.code()
             if code is grpc.StatusCode.DEADLINE_EXCEEDED and not rpc.client_streaming:
                 raise Finding("timeout", f"{rpc.name} did not end within {deadline} s") from None
             return code.name
@@ -96,14 +96,14 @@ class GrpcTarget:
         if self.pid is not None and not Path(f"/proc/{self.pid}").exists():
             return Health.CRASH
         probe = rpc_pb2.QueryRouteRequest()
-        probe.topic.name = "TBW102"
+        probe.topic.name = DEFAULT_TOPIC
         try:
             query = self._channel.unary_unary(
                 RPCS[0].path, request_serializer=rpc_pb2.QueryRouteRequest.SerializeToString,
                 response_deserializer=rpc_pb2.QueryRouteResponse.FromString)
             query(probe, metadata=METADATA, timeout=PROBE_TIMEOUT_S)
         except grpc.RpcError as error:
-            code = error.code()  # type: ignore[attr-defined]
+            code = error.code()
             return Health.CRASH if code is grpc.StatusCode.UNAVAILABLE else Health.HANG
         return Health.OK
 

@@ -4,8 +4,7 @@ A length-prefixed receiver waits for the rest of a frame (see ``rocketmq_spec.co
 such a connection is the target's idle timeout (Java: ``serverChannelMaxIdleTimeSeconds``, 120 s). When the
 operator names that timeout, the fuzzer keeps those connections open while it goes on fuzzing, and a
 connection still open and silent a grace period after the timeout is a finding. Without a named timeout such
-connections are owed nothing and are not judged at all.
-"""
+connections are owed nothing and are not judged at all. """
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Known defects: findings whose cause the target's profile cites, reported as known instead of new.
 
-A fuzzer run against a release keeps rediscovering that release's defects (Apache RocketMQ 4.9.x's
-fastjson enum spin on every JSON header cut inside an enum value). The release's profile
+A fuzzer run against a release keeps rediscovering that release's defects (Apache RocketMQ 4.9.x's fastjson
+enum spin on every JSON header cut inside an enum value). The release's profile
 (``rocketmq_spec/conformance/profiles/*.toml``, ``[[known_defect]]``) names each such defect by the class of
 finding it produces and a cause from :data:`CAUSES`, a predicate over the stream that produced the finding,
 with the source that shows it. A finding matching one is counted and saved apart, with the citation, and does

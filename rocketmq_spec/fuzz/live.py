@@ -1,15 +1,14 @@
 """The live fuzzer: batches of mutated golden frames against a running name server and broker.
 
-Each batch goes to one listener over one to three connections, its frames cut into pieces and
-interleaved across the connections, so a target's per-connection state is exercised while other
-connections are mid-frame. After the batch, connections holding a complete malformed frame must be
-closed by the target (RMQ-FRAME-CLOSE-ON-ERROR), and a fresh control connection must still get an answer.
-Connections that end inside a frame are judged only against the target's idle timeout, when one is named
+Each batch goes to one listener over one to three connections, its frames cut into pieces and interleaved
+across the connections, so a target's per-connection state is exercised while other connections are mid-frame.
+After the batch, connections holding a complete malformed frame must be closed by the target
+(RMQ-FRAME-CLOSE-ON-ERROR), and a fresh control connection must still get an answer. Connections that end
+inside a frame are judged only against the target's idle timeout, when one is named
 (``rocketmq_spec.conformance.oracle``, ``rocketmq_spec.fuzz.idle``); memory only past a warm-up baseline and a
 JVM's heap (``rocketmq_spec.fuzz.memory``). What goes wrong is classified (crash, hang, timeout, slow close,
 idle, memory growth), minimised when the target is still usable, and saved as a regression case — once per
-cause: later findings with the same signature are only counted.
-"""
+cause: later findings with the same signature are only counted. """
 
 from __future__ import annotations
 

@@ -37,6 +37,7 @@ from rocketmq_spec.spec.headers import (
     HeaderSpec,
 )
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, PullSysFlag
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 REQUEST_TIMEOUT = 10.0
 """Seconds to wait for any answer; Java clients give up after 3 s, a loaded CI box needs more."""
@@ -53,7 +54,6 @@ MAX_BATCH = 4
 MAX_PULL = 8
 GROUPS = ("ModelGroupA", "ModelGroupB")
 PRODUCER_GROUP = "ModelProducer"
-DEFAULT_TOPIC = "TBW102"
 
 
 class ModelTarget(Protocol):

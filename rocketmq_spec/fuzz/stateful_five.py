@@ -1,8 +1,7 @@
 """The stateful model's 5.x rules: POP (send, pop, ack) and timer messages (send, delivery on time).
 
 Mixed into the broker machine of :mod:`rocketmq_spec.fuzz.stateful`; every rule waits on ``five``, set from
-the version word the target answers with, so a 4.x target runs the 4.x rules only.
-"""
+the version word the target answers with, so a 4.x target runs the 4.x rules only. """
 
 from __future__ import annotations
 
@@ -30,6 +29,7 @@ from rocketmq_spec.spec.pop import (
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.releases import is_5x
 from rocketmq_spec.spec.sysflag import PullSysFlag
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from rocketmq_spec.spec.timer import TIMER_PRECISION_MS
 
 INVISIBLE_MS = 600_000
@@ -75,7 +75,7 @@ class FiveRules:
 
     def _send_one(self, topic: str, body: bytes, properties: dict[str, str]) -> RemotingCommand:
         return self.client.call(RequestCode.SEND_MESSAGE_V2, SEND_MESSAGE_REQUEST_V2, {
-            "producerGroup": "ModelProducer", "topic": topic, "defaultTopic": "TBW102",
+            "producerGroup": "ModelProducer", "topic": topic, "defaultTopic": DEFAULT_TOPIC,
             "defaultTopicQueueNums": 1, "queueId": 0, "sysFlag": 0, "bornTimestamp": int(time.time() * 1000),
             "flag": 0, "properties": encode_properties(properties), "reconsumeTimes": 0, "unitMode": False,
             "batch": False}, body)

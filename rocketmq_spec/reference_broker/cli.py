@@ -10,8 +10,7 @@ Defaults match Java's (name server 9876, broker 10911 and fast port 10909) excep
 loopback unless ``--bind`` says otherwise. ``-c`` takes Java property names. A config file that cannot be
 read, a setting that cannot be honoured or a store the broker would refuse
 (``rocketmq_spec.reference_broker.preflight``) ends the command with one line on stderr and exit status 2,
-before any port is bound or any file written; a port that cannot be bound, with exit status 1.
-"""
+before any port is bound or any file written; a port that cannot be bound, with exit status 1. """
 
 from __future__ import annotations
 

@@ -12,13 +12,14 @@ from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.spec.headers import PULL_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
 from rocketmq_spec.spec.properties import encode_properties
 from rocketmq_spec.spec.sysflag import PullSysFlag
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 PRODUCER_GROUP = "pg"
 
 
 def send_fields(topic: str, properties: dict[str, str], *, queue_id: int = 0, born: int = 1_700_000_000_000,
                 flag: int = 0, sys_flag: int = 0, batch: bool = False, reconsume_times: int = 0,
-                v2: bool = True, default_topic: str = "TBW102") -> dict[str, str]:
+                v2: bool = True, default_topic: str = DEFAULT_TOPIC) -> dict[str, str]:
     values: dict[str, Any] = {
         "producerGroup": PRODUCER_GROUP, "topic": topic, "defaultTopic": default_topic,
         "defaultTopicQueueNums": 4, "queueId": queue_id, "sysFlag": sys_flag, "bornTimestamp": born,

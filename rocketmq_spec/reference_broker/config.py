@@ -1,12 +1,11 @@
 """Name server and broker settings, under the property names Java's ``broker.conf`` uses.
 
-Operators already have ``broker.conf`` files written for Apache RocketMQ, so the reference broker reads
-the same keys (``brokerName``, ``listenPort``, ``storePathRootDir`` ...) and maps each onto a snake_case
-field. What happens to each Java key is decided by one table
-(:mod:`rocketmq_spec.reference_broker.java_keys`): honoured, refused at start with its reason, or ignored with
-a warning that names it. A value that cannot be read stops start-up with the key, the value and what was
-expected, before any port is bound; keys nobody knows are warned about, so a typo in a config file never
-passes unseen.
+Operators already have ``broker.conf`` files written for Apache RocketMQ, so the reference broker reads the
+same keys (``brokerName``, ``listenPort``, ``storePathRootDir`` ...) and maps each onto a snake_case field.
+What happens to each Java key is decided by one table (:mod:`rocketmq_spec.reference_broker.java_keys`):
+honoured, refused at start with its reason, or ignored with a warning that names it. A value that cannot
+be read stops start-up with the key, the value and what was expected, before any port is bound; keys
+nobody knows are warned about, so a typo in a config file never passes unseen.
 """
 
 from __future__ import annotations
@@ -21,11 +20,12 @@ from typing import Any
 
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from rocketmq_spec.reference_broker.store.config import parse_delay_levels
-from rocketmq_spec.reference_broker.wire_release import DEFAULT_RELEASE
 from rocketmq_spec.spec.consumequeue import DELAY_LEVELS
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
+from rocketmq_spec.spec.system_topics import TRACE_TOPIC
+from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class BrokerConfig:
     cluster_topic_enable: bool = True
     broker_topic_enable: bool = True
     trace_topic_enable: bool = False
-    msg_trace_topic_name: str = "RMQ_SYS_TRACE_TOPIC"
+    msg_trace_topic_name: str = TRACE_TOPIC
     region_id: str = "DefaultRegion"
     trace_on: bool = True
     reject_transaction_message: bool = False

@@ -2,8 +2,7 @@
 
 ``rocketmq_spec.reference_broker.config`` reads broker.conf into dataclasses; the admin commands need the way
 back (every setting under its Java name, as ``MixAll.properties2String`` lists them) and a runtime update that
-refuses the black-listed keys as Java does. Both the broker and the name server use this module.
-"""
+refuses the black-listed keys as Java does. Both the broker and the name server use this module. """
 
 from __future__ import annotations
 

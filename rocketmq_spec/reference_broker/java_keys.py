@@ -12,11 +12,10 @@ each key has exactly one of three dispositions:
   warning at start that names the key and says why.
 
 The rows are the public fields of 4.9.8's ``BrokerConfig``, ``MessageStoreConfig``, ``NettyServerConfig``,
-``NettyClientConfig`` and ``NamesrvConfig`` (which Java fills with ``MixAll.properties2Object``), plus the
-few keys of the reference broker's own (``bindAddress``, ...). ``python3 -m
+``NettyClientConfig`` and ``NamesrvConfig`` (which Java fills with ``MixAll.properties2Object``), plus the few
+keys of the reference broker's own (``bindAddress``, ...). ``python3 -m
 rocketmq_spec.reference_broker.java_keys`` prints the table as Markdown; the copy in ``docs/broker-conf.md``
-is generated from it.
-"""
+is generated from it. """
 
 from __future__ import annotations
 
@@ -24,8 +23,8 @@ import enum
 import sys
 from dataclasses import dataclass
 
-from rocketmq_spec.reference_broker.wire_release import SUPPORTED_RELEASES
 from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
+from rocketmq_spec.spec.wire_release import SUPPORTED_RELEASES
 
 
 class Disposition(enum.Enum):
@@ -233,7 +232,7 @@ KEYS: tuple[JavaKey, ...] = (
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),
     *_honoured(_OURS, "aclFile"),
     *_honoured(_OURS, "fastListenPort", "channelExpiredTimeout", "clientScanInterval", "lockMaxLiveTime",
-               "diskSpaceWarningLevelRatio", "diskSpaceCleanForciblyRatio"),
+               "diskSpaceWarningLevelRatio", "diskSpaceCleanForciblyRatio", "haReconnectInterval"),
     *_honoured(_OURS, "scanNotActiveBrokerInterval", "brokerChannelExpiredTime", owner=Owner.NAMESRV),
 )
 

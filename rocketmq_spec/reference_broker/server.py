@@ -22,6 +22,7 @@ from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.reference_broker.config import SOCKET_BACKLOG
 from rocketmq_spec.reference_broker.stream import FramedConnection
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.bodies import BodySpec
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.errors import RocketMQSpecError
@@ -50,15 +51,12 @@ CLOSE_FLUSH_TIMEOUT = 0.5
 moment for answers already written, not long enough for a peer that stopped reading to delay a stop."""
 
 OVERLOAD_REMARK = "[OVERLOAD]system busy, start flow control for a while"
-FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
-"""``FAQUrl.suggestTodo``: 4.9.8 points every "apply first" and "does not exist" remark at one FAQ page."""
 
 
 class Channel:
-    """A client as the broker's managers see it: the key of its producer and consumer registrations and
-    the way to reach it back. A remoting connection is one; a gRPC client of the in-process proxy is
-    another (``rocketmq_spec.reference_broker.proxy.channel``), whose requests reach the handlers without a
-    socket.
+    """A client as the broker's managers see it: the key of its producer and consumer registrations and the
+    way to reach it back. A remoting connection is one; a gRPC client of the in-process proxy is another
+    (``rocketmq_spec.reference_broker.proxy.channel``), whose requests reach the handlers without a socket.
 
     Each has ``peer`` (``host:port``), ``closed`` (an asyncio.Event), ``paused`` and ``send``."""
 
@@ -233,7 +231,7 @@ def early_response(request: RemotingCommand, code: int, remark: str,
 
 
 def not_supported_remark(code: int) -> str:
-    return f" request type {code} not supported"
+    return remarks.NOT_SUPPORTED.format(code=code)
 
 
 def _not_supported(request: RemotingCommand, version: int) -> RemotingCommand | None:

@@ -2,8 +2,7 @@
 
 Headers are built and read through ``rocketmq_spec.codec.custom_header`` with the tables of
 ``rocketmq_spec.spec.headers``, bodies through ``rocketmq_spec.codec.bodies``, and pulled messages are decoded
-with the codec's CommitLog record decoder: a PULL_MESSAGE body is the stored records back to back.
-"""
+with the codec's CommitLog record decoder: a PULL_MESSAGE body is the stored records back to back. """
 
 from __future__ import annotations
 
@@ -27,9 +26,8 @@ from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.message_id import UniqKey, encode_uniq_key, uniq_key_time_diff
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.sysflag import PermName, PullSysFlag
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
-DEFAULT_TOPIC = "TBW102"
-"""Template topic a broker copies when it auto-creates a topic on first send."""
 DEFAULT_TOPIC_QUEUES = 4
 """Queues of an auto-created topic (the Java producer's ``defaultTopicQueueNums``)."""
 MASTER_ID = "0"
@@ -93,9 +91,9 @@ def _offset(client: WireClient, code: int, spec: headers.HeaderSpec, values: Map
     response = client.invoke(code, encode_header(spec, values), accept=accept)
     if response.code != ResponseCode.SUCCESS:
         return None
-    spec = headers.header_for(code, True)
-    assert spec is not None, f"no response header for request {code}"
-    return int(decode_header(spec, response.ext_fields)["offset"])
+    answer = headers.header_for(code, True)
+    assert answer is not None, f"no response header for request {code}"
+    return int(decode_header(answer, response.ext_fields)["offset"])
 
 
 def max_offset(client: WireClient, topic: str, queue_id: int) -> int:

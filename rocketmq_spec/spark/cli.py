@@ -87,8 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "export":
             print(f"exporting {len(args.directory)} store(s) to {args.to[1]} ...", file=sys.stderr,
                   flush=True)
-            summary = export_store(spark, args.directory, Path(args.to[1]), split_bytes=args.split_bytes)
-            print(json.dumps({"out": args.to[1], "format": args.to[0], **vars(summary)}))
+            exported = export_store(spark, args.directory, Path(args.to[1]), split_bytes=args.split_bytes)
+            print(json.dumps({"out": args.to[1], "format": args.to[0], **vars(exported)}))
             return 0
         if args.command == "scan":
             spark_summary = spark_scan_summary(spark, args.directory, split_bytes=args.split_bytes)

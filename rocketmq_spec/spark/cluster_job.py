@@ -2,11 +2,10 @@
 the driver ``spark-submit`` starts: one application doing every step ``SPEC`` (JSON) names and printing
 one JSON line of what each step found.
 
-Steps: ``origins`` (where the executors' Python workers import the project from, and which executor
-each task ran on), ``scan`` (counts and checksums of several stores loaded as one, by broker), ``copy``
-(the streaming copy job, :func:`rocketmq_spec.spark.copy_job.copy_topic`) and ``verify`` (the clause verdicts
-of one store, :func:`rocketmq_spec.spark.verify.verify_store`).
-"""
+Steps: ``origins`` (where the executors' Python workers import the project from, and which executor each task
+ran on), ``scan`` (counts and checksums of several stores loaded as one, by broker), ``copy`` (the streaming
+copy job, :func:`rocketmq_spec.spark.copy_job.copy_topic`) and ``verify`` (the clause verdicts of one store,
+:func:`rocketmq_spec.spark.verify.verify_store`). """
 
 from __future__ import annotations
 

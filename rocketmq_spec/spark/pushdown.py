@@ -88,7 +88,7 @@ class RecordFilter:
 
 
 def _column(item: Filter) -> str | None:
-    attribute = getattr(item, "attribute", ())
+    attribute: tuple[str, ...] = getattr(item, "attribute", ())
     return attribute[0] if len(attribute) == 1 else None
 
 

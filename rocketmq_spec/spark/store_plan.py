@@ -4,8 +4,7 @@ reads on its own.
 A ``messages`` read is split at record boundaries (:mod:`rocketmq_spec.spark.planning`); with pushed filters
 it becomes the records the consume queues name plus the ranges no queue accounts for
 (:mod:`rocketmq_spec.spark.pushdown`). The ``consumequeue`` and ``index`` tables are one partition per queue
-or index file. Partitions name files by path, so the tasks that read them need only the store's directory.
-"""
+or index file. Partitions name files by path, so the tasks that read them need only the store's directory. """
 
 from __future__ import annotations
 

@@ -22,8 +22,7 @@ record the columns cannot vouch for, the codec's record decoder takes over and r
 ``brokerNames``  comma-separated broker names of the loaded stores, in order (default: from the paths)
 ``filterPushdown`` ``true`` to take Spark's pushed filters on ``topic``, ``queue_id``, ``queue_offset``,
                  ``physical_offset`` and the timestamps (:mod:`rocketmq_spec.spark.pushdown`); Spark hands
-                 them
-                 over only with ``spark.sql.python.filterPushdown.enabled`` set, and refuses a source
+                 them over only with ``spark.sql.python.filterPushdown.enabled`` set, and refuses a source
                  that asks for them without it, so the option is off by default
 """
 

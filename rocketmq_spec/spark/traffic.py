@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rocketmq_spec.codec.store import MessageRecord
 from rocketmq_spec.spark import broker_api as api
 from rocketmq_spec.spark.audit import Arrived, Sent
 from rocketmq_spec.spark.wire import WireClient
+from rocketmq_spec.targets.reference import ReferenceAllInOne
 
 PRODUCER_GROUP = "rmq-spark-test-producer"
 
@@ -96,23 +97,20 @@ SPREAD_RUN = 64
 
 def fill_store(root: Path, min_bytes: int, *, commitlog_file_size: int, topic: str = "FillTopic",
                queues: int = 8, mean_body: int = 4000, spread: tuple[str, int] | None = None,
-               **settings: int) -> list[Sent]:
+               broker_config: Mapping[str, object] | None = None) -> list[Sent]:
     """Run the reference broker on ``root`` and produce until its CommitLog holds ``min_bytes``.
 
     A small ``commitlog_file_size`` spreads the data over several files, so BLANK markers and file
-    boundaries are part of what a scan of the store has to get right; ``settings`` are further
-    ``BrokerConfig`` sizes (consume-queue file size, index slot and entry counts). ``spread=(NAME, N)``
-    gives one message in N to a second topic NAME, in runs of :data:`SPREAD_RUN` spread through the
-    whole store.
+    boundaries are part of what a scan of the store has to get right; ``broker_config`` holds further
+    broker.conf sizes (``mappedFileSizeConsumeQueue``, ``maxHashSlotNum``, ``maxIndexNum``).
+    ``spread=(NAME, N)`` gives one message in N to a second topic NAME, in runs of :data:`SPREAD_RUN`
+    spread through the whole store. The broker runs as a process of its own (``rocketmq_spec.targets``):
+    the jobs meet a broker over TCP, as they meet any other.
     """
-    from rocketmq_spec.reference_broker.config import BrokerConfig
-    from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
-
-    config = BrokerConfig(listen_port=0, mapped_file_size_commit_log=commitlog_file_size,
-                          store_path_root_dir=str(root), **settings)
+    settings = {"mappedFileSizeCommitLog": commitlog_file_size, **(broker_config or {})}
     count = -(-min_bytes // (mean_body + RECORD_OVERHEAD))
     body = functools.partial(filler_body, mean_size=mean_body)
-    with SyncEmbeddedRocketMQ(broker_config=config) as broker:
+    with ReferenceAllInOne(store=root, broker_config=settings) as broker:
         if spread is None:
             prepare_topic(broker.namesrv_addr, broker.broker_addr, topic, queues)
             return produce(broker.namesrv_addr, topic, count, body)

@@ -4,8 +4,7 @@ Spark calls a data source from plain threads and pickles it to Python workers, s
 synchronous object that is opened where it is used (never pickled) and that speaks only through
 ``rocketmq_spec.codec.command`` and ``rocketmq_spec.codec.framing``. One request is in flight at a time;
 requests the server pushes (NOTIFY_CONSUMER_IDS_CHANGED and the like) are skipped while waiting for the
-response.
-"""
+response. """
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from rocketmq_spec.spec.clauses import Level, clause
 from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 _ACL = "acl/src/main/java/org/apache/rocketmq/acl/"
 _HOOK = _ACL + "common/AclClientRPCHook.java"
@@ -31,9 +32,6 @@ UNIQUE_KEY_QUERY = "_UNIQUE_KEY_QUERY"
 """Added by a client after signing (QUERY_MESSAGE by unique key): the broker leaves it out of the content."""
 SERVER_UNSIGNED_KEYS = (SIGNATURE, UNIQUE_KEY_QUERY)
 """extFields keys the broker leaves out when it rebuilds the signed content."""
-RETRY_GROUP_PREFIX = "%RETRY%"
-"""A group is a resource named ``%RETRY%<group>``; a topic with this prefix is a group's retry topic."""
-TRACE_TOPIC = "RMQ_SYS_TRACE_TOPIC"
 EXCEPTION_CLASS = "org.apache.rocketmq.acl.common.AclException"
 
 
@@ -180,8 +178,8 @@ class Refusal:
 
 def resource_label(resource: str) -> str:
     """``PlainAccessResource.printStr``: ``group:<g>`` for a retry-topic resource, else ``topic:<t>``."""
-    if resource.startswith(RETRY_GROUP_PREFIX):
-        return "group:" + resource[len(RETRY_GROUP_PREFIX):]
+    if resource.startswith(RETRY_PREFIX):
+        return "group:" + resource[len(RETRY_PREFIX):]
     return "topic:" + resource
 
 

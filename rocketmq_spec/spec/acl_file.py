@@ -3,8 +3,7 @@
 The checks these files configure are in ``rocketmq_spec.spec.acl``; this module holds the files themselves:
 their keys, the whitelist patterns they may hold, where a broker finds them and how it follows their changes,
 and the ACL admin commands 50-53 (request codes), whose headers are in ``rocketmq_spec.spec.headers`` and
-which carry no body.
-"""
+which carry no body. """
 
 from __future__ import annotations
 

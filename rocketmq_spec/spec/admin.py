@@ -37,6 +37,13 @@ RESET_SERVER_RANGE_REMARK = "Target offset {offset} not in consume queue range [
 """Remarks of 5.x's server-side reset (``resetOffsetInner``)."""
 RESET_OFFLINE_REMARK = ("Consumer not online, so can not reset offset, Group: {group} Topic: {topic} "
                         "Timestamp: {timestamp}")
+RESET_CLIENT_TOO_OLD_REMARK = "the client does not support this feature. version={version}"
+RESET_IN_SLAVE_REMARK = "Can not reset offset in slave broker"
+CALL_CONSUMER_TOO_OLD_REMARK = ("The Consumer <{client}> Version <{version}> too low to finish, please "
+                                "upgrade it to V3_1_8_SNAPSHOT")
+CALL_CONSUMER_TIMEOUT_REMARK = "consumer <{group}> <{client}> Timeout: {error}"
+CALL_CONSUMER_FAILED_REMARK = "invoke consumer <{group}> <{client}> Exception: {error}"
+"""Remarks of the calls relayed to a consumer (``Broker2Client``: reset, running info, consume directly)."""
 CQ_NOT_EXIST_REMARK = "{queue_id}@{topic} is not exist!"
 CQ_INDEX_NOT_EXIST_REMARK = "Index {index} of {queue_id}@{topic} is not exist!"
 CQ_GROUP_OFFLINE_FILTER = "{group}@{topic} is not online!"

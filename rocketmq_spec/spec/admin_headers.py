@@ -5,8 +5,7 @@ Same model as ``rocketmq_spec.spec.headers`` (every value a string in extFields,
 CLEAN_EXPIRED_CONSUMEQUEUE ...) are listed with an empty table, so the protocol document says so instead of
 leaving them out. Three requests travel the other way, from the broker to a connected client:
 RESET_CONSUMER_CLIENT_OFFSET, GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY; the broker forwards the
-last two with the admin tool's extFields unchanged.
-"""
+last two with the admin tool's extFields unchanged. """
 
 from __future__ import annotations
 

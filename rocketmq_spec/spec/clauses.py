@@ -1,10 +1,9 @@
 """The clause registry: every requirement of the spec has a stable ID, a level and one sentence.
 
-Clause IDs are what the conformance suite, the fuzzers and the Spark verification job report against, so
-they never change meaning once published. A clause is declared in the module that holds the schema it
-constrains (``RMQ-FRAME-*`` in ``rocketmq_spec.spec.frame``, ``RMQ-CL-*`` in ``rocketmq_spec.spec.commitlog``
-...), which keeps the rule beside the data it governs.
-"""
+Clause IDs are what the conformance suite, the fuzzers and the Spark verification job report against, so they
+never change meaning once published. A clause is declared in the module that holds the schema it constrains
+(``RMQ-FRAME-*`` in ``rocketmq_spec.spec.frame``, ``RMQ-CL-*`` in ``rocketmq_spec.spec.commitlog`` ...), which
+keeps the rule beside the data it governs. """
 
 from __future__ import annotations
 

@@ -72,3 +72,21 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> typing.NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def write_or_check(prog: str, path: Path, text: str, *, check: bool, regenerate: str) -> int:
+    """A file generated from the spec: write ``text`` to ``path``, or with ``check`` exit 1 when the file
+    holds anything else (``regenerate`` says the command that brings it up to date)."""
+    if check:
+        if not path.is_file():
+            return fail(prog, f"{path} does not exist: run from the checkout's root or give its path")
+        if path.read_text(encoding="utf-8") != text:
+            print(f"{path} is stale: run {regenerate}", file=sys.stderr)
+            return 1
+        return 0
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return fail(prog, exc)
+    print(f"wrote {path} ({text.count(chr(10))} lines)")
+    return 0

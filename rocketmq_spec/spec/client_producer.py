@@ -17,9 +17,6 @@ _ID_SETTER = "common/src/main/java/org/apache/rocketmq/common/message/MessageCli
 _RETRY_CODES = _CLIENT + "producer/DefaultMQProducer.java (retryResponseCodes)"
 _DECODER = "common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java"
 
-AUTO_CREATE_TOPIC_KEY = "TBW102"
-"""The template topic a producer asks for when its topic has no route (``createTopicKey``)."""
-
 SEND_RETRY_CODES_4X = (17, 14, 1, 16, 204, 205)
 """Broker answers a 4.9.7 sync send retries: TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
 NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT (``DefaultMQProducer.retryResponseCodes``); 5.3.0 adds

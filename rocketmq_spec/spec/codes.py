@@ -4,16 +4,15 @@ Every row carries the releases that declare it (``rocketmq_spec.spec.releases``)
 of 4.9.7, 4.9.8, 5.3.3, 5.4.0, 5.5.0 and 5.5.1 and off the source tags between them. Values are not unique
 across the history: 5.0.0-5.3.2 declare both the ACL 1.0 failure codes and the POP codes as 209-211, and 5.1.1
 moved three controller codes, so a response code is named by the peer's release and by the request it answers,
-and lookups by value return every name that value has had.
-"""
+and lookups by value return every name that value has had. """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
-from typing import Any
 
 from rocketmq_spec.spec.clauses import Level, clause
+from rocketmq_spec.spec.enums import RequestCode as RequestCode  # re-exported: the tables' home
+from rocketmq_spec.spec.enums import ResponseCode as ResponseCode
 from rocketmq_spec.spec.releases import ALL, LEGACY, Releases, between, ordinal, since, until
 
 _REQUEST_SOURCE = "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RequestCode.java"
@@ -304,19 +303,8 @@ RESPONSE_CODES: tuple[Code, ...] = (
 )
 
 
-def _enum(name: str, table: tuple[Code, ...]) -> Any:
-    """An IntEnum over a table: a name whose value moved (5.1.1's controller codes) takes its newest value,
-    and a value declared under two names becomes an alias of the first (4.x) one.
-
-    Typed ``Any`` because its members are made from the table at import time, which no static type can
-    name: ``RequestCode.SEND_MESSAGE`` would otherwise be an error to a type checker.
-    """
-    newest = {code.name: code.value for code in table}
-    return enum.IntEnum(name, list(newest.items()))
-
-
-RequestCode = _enum("RequestCode", REQUEST_CODES)
-ResponseCode = _enum("ResponseCode", RESPONSE_CODES)
+# RequestCode and ResponseCode: the tables above as enum classes (``rocketmq_spec.spec.enums``, written from
+# them by ``python -m rocketmq_spec.spec.enum_source``), so that a type checker sees every member.
 
 _REQUEST_BY_VALUE: dict[int, tuple[Code, ...]] = {}
 _RESPONSE_BY_VALUE: dict[int, tuple[Code, ...]] = {}

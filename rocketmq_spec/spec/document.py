@@ -22,7 +22,7 @@ import construct
 
 from rocketmq_spec import spec
 from rocketmq_spec.spec.clauses import Clause, all_clauses
-from rocketmq_spec.spec.cli import Parser, add_version, fail
+from rocketmq_spec.spec.cli import Parser, add_version, write_or_check
 
 PROG = "rmq-spec-doc"
 DOCUMENT_PATH = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
@@ -31,14 +31,15 @@ CHECKOUT_DOCUMENT = Path("docs") / "PROTOCOL.md"
 """What the command writes or checks: relative to the working directory, so it finds the checkout's
 document whether the project is installed editable or as a wheel (``tox -e doc``)."""
 
-_NOT_SECTIONS = {"clauses", "errors", "document", "cli", "golden"}
+_NOT_SECTIONS = {"clauses", "errors", "document", "cli", "golden", "enum_source", "enums"}
 """Modules that hold machinery rather than protocol content."""
 
 _READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_header", "json_header",
                   "header_fields",
                   "headers", "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
                   "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
-                  "admin_bodies", "admin", "ha", "pop", "timer", "auth", "auth_resource", "grpc_schema",
+                  "admin_bodies", "admin", "ha", "controller", "controller_rules",
+                  "ha_autoswitch", "epoch_file", "pop", "timer", "auth", "auth_resource", "grpc_schema",
                   "grpc_definition",
                   "grpc_service", "grpc_codes", "grpc_rpcs", "client", "client_producer", "client_consumer",
                   "client_grpc")
@@ -186,20 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=CHECKOUT_DOCUMENT,
                         help=f"the document (default {CHECKOUT_DOCUMENT}, run from the checkout's root)")
     args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        if not args.output.is_file():
-            return fail(PROG, f"{args.output} does not exist: run from the checkout's root or give --output")
-        if args.output.read_text(encoding="utf-8") != text:
-            print(f"{args.output} is stale: run rmq-spec-doc", file=sys.stderr)
-            return 1
-        return 0
-    try:
-        args.output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        return fail(PROG, exc)
-    print(f"wrote {args.output} ({text.count(chr(10))} lines)")
-    return 0
+    return write_or_check(PROG, args.output, render(), check=args.check, regenerate=PROG)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,7 @@
 """Typed errors shared by every layer: each says what the spec expected and what was seen.
 
 They live in ``rocketmq_spec.spec`` (not ``rocketmq_spec.codec``) because the schemas' own validators raise
-them; ``rocketmq_spec.codec.errors`` re-exports them for callers that only know the codec.
-"""
+them; ``rocketmq_spec.codec.errors`` re-exports them for callers that only know the codec. """
 
 from __future__ import annotations
 

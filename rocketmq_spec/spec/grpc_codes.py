@@ -8,10 +8,10 @@ remark as message.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from rocketmq_spec.spec.codes import ResponseCode
+from rocketmq_spec.spec.enums import Code as Code  # re-exported: the table's home
 from rocketmq_spec.spec.grpc_schema import PROTO_2_1_0, EnumValue, ProtoEnum
 
 CODE = ProtoEnum("Code", "outcome of a call (Status.code)", (
@@ -73,8 +73,8 @@ CODE = ProtoEnum("Code", "outcome of a call (Status.code)", (
     EnumValue("FAILED_TO_CONSUME_MESSAGE", 60000, "the client failed to consume (verify-message answer)"),
 ))
 
-Code = enum.IntEnum("Code", [(v.name, v.number) for v in CODE.values])  # type: ignore[misc]
-"""The Code values as a Python enum, for code that builds or judges a Status."""
+# Code: the values above as an enum class (``rocketmq_spec.spec.enums``, written from them by
+# ``python -m rocketmq_spec.spec.enum_source``), for code that builds or judges a Status.
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,11 @@
 """RocketMQ 5's gRPC protocol (``apache.rocketmq.v2``): how its messages, enums and RPCs are tabulated.
 
-The 5.x SDKs never speak classic remoting: they call ``MessagingService`` of package
-``apache.rocketmq.v2`` over HTTP/2 on a proxy (Apache's ``rocketmq-proxy``, gRPC port 8081), which turns
-each call into remoting requests to brokers. The interface is published by Apache as ``.proto`` files in
-rocketmq-apis; the spec restates it as tables (``grpc_definition``, ``grpc_service``, ``grpc_codes``,
-``grpc_rpcs``) with a row per field, enum value and RPC, each saying the proto release that introduced it.
-The ``.proto`` text the project compiles is emitted from these tables (``rocketmq_spec.codec.grpc.emit``),
-never copied.
+The 5.x SDKs never speak classic remoting: they call ``MessagingService`` of package ``apache.rocketmq.v2``
+over HTTP/2 on a proxy (Apache's ``rocketmq-proxy``, gRPC port 8081), which turns each call into remoting
+requests to brokers. The interface is published by Apache as ``.proto`` files in rocketmq-apis; the spec
+restates it as tables (``grpc_definition``, ``grpc_service``, ``grpc_codes``, ``grpc_rpcs``) with a row per
+field, enum value and RPC, each saying the proto release that introduced it. The ``.proto`` text the project
+compiles is emitted from these tables (``rocketmq_spec.codec.grpc.emit``), never copied.
 
 Releases of rocketmq-apis: Apache RocketMQ 5.3.3 builds against 2.0.4, 5.5.0 against 2.1.2. Every request
 carries the metadata keys below; the outcome of an RPC is the ``Code`` in its response's ``Status``, not a

@@ -2,8 +2,7 @@
 
 Kept apart from the tables themselves so that every table module (core commands in
 ``rocketmq_spec.spec.headers``, admin commands in ``rocketmq_spec.spec.admin_headers``) builds on the same
-types without importing each other.
-"""
+types without importing each other. """
 
 from __future__ import annotations
 

@@ -30,16 +30,13 @@ from rocketmq_spec.spec.header_fields import (
     S,
 )
 from rocketmq_spec.spec.releases import since
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX, REVIVE_TOPIC_PREFIX
 
 _HEADER = "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/header/"
 _BODY = "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/body/"
 _PROCESSOR = "broker/src/main/java/org/apache/rocketmq/broker/processor/"
 _POP_STORE = "store/src/main/java/org/apache/rocketmq/store/pop/"
 
-REVIVE_TOPIC_PREFIX = "rmq_sys_REVIVE_LOG_"
-"""``PopAckConstants.REVIVE_TOPIC``; the broker's cluster name follows."""
-REVIVE_GROUP = "CID_RMQ_SYS_REVIVE_GROUP"
-"""The group whose committed offsets say how far each revive queue was read."""
 CK_TAG = "ck"
 ACK_TAG = "ack"
 BATCH_ACK_TAG = "bAck"
@@ -64,7 +61,7 @@ def revive_topic(cluster: str) -> str:
 def pop_retry_topic(topic: str, group: str, v2: bool = False) -> str:
     """``KeyBuilder.buildPopRetryTopic``: ``%RETRY%<group>_<topic>`` (V1, the default) or
     ``%RETRY%<group>+<topic>`` (V2, ``enableRetryTopicV2``)."""
-    return f"%RETRY%{group}{'+' if v2 else '_'}{topic}"
+    return f"{RETRY_PREFIX}{group}{'+' if v2 else '_'}{topic}"
 
 
 class InitMode:
@@ -112,9 +109,9 @@ def build_extra_info(ck_offset: int, pop_time: int, invisible_time: int, revive_
 
 def retry_flag(topic: str) -> str:
     """``ExtraInfoUtil.getRetry``: 2 for a V2 pop retry topic, 1 for any other %RETRY% topic, 0 else."""
-    if topic.startswith("%RETRY%") and "+" in topic:
+    if topic.startswith(RETRY_PREFIX) and "+" in topic:
         return "2"
-    return "1" if topic.startswith("%RETRY%") else "0"
+    return "1" if topic.startswith(RETRY_PREFIX) else "0"
 
 
 def offset_info_entry(topic: str, queue_id: int, values: list[int]) -> str:

@@ -15,9 +15,6 @@ _SCHEDULE = "store/src/main/java/org/apache/rocketmq/store/schedule/ScheduleMess
 _COMMITLOG = "store/src/main/java/org/apache/rocketmq/store/CommitLog.java"
 _SEND = "broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java"
 
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
-RETRY_PREFIX = "%RETRY%"
-DLQ_PREFIX = "%DLQ%"
 FIRST_RETRY_DELAY_LEVEL = 3
 """The delay level of a first retry when the consumer leaves the choice to the broker (delayLevel 0)."""
 DEFAULT_MAX_RECONSUME_TIMES = 16
@@ -54,6 +51,3 @@ RMQ_BRK_SEND_BACK_NOT_FOUND = clause(
     "remark 'look message by offset failed, <offset>'.",
     source=f"{_SEND} (asyncConsumerSendMsgBack)")
 
-
-def send_back_not_found_remark(offset: int) -> str:
-    return f"look message by offset failed, {offset}"

@@ -24,8 +24,6 @@ from rocketmq_spec.spec.header_fields import BNAME, TOPIC_RPC_FIELDS_5X, Field, 
 _TIMER = "store/src/main/java/org/apache/rocketmq/store/timer/"
 _HOOK = "broker/src/main/java/org/apache/rocketmq/broker/util/HookUtils.java"
 
-TIMER_TOPIC = "rmq_sys_wheel_timer"
-"""``TimerMessageStore.TIMER_TOPIC``: every parked timer message sits in its queue 0."""
 TIMER_QUEUE_ID = 0
 TIMER_PRECISION_MS = 1000
 """``timerPrecisionMs`` default."""

@@ -74,18 +74,23 @@ def parse_target(name: str) -> Release | RustRelease | None:
 
 
 def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None = None, heap_mb: int = 512,
-            grpc: bool = False) -> LoopbackServers:
+            grpc: bool = False, controller: bool = False) -> LoopbackServers:
     """The name server and broker of the target ``name`` names, not started yet (``heap_mb``: a JVM's;
     ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have; the
-    reference broker always serves gRPC itself)."""
+    reference broker always serves gRPC itself; ``controller``: a 5.x release's name server runs a
+    controller too, which neither the reference broker nor rocketmq-rust has)."""
     found = parse_target(name)
+    if controller and not isinstance(found, Release):
+        raise ProvisionError(f"{name}: no controller (RocketMQ 5's automatic failover) to start",
+                             expected="an apache-5.x target", seen=name)
     if found is None:
         return ReferenceServers(home=home, broker_config=broker_config, grpc=True)
     if isinstance(found, RustRelease):
         if grpc:
             raise ProvisionError(f"{name}: its broker serves no gRPC", expected="gRPC", seen="none")
         return RocketMQRust(found, home=home, broker_config=broker_config)
-    return ApacheRocketMQ(found, home=home, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc)
+    return ApacheRocketMQ(found, home=home, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc,
+                          controller=controller)
 
 
 @dataclass(frozen=True)
@@ -99,18 +104,25 @@ class Running:
     store_path: Path
     proxy_addr: str | None = None
     """Where RocketMQ 5's SDKs connect (gRPC), when the target serves it."""
+    controller_addr: str | None = None
+    """Where the controller inside the name server answers, when one was asked for."""
+    quorumless_controller_addr: str | None = None
+    """A controller without a majority (it never leads), started beside that one."""
 
 
 @contextlib.contextmanager
 def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | None = None,
-            heap_mb: int = 512, grpc: bool = False) -> Iterator[Running]:
+            heap_mb: int = 512, grpc: bool = False, controller: bool = False) -> Iterator[Running]:
     """Run the target ``name`` in ``workdir`` (its store and logs) until the block ends.
 
     ``broker_config`` takes Java's broker.conf keys for every kind of target. Releases that cannot be
     provisioned here raise :class:`rocketmq_spec.apache.ProvisionError` (its subclasses tell a missing Java,
     Maven or cargo and a release the repository does not serve). ``grpc`` starts a 5.x release's broker
     inside its rocketmq-proxy in local mode, which serves gRPC as well; the embedded broker always does.
+    ``controller`` starts a 5.x release's name server with a controller inside.
     """
-    with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc) as pair:
+    with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc,
+                 controller=controller) as pair:
         yield Running(name, pair.namesrv_addr, pair.broker_addr, pair.broker_pid, pair.store_path,
-                      pair.grpc_addr or None)
+                      pair.grpc_addr or None, getattr(pair, "controller_addr", None) or None,
+                      getattr(pair, "quorumless_controller_addr", None) or None)

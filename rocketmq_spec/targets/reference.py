@@ -4,7 +4,10 @@
 whoever drives them can stop the broker cleanly, kill it (no shutdown code runs, the store keeps its
 ``abort`` file) and start it again on the same store and ports while the name server keeps running:
 everything :class:`rocketmq_spec.apache.servers.LoopbackServers` offers for a release of Apache RocketMQ or
-rocketmq-rust, for the project's own broker.
+rocketmq-rust, for the project's own broker. :class:`ReferenceAllInOne` runs the name server inside the
+broker's process instead (``rmq-broker`` without ``namesrvAddr``): one interpreter to start rather than two,
+and a name server that answers as the broker's ``wireRelease``; ``rmq-conformance`` starts its embedded
+target so (``rocketmq_spec.conformance.embedded``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ NAMESRV_COMMAND = ("-c", "import sys; from rocketmq_spec.reference_broker.cli im
 """``rmq-namesrv`` through the running interpreter: the console script need not be on PATH."""
 BROKER_COMMAND = ("-m", "rocketmq_spec.reference_broker.cli")
 NO_GRPC = "-1"
+NAMESRV_ADDR = "namesrvAddr"
+"""The broker.conf key an all-in-one broker is started without: given it, the broker joins instead."""
+KV_CONFIG_PATH = "kvConfigPath"
 
 
 class ReferenceServers(LoopbackServers):
@@ -49,11 +55,42 @@ class ReferenceServers(LoopbackServers):
 
     def _start_broker(self) -> None:
         port = self._broker_settings()
-        config = write_properties(self.home / "conf" / "broker.conf", self.broker_config)
+        config = write_properties(self.home / "conf" / "broker.conf", self._written_config())
         if self._grpc and not self.grpc_addr:
             self.grpc_addr = f"{LOOPBACK}:{free_port()}"
         grpc_port = self.grpc_addr.rsplit(":", 1)[1] if self.grpc_addr else NO_GRPC
         self._spawn("broker", [sys.executable, *BROKER_COMMAND, "-c", str(config), "--broker-port", str(port),
-                               "--grpc-port", grpc_port])
+                               "--grpc-port", grpc_port, *self._namesrv_options()])
         self.broker_addr = f"{LOOPBACK}:{port}"
         self._wait("broker", self._broker_registered)
+
+    def _written_config(self) -> dict[str, str]:
+        """The broker.conf the broker is started with."""
+        return self.broker_config
+
+    def _namesrv_options(self) -> list[str]:
+        """``rmq-broker`` options about the name server beyond broker.conf's."""
+        return []
+
+
+class ReferenceAllInOne(ReferenceServers):
+    """``rmq-broker`` without ``namesrvAddr``: the broker and a name server of its own in one process, which
+    keeps its KV configuration in the home (as the broker keeps its store there) rather than in
+    ``~/namesrv``."""
+
+    def _start_namesrv(self) -> None:
+        """Nothing to start: the broker's process serves it, on a port chosen with the broker's."""
+
+    def _start_broker(self) -> None:
+        # picked again with the broker's port when another process took it before the bind
+        self.namesrv_addr = f"{LOOPBACK}:{self._namesrv_port or free_port()}"
+        super()._start_broker()
+        self._namesrv_port = int(self.namesrv_addr.rsplit(":", 1)[1])  # a restart serves it where it was
+
+    def _written_config(self) -> dict[str, str]:
+        written = {key: value for key, value in self.broker_config.items() if key != NAMESRV_ADDR}
+        written.setdefault(KV_CONFIG_PATH, str(self.home / "namesrv" / "kvConfig.json"))
+        return written
+
+    def _namesrv_options(self) -> list[str]:
+        return ["--namesrv-port", self.namesrv_addr.rsplit(":", 1)[1]]

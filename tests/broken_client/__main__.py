@@ -21,11 +21,12 @@ from rocketmq_spec.codec.batch import BatchBlock, encode_batch
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.store.record import decode_records
 from rocketmq_spec.spec.client import COMPRESS_OVER, SEND_RETRIES, SEND_TIMEOUT
-from rocketmq_spec.spec.client_producer import AUTO_CREATE_TOPIC_KEY, SEND_RETRY_CODES_4X
+from rocketmq_spec.spec.client_producer import SEND_RETRY_CODES_4X
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.message_id import uniq_key_time_diff
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.sysflag import MessageSysFlag, TransactionType
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 SUPPORTED = (
     "produce",
@@ -78,7 +79,7 @@ def send_fields(queue_id: int, sys_flag: int, props: str, *, batch: bool = False
     values = {
         "a": GROUP,
         "b": TOPIC,
-        "c": "X" if broken("bad-default-topic") else AUTO_CREATE_TOPIC_KEY,
+        "c": "X" if broken("bad-default-topic") else DEFAULT_TOPIC,
         "d": "4",
         "e": str(99 if broken("bad-queue") else queue_id),
         "f": str(sys_flag),

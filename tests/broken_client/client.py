@@ -22,8 +22,8 @@ from rocketmq_spec.spec.client import (
     PERSIST_OFFSET_INTERVAL,
     POLL_NAMESERVER_INTERVAL,
 )
-from rocketmq_spec.spec.client_producer import AUTO_CREATE_TOPIC_KEY
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 ENV = os.environ
 TOPIC = ENV["RMQ_TOPIC"]
@@ -88,14 +88,12 @@ class Client:
     # -- routes -----------------------------------------------------------------------------------------
 
     def fetch_route(self) -> None:
-        topic = AUTO_CREATE_TOPIC_KEY if broken("no-route-first") else TOPIC
+        topic = DEFAULT_TOPIC if broken("no-route-first") else TOPIC
         answer = self.namesrv().request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
         assert answer is not None
         template = answer.code == ResponseCode.TOPIC_NOT_EXIST and not broken("no-tbw102")
         if template:
-            answer = self.namesrv().request(
-                RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": AUTO_CREATE_TOPIC_KEY}
-            )
+            answer = self.namesrv().request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": DEFAULT_TOPIC})
             assert answer is not None
         if answer.code != ResponseCode.SUCCESS:
             raise RuntimeError(f"no route for {topic}: code {answer.code} {answer.remark}")

@@ -1,9 +1,8 @@
 """The ``.proto`` text of ``apache.rocketmq.v2``, written from the spec's tables.
 
-The project compiles this text, not a copy of Apache's files: a field, an enum value or an RPC exists in
-the generated code only because a row of ``rocketmq_spec.spec.grpc_*`` declares it. ``render`` is
-deterministic, so a test can regenerate the files and compare them with the checked-in ones.
-"""
+The project compiles this text, not a copy of Apache's files: a field, an enum value or an RPC exists in the
+generated code only because a row of ``rocketmq_spec.spec.grpc_*`` declares it. ``render`` is deterministic,
+so a test can regenerate the files and compare them with the checked-in ones. """
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ Writes ``rocketmq_spec/codec/grpc/v2/{definition,service}.proto`` (``rocketmq_sp
 grpcio-tools' protoc on them, which writes ``*_pb2.py``, ``*_pb2.pyi`` and ``service_pb2_grpc.py`` beside
 them. The outputs are checked in; ``--check`` regenerates into a temporary directory and exits 1 when they
 differ (the protoc of the pinned grpcio-tools release must be installed: the ``dev`` extra pins it, since
-another release writes different code).
-"""
+another release writes different code). """
 
 from __future__ import annotations
 

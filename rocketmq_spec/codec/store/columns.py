@@ -1,8 +1,8 @@
 """Column-wise decoding of many CommitLog records at once, for readers that build tables (Spark, Arrow).
 
 Decoding record by record costs tens of microseconds in Python; a table reader needs the same field of
-thousands of records, and every fixed field sits at a position that depends only on the record start and
-the two host widths (``rocketmq_spec.spec.commitlog``'s positions, the host bits of SYSFLAG). So each field is
+thousands of records, and every fixed field sits at a position that depends only on the record start and the
+two host widths (``rocketmq_spec.spec.commitlog``'s positions, the host bits of SYSFLAG). So each field is
 gathered for a whole batch with one numpy indexing operation over the mapped file, variable parts (body,
 topic, properties) are cut out by their offsets into one contiguous copy, and hosts and offsetMsgIds are
 formatted once per distinct value instead of once per record.
@@ -11,8 +11,7 @@ The record starts come from the codec's own walk (:meth:`rocketmq_spec.codec.sto
 which checks boundaries, magic, TOTALSIZE bounds and PHYSICALOFFSET; :attr:`RecordColumns.sound` adds the
 check that needs the variable parts (TOTALSIZE equals the length they add up to). A reader hands any record
 that is not sound to :func:`rocketmq_spec.codec.store.record.decode_record`, which reports it exactly.
-``tests/test_store_columns.py`` holds every column equal to ``decode_record`` on generated records.
-"""
+``tests/test_store_columns.py`` holds every column equal to ``decode_record`` on generated records. """
 
 from __future__ import annotations
 
@@ -256,8 +255,8 @@ def packed_ascii_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
 
 def java_string_hashes(texts: Sequence[str]) -> np.ndarray:
     """``String.hashCode`` of each text (int32), equal to ``rocketmq_spec.spec.hashing.java_string_hash``:
-    ASCII texts
-    hashed together (:func:`packed_ascii_hashes`), other texts by the spec's function one by one."""
+    ASCII texts hashed together (:func:`packed_ascii_hashes`), other texts by the spec's function one by
+    one."""
     ascii_texts = [text if text.isascii() else "" for text in texts]
     raw = np.frombuffer("".join(ascii_texts).encode("ascii"), dtype=np.uint8)
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)

@@ -1,12 +1,11 @@
 """Reading a CommitLog directory: records in order across files, or one record by offset.
 
-Files are memory-mapped read-only (they are sparse, pre-allocated 1 GiB files, so only the written part
-is ever touched). Iteration follows the writer's rules: a BLANK marker ends a file, zeros end the data
+Files are memory-mapped read-only (they are sparse, pre-allocated 1 GiB files, so only the written part is
+ever touched). Iteration follows the writer's rules: a BLANK marker ends a file, zeros end the data
 (pre-allocated zero files may follow, and a torn last record ends it too:
 ``rocketmq_spec.codec.store.data_end``), and anything else that is not a valid record is reported as a
 StoreError at its absolute position. After a walk to the end, :attr:`CommitLog.end` says where the data ended
-and what lay past it.
-"""
+and what lay past it. """
 
 from __future__ import annotations
 

@@ -210,8 +210,7 @@ def make_record(*, topic: str, body: bytes, properties: Mapping[str, str | None]
     ``rocketmq_spec.spec.properties.java_hashmap_order``, to match Java). ``magic`` defaults to v1 and to v2
     only when the topic does not fit v1, as 5.x's ``autoMessageVersionOnTopicLen`` does.
     ``parsed_properties``, when the caller has it, is what ``parse_properties`` makes of the written string:
-    the record's ``properties`` then start from it instead of parsing the string again.
-    """
+    the record's ``properties`` then start from it instead of parsing the string again. """
     text = properties if isinstance(properties, str) else encode_properties(properties)
     topic_len = len(topic.encode())
     props_len = len(text.encode())

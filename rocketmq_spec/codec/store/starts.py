@@ -8,8 +8,7 @@ per record and then makes scan's remaining checks (fixed fields within TOTALSIZE
 record's position) for the whole batch with numpy. It never raises: it stops before the first record that scan
 would refuse, or that is not a message (a BLANK marker, unwritten zeros), and the caller's record decoder
 reads on from there and reports exactly what it finds. ``tests/test_store_starts.py`` holds the starts equal
-to scan's, broken stores included.
-"""
+to scan's, broken stores included. """
 
 from __future__ import annotations
 

@@ -44,8 +44,8 @@ def call(what: str, rpc_call: Callable[[], Any]) -> Any:
     try:
         return rpc_call()
     except grpc.RpcError as error:
-        code = error.code()  # type: ignore[attr-defined]
-        details = error.details()  # type: ignore[attr-defined]
+        code = error.code()
+        details = error.details()
         if code is grpc.StatusCode.UNIMPLEMENTED:
             raise Unsupported(f"{what}: the proxy does not serve it ({details})", actual=code.name) from None
         raise Outcome(f"{what}: gRPC error instead of a status", expected="gRPC OK with a status",

@@ -1,11 +1,10 @@
 """A producer and consumer as the cases need them: every request built from the spec's header tables.
 
-The cases judge what a broker stores and hands back, so the client side must be beyond doubt: requests
-are built by ``rocketmq_spec.codec`` from ``rocketmq_spec.spec.headers`` exactly as a Java 4.9.8 client fills
-them, and answers are decoded by the same codec that reads a store. Each case creates topics and groups of its
-own (see
-:func:`rocketmq_spec.conformance.cases.support.unique`), so cases running in parallel never see each other's
-messages.
+The cases judge what a broker stores and hands back, so the client side must be beyond doubt: requests are
+built by ``rocketmq_spec.codec`` from ``rocketmq_spec.spec.headers`` exactly as a Java 4.9.8 client fills
+them, and answers are decoded by the same codec that reads a store. Each case creates topics and groups of
+its own (see :func:`rocketmq_spec.conformance.cases.support.unique`), so cases running in parallel never see
+each other's messages.
 """
 
 from __future__ import annotations
@@ -50,14 +49,13 @@ from rocketmq_spec.spec.sysflag import (
     TransactionType,
     with_compression,
 )
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 from .support import eventually, expect_success, unique
 
 QUEUES = 4
 """Queues of the topics the cases create: a producer's default (``defaultTopicQueueNums``)."""
 
-DEFAULT_TOPIC = "TBW102"
-"""The template topic a Java producer names in every send (``createTopicKey``)."""
 
 ALL_TAGS = "*"
 

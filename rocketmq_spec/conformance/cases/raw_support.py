@@ -3,8 +3,7 @@ not what a lenient decoder makes of them.
 
 The layouts are taken apart here by hand (not by ``rocketmq_spec.codec``), so a codec that shares a server's
 mistake cannot hide it: a JSON header's keys in the order they were written and each value's JSON type, a
-ROCKETMQ header's fixed part and its extFields entries one by one.
-"""
+ROCKETMQ header's fixed part and its extFields entries one by one. """
 
 from __future__ import annotations
 

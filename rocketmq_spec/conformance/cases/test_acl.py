@@ -2,8 +2,7 @@
 
 These cases run only against a broker started with ``aclEnable=true`` on the policy of
 ``rocketmq_spec.conformance.acl_policy`` (``--acl-file``), and one at a time: some change the policy for a
-moment.
-"""
+moment. """
 
 from __future__ import annotations
 
@@ -23,16 +22,11 @@ from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.wire import SILENCE_WAIT, Wire
-from rocketmq_spec.spec.acl import (
-    ADMIN_CODES,
-    TRACE_TOPIC,
-    UNIQUE_KEY_QUERY,
-    AclRefusal,
-    Refusal,
-)
+from rocketmq_spec.spec.acl import ADMIN_CODES, UNIQUE_KEY_QUERY, AclRefusal, Refusal
 from rocketmq_spec.spec.acl_file import RELOAD_INTERVAL_S
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import header_for
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, RETRY_PREFIX, TRACE_TOPIC
 
 from .acl_support import (
     AclTarget,
@@ -256,7 +250,7 @@ def test_unguarded_codes(acl: AclTarget, check: Check) -> None:
             ("QUERY_CONSUMER_OFFSET", client.call(RequestCode.QUERY_CONSUMER_OFFSET, {
                 "consumerGroup": policy.GROUP_DENY, "topic": policy.TOPIC_DENY, "queueId": 0})),
             ("SEND_BATCH_MESSAGE", client.connection.call(RequestCode.SEND_BATCH_MESSAGE, {
-                "a": client.producer_group, "b": policy.TOPIC_DENY, "c": "TBW102", "d": "4", "e": "0",
+                "a": client.producer_group, "b": policy.TOPIC_DENY, "c": DEFAULT_TOPIC, "d": "4", "e": "0",
                 "f": "0", "g": "0", "h": "0", "i": "", "j": "0", "k": "false", "m": "true"}, b"")),
     ):
         check.that(f"{what}: not refused by ACL", acl_message(response) is None, expected="no AclException",
@@ -267,7 +261,7 @@ def test_unguarded_codes(acl: AclTarget, check: Check) -> None:
 def test_retry_send_needs_group(acl: AclTarget, check: Check) -> None:
     client = acl.client(policy.USER)
     client.producer_group = policy.GROUP_DENY
-    response = client.send_request(f"%RETRY%{policy.GROUP_DENY}")
+    response = client.send_request(RETRY_PREFIX + policy.GROUP_DENY)
     expect_acl_refusal(check, "retry send for a DENY group", response, Refusal.NO_PERMISSION,
                        resource=f"group:{policy.GROUP_DENY}")
 

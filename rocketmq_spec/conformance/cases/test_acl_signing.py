@@ -3,8 +3,7 @@
 Each row re-signs a request just before it is sent, computing the Signature here from first principles
 (``hmac``/``hashlib``/``base64``) rather than with ``rocketmq_spec.codec.acl.signature``, so a broker that
 agrees with the codec on a wrong algorithm still fails. Runs only against an ACL target (``--acl``,
-``--acl-file``).
-"""
+``--acl-file``). """
 
 from __future__ import annotations
 

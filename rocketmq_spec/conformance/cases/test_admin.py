@@ -38,6 +38,7 @@ from rocketmq_spec.spec.hashing import tags_code
 from rocketmq_spec.spec.headers import WIPE_WRITE_PERM_RESPONSE, header_for
 from rocketmq_spec.spec.message_id import encode_offset_msg_id
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, SCHEDULE_TOPIC
 
 from .admin_support import (
     FILLED,
@@ -383,7 +384,7 @@ def test_query_consume_queue_offline_group(client: Client, check: Check) -> None
 def test_system_topics_broker(client: Client, check: Check) -> None:
     topics = body_of(check, "system topics", TOPIC_LIST,
                      client.call(RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER, {}))["topicList"]
-    check.equal("missing", [], [t for t in ("TBW102", "SCHEDULE_TOPIC_XXXX") if t not in topics])
+    check.equal("missing", [], [t for t in (DEFAULT_TOPIC, SCHEDULE_TOPIC) if t not in topics])
 
 
 @table("code", [
@@ -642,10 +643,10 @@ def test_write_perm(namesrv: Server, wire: Wire, check: Check) -> None:
 
 @table("lacking", [
     Row("consume-stats-without-group", "RMQ-CMD-REQUIRED", "GET_CONSUME_STATS naming a topic but no "
-        "consumerGroup is refused.", (RequestCode.GET_CONSUME_STATS, {"topic": "TBW102"})),
+        "consumerGroup is refused.", (RequestCode.GET_CONSUME_STATS, {"topic": DEFAULT_TOPIC})),
     Row("reset-without-timestamp", "RMQ-CMD-REQUIRED", "INVOKE_BROKER_TO_RESET_OFFSET without its timestamp "
         "is refused.", (RequestCode.INVOKE_BROKER_TO_RESET_OFFSET,
-                        {"topic": "TBW102", "group": "g", "isForce": "true"})),
+                        {"topic": DEFAULT_TOPIC, "group": "g", "isForce": "true"})),
 ])
 def test_admin_request_lacking_a_field(lacking: tuple[int, dict[str, str]], client: Client,
                                        check: Check) -> None:

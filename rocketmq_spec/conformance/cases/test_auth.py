@@ -4,8 +4,7 @@ The cases create, read, change and delete users and ACLs of their own (unique na
 and judge the refusals Apache's managers make, remark included. They apply by the target's version word:
 a release before 5.3.0 has no such commands (RMQ-AUTH-4X), and a target whose broker.conf names no
 metadata providers keeps no tables (RMQ-AUTH-PROVIDERS): both are reported UNSUPPORTED with the reason.
-The suite's own targets name them (``rocketmq_spec.conformance.cli.AUTH_TABLES``,
-``rocketmq_spec.conformance.embedded``).
+The suite's own targets name them (``rocketmq_spec.conformance.embedded.AUTH_TABLES``).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.auth import Remark
 from rocketmq_spec.spec.codes import ResponseCode
 
@@ -30,7 +31,6 @@ from .messaging import Client
 from .pop_support import broker_setting
 from .support import expect_success, unique
 
-UNSET_REMARK = "not set any response code"
 """The remark ``RemotingCommand.createResponseCommand`` starts a response with; AUTH_* successes keep it."""
 
 
@@ -42,7 +42,7 @@ def test_answer_shape(client: Client, check: Check) -> None:
     try:
         created = ask(client, C.AUTH_CREATE_USER, {"username": name}, {"password": "secret-1"})
         expect_success(check, "create user", created)
-        check.equal("create: remark", UNSET_REMARK, created.remark)
+        check.equal("create: remark", remarks.UNSET.template, created.remark)
         nothing = expect_success(check, "get unknown user",
                                  ask(client, C.AUTH_GET_USER, {"username": unique("nobody")}))
         check.equal("get unknown user: body", None, nothing.body)

@@ -16,6 +16,7 @@ from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.wire import RESPONSE_TIMEOUT, Connection, Wire
 from rocketmq_spec.spec.codes import RequestCode, code_name
 from rocketmq_spec.spec.releases import release_of_version
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 from .messaging import Client
 from .support import unique
@@ -62,11 +63,11 @@ ANSWERS_NAMESRV: list[tuple[str, str, Ask]] = [
 ANSWERS_BROKER: list[tuple[str, str, Ask]] = [
     ("unknown-code", "an unknown request code (3)", lambda c: c.call(UNKNOWN_CODE)),
     ("offset-unknown-group", "QUERY_CONSUMER_OFFSET of an unknown group",
-     lambda c: c.call(RequestCode.QUERY_CONSUMER_OFFSET, {"consumerGroup": unique("cg"), "topic": "TBW102",
-                                                          "queueId": "0"})),
+     lambda c: c.call(RequestCode.QUERY_CONSUMER_OFFSET, {"consumerGroup": unique("cg"),
+                                                          "topic": DEFAULT_TOPIC, "queueId": "0"})),
     ("bad-topic-name", "UPDATE_AND_CREATE_TOPIC of a name with spaces",
      lambda c: c.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-         "topic": "bad name", "defaultTopic": "TBW102", "readQueueNums": "1", "writeQueueNums": "1",
+         "topic": "bad name", "defaultTopic": DEFAULT_TOPIC, "readQueueNums": "1", "writeQueueNums": "1",
          "perm": "6", "topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false"})),
     ("pull-unknown-topic", "PULL_MESSAGE of an unknown topic",
      lambda c: c.call(RequestCode.PULL_MESSAGE, {

@@ -83,6 +83,11 @@ class Garbage:
     """False when the server may legitimately answer in another protocol (TLS)."""
 
 
+def _typed_frame(serialize_type: int) -> Violation:
+    """A frame whose serialize-type byte is ``serialize_type``, with a two-byte JSON header."""
+    return lambda s, c: _words(TYPE_WORD_SIZE + 2, serialize_type, 2) + b"{}"
+
+
 def _rocketmq_ping(server: Server, connection: Connection) -> bytes:
     return encode(_ping_frame(server, connection, SerializeType.ROCKETMQ))
 
@@ -120,7 +125,7 @@ VIOLATIONS = [
         Garbage(lambda s, c: _words(TYPE_WORD_SIZE + 2, SerializeType.JSON, 0xFFFFFF) + b"{}")),
     *(Row(f"serialize-type-{t}", "RMQ-FRAME-SERIALIZE-TYPE",
           f"A frame with serialize type {t} (neither JSON nor ROCKETMQ) closes the connection.",
-          Garbage(lambda s, c, t=t: _words(TYPE_WORD_SIZE + 2, t, 2) + b"{}"))
+          Garbage(_typed_frame(t)))
       for t in (2, 0x7F, 0xFF)),
     Row("json-not-json", "RMQ-HDR-JSON-KEYS", "A JSON header that is not JSON closes the connection.",
         Garbage(lambda s, c: _words(TYPE_WORD_SIZE + 9, SerializeType.JSON, 9) + b"{not json")),

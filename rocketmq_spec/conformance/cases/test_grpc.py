@@ -29,6 +29,7 @@ from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.grpc_rpcs import MAX_MESSAGE_SIZE
 from rocketmq_spec.spec.message_id import encode_offset_msg_id
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, DLQ_PREFIX, SYSTEM_TOPIC_PREFIX, TOPIC_MAX_LENGTH
 
 from .grpc_support import (
     ack,
@@ -66,7 +67,7 @@ revives checkpoints every second or so, the bound only keeps a broken target fro
 def test_client_id_required(proxy: Endpoint, check: Check) -> None:
     client = ProxyClient(str(proxy), client_id="")
     try:
-        response = call("QueryRoute", lambda: client.query_route("TBW102"))
+        response = call("QueryRoute", lambda: client.query_route(DEFAULT_TOPIC))
     finally:
         client.close()
     expect_status(check, "QueryRoute without a client id", response.status, Code.CLIENT_ID_REQUIRED)
@@ -95,9 +96,11 @@ def test_route_not_found(proxy_client: ProxyClient, check: Check) -> None:
 
 @table("topic", [
     Row("illegal-character", "RMQ-GRPC-ILLEGAL-TOPIC", "A topic with a space is ILLEGAL_TOPIC.", "bad topic"),
-    Row("too-long", "RMQ-GRPC-ILLEGAL-TOPIC", "A 128-character topic is ILLEGAL_TOPIC.", "t" * 128),
-    Row("system-topic", "RMQ-GRPC-ILLEGAL-TOPIC", "TBW102 is a system topic: ILLEGAL_TOPIC.", "TBW102"),
-    Row("system-prefix", "RMQ-GRPC-ILLEGAL-TOPIC", "rmq_sys_* topics are ILLEGAL_TOPIC.", "rmq_sys_x"),
+    Row("too-long", "RMQ-GRPC-ILLEGAL-TOPIC", "A 128-character topic is ILLEGAL_TOPIC.",
+        "t" * (TOPIC_MAX_LENGTH + 1)),
+    Row("system-topic", "RMQ-GRPC-ILLEGAL-TOPIC", "TBW102 is a system topic: ILLEGAL_TOPIC.", DEFAULT_TOPIC),
+    Row("system-prefix", "RMQ-GRPC-ILLEGAL-TOPIC", "rmq_sys_* topics are ILLEGAL_TOPIC.",
+        SYSTEM_TOPIC_PREFIX + "x"),
 ])
 def test_illegal_topic(topic: str, proxy_client: ProxyClient, check: Check) -> None:
     response = call("QueryRoute", lambda: proxy_client.query_route(topic))
@@ -421,7 +424,7 @@ def test_relay_running_info(proxy_client: ProxyClient, admin: Client, check: Che
         if command.WhichOneof("command") != "print_thread_stack_trace_command":
             return None
         nonce = command.print_thread_stack_trace_command.nonce
-        return rpc.TelemetryCommand(status=v2.Status(code=Code.OK, message="OK"), thread_stack_trace=(
+        return rpc.TelemetryCommand(status=v2.Status(code=v2.Code.OK, message="OK"), thread_stack_trace=(
             rpc.ThreadStackTrace(nonce=nonce, thread_stack_trace=stack)))
 
     relayed = _answering(stream, answer)
@@ -449,7 +452,7 @@ def test_relay_consume_directly(proxy_client: ProxyClient, admin: Client, broker
     def answer(command: rpc.TelemetryCommand) -> rpc.TelemetryCommand | None:
         if command.WhichOneof("command") != "verify_message_command":
             return None
-        return rpc.TelemetryCommand(status=v2.Status(code=Code.OK, message="OK"), verify_message_result=(
+        return rpc.TelemetryCommand(status=v2.Status(code=v2.Code.OK, message="OK"), verify_message_result=(
             rpc.VerifyMessageResult(nonce=command.verify_message_command.nonce)))
 
     relayed = _answering(stream, answer)
@@ -490,7 +493,7 @@ def test_forward_to_dead_letter_queue(proxy_client: ProxyClient, admin: Client, 
             max_delivery_attempts=16)))
     expect_status(check, "ForwardMessageToDeadLetterQueue", forwarded.status, Code.OK)
     dead = admin.answer("GET_MAX_OFFSET of the DLQ", RequestCode.GET_MAX_OFFSET,
-                        {"topic": f"%DLQ%{group}", "queueId": 0})
+                        {"topic": DLQ_PREFIX + group, "queueId": 0})
     check.equal("messages in the DLQ", 1, dead["offset"])
     check.equal("received again after the invisible time", [],
                 [m.system_properties.message_id for m in received_again(proxy_client, group, topic, 15)])

@@ -53,7 +53,7 @@ def _route(check: Check, client: ProxyClient, request: bytes) -> rpc.QueryRouteR
         body, code = client.raw(_path("QueryRoute"), request)
     except grpc.RpcError as error:
         check.that("QueryRoute: gRPC status", False, expected="OK",
-                   actual=f"{error.code().name} {error.details()}")  # type: ignore[attr-defined]
+                   actual=f"{error.code().name} {error.details()}")
         return rpc.QueryRouteResponse()
     check.equal("QueryRoute: gRPC status", "OK", code.name)
     return rpc.QueryRouteResponse.FromString(body)
@@ -94,7 +94,7 @@ def test_refusal_in_the_status(refused: tuple[str, bytes, Code], proxy_client: P
         body, code = proxy_client.raw(_path(rpc_name), request)
     except grpc.RpcError as error:
         check.that(f"{rpc_name}: gRPC status", False, expected=f"OK with {expected.name} in the body",
-                   actual=f"{error.code().name} {error.details()}")  # type: ignore[attr-defined]
+                   actual=f"{error.code().name} {error.details()}")
         return
     check.equal(f"{rpc_name}: gRPC status", "OK", code.name)
     status = getattr(rpc, f"{rpc_name}Response").FromString(body).status

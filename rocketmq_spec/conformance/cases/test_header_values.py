@@ -19,6 +19,7 @@ from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.verdict import Unsupported
 from rocketmq_spec.conformance.wire import RESPONSE_TIMEOUT, Wire
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode, codes_for
 from rocketmq_spec.spec.frame import SerializeType
 from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2, SEND_MESSAGE_RESPONSE
@@ -27,7 +28,7 @@ from rocketmq_spec.spec.sysflag import CompressionType, with_compression
 
 from .messaging import Client, Message
 from .support import expect_code, expect_success, unique
-from .test_headers import UNSUPPORTED_REMARK, _raw_json_request
+from .test_headers import _raw_json_request
 from .test_namesrv import _registered
 
 
@@ -158,7 +159,7 @@ def test_wide_code(broker: Server, wire: Wire, check: Check) -> None:
     narrow = connection.call(_int16(WIDE_CODE), {"consumerGroup": unique("cg"), "topic": unique("topic"),
                                                  "queueId": "0"}, serialize_type=SerializeType.ROCKETMQ)
     expect_code(check, "the code's low 16 bits", narrow, ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-    check.equal("remark names the 16-bit code", UNSUPPORTED_REMARK.format(code=_int16(WIDE_CODE)),
+    check.equal("remark names the 16-bit code", remarks.NOT_SUPPORTED.format(code=_int16(WIDE_CODE)),
                 narrow.remark)
     wide = connection.call(WIDE_CODE, {"consumerGroup": unique("cg"), "topic": unique("topic"),
                                        "queueId": "0"})

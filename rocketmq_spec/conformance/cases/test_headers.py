@@ -15,15 +15,16 @@ from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.wire import RESPONSE_TIMEOUT, SILENCE_WAIT, Connection, Wire
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.frame import TYPE_WORD_SIZE, SerializeType
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 from .support import expect_code, expect_refused, expect_success, unique
 
 UNKNOWN_CODE = 29999
 """A request code no RocketMQ release declares, small enough for the ROCKETMQ header's int16."""
 
-UNSUPPORTED_REMARK = " request type {code} not supported"
 """Java's remark for REQUEST_CODE_NOT_SUPPORTED, leading space included (NettyRemotingAbstract)."""
 
 _NAMESRV_SILENT_NOTE = ("4.9.8's name server registers DefaultRequestProcessor as default processor, which "
@@ -121,7 +122,7 @@ def test_unknown_code(serialize_type: SerializeType, server: Server, wire: Wire,
     check.that("answered", response is not None, expected="a response", actual=response)
     assert response is not None
     expect_code(check, "unknown code", response, ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-    check.equal("remark", UNSUPPORTED_REMARK.format(code=UNKNOWN_CODE), response.remark)
+    check.equal("remark", remarks.NOT_SUPPORTED.format(code=UNKNOWN_CODE), response.remark)
     check.equal("opaque", request.opaque, response.opaque)
 
 
@@ -147,7 +148,8 @@ MISSING_FIELDS_BROKER = [
         (RequestCode.QUERY_CONSUMER_OFFSET, {"topic": "conformance", "queueId": "0"})),
     Row("broker-create-topic-without-perm", "RMQ-CMD-REQUIRED",
         "UPDATE_AND_CREATE_TOPIC without perm is answered with an error that keeps the opaque.",
-        (RequestCode.UPDATE_AND_CREATE_TOPIC, {"topic": "conformance_missing_perm", "defaultTopic": "TBW102",
+        (RequestCode.UPDATE_AND_CREATE_TOPIC, {"topic": "conformance_missing_perm",
+                                               "defaultTopic": DEFAULT_TOPIC,
                                                "readQueueNums": "1", "writeQueueNums": "1",
                                                "topicFilterType": "SINGLE_TAG", "order": "false"})),
     Row("broker-consumer-list-without-group", "RMQ-CMD-REQUIRED",

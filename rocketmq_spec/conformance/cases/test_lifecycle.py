@@ -4,8 +4,7 @@ Each case starts a name server and broker of the target's own implementation
 (``rocketmq_spec.conformance.launcher``) in a directory of its own, so it may stop, kill and restart that
 broker while the other cases go on against the run's target. A target given by address cannot be started
 afresh: these cases are left out of its run. Apache RocketMQ starts in 10-30 s on a loaded machine, so the
-cases start as few brokers as their clause needs.
-"""
+cases start as few brokers as their clause needs. """
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.checks import Check
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.release_rules import Rule
 
@@ -143,7 +144,7 @@ def test_commit_of_unknown_group(client: Client, check: Check) -> None:
                                                              "commitOffset": COMMITTED})
     if client.follows(Rule.OFFSET_COMMIT_NEEDS_GROUP_AND_TOPIC):
         expect_code(check, "unknown group", answer, ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST)
-        check.equal("remark", f"Group {group} not exist!", answer.remark)
+        check.equal("remark", remarks.OFFSET_GROUP_NOT_EXIST.format(group=group), answer.remark)
     else:
         expect_success(check, "unknown group", answer)
 

@@ -23,6 +23,7 @@ from rocketmq_spec.spec.clauses import Level
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.release_rules import Rule
 from rocketmq_spec.spec.sysflag import ForbiddenType
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, OFFSET_MOVED_EVENT_TOPIC
 
 from .admin_support import group_config, properties
 from .messaging import QUEUES, SUSPEND_HEADROOM, Client, Message, pull_header, subscription
@@ -309,9 +310,9 @@ def test_fast_port_refuses_pull(broker: Server, wire: Wire, check: Check) -> Non
         raise Info(f"no fast port at {fast}: {exc}") from None
     client = Client(connection, check)
     expect_success(check, "a broker request on the fast port", broker.ping(connection))
-    expect_code(check, "PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0),
+    expect_code(check, "PULL_MESSAGE on the fast port", client.pull(DEFAULT_TOPIC, 0, 0),
                 ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-    expect_code(check, "LITE_PULL_MESSAGE on the fast port", client.pull("TBW102", 0, 0, lite=True),
+    expect_code(check, "LITE_PULL_MESSAGE on the fast port", client.pull(DEFAULT_TOPIC, 0, 0, lite=True),
                 ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
 
 
@@ -355,7 +356,6 @@ def _expect_forbidden(check: Check, response: RemotingCommand, remark: str) -> N
                 (response.ext_fields or {}).get("forbiddenType"))
 
 
-OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"
 
 
 @table("requested", [

@@ -16,6 +16,7 @@ from rocketmq_spec.codec.fastjson import loads as fastjson_loads
 from rocketmq_spec.codec.store import MessageRecord, decode_records
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.consumequeue import DELAY_LEVELS, delay_level_ms
 from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2
@@ -23,13 +24,10 @@ from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.redelivery import (
     DEFAULT_MAX_RECONSUME_TIMES,
-    DLQ_PREFIX,
     FIRST_RETRY_DELAY_LEVEL,
-    RETRY_PREFIX,
-    SCHEDULE_TOPIC,
-    send_back_not_found_remark,
 )
 from rocketmq_spec.spec.release_rules import Rule
+from rocketmq_spec.spec.system_topics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
 
 from .admin_support import group_config
 from .messaging import Client, Message
@@ -177,7 +175,7 @@ def test_send_back_past_the_limit_goes_to_the_dead_letter_topic(client: Client, 
 def test_send_back_of_no_message_is_refused(client: Client, check: Check) -> None:
     response = _send_back(client, NO_RECORD_OFFSET, unique("cg"))
     expect_code(check, "CONSUMER_SEND_MSG_BACK", response, ResponseCode.SYSTEM_ERROR)
-    check.equal("remark", send_back_not_found_remark(NO_RECORD_OFFSET), response.remark)
+    check.equal("remark", remarks.SEND_BACK_NOT_FOUND.format(offset=NO_RECORD_OFFSET), response.remark)
 
 
 def _send_to_retry_topic(client: Client, group: str, message: Message, reconsume_times: int,

@@ -10,7 +10,8 @@ How long a target takes to close is no part of the verdict: Apache RocketMQ 4.9.
 streams only after seconds of a decoder thread's CPU (its fastjson enum spin, a known defect its profile
 cites for ``rmq-fuzz``), more on a slower or busier machine. The wait is bounded by :data:`CLOSE_BOUND`, far
 beyond any such spin, and the time taken goes into the report as information. Each case runs ``alone``
-(``rocketmq_spec.conformance.alone``) so that a spinning thread never delays another case's answers. """
+(``rocketmq_spec.conformance.alone``) so that a spinning thread never delays another case's answers.
+"""
 
 from __future__ import annotations
 

@@ -23,6 +23,12 @@ from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties, java_hashmap_order, parse_properties
 from rocketmq_spec.spec.release_rules import Rule
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE
+from rocketmq_spec.spec.system_topics import (
+    BUILT_IN_QUEUES,
+    DEFAULT_TOPIC,
+    SELF_TEST_TOPIC,
+    SYSTEM_TOPIC_PREFIX,
+)
 
 from .messaging import QUEUES, Client, Message
 from .support import eventually, expect_code, expect_refused, expect_success, unique
@@ -115,7 +121,7 @@ _JAVA_CODES = ("Java answers 1 SYSTEM_ERROR (29 INVALID_PARAMETER from 5.3.2) fo
         (lambda c: c.send_request(unique("t").ljust(MAX_TOPIC_LENGTH + 1, "x")), ResponseCode.SYSTEM_ERROR),
         java_note=_JAVA_CODES),
     Row("topic-system", "RMQ-BRK-SEND-CHECKS", "A send to SELF_TEST_TOPIC (NOT_ALLOWED_SEND) is refused "
-        "(Java: 16).", (lambda c: c.send_request("SELF_TEST_TOPIC"), ResponseCode.NO_PERMISSION),
+        "(Java: 16).", (lambda c: c.send_request(SELF_TEST_TOPIC), ResponseCode.NO_PERMISSION),
         java_note=_JAVA_CODES),
     Row("queue-id-out-of-range", "RMQ-BRK-SEND-CHECKS", "A send to queueId 4 of a 4-queue topic is refused "
         "(Java: 1).", (lambda c: c.send_request(c.create_topic(), queue_id=QUEUES),
@@ -215,8 +221,9 @@ def test_send_response_ext_fields(client: Client, check: Check) -> None:
 def test_create_topic_defaults(client: Client, check: Check) -> None:
     topic = unique("topic")
     expect_success(check, "UPDATE_AND_CREATE_TOPIC", client.connection.call(
-        RequestCode.UPDATE_AND_CREATE_TOPIC, {"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "2",
-                                              "writeQueueNums": "2", "perm": str(int(PERM_READ_WRITE)),
+        RequestCode.UPDATE_AND_CREATE_TOPIC, {"topic": topic, "defaultTopic": DEFAULT_TOPIC,
+                                              "readQueueNums": "2", "writeQueueNums": "2",
+                                              "perm": str(int(PERM_READ_WRITE)),
                                               "topicFilterType": "SINGLE_TAG", "order": "false"}))
     response = expect_success(check, "GET_ALL_TOPIC_CONFIG",
                               client.connection.call(RequestCode.GET_ALL_TOPIC_CONFIG))
@@ -234,9 +241,6 @@ def test_create_topic(client: Client, check: Check) -> None:
                 (config.get("readQueueNums"), config.get("writeQueueNums"), config.get("perm")))
 
 
-BUILT_IN_QUEUES = {"SELF_TEST_TOPIC": 1, "OFFSET_MOVED_EVENT": 1, "BenchmarkTest": 1024,
-                   "SCHEDULE_TOPIC_XXXX": 18}
-"""Built-in topics every release creates at start whatever its settings, with their queue counts."""
 
 
 @case("RMQ-ADMIN-SYSTEM-TOPICS", "GET_ALL_TOPIC_CONFIG lists the built-in topics with their queue counts, "
@@ -271,8 +275,8 @@ def test_create_topic_advances_data_version(client: Client, check: Check) -> Non
 def test_create_system_topic_refused(client: Client, check: Check) -> None:
     code = (ResponseCode.INVALID_PARAMETER if client.follows(Rule.TOPIC_CONFLICT_INVALID_PARAMETER)
             else ResponseCode.SYSTEM_ERROR)
-    expect_code(check, "create rmq_sys_ topic", client.create_topic_request(unique("rmq_sys_conformance")),
-                code)
+    expect_code(check, "create rmq_sys_ topic",
+                client.create_topic_request(unique(SYSTEM_TOPIC_PREFIX + "conformance")), code)
 
 
 @case("RMQ-BRK-ROUTE-PUBLISHED", "A topic created on the broker is routed by the name server to the broker.")

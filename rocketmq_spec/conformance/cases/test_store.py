@@ -65,13 +65,12 @@ from rocketmq_spec.spec.store_layout import (
     LOCK_FILE,
 )
 from rocketmq_spec.spec.sysflag import TransactionType, transaction_type
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
 
 ZERO_TAIL_CHECKED = 1 << 20
 """Bytes after the last record that must be zero: enough to catch a stray write, without reading a whole
 sparse 1 GiB file."""
 
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
-HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
 LOCK_CONTENT = b"lock"
 INDEX_NAME = re.compile(r"\d{17}")
 """yyyyMMddHHmmssSSS."""
@@ -202,8 +201,8 @@ def test_committed_transactions(scan: Scan[MessageRecord], by_offset: dict[int, 
     for record in committed:
         half = by_offset.get(record.prepared_transaction_offset)
         check.that(f"half message of the record at {record.physical_offset}",
-                   half is not None and half.topic == HALF_TOPIC and half.uniq_key == record.uniq_key,
-                   expected=f"{HALF_TOPIC} record with UNIQ_KEY {record.uniq_key}",
+                   half is not None and half.topic == TRANS_HALF_TOPIC and half.uniq_key == record.uniq_key,
+                   expected=f"{TRANS_HALF_TOPIC} record with UNIQ_KEY {record.uniq_key}",
                    actual=None if half is None else (half.topic, half.uniq_key))
 
 

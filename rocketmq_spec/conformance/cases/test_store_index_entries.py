@@ -3,8 +3,7 @@ definitions: the key hash as Java's String.hashCode written out as a polynomial,
 the slot count, the time difference from the header as it stood, the keys split on single spaces.
 
 ``test_store``'s index cases go through ``rocketmq_spec.codec.store.indexfile``, which the reference broker
-writes with; these do not, so a bug shared by writer and reader cannot pass for a right file.
-"""
+writes with; these do not, so a bug shared by writer and reader cannot pass for a right file. """
 
 from __future__ import annotations
 

@@ -10,12 +10,14 @@ yields the FAIL of its clause.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.verdict import Info, NonStrict
 from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_MAX_MESSAGE
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import TRANS_CHECK_MAX_TIME_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
 
 from .raw_records import BORN_HOST_V6_BIT, COMMIT_TYPE, STORE_HOST_V6_BIT, RawRecord, RawWalk
 
@@ -26,8 +28,7 @@ RECORD_RESERVE = 64 * 1024
 above the default is reported as NON-STRICT (a broker may be set higher), never as a FAIL."""
 MAX_SHORT_FIELD = 0x7FFF
 MAX_V1_TOPIC = 0x7F
-TRANSACTION_SYSTEM_TOPICS = ("RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-                             "TRANS_CHECK_MAX_TIME_TOPIC")
+TRANSACTION_SYSTEM_TOPICS = (TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_CHECK_MAX_TIME_TOPIC)
 """Where half messages are parked, their ops, and where a half message checked too often is put with its
 sysFlag (not transactional) and its properties (TRAN_MSG=true) as they were."""
 SEPARATOR, NAME_VALUE = "\x02", "\x01"
@@ -41,7 +42,7 @@ def _records(raw: RawWalk) -> list[RawRecord]:
     return raw.records
 
 
-def _wrong(check: Check, what: str, found: list[object]) -> None:
+def _wrong(check: Check, what: str, found: Sequence[object]) -> None:
     check.equal(what, [], found[:SHOWN])
 
 
@@ -93,7 +94,7 @@ def test_properties_length_field(raw: RawWalk, check: Check) -> None:
 
 @case("RMQ-PROP-MAX-SIZE", "Every stored properties string is UTF-8 of at most 32767 bytes.")
 def test_properties_string_size(raw: RawWalk, check: Check) -> None:
-    wrong = []
+    wrong: list[tuple[int, object]] = []
     for r in _records(raw):
         try:
             r.properties.decode("utf-8")

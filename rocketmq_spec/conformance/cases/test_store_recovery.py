@@ -29,6 +29,7 @@ from rocketmq_spec.spec.store_layout import (
     CONSUMEQUEUE_DIR,
     CONSUMEQUEUE_EXT_DIR,
 )
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 
 from .raw_records import RawRecord, RawWalk, java_string_hash
 
@@ -41,7 +42,6 @@ LONG_MIN = -(1 << 63)
 CHECKPOINT = struct.Struct(">qqq")
 """physicMsgTimestamp, logicsMsgTimestamp, indexMsgTimestamp."""
 RECOVERY_MARGIN_MS = 3000
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
 SHOWN = 10
 
 
@@ -119,7 +119,7 @@ def test_ext_addresses_resolve(queue_entries: list[QueueEntry], raw: RawWalk, st
     records = _by_position(raw)
     decorated = [e for e in queue_entries if e.tags_code <= EXT_MAX_ADDRESS]
     check.note("entries with an ext address", len(decorated))
-    wrong = []
+    wrong: list[tuple[str, int, int, object, str]] = []
     for entry in decorated:
         unit = _ext_unit(store_dir, entry)
         record = records.get(entry.offset)

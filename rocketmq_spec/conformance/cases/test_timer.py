@@ -16,11 +16,11 @@ from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.verdict import Unsupported
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode, codes_for
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import TIMER_TOPIC
 from rocketmq_spec.spec.timer import (
     RECALL_FORBIDDEN_REMARK,
     RECALL_UNAVAILABLE_REMARK,
     TIMER_PRECISION_MS,
-    TIMER_TOPIC,
     decode_recall_handle,
     recall_handle,
 )

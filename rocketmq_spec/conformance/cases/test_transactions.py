@@ -41,6 +41,7 @@ from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.sysflag import TransactionType
+from rocketmq_spec.spec.system_topics import TRANS_CHECK_MAX_TIME_TOPIC, TRANS_HALF_TOPIC
 
 from .messaging import Client, Message, SendResult, pull_header
 from .support import expect_code, expect_success, unique
@@ -49,8 +50,6 @@ CHECK_WAIT_S = (TRANSACTION_TIMEOUT_MS + TRANSACTION_CHECK_INTERVAL_MS) / 1000 +
 """Longest wait for a check-back: a 4.9.8 broker with default settings sends it within timeout +
 interval; 10 s of headroom for a loaded machine."""
 HALF_BODY = b"check me"
-HALF_QUEUE = "RMQ_SYS_TRANS_HALF_TOPIC"
-DISCARD_TOPIC = "TRANS_CHECK_MAX_TIME_TOPIC"
 REAL_QUEUE = 1
 
 
@@ -195,7 +194,7 @@ def test_check_back(unended: Unended, check: Check) -> None:
     check.equal("offsetMsgId names commitLogOffset", header["commitLogOffset"],
                 decode_offset_msg_id(offset_id).offset if offset_id else None)
     copy = _view(client, header["commitLogOffset"])
-    check.equal("(topic, queue offset) of the copy", (HALF_QUEUE, header["tranStateTableOffset"]),
+    check.equal("(topic, queue offset) of the copy", (TRANS_HALF_TOPIC, header["tranStateTableOffset"]),
                 (copy.topic, copy.queue_offset) if copy else None)
     shown = decode_record(pushed.body or b"")
     check.equal("(topic, queueId, body, UNIQ_KEY) in the body",
@@ -237,7 +236,7 @@ def test_check_back_answer(decision: TransactionType, unended: Unended, check: C
 def test_check_limit(client: Client, check: Check) -> None:
     abandoned = _unended(client, b"abandoned")
     topic, message = abandoned.topic, abandoned.message
-    counts = []
+    counts: list[str | None] = []
     while len(counts) <= TRANSACTION_CHECK_MAX and (pushed := _next_check(client)) is not None:
         counts.append(decode_record(pushed.body or b"").properties.get(PropertyKey.TRANSACTION_CHECK_TIMES))
     check.equal("TRANSACTION_CHECK_TIMES of the check-backs", [str(n) for n in range(1, len(counts) + 1)],
@@ -246,7 +245,7 @@ def test_check_limit(client: Client, check: Check) -> None:
                expected=f"1..{TRANSACTION_CHECK_MAX} check-backs", actual=len(counts))
     moved = [r for r in _discarded(client) if r.uniq_key == message.uniq]
     last = counts[-1] if counts else None
-    check.equal(f"(REAL_TOPIC, TRANSACTION_CHECK_TIMES) in {DISCARD_TOPIC}", [(topic, last)],
+    check.equal(f"(REAL_TOPIC, TRANSACTION_CHECK_TIMES) in {TRANS_CHECK_MAX_TIME_TOPIC}", [(topic, last)],
                 [(r.properties.get(PropertyKey.REAL_TOPIC),
                   r.properties.get(PropertyKey.TRANSACTION_CHECK_TIMES)) for r in moved])
 
@@ -255,7 +254,7 @@ def _discarded(client: Client) -> list[MessageRecord]:
     """Every record of the discard topic's queue 0 (other cases' and runs' included)."""
     records: list[MessageRecord] = []
     offset = 0
-    while (response := client.pull(DISCARD_TOPIC, 0, offset)).code == ResponseCode.SUCCESS:
+    while (response := client.pull(TRANS_CHECK_MAX_TIME_TOPIC, 0, offset)).code == ResponseCode.SUCCESS:
         records.extend(decode_records(response.body))
         offset = pull_header(response)["nextBeginOffset"]
     return records

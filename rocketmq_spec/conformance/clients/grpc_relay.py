@@ -17,7 +17,7 @@ from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
 
-import grpc  # type: ignore[import-untyped]
+import grpc
 
 from rocketmq_spec.codec.grpc.v2 import service_pb2
 from rocketmq_spec.spec.grpc_rpcs import RPCS, Rpc

@@ -29,6 +29,7 @@ from rocketmq_spec.conformance.wire import Endpoint, Wire
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from rocketmq_spec.targets import EMBEDDED, started
 
 QUICK_TRANSACTION_CHECKS = {
@@ -169,7 +170,7 @@ class JudgingServer:
                 values = {
                     "producerGroup": "CLIENT_SUITE_PREFILL",
                     "topic": topic,
-                    "defaultTopic": "TBW102",
+                    "defaultTopic": DEFAULT_TOPIC,
                     "defaultTopicQueueNums": 4,
                     "queueId": index % 4,
                     "sysFlag": 0,

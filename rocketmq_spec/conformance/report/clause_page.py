@@ -2,8 +2,7 @@
 
 Report pages link each case to ``protocol.html#<clause id>``. The page holds the clause tables of
 ``docs/PROTOCOL.md`` (same sections, same order, built from the same ``rocketmq_spec.spec`` modules), so the
-link works wherever the report is opened, with or without a checkout beside it.
-"""
+link works wherever the report is opened, with or without a checkout beside it. """
 
 from __future__ import annotations
 

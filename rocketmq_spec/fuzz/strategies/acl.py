@@ -4,8 +4,7 @@
 ``rocketmq_spec.codec.acl.sign`` with drawn credentials. ``content_changes`` draws one change that alters the
 signed content (a value, the body, a field with a non-empty value added or removed): each must make the
 signature fail. The scheme signs values only, so ``content_keeping_changes`` draws a change it cannot see (an
-empty-valued field added): it keeps the signature valid, in Java as here.
-"""
+empty-valued field added): it keeps the signature valid, in Java as here. """
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ field the table declares may be set, to boundary values (empty, blank and contro
 integer limits, unknown enum numbers, out-of-range timestamps and durations, long and empty bytes) or to
 ordinary ones, nested messages a few levels deep, repeated fields up to a few entries, oneofs to one member.
 ``malformed(rpc)`` then damages the encoding (cut short, bytes flipped, a field tag that lies about its wire
-type or length), which a server must refuse without harm.
-"""
+type or length), which a server must refuse without harm. """
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ from rocketmq_spec.spec.grpc_definition import DEFINITION_MESSAGES
 from rocketmq_spec.spec.grpc_rpcs import RPCS, Rpc
 from rocketmq_spec.spec.grpc_schema import Label, ProtoField, ProtoMessage
 from rocketmq_spec.spec.grpc_service import SERVICE_MESSAGES
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, RETRY_PREFIX, SYSTEM_TOPIC_PREFIX
 
 MAX_DEPTH = 3
 """Nesting of generated messages (Message in SendMessageRequest in ...): deeper adds nothing new."""
@@ -34,8 +34,8 @@ LARGE_BODY = 4 * 1024 * 1024 + 1
 _MESSAGES: dict[str, ProtoMessage] = {m.name: m for m in (*DEFINITION_MESSAGES, *SERVICE_MESSAGES)}
 
 _TEXT = st.one_of(
-    st.sampled_from(["", " ", "\t", "a|b", "\x00", "\x7f", "%RETRY%x", "TBW102", "rmq_sys_x", "*", "||",
-                     "ÿ" * 64, "0102FC00000001", "1 2 3 4 5 6 7 8 9"]),
+    st.sampled_from(["", " ", "\t", "a|b", "\x00", "\x7f", RETRY_PREFIX + "x", DEFAULT_TOPIC,
+                     SYSTEM_TOPIC_PREFIX + "x", "*", "||", "ÿ" * 64, "0102FC00000001", "1 2 3 4 5 6 7 8 9"]),
     st.text(max_size=24),
     st.just("x" * LONG_TEXT),
 )
@@ -114,12 +114,12 @@ def _fill(target: Message, message: ProtoMessage, chosen: dict[str, Any]) -> Non
 
 def _time(target: Message, value: dict[str, int]) -> None:
     """A Timestamp or Duration, its seconds and nanos as drawn (out of range included)."""
-    target.seconds = value["seconds"]  # type: ignore[attr-defined]
-    target.nanos = value["nanos"]  # type: ignore[attr-defined]
+    target.seconds = value["seconds"]
+    target.nanos = value["nanos"]
 
 
 def message_class(name: str) -> type[Message]:
-    return getattr(service_pb2, name, None) or getattr(definition_pb2, name)  # type: ignore[no-any-return]
+    return getattr(service_pb2, name, None) or getattr(definition_pb2, name)
 
 
 def build(name: str, chosen: dict[str, Any]) -> Message:

@@ -39,7 +39,7 @@ def int64s() -> st.SearchStrategy[int]:
 def texts(min_size: int = 0, max_size: int = SHORT_TEXT,
           blacklist: str = "") -> st.SearchStrategy[str]:
     """Text with an UTF-8 encoding (no lone surrogates), optionally without some characters."""
-    return st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=blacklist),
+    return st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters=blacklist),
                    min_size=min_size, max_size=max_size)
 
 

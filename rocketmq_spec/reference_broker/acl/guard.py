@@ -4,8 +4,7 @@
 code needs (``rocketmq_spec.spec.acl.RESOURCE_NEEDS``), then the whitelists, the access key, the signature,
 the admin codes and the permissions, raising ``AclRefused`` with Java's remark at the first step that refuses.
 The guard also owns the policy's life: reloading the file when its modification time changes, as
-``AclFileWatchService`` does.
-"""
+``AclFileWatchService`` does. """
 
 from __future__ import annotations
 
@@ -23,8 +22,6 @@ from rocketmq_spec.spec.acl import (
     ACCESS_KEY,
     ADMIN_CODES,
     RESOURCE_NEEDS,
-    RETRY_GROUP_PREFIX,
-    TRACE_TOPIC,
     AclRefusal,
     Permission,
     Refusal,
@@ -39,6 +36,7 @@ from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.errors import RocketMQSpecError
 from rocketmq_spec.spec.properties import java_hashmap_order
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX, TRACE_TOPIC
 
 from .plain_file import Account, AclFileError
 from .policy import AclPolicy
@@ -80,7 +78,7 @@ def needed_resources(command: RemotingCommand) -> dict[str, Permission]:
 
     def add(resource: Resource, name: object, perm: Permission) -> None:
         if name is not None:
-            needs[f"{RETRY_GROUP_PREFIX}{name}" if resource is Resource.GROUP else str(name)] = perm
+            needs[f"{RETRY_PREFIX}{name}" if resource is Resource.GROUP else str(name)] = perm
 
     if command.code == RequestCode.HEART_BEAT:
         if not command.body:
@@ -94,7 +92,7 @@ def needed_resources(command: RemotingCommand) -> dict[str, Permission]:
         fields = command.ext_fields or {}
         topic_key = next((n.field for n in _NEEDS[command.code]
                           if n.when and n.resource is Resource.TOPIC), None)
-        retry = topic_key is not None and str(fields.get(topic_key, "")).startswith(RETRY_GROUP_PREFIX)
+        retry = topic_key is not None and str(fields.get(topic_key, "")).startswith(RETRY_PREFIX)
         for need in _NEEDS[command.code]:
             if not need.when or (need.resource is Resource.GROUP) == retry:
                 add(need.resource, fields.get(need.field), need.needed)
@@ -179,7 +177,7 @@ class AccessGuard:
         if not needs or (owned is None and account.admin):
             return
         for resource, needed in needs.items():
-            group = resource.startswith(RETRY_GROUP_PREFIX)
+            group = resource.startswith(RETRY_PREFIX)
             label = resource_label(resource)
             if owned is None or resource not in owned:
                 default = account.default_group_perm if group else account.default_topic_perm

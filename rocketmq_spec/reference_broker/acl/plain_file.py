@@ -2,8 +2,7 @@
 
 The file's keys are ``rocketmq_spec.spec.acl_file.PLAIN_ACL_FILE``. Reading is all-or-nothing: an account Java
 would refuse (a short key, an unreadable pattern or ``topic=PERM`` entry) makes the whole file unusable,
-raised as ``AclFileError`` with one line saying why, so a broker never runs on half a policy.
-"""
+raised as ``AclFileError`` with one line saying why, so a broker never runs on half a policy. """
 
 from __future__ import annotations
 
@@ -15,8 +14,9 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]
 
 from rocketmq_spec.reference_broker.acl.addresses import AddressMatcher, AddressPatternError, compile_pattern
-from rocketmq_spec.spec.acl import RETRY_GROUP_PREFIX, Permission, parse_permission
+from rocketmq_spec.spec.acl import Permission, parse_permission
 from rocketmq_spec.spec.acl_file import KEY_MIN_LENGTH
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 
 class AclFileError(ValueError):
@@ -80,7 +80,7 @@ def parse_resource_perms(entries: object, *, group: bool) -> dict[str, Permissio
             kind = "group" if group else "topic"
             raise AclFileError(f"Parse resource permission failed for {kind}:{entry}")
         name = items[0].strip()
-        perms[RETRY_GROUP_PREFIX + name if group else name] = parse_permission(items[1])
+        perms[RETRY_PREFIX + name if group else name] = parse_permission(items[1])
     return perms
 
 

@@ -15,8 +15,8 @@ from typing import Any
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.auth.metadata import AuthMetadata, AuthRefused
-from rocketmq_spec.reference_broker.broker.handlers import DEFAULT_REMARK
 from rocketmq_spec.reference_broker.server import Handler, Request
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.acl import ACCESS_KEY
 from rocketmq_spec.spec.auth import ACL_INFO, USER_INFO, Remark, UserType
 from rocketmq_spec.spec.bodies import BodySpec
@@ -39,7 +39,7 @@ def _answering(handler: Callable[[Request], bytes | None]) -> Handler:
             body = handler(request)
         except AuthRefused as refusal:
             return request.reply(refusal.code, refusal.remark)
-        return request.reply(remark=DEFAULT_REMARK, body=body)
+        return request.reply(remark=remarks.UNSET.template, body=body)
     return answer
 
 
@@ -63,7 +63,7 @@ class AuthAdminHandlers:
     def _not_super_login(self, request: Request) -> bool:
         """``isNotSuperUserLogin``: the request is signed (AccessKey present) by a user that is not Super."""
         access_key = (request.command.ext_fields or {}).get(ACCESS_KEY)
-        return bool(access_key) and not self.metadata.is_super(access_key)
+        return bool(access_key and not self.metadata.is_super(access_key))
 
     def _user_info(self, request: Request, super_remark: str) -> dict[str, Any]:
         """The processor's part of create/update: header name, body, who may make a Super user."""

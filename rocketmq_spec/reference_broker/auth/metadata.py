@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.spec.auth import (
     SUBJECT_USER,
     Action,
@@ -259,7 +259,7 @@ class AuthMetadata:
             del acls[subject_key(username)]
         self._save_acls()
 
-    def get_acl(self, subject: str) -> Acl | None:
+    def get_acl(self, subject: str | None) -> Acl | None:
         username = subject_user(subject)
         if username is None:
             raise AuthRefused(Remark.SYSTEM_ERROR, ResponseCode.SYSTEM_ERROR)

@@ -1,10 +1,9 @@
 """The broker's admin commands: settings, runtime figures, queue and group statistics, groups, clean-up.
 
-These are what mqadmin and the Dashboard ask a broker (AdminBrokerProcessor in Java). Each handler reads
-the managers the send and pull paths already keep, and answers with the spec's bean tables
+These are what mqadmin and the Dashboard ask a broker (AdminBrokerProcessor in Java). Each handler reads the
+managers the send and pull paths already keep, and answers with the spec's bean tables
 (``rocketmq_spec.spec.admin_bodies``) and remarks (``rocketmq_spec.spec.admin``); headers are decoded through
-the spec's tables by ``request.header()``, so a missing field is refused in one place.
-"""
+the spec's tables by ``request.header()``, so a missing field is refused in one place. """
 
 from __future__ import annotations
 
@@ -23,17 +22,15 @@ from rocketmq_spec.codec.bodies import (
 )
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.broker.clients import ClientChannel, ClientManager
-from rocketmq_spec.reference_broker.broker.handlers import DEFAULT_REMARK
 from rocketmq_spec.reference_broker.broker.offsets import ConsumerOffsetManager
 from rocketmq_spec.reference_broker.broker.stats import GROUP_GET_NUMS, TOPIC_PUT_NUMS, BrokerStats
 from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroup, SubscriptionGroupManager
-from rocketmq_spec.reference_broker.broker.topics import SYSTEM_TOPICS, DataVersion, TopicConfigManager
+from rocketmq_spec.reference_broker.broker.topics import DataVersion, TopicConfigManager
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.config_view import black_listed, settings_of, update_settings
 from rocketmq_spec.reference_broker.server import Handler, Request
 from rocketmq_spec.reference_broker.store import MessageStore
-from rocketmq_spec.reference_broker.wire_release import wire_release
-from rocketmq_spec.spec import admin
+from rocketmq_spec.spec import admin, remarks
 from rocketmq_spec.spec.admin import RUNTIME_INFO, runtime_info_keys
 from rocketmq_spec.spec.admin_bodies import BROKER_STATS_DATA as STATS_DATA
 from rocketmq_spec.spec.admin_bodies import (
@@ -53,6 +50,8 @@ from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.language import LanguageCode
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.releases import ALL
+from rocketmq_spec.spec.system_topics import SYSTEM_TOPICS
+from rocketmq_spec.spec.wire_release import wire_release
 
 
 @dataclass
@@ -321,7 +320,8 @@ class AdminHandlers:
         body["queueData"] = [{"eval": False, "physicOffset": offset, "physicSize": size, "tagsCode": tags}
                              for offset, size, tags in entries]
         # Java sets the code but never clears createResponseCommand's default remark here
-        return request.reply(remark=DEFAULT_REMARK, body=encode_body(QUERY_CONSUME_QUEUE_RESPONSE, body))
+        return request.reply(remark=remarks.UNSET.template,
+                             body=encode_body(QUERY_CONSUME_QUEUE_RESPONSE, body))
 
     async def system_topics(self, request: Request) -> RemotingCommand:
         return request.reply(body=encode_body(TOPIC_LIST, {"topicList": sorted(SYSTEM_TOPICS)}))

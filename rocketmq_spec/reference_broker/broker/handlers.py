@@ -18,13 +18,9 @@ from rocketmq_spec.reference_broker.broker.clients import ClientChannel, ClientM
 from rocketmq_spec.reference_broker.broker.locks import MessageQueue, RebalanceLockManager
 from rocketmq_spec.reference_broker.broker.offsets import ConsumerOffsetManager
 from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroupManager
-from rocketmq_spec.reference_broker.broker.topics import (
-    RETRY_PREFIX,
-    TopicConfig,
-    TopicConfigManager,
-    topic_name_problem,
-)
+from rocketmq_spec.reference_broker.broker.topics import TopicConfig, TopicConfigManager, topic_name_problem
 from rocketmq_spec.reference_broker.server import LEGACY_VERSION, Handler, Request
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.bodies import (
     CONSUMER_LIST,
     HEARTBEAT_DATA,
@@ -34,12 +30,12 @@ from rocketmq_spec.spec.bodies import (
 )
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 from rocketmq_spec.spec.topic_attributes import TopicAttributeError
 from rocketmq_spec.spec.topic_attributes import apply as apply_attributes
 
 log = logging.getLogger(__name__)
 
-DEFAULT_REMARK = "not set any response code"
 """The remark Java's ``createResponseCommand`` starts with; UPDATE_AND_CREATE_TOPIC never clears it."""
 QUERY_OFFSET_NOT_FOUND = "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first"
 
@@ -101,7 +97,7 @@ class BrokerHandlers:
         self.topics.put(TopicConfig(topic, header["readQueueNums"], header["writeQueueNums"], header["perm"],
                                     header["topicFilterType"], header.get("topicSysFlag", 0),
                                     attributes=attributes))
-        return request.reply(remark=DEFAULT_REMARK)
+        return request.reply(remark=remarks.UNSET.template)
 
     async def delete_topic(self, request: Request) -> RemotingCommand:
         topic = request.header()["topic"]
@@ -144,7 +140,7 @@ class BrokerHandlers:
         group_name = request.header()["consumerGroup"]
         group = self.clients.consumer_group(group_name)
         if group is None or not group.channels:
-            return request.reply(ResponseCode.SYSTEM_ERROR, f"no consumer for this group, {group_name}")
+            return request.reply(ResponseCode.SYSTEM_ERROR, remarks.NO_CONSUMER.format(group=group_name))
         body = encode_body(CONSUMER_LIST, {"consumerIdList": group.client_ids()})
         return request.reply(header={}, body=body)
 
@@ -165,10 +161,11 @@ class BrokerHandlers:
         if holds(Rule.OFFSET_COMMIT_NEEDS_GROUP_AND_TOPIC, self._release_version):
             group, topic = header["consumerGroup"], header["topic"]
             if group not in self.groups.groups:
-                return request.reply(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, f"Group {group} not exist!",
-                                     header={})
+                return request.reply(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
+                                     remarks.OFFSET_GROUP_NOT_EXIST.format(group=group), header={})
             if self.topics.get(topic) is None:
-                return request.reply(ResponseCode.TOPIC_NOT_EXIST, f"Topic {topic} not exist!", header={})
+                return request.reply(ResponseCode.TOPIC_NOT_EXIST,
+                                     remarks.OFFSET_TOPIC_NOT_EXIST.format(topic=topic), header={})
         self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
                             header["commitOffset"])
         return request.reply(header={})

@@ -11,12 +11,12 @@ from __future__ import annotations
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.server import Handler, Request
 from rocketmq_spec.reference_broker.store import MessageStore
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.release_rules import Rule, holds
 
 UNIQUE_KEY_QUERY_FLAG = "_UNIQUE_KEY_QUERY"
 """extFields key (``MixAll.UNIQUE_MSG_QUERY_FLAG``) marking a query by UNIQ_KEY rather than by KEYS."""
-QUERY_NOT_FOUND_REMARK = "can not find message, maybe time range not correct"
 
 
 class LookupHandlers:
@@ -64,12 +64,12 @@ class LookupHandlers:
         index = {"indexLastUpdateTimestamp": result.index_last_update_timestamp,
                  "indexLastUpdatePhyoffset": result.index_last_update_phyoffset}
         if not result.messages:
-            return request.reply(ResponseCode.QUERY_NOT_FOUND, QUERY_NOT_FOUND_REMARK, header=index)
+            return request.reply(ResponseCode.QUERY_NOT_FOUND, remarks.QUERY_NOT_FOUND.template, header=index)
         return request.reply(header=index, body=result.body, direct=True)
 
     async def view_message(self, request: Request) -> RemotingCommand:
         offset = request.header()["offset"]
         raw = self.store.view_by_offset(offset)
         if raw is None:
-            return request.reply(ResponseCode.SYSTEM_ERROR, f"can not find message by the offset, {offset}")
+            return request.reply(ResponseCode.SYSTEM_ERROR, remarks.VIEW_NOT_FOUND.format(offset=offset))
         return request.reply(body=raw, direct=True)

@@ -12,7 +12,7 @@ from rocketmq_spec.codec.store.configs import (
     consumer_offsets_from_json,
     consumer_offsets_to_json,
 )
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 
 CONSUMER_OFFSET_FILE = "consumerOffset.json"
 

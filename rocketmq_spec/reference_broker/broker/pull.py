@@ -28,9 +28,9 @@ from rocketmq_spec.reference_broker.broker.offsets import ConsumerOffsetManager
 from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroupManager
 from rocketmq_spec.reference_broker.broker.topics import TopicConfigManager
 from rocketmq_spec.reference_broker.config import BrokerConfig
-from rocketmq_spec.reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
+from rocketmq_spec.reference_broker.server import Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
-from rocketmq_spec.reference_broker.wire_release import wire_release
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
 from rocketmq_spec.spec.bodies import OFFSET_MOVED_EVENT
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
@@ -38,6 +38,8 @@ from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.sysflag import ForbiddenType, PermName, PullSysFlag
+from rocketmq_spec.spec.system_topics import OFFSET_MOVED_EVENT_TOPIC
+from rocketmq_spec.spec.wire_release import wire_release
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +56,6 @@ _STATUS_CODES = {
 _BROKER_FORBIDDEN = {"forbiddenType": str(int(ForbiddenType.BROKER_FORBIDDEN))}
 """The header of a refused 5.x pull: Java sets forbiddenType alone and leaves the offsets null, which the
 spec's table (offsets required) cannot encode."""
-OFFSET_MOVED_EVENT_TOPIC = "OFFSET_MOVED_EVENT"
-"""``TopicValidator.RMQ_SYS_OFFSET_MOVED_EVENT``."""
 
 
 def pull_status(store_status: GetMessageStatus) -> GetMessageStatus:
@@ -188,35 +188,36 @@ class PullHandlers:
         group_name, topic_name, queue_id = header["consumerGroup"], header["topic"], header["queueId"]
         if not self.config.broker_permission & PermName.READ:
             raise Refused(ResponseCode.NO_PERMISSION,
-                          f"the broker[{self.config.broker_ip1}] pulling message is forbidden")
+                          remarks.BROKER_PULL_FORBIDDEN.format(broker_ip=self.config.broker_ip1))
         group = self.groups.find_or_create(group_name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          f"subscription group [{group_name}] does not exist, {FAQ_SUFFIX}")
+                          remarks.PULL_GROUP_NOT_EXIST.format(group=group_name))
         if not group.consume_enable:
-            raise Refused(ResponseCode.NO_PERMISSION, f"subscription group no permission, {group_name}")
+            raise Refused(ResponseCode.NO_PERMISSION, remarks.GROUP_NO_PERMISSION.format(group=group_name))
         topic = self.topics.get(topic_name)
         if topic is None:
             raise Refused(ResponseCode.TOPIC_NOT_EXIST,
-                          f"topic[{topic_name}] not exist, apply first please! {FAQ_SUFFIX}")
+                          remarks.PULL_TOPIC_NOT_EXIST.format(topic=topic_name))
         if not topic.perm & PermName.READ:
-            raise Refused(ResponseCode.NO_PERMISSION, f"the topic[{topic_name}] pulling message is forbidden")
+            raise Refused(ResponseCode.NO_PERMISSION, remarks.TOPIC_PULL_FORBIDDEN.format(topic=topic_name))
         if queue_id < 0 or queue_id >= topic.read_queue_nums:
             # Java prints channel.remoteAddress(), an InetSocketAddress: "/ip:port".
             raise Refused(self._bad_queue_code,
-                          f"queueId[{queue_id}] is illegal, topic:[{topic_name}] topicConfig.readQueueNums:"
-                          f"[{topic.read_queue_nums}] consumer:[/{peer}]")
+                          remarks.PULL_QUEUE_ILLEGAL.format(queue_id=queue_id, topic=topic_name,
+                                                            read_queues=topic.read_queue_nums,
+                                                            consumer=f"/{peer}"))
         if PullSysFlag.SUBSCRIPTION in PullSysFlag(header["sysFlag"]):
             expression_type = header.get("expressionType")
             if not is_tag_type(expression_type) and not header.get("subscription"):
                 raise Refused(ResponseCode.SUBSCRIPTION_PARSE_FAILED,
-                              "parse the consumer's subscription failed")
+                              remarks.SUBSCRIPTION_PARSE_FAILED.template)
             codes = parse_tag_expression(header.get("subscription"))
         else:
             expression_type, codes = self._registered_subscription(header, group.consume_broadcast_enable)
         if not is_tag_type(expression_type) and not self.config.enable_property_filter:
             raise Refused(ResponseCode.SYSTEM_ERROR,
-                          f"The broker does not support consumer to filter message by {expression_type}")
+                          remarks.FILTER_NOT_SUPPORTED.format(expression_type=expression_type))
         return codes
 
     def _registered_subscription(self, header: Mapping[str, Any],
@@ -226,15 +227,15 @@ class PullHandlers:
         consumers = self.clients.consumer_group(group_name)
         if consumers is None:
             raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
-                          f"the consumer's group info not exist{FAQ_SUFFIX}")
+                          remarks.GROUP_INFO_NOT_EXIST.template)
         if not broadcast_allowed and consumers.message_model == "BROADCASTING":
             raise Refused(ResponseCode.NO_PERMISSION,
-                          f"the consumer group[{group_name}] can not consume by broadcast way")
+                          remarks.BROADCAST_FORBIDDEN.format(group=group_name))
         subscription = consumers.subscriptions.get(header["topic"])
         if subscription is None:
             raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
-                          f"the consumer's subscription not exist{FAQ_SUFFIX}")
+                          remarks.SUBSCRIPTION_NOT_EXIST.template)
         if int(subscription.get("subVersion", 0)) < header["subVersion"]:
-            raise Refused(ResponseCode.SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest")
+            raise Refused(ResponseCode.SUBSCRIPTION_NOT_LATEST, remarks.SUBSCRIPTION_NOT_LATEST.template)
         return (subscription.get("expressionType"),
                 codes_of_subscription(subscription.get("subString"), subscription.get("codeSet") or ()))

@@ -17,7 +17,6 @@ from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.reference_broker.broker.admin import BrokerParts
 from rocketmq_spec.reference_broker.client import next_opaque
 from rocketmq_spec.reference_broker.server import Channel, Connection, Handler, Request, error_remark
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec import admin
 from rocketmq_spec.spec.admin_bodies import RESET_OFFSET_BODY, RESET_OFFSET_BODY_FOR_C
 from rocketmq_spec.spec.admin_headers import RESET_OFFSET_REQUEST
@@ -28,6 +27,7 @@ from rocketmq_spec.spec.language import LanguageCode
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.version import MQVersion
+from rocketmq_spec.spec.wire_release import wire_release
 
 CALL_CLIENT_TIMEOUT = 10.0
 """Seconds the broker waits for a client's answer (``callClient`` uses invokeSync with 10000 ms)."""
@@ -82,7 +82,7 @@ class RelayHandlers:
         too_old = [i for i in members.channels.values() if i.version < MQVersion.V3_0_7_SNAPSHOT]
         if too_old:
             return request.reply(ResponseCode.SYSTEM_ERROR,
-                                 f"the client does not support this feature. version={too_old[0].version}")
+                                 admin.RESET_CLIENT_TOO_OLD_REMARK.format(version=too_old[0].version))
         fields = encode_header(RESET_OFFSET_REQUEST, {"topic": topic_name, "group": group, "timestamp": stamp,
                                                       "isForce": False})
         for channel in members.channels:
@@ -96,7 +96,7 @@ class RelayHandlers:
         p = self.parts
         topic_name, group, stamp = header["topic"], header["group"], header["timestamp"]
         if p.config.role is BrokerRole.SLAVE:
-            return request.reply(ResponseCode.SYSTEM_ERROR, "Can not reset offset in slave broker")
+            return request.reply(ResponseCode.SYSTEM_ERROR, admin.RESET_IN_SLAVE_REMARK)
         topic = p.topics.get(topic_name)
         if topic is None:
             return request.reply(ResponseCode.TOPIC_NOT_EXIST,
@@ -154,17 +154,19 @@ class RelayHandlers:
         assert isinstance(channel, Channel)  # a connection, or a gRPC client of the in-process proxy
         if info.version < MQVersion.V3_1_8_SNAPSHOT:
             return request.reply(ResponseCode.SYSTEM_ERROR,
-                                 f"The Consumer <{client_id}> Version <{info.version}> too low to finish, "
-                                 "please upgrade it to V3_1_8_SNAPSHOT")
+                                 admin.CALL_CONSUMER_TOO_OLD_REMARK.format(client=client_id,
+                                                                           version=info.version))
         try:
             answer = await channel.invoke(self._request(request.command.code, fields, body),
                                           CALL_CLIENT_TIMEOUT)
         except TimeoutError as exc:
             return request.reply(ResponseCode.CONSUME_MSG_TIMEOUT,
-                                 f"consumer <{group}> <{client_id}> Timeout: {error_remark(exc)}")
+                                 admin.CALL_CONSUMER_TIMEOUT_REMARK.format(group=group, client=client_id,
+                                                                           error=error_remark(exc)))
         except (ConnectionError, OSError) as exc:
             return request.reply(ResponseCode.SYSTEM_ERROR,
-                                 f"invoke consumer <{group}> <{client_id}> Exception: {error_remark(exc)}")
+                                 admin.CALL_CONSUMER_FAILED_REMARK.format(group=group, client=client_id,
+                                                                          error=error_remark(exc)))
         return request.reply(answer.code, answer.remark, body=answer.body, extra_fields=answer.ext_fields)
 
     def _request(self, code: int, fields: Mapping[str, Any], body: bytes | None, *,

@@ -18,17 +18,9 @@ from rocketmq_spec.codec.batch import decode_batch
 from rocketmq_spec.codec.command import RemotingCommand, java_hashmap_order
 from rocketmq_spec.codec.store.record import HostPort
 from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroupManager
-from rocketmq_spec.reference_broker.broker.topics import (
-    DLQ_PREFIX,
-    NOT_ALLOWED_SEND_TOPICS,
-    RETRY_PREFIX,
-    TOPIC_MAX_LENGTH,
-    TopicConfig,
-    TopicConfigManager,
-    topic_name_problem,
-)
+from rocketmq_spec.reference_broker.broker.topics import TopicConfig, TopicConfigManager, topic_name_problem
 from rocketmq_spec.reference_broker.config import BrokerConfig
-from rocketmq_spec.reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
+from rocketmq_spec.reference_broker.server import Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import (
     BatchItem,
     InnerMessage,
@@ -37,7 +29,7 @@ from rocketmq_spec.reference_broker.store import (
     PutResult,
 )
 from rocketmq_spec.reference_broker.store.retention import disk_used_ratio
-from rocketmq_spec.reference_broker.wire_release import wire_release
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.frame import SerializeType
 from rocketmq_spec.spec.json_header import ext_fields_capacity
@@ -45,8 +37,15 @@ from rocketmq_spec.spec.properties import PropertyKey, parse_properties
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.store_layout import CONSUMEQUEUE_DIR, INDEX_DIR
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, MessageSysFlag, TransactionType, perm_to_string
+from rocketmq_spec.spec.system_topics import (
+    DLQ_PREFIX,
+    NOT_ALLOWED_SEND_TOPICS,
+    RETRY_PREFIX,
+    TOPIC_MAX_LENGTH,
+)
 from rocketmq_spec.spec.timer import ILLEGAL_REMARK, recall_handle
 from rocketmq_spec.spec.version import MQVersion
+from rocketmq_spec.spec.wire_release import wire_release
 
 DLQ_NUMS_PER_GROUP = 1
 """Queues of a ``%DLQ%`` topic (``MixAll.DLQ_NUMS_PER_GROUP``)."""
@@ -69,6 +68,11 @@ def topic_config_text(topic: TopicConfig) -> str:
             f"topicFilterType={topic.topic_filter_type}, topicSysFlag={topic.topic_sys_flag}, "
             f"order={str(topic.order).lower()}]")
 
+
+PUT_FAILURE_REMARKS = {PutMessageStatus.CREATE_MAPEDFILE_FAILED: remarks.CREATE_MAPPED_FILE_FAILED,
+                       PutMessageStatus.OS_PAGECACHE_BUSY: remarks.PAGECACHE_BUSY,
+                       PutMessageStatus.UNKNOWN_ERROR: remarks.PUT_UNKNOWN_ERROR}
+"""Store statuses answered SYSTEM_ERROR, by the remark ``handlePutMessageResult`` gives each."""
 
 class StoreWriters:
     """What every handler that writes messages needs: the settings, topics, groups and the store, and a
@@ -136,14 +140,15 @@ class SendHandlers(StoreWriters):
 
     def stored_reply(self, request: Request, code: int, msg_id: str, queue_id: int,
                      queue_offset: int) -> RemotingCommand:
-        """The answer to a stored send. A JSON answer is joined from a template of its header (the same
-        bytes as the general encoding, see ``rocketmq_spec.codec.answer_template``); anything else is encoded
-        field by field through the spec's response table."""
+        """The answer to a stored send. A JSON answer is joined from a template of its header (the same bytes
+        as the general encoding, see ``rocketmq_spec.codec.answer_template``); anything else is encoded field
+        by field through the spec's response table."""
         ext = self._send_ext
         command = request.command
         if command.serialize_type is SerializeType.JSON:
             template = self._template(code, ext)
-            answer = template and template.command(command.opaque, (msg_id, str(queue_id), str(queue_offset)))
+            answer = None if template is None else template.command(
+                command.opaque, (msg_id, str(queue_id), str(queue_offset)))
             if answer is not None:
                 return answer
         return request.reply(code, None, extra_fields=ext,
@@ -176,7 +181,7 @@ class SendHandlers(StoreWriters):
         if problem is not None:
             raise Refused(self._bad_send_code, problem)
         if topic_name in NOT_ALLOWED_SEND_TOPICS:
-            raise Refused(ResponseCode.NO_PERMISSION, f"Sending message to topic[{topic_name}] is forbidden.")
+            raise Refused(ResponseCode.NO_PERMISSION, remarks.TOPIC_SEND_FORBIDDEN.format(topic=topic_name))
         topic = self.topics.get(topic_name)
         if topic is None:
             topic = self.topics.create_in_send(topic_name, header["defaultTopic"],
@@ -185,11 +190,11 @@ class SendHandlers(StoreWriters):
                 topic = self.topics.create_in_send_back(topic_name, RETRY_QUEUE_NUMS_ON_SEND)
             if topic is None:
                 raise Refused(ResponseCode.TOPIC_NOT_EXIST,
-                              f"topic[{topic_name}] not exist, apply first please!{FAQ_SUFFIX}")
+                              remarks.SEND_TOPIC_NOT_EXIST.format(topic=topic_name))
         queue_id = header["queueId"]
         if queue_id >= max(topic.write_queue_nums, topic.read_queue_nums):
-            raise Refused(self._bad_send_code, f"request queueId[{queue_id}] is illegal, "
-                                                     f"{topic_config_text(topic)} Producer: {peer}")
+            raise Refused(self._bad_send_code, remarks.SEND_QUEUE_ILLEGAL.format(
+                queue_id=queue_id, topic_config=topic_config_text(topic), producer=peer))
         return topic
 
     def _queue_id(self, header: Mapping[str, Any], topic: TopicConfig) -> int:
@@ -217,8 +222,8 @@ class SendHandlers(StoreWriters):
                               request.command.body or b"")
         if message.properties.get(PropertyKey.TRANSACTION_PREPARED, "").lower() == "true":
             if self.config.reject_transaction_message:
-                raise Refused(ResponseCode.NO_PERMISSION, f"the broker[{self.config.broker_ip1}] sending "
-                                                          "transaction message is forbidden")
+                raise Refused(ResponseCode.NO_PERMISSION,
+                              remarks.TRANSACTION_SEND_FORBIDDEN.format(broker_ip=self.config.broker_ip1))
             return await self.store.put_half_message_async(message), queue_id
         return await self.store.put_message_async(message), queue_id
 
@@ -231,7 +236,7 @@ class SendHandlers(StoreWriters):
         group = self.groups.find_or_create(group_name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          f"subscription group not exist, {group_name} {FAQ_SUFFIX}")
+                          remarks.SEND_BACK_GROUP_NOT_EXIST.format(group=group_name))
         limit = group.retry_max_times
         if request.command.version >= MQVersion.V3_4_9 and header.get("maxReconsumeTimes") is not None:
             limit = header["maxReconsumeTimes"]
@@ -246,10 +251,11 @@ class SendHandlers(StoreWriters):
                           topic: TopicConfig) -> tuple[PutResult, int]:
         topic_name: str = header["topic"]
         if len(topic_name) > TOPIC_MAX_LENGTH:
-            raise Refused(ResponseCode.MESSAGE_ILLEGAL, f"message topic length too long {len(topic_name)}")
+            raise Refused(ResponseCode.MESSAGE_ILLEGAL,
+                          remarks.BATCH_TOPIC_TOO_LONG.format(length=len(topic_name)))
         if topic_name.startswith(RETRY_PREFIX):
             raise Refused(ResponseCode.MESSAGE_ILLEGAL,
-                          f"batch request does not support retry group {topic_name}")
+                          remarks.BATCH_RETRY_TOPIC.format(topic=topic_name))
         queue_id = self._queue_id(header, topic)
         batch = self._inner(request, header, topic_name, queue_id, self.sys_flag(header, topic), b"")
         items = [BatchItem(block.body, block.flag, block.properties)
@@ -263,24 +269,16 @@ class SendHandlers(StoreWriters):
         if status.stored:
             return ResponseCode[status.name], None
         if status in (PutMessageStatus.MESSAGE_ILLEGAL, PutMessageStatus.PROPERTIES_SIZE_EXCEEDED):
-            return ResponseCode.MESSAGE_ILLEGAL, (
-                "the message is illegal, maybe msg body or properties length not matched. msg body length "
-                f"limit {self.store.config.max_message_size}B, msg properties length limit 32KB.")
+            return ResponseCode.MESSAGE_ILLEGAL, remarks.MESSAGE_ILLEGAL.format(
+                max_size=self.store.config.max_message_size)
         if status is PutMessageStatus.WHEEL_TIMER_MSG_ILLEGAL:
             return ResponseCode.MESSAGE_ILLEGAL, ILLEGAL_REMARK.format(
                 max_ms=self.store.timer_settings.max_delay_sec * 1000)
         if status is PutMessageStatus.SERVICE_NOT_AVAILABLE:
-            return ResponseCode.SERVICE_NOT_AVAILABLE, (
-                "service not available now. It may be caused by one of the following reasons: the broker's "
-                f"disk is full [{self._disk_use()}], messages are put to the slave, message store has been "
-                "shut down, etc.")
-        remarks = {
-            PutMessageStatus.CREATE_MAPEDFILE_FAILED: "create mapped file failed, server is busy or broken.",
-            PutMessageStatus.OS_PAGECACHE_BUSY:
-                "[PC_SYNCHRONIZED]broker busy, start flow control for a while",
-            PutMessageStatus.UNKNOWN_ERROR: "UNKNOWN_ERROR",
-        }
-        return ResponseCode.SYSTEM_ERROR, remarks.get(status, "UNKNOWN_ERROR DEFAULT")
+            return ResponseCode.SERVICE_NOT_AVAILABLE, remarks.SERVICE_NOT_AVAILABLE.format(
+                disk_use=self._disk_use())
+        failure = PUT_FAILURE_REMARKS.get(status, remarks.PUT_UNKNOWN_DEFAULT)
+        return ResponseCode.SYSTEM_ERROR, failure.template
 
     def _disk_use(self) -> str:
         """``diskUtil()``: how full the disks holding the commitlog, the consume queues and the index are,
@@ -299,13 +297,13 @@ class SendHandlers(StoreWriters):
             return None
         half = self.store.read_record(header["commitLogOffset"])
         if half is None:
-            return request.reply(ResponseCode.SYSTEM_ERROR, "Find prepared transaction message failed")
+            return request.reply(ResponseCode.SYSTEM_ERROR, remarks.HALF_NOT_FOUND.template)
         if half.properties.get(PropertyKey.PRODUCER_GROUP) != header["producerGroup"]:
-            return request.reply(ResponseCode.SYSTEM_ERROR, "The producer group wrong")
+            return request.reply(ResponseCode.SYSTEM_ERROR, remarks.PRODUCER_GROUP_WRONG.template)
         if half.queue_offset != header["tranStateTableOffset"]:
-            return request.reply(ResponseCode.SYSTEM_ERROR, "The transaction state table offset wrong")
+            return request.reply(ResponseCode.SYSTEM_ERROR, remarks.TRAN_STATE_OFFSET_WRONG.template)
         if half.physical_offset != header["commitLogOffset"]:
-            return request.reply(ResponseCode.SYSTEM_ERROR, "The commit log offset wrong")
+            return request.reply(ResponseCode.SYSTEM_ERROR, remarks.COMMIT_LOG_OFFSET_WRONG.template)
         result = self.store.end_transaction(half.physical_offset, decision == TransactionType.COMMIT)
         code, remark = self.put_answer(result.status)
         return request.reply(code, remark)

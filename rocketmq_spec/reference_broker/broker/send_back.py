@@ -19,12 +19,13 @@ from typing import Any
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.store.record import HostPort, MessageRecord
 from rocketmq_spec.reference_broker.broker.send import DLQ_NUMS_PER_GROUP, StoreWriters
-from rocketmq_spec.reference_broker.broker.topics import DLQ_PREFIX, RETRY_PREFIX
-from rocketmq_spec.reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
+from rocketmq_spec.reference_broker.server import Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import InnerMessage, PutMessageStatus
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, PermName, TopicSysFlag
+from rocketmq_spec.spec.system_topics import DLQ_PREFIX, RETRY_PREFIX
 from rocketmq_spec.spec.version import MQVersion
 
 FIRST_RETRY_DELAY_LEVEL = 3
@@ -58,10 +59,10 @@ class SendBackHandlers(StoreWriters):
         group = self.groups.find_or_create(group_name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          f"subscription group not exist, {group_name} {FAQ_SUFFIX}")
+                          remarks.SEND_BACK_GROUP_NOT_EXIST.format(group=group_name))
         if not self.config.broker_permission & PermName.WRITE:
             raise Refused(ResponseCode.NO_PERMISSION,
-                          f"the broker[{self.config.broker_ip1}] sending message is forbidden")
+                          remarks.BROKER_SEND_FORBIDDEN.format(broker_ip=self.config.broker_ip1))
         if group.retry_queue_nums <= 0:
             return None
         topic_sys_flag = int(TopicSysFlag.UNIT_SUB) if header.get("unitMode") else 0
@@ -69,11 +70,11 @@ class SendBackHandlers(StoreWriters):
                                                 int(PERM_READ_WRITE), topic_sys_flag)
         if not retry.perm & PermName.WRITE:
             raise Refused(ResponseCode.NO_PERMISSION,
-                          f"the topic[{retry.topic_name}] sending message is forbidden")
+                          remarks.RETRY_TOPIC_SEND_FORBIDDEN.format(topic=retry.topic_name))
         offset: int = header["offset"]
         original = self.store.read_record(offset)
         if original is None:
-            raise Refused(ResponseCode.SYSTEM_ERROR, f"look message by offset failed, {offset}")
+            raise Refused(ResponseCode.SYSTEM_ERROR, remarks.SEND_BACK_NOT_FOUND.format(offset=offset))
 
         limit = group.retry_max_times
         if request.command.version >= MQVersion.V3_4_9 and header.get("maxReconsumeTimes") is not None:

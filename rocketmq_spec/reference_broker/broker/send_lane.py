@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from rocketmq_spec.codec.request_scan import parse_properties
 from rocketmq_spec.reference_broker.broker.send import SendHandlers, born_host
 from rocketmq_spec.reference_broker.broker.stats import BrokerStats
-from rocketmq_spec.reference_broker.broker.topics import RETRY_PREFIX
 from rocketmq_spec.reference_broker.server import Refused
 from rocketmq_spec.reference_broker.store import InnerMessage
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 if TYPE_CHECKING:
     from rocketmq_spec.reference_broker.server import Connection

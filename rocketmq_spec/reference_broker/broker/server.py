@@ -35,9 +35,9 @@ from rocketmq_spec.reference_broker.broker.long_polling import PullHold
 from rocketmq_spec.reference_broker.broker.lookup import LookupHandlers
 from rocketmq_spec.reference_broker.broker.metadata import MetadataHandlers
 from rocketmq_spec.reference_broker.broker.offsets import ConsumerOffsetManager
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.broker.pull import PullHandlers
 from rocketmq_spec.reference_broker.broker.pull_lane import PullLane
+from rocketmq_spec.reference_broker.broker.recall import RecallHandlers
 from rocketmq_spec.reference_broker.broker.registration import BrokerRegistrar
 from rocketmq_spec.reference_broker.broker.relay import RelayHandlers
 from rocketmq_spec.reference_broker.broker.send import SendHandlers
@@ -53,6 +53,7 @@ from rocketmq_spec.reference_broker.config import GRPC_DISABLED, BrokerConfig, v
 from rocketmq_spec.reference_broker.ha.master import HAServer
 from rocketmq_spec.reference_broker.ha.settings import HASettings
 from rocketmq_spec.reference_broker.ha.slave import HAClient
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.pop.handlers import PopHandlers, PopHold
 from rocketmq_spec.reference_broker.pop.modes import RequestModeHandlers
 from rocketmq_spec.reference_broker.pop.order_locks import OrderLocks
@@ -71,11 +72,10 @@ from rocketmq_spec.reference_broker.server import (
 )
 from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
-from rocketmq_spec.reference_broker.timer.recall import RecallHandlers
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST
+from rocketmq_spec.spec.wire_release import wire_release
 
 log = logging.getLogger(__name__)
 

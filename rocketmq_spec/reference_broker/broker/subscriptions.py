@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.broker.topics import DataVersion, newer_table
 from rocketmq_spec.reference_broker.config import snake_case
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.spec.store_layout import SUBSCRIPTION_GROUP_FIELDS
 
 SUBSCRIPTION_GROUP_FILE = "subscriptionGroup.json"

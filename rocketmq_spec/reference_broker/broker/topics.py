@@ -7,52 +7,49 @@ knows to re-read queue data, and creation from a default topic only when that to
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.config import BrokerConfig
-from rocketmq_spec.reference_broker.wire_release import wire_release
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.pop import revive_topic
 from rocketmq_spec.spec.store_layout import TOPIC_CONFIG_FIELDS
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, PermName
-from rocketmq_spec.spec.timer import TIMER_TOPIC
+from rocketmq_spec.spec.system_topics import (
+    BENCHMARK_TOPIC,
+    BUILT_IN_QUEUES,
+    DEFAULT_TOPIC,
+    OFFSET_MOVED_EVENT_TOPIC,
+    SCHEDULE_TOPIC,
+    SELF_TEST_TOPIC,
+    SYNC_BROKER_MEMBER_PREFIX,
+    TIMER_TOPIC,
+    TOPIC_MAX_LENGTH,
+    TRANS_HALF_TOPIC,
+    TRANS_OP_HALF_TOPIC,
+    VALID_TOPIC,
+    is_system_topic,
+    reply_topic,
+)
 from rocketmq_spec.spec.topic_attributes import MESSAGE_TYPE
+from rocketmq_spec.spec.wire_release import wire_release
 
 TOPICS_FILE = "topics.json"
-DEFAULT_TOPIC = "TBW102"
-"""``TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC``: the template producers name in ``defaultTopic``."""
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
-SCHEDULE_QUEUE_NUMS = 18
-"""One queue per delay level of the default ``messageDelayLevel``."""
-RETRY_PREFIX = "%RETRY%"
-DLQ_PREFIX = "%DLQ%"
-SYSTEM_TOPICS = frozenset({
-    DEFAULT_TOPIC, SCHEDULE_TOPIC, "BenchmarkTest", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC",
-    "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
-})
-SYSTEM_TOPIC_PREFIX = "rmq_sys_"
-NOT_ALLOWED_SEND_TOPICS = frozenset({
-    SCHEDULE_TOPIC, "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC",
-    "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
-})
-TOPIC_MAX_LENGTH = 127
-_VALID_TOPIC = re.compile(r"^[%|a-zA-Z0-9_-]+$")
 
 
 @lru_cache(maxsize=4096)
 def topic_name_problem(topic: str) -> str | None:
     """``TopicValidator.validateTopic``'s remark for an unusable name, or None when it is fine."""
     if not topic.strip():
-        return "The specified topic is blank."
-    if not _VALID_TOPIC.match(topic):
-        return "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+        return remarks.TOPIC_BLANK.template
+    if not VALID_TOPIC.match(topic):
+        return remarks.TOPIC_ILLEGAL_CHARACTERS.template
     if len(topic) > TOPIC_MAX_LENGTH:
-        return "The specified topic is longer than topic max length."
+        return remarks.TOPIC_TOO_LONG.template
     return None
 
 
@@ -119,6 +116,10 @@ def newer_table(wrapper: dict[str, Any], table_key: str,
     return version, list((wrapper.get(table_key) or {}).values())
 
 
+def _built_in(name: str) -> TopicConfig:
+    return TopicConfig(name, BUILT_IN_QUEUES[name], BUILT_IN_QUEUES[name])
+
+
 class TopicConfigManager:
     def __init__(self, config: BrokerConfig, files: ConfigFiles,
                  on_change: Callable[[], None] = lambda: None) -> None:
@@ -142,34 +143,33 @@ class TopicConfigManager:
         c = self.config
         inherit = int(PermName.INHERIT)
         rw = int(PERM_READ_WRITE)
-        topics = [TopicConfig("SELF_TEST_TOPIC", 1, 1)]
+        topics = [_built_in(SELF_TEST_TOPIC)]
         if c.auto_create_topic_enable:
             topics.append(TopicConfig(DEFAULT_TOPIC, c.default_topic_queue_nums, c.default_topic_queue_nums,
                                       perm=rw | inherit))
         topics += [
-            TopicConfig("BenchmarkTest", 1024, 1024),
+            _built_in(BENCHMARK_TOPIC),
             TopicConfig(c.broker_cluster_name, 16, 16, perm=inherit | (rw if c.cluster_topic_enable else 0)),
             TopicConfig(c.broker_name, 1, 1, perm=inherit | (rw if c.broker_topic_enable else 0)),
-            TopicConfig("OFFSET_MOVED_EVENT", 1, 1),
-            TopicConfig(SCHEDULE_TOPIC, SCHEDULE_QUEUE_NUMS, SCHEDULE_QUEUE_NUMS),
+            _built_in(OFFSET_MOVED_EVENT_TOPIC),
+            _built_in(SCHEDULE_TOPIC),
         ]
         if c.trace_topic_enable:
             topics.append(TopicConfig(c.msg_trace_topic_name, 1, 1))
-        topics.append(TopicConfig(f"{c.broker_cluster_name}_REPLY_TOPIC", 1, 1))
+        topics.append(TopicConfig(reply_topic(c.broker_cluster_name), 1, 1))
         if wire_release(c.wire_release).is_5x:
             topics += [
                 TopicConfig(revive_topic(c.broker_cluster_name), c.revive_queue_num, c.revive_queue_num),
-                TopicConfig(f"rmq_sys_SYNC_BROKER_MEMBER_{c.broker_name}", 1, 1, perm=inherit),
-                TopicConfig("RMQ_SYS_TRANS_HALF_TOPIC", 1, 1),
-                TopicConfig("RMQ_SYS_TRANS_OP_HALF_TOPIC", 1, 1),
+                TopicConfig(SYNC_BROKER_MEMBER_PREFIX + c.broker_name, 1, 1, perm=inherit),
+                TopicConfig(TRANS_HALF_TOPIC, 1, 1),
+                TopicConfig(TRANS_OP_HALF_TOPIC, 1, 1),
             ]
             if c.timer_wheel_enable:
                 topics.append(TopicConfig(TIMER_TOPIC, 1, 1))
         return topics
 
     def is_system_topic(self, topic: str) -> bool:
-        return (topic in SYSTEM_TOPICS or topic.startswith(SYSTEM_TOPIC_PREFIX)
-                or topic in (self.config.broker_cluster_name, self.config.broker_name))
+        return is_system_topic(topic) or topic in (self.config.broker_cluster_name, self.config.broker_name)
 
     def get(self, topic: str) -> TopicConfig | None:
         return self.topics.get(topic)

@@ -28,19 +28,18 @@ from rocketmq_spec.reference_broker.broker.topics import TopicConfigManager
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.store import GetMessageStatus, MessageStore, PutResult
 from rocketmq_spec.reference_broker.store.message import java_map_text
-from rocketmq_spec.reference_broker.store.topics import (
+from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1
+from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import (
+    TRANS_CHECK_GROUP,
     TRANS_CHECK_MAX_TIME_TOPIC,
     TRANS_HALF_TOPIC,
     TRANS_OP_HALF_TOPIC,
     TRANS_OP_TAG,
 )
-from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1
-from rocketmq_spec.spec.properties import PropertyKey
 
 log = logging.getLogger(__name__)
 
-CHECK_GROUP = "CID_RMQ_SYS_TRANS"
-"""``MixAll.CID_SYS_RMQ_TRANS``: the consumer group whose offsets record how far the checks got."""
 OP_PULL_BATCH = 32
 """Op messages read per step (``fillOpRemoveMap`` pulls 32)."""
 MAX_PROCESS_TIME_MS = 60_000
@@ -268,11 +267,11 @@ class TransactionChecker:
         return _Pulled(status, result.next_begin_offset, records)
 
     def _fetch_offset(self, topic: str, queue_id: int) -> int:
-        offset = self.offsets.query(CHECK_GROUP, topic, queue_id)
+        offset = self.offsets.query(TRANS_CHECK_GROUP, topic, queue_id)
         return offset if offset >= 0 else self.store.min_offset(topic, queue_id)
 
     def _commit(self, topic: str, queue_id: int, offset: int) -> None:
-        self.offsets.commit(CHECK_GROUP, topic, queue_id, offset)
+        self.offsets.commit(TRANS_CHECK_GROUP, topic, queue_id, offset)
 
 
 def _immunity_ms(text: str, timeout: int) -> int:

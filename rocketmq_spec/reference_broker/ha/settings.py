@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rocketmq_spec.reference_broker.config import BrokerConfig
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.wire_release import wire_release
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from rocketmq_spec.reference_broker.namesrv.admin import NamesrvAdminHandlers
 from rocketmq_spec.reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from rocketmq_spec.reference_broker.namesrv.routes import RouteTable, route_data_json
 from rocketmq_spec.reference_broker.server import (
-    FAQ_SUFFIX,
     Connection,
     DispatchTable,
     Handler,
@@ -28,12 +27,13 @@ from rocketmq_spec.reference_broker.server import (
     shut_down_gracefully,
 )
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
-from rocketmq_spec.reference_broker.wire_release import wire_release
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.bodies import DATA_VERSION
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.hashing import masked_crc32
 from rocketmq_spec.spec.release_rules import REGISTER_FAILED_REMARK, Rule, holds
 from rocketmq_spec.spec.version import MQVersion
+from rocketmq_spec.spec.wire_release import wire_release
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class NameServer:
         body = request.command.body or b""
         expected_crc = header.get("bodyCrc32") or 0
         if expected_crc and masked_crc32(body) != expected_crc:
-            return request.reply(ResponseCode.SYSTEM_ERROR, "crc32 not match")
+            return request.reply(ResponseCode.SYSTEM_ERROR, remarks.REGISTER_CRC_MISMATCH.template)
         # An absent body registers nothing, as Java's empty wrapper (data version 0) does.
         compressed = bool(header.get("compressed"))
         registration = decode_register_broker_body(body, compressed=compressed) if body else {}
@@ -132,7 +132,7 @@ class NameServer:
         route = self.routes.route(topic)
         if route is None:
             return request.reply(ResponseCode.TOPIC_NOT_EXIST,
-                                 f"No topic route info in name server for the topic: {topic}{FAQ_SUFFIX}")
+                                 remarks.NO_ROUTE.format(topic=topic))
         if self.config.order_message_enable:
             order_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
             if order_conf is not None:
@@ -176,7 +176,8 @@ class NameServer:
         value = self.kv.get(header["namespace"], header["key"])
         if value is None:
             return request.reply(ResponseCode.QUERY_NOT_FOUND,
-                                 f"No config item, Namespace: {header['namespace']} Key: {header['key']}")
+                                 remarks.KV_NOT_FOUND.format(namespace=header["namespace"],
+                                                             key=header["key"]))
         return request.reply(header={"value": value})
 
     async def delete_kv(self, request: Request) -> RemotingCommand:
@@ -188,6 +189,7 @@ class NameServer:
         namespace = request.header()["namespace"]
         entries = self.kv.namespace(namespace)
         if entries is None:
-            return request.reply(ResponseCode.QUERY_NOT_FOUND, f"No config item, Namespace: {namespace}")
+            return request.reply(ResponseCode.QUERY_NOT_FOUND,
+                                 remarks.KV_NAMESPACE_NOT_FOUND.format(namespace=namespace))
         return request.reply(body=fastjson.dumps_bytes({"table": entries}))
 

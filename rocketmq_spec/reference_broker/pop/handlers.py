@@ -22,11 +22,14 @@ from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGrou
 from rocketmq_spec.reference_broker.broker.topics import TopicConfig, TopicConfigManager
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.pop.service import PopService
-from rocketmq_spec.reference_broker.server import FAQ_SUFFIX, Handler, Refused, Request
+from rocketmq_spec.reference_broker.server import Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import ArrivalNotifier, MessageArrival
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.pop import BATCH_ACK_BODY, MAX_POP_NUMS, POLLING_TIMEOUT_SLACK_MS, pop_retry_topic
+from rocketmq_spec.spec.remarks import FAQ_SUFFIX
 from rocketmq_spec.spec.sysflag import PermName
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 
 class PopHold:
@@ -174,7 +177,7 @@ class PopHandlers:
         low, high = self.service.store.min_offset(topic_name, queue_id), self.service.store.max_offset(
             topic_name, queue_id)
         extra = header["extraInfo"].split(" ")
-        retried = len(extra) > 4 and extra[4] != "0" and not topic_name.startswith("%RETRY%")
+        retried = len(extra) > 4 and extra[4] != "0" and not topic_name.startswith(RETRY_PREFIX)
         real = pop_retry_topic(topic_name, header["consumerGroup"]) if retried else None
         if real is not None:
             low, high = self.service.store.min_offset(real, queue_id), self.service.store.max_offset(real,
@@ -241,7 +244,7 @@ class PopHandlers:
         self._group(header["consumerGroup"])
         expression_type = header.get("expType")
         if not is_tag_type(expression_type) and not self.config.enable_property_filter:
-            raise Refused(ResponseCode.SUBSCRIPTION_PARSE_FAILED, "parse the consumer's subscription failed")
+            raise Refused(ResponseCode.SUBSCRIPTION_PARSE_FAILED, remarks.SUBSCRIPTION_PARSE_FAILED.template)
         return topic, parse_tag_expression(header.get("exp"))
 
     def _topic(self, name: str, queue_id: int, bad_queue: int, verb: str, request: Request | None = None

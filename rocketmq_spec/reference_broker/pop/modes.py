@@ -13,8 +13,8 @@ from typing import Any
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.broker.clients import ClientManager
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.broker.topics import TopicConfigManager
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.server import Handler, Request
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.pop import (
@@ -24,6 +24,7 @@ from rocketmq_spec.spec.pop import (
     SET_MESSAGE_REQUEST_MODE_BODY,
     MessageRequestMode,
 )
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 MODES_FILE = "messageRequestMode.json"
 
@@ -48,7 +49,7 @@ class RequestModeHandlers:
 
     async def set_mode(self, request: Request) -> RemotingCommand:
         body = request.body(SET_MESSAGE_REQUEST_MODE_BODY)
-        if body["topic"].startswith("%RETRY%"):
+        if body["topic"].startswith(RETRY_PREFIX):
             return request.reply(1, "retry topic is not allowed to set mode")
         self.modes.setdefault(body["topic"], {})[body["consumerGroup"]] = body
         self._files.save(MODES_FILE, {"messageRequestModeMap": self.modes})
@@ -63,7 +64,7 @@ class RequestModeHandlers:
         topic_name, group = body["topic"], body["consumerGroup"]
         mode = self.mode_of(topic_name, group) or {"mode": MessageRequestMode.PULL, "popShareQueueNum": 0}
         topic = self.topics.get(topic_name)
-        if topic_name.startswith("%RETRY%"):
+        if topic_name.startswith(RETRY_PREFIX):
             mode = {"mode": MessageRequestMode.PULL, "popShareQueueNum": 0}
         queues = [] if topic is None else list(range(topic.read_queue_nums))
         if body.get("messageModel") != "BROADCASTING" and queues:

@@ -4,8 +4,7 @@ the queue until every offset of it is acked or visible again (RMQ-POP-ORDER).
 The table is kept in ``config/consumerOrderInfo.json`` in Java's layout
 (:mod:`rocketmq_spec.codec.store.order_info`), flushed with the consumer offsets and at stop, so a restart —
 or Apache RocketMQ 5.x taking the store over, and the other way round — keeps an ordered queue locked for as
-long as its batch is invisible.
-"""
+long as its batch is invisible. """
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from rocketmq_spec.codec.store.order_info import (
     order_table_from_json,
     order_table_to_json,
 )
-from rocketmq_spec.reference_broker.broker.persistence import ConfigFiles
+from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.spec.store_layout import ORDER_INFO_FILE
 
 

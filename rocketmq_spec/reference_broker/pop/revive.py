@@ -29,10 +29,10 @@ from rocketmq_spec.spec.pop import (
     CK_TAG,
     POP_CHECKPOINT,
     RETRY_QUEUE_NUMS,
-    REVIVE_GROUP,
     pop_retry_topic,
 )
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX, REVIVE_GROUP
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class ReviveService:
         original = self.store.read_record(entry[0]) if entry else None
         if original is None:
             return False
-        retry = ck.topic if ck.topic.startswith("%RETRY%") else pop_retry_topic(ck.topic, ck.group)
+        retry = ck.topic if ck.topic.startswith(RETRY_PREFIX) else pop_retry_topic(ck.topic, ck.group)
         self.topics.create_in_send_back(retry, RETRY_QUEUE_NUMS)
         if self.offsets.query(ck.group, retry, 0) < 0:
             self.offsets.commit(ck.group, retry, 0, 0)

@@ -5,12 +5,11 @@ This is the broker's internal API for every front end that pops (the remoting ha
 ChangeInvisibleDuration): each call takes plain values and returns a result record, never a frame.
 
 A non-ordered pop moves the group's offset past the popped messages at once and writes a checkpoint to the
-revive topic (Java's behaviour with ``enablePopBufferMerge=false``, the default); whatever the group does
-not ack comes back through :mod:`rocketmq_spec.reference_broker.pop.revive`. An ordered pop leaves the offset
+revive topic (Java's behaviour with ``enablePopBufferMerge=false``, the default); whatever the group does not
+ack comes back through :mod:`rocketmq_spec.reference_broker.pop.revive`. An ordered pop leaves the offset
 where it is and locks the queue to the popped batch (:class:`~reference_broker.pop.order_locks.OrderLocks`)
 until the batch is acked or its invisible time ends; each ack commits the first offset of the batch not yet
-acked.
-"""
+acked. """
 
 from __future__ import annotations
 
@@ -39,6 +38,7 @@ from rocketmq_spec.spec.pop import (
     revive_topic,
 )
 from rocketmq_spec.spec.properties import PropertyKey, java_hashmap_order
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 _CORRECTED = (GetMessageStatus.OFFSET_TOO_SMALL, GetMessageStatus.OFFSET_OVERFLOW_BADLY,
               GetMessageStatus.OFFSET_FOUND_NULL)
@@ -173,7 +173,7 @@ class PopService:
         offset = self.offsets.query(group, topic, queue_id)
         if offset >= 0:
             return offset
-        if init_mode == InitMode.MIN or topic.startswith("%RETRY%"):
+        if init_mode == InitMode.MIN or topic.startswith(RETRY_PREFIX):
             offset = self.store.min_offset(topic, queue_id)
         elif self.store.min_offset(topic, queue_id) <= 0:
             offset = 0  # the queue's first message is still in memory (initPopOffsetByCheckMsgInMem)
@@ -284,7 +284,7 @@ def _real_topic(topic: str, group: str, retry: str) -> str:
     """``ExtraInfoUtil.getRealTopic``: the topic a receipt's message was popped from. A topic that already
     is a retry topic is that topic: Apache's clients and proxy ack a retried message under its pop retry
     topic (``ReceiptHandle.getRealTopic``), and Java's AckMessageProcessor takes the header's topic as is."""
-    if topic.startswith("%RETRY%"):
+    if topic.startswith(RETRY_PREFIX):
         return topic
     if retry == "1":
         return pop_retry_topic(topic, group)

@@ -32,7 +32,7 @@ class Refusal(Exception):
 
 def status(code: Code, message: str | None = None) -> v2.Status:
     """``ResponseBuilder.buildStatus``: the code, and its name when there is no message."""
-    return v2.Status(code=int(code), message=message if message is not None else code.name)
+    return v2.Status(code=v2.Code.Value(code.name), message=message if message is not None else code.name)
 
 
 OK_STATUS = status(Code.OK)

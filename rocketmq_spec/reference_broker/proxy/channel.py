@@ -13,6 +13,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
@@ -119,7 +120,8 @@ class GrpcClientChannel(Channel):
         if self._telemetry is not None:
             self._telemetry.put_nowait(None)
             self._telemetry = None
-        for future in [*self._awaiting.values(), *self._relays.values()]:
+        futures: list[asyncio.Future[Any]] = [*self._awaiting.values(), *self._relays.values()]
+        for future in futures:
             if not future.done():
                 future.set_exception(ConnectionError("the gRPC client is gone"))
                 future.exception()  # nobody may be waiting any more: the failure is not worth a warning

@@ -12,24 +12,29 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.custom_header import encode_header
-from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroup
-from rocketmq_spec.reference_broker.broker.topics import TopicConfig
+from rocketmq_spec.reference_broker.broker.clients import ClientManager
+from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroup, SubscriptionGroupManager
+from rocketmq_spec.reference_broker.broker.topics import TopicConfig, TopicConfigManager
 from rocketmq_spec.reference_broker.client import RemotingClient, next_opaque
+from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.proxy.call import Refusal
 from rocketmq_spec.reference_broker.proxy.channel import GrpcClientChannel
-from rocketmq_spec.reference_broker.server import Request, early_response, error_remark, not_supported_remark
+from rocketmq_spec.reference_broker.server import (
+    RemotingServer,
+    Request,
+    early_response,
+    error_remark,
+    not_supported_remark,
+)
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.grpc_codes import Code, code_for_remoting
 from rocketmq_spec.spec.headers import header_for
 from rocketmq_spec.spec.version import CURRENT_VERSION
-
-if TYPE_CHECKING:
-    from rocketmq_spec.reference_broker.broker.server import Broker
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +45,29 @@ proxy asks for)."""
 CLIENT_VERSION = int(CURRENT_VERSION)
 
 
+class HostBroker(Protocol):
+    """What the proxy reads of the broker whose process it runs in (local mode): its settings, topics,
+    groups, registered clients and request handlers. ``Broker`` has them; the proxy names this interface
+    rather than that class because the broker is what starts the proxy."""
+
+    @property
+    def config(self) -> BrokerConfig: ...
+
+    @property
+    def topics(self) -> TopicConfigManager: ...
+
+    @property
+    def groups(self) -> SubscriptionGroupManager: ...
+
+    @property
+    def clients(self) -> ClientManager: ...
+
+    @property
+    def server(self) -> RemotingServer: ...
+
+
 class LocalBroker:
-    def __init__(self, broker: Broker) -> None:
+    def __init__(self, broker: HostBroker) -> None:
         self._broker = broker
         self._namesrv: RemotingClient | None = None
         self._namesrv_lock = asyncio.Lock()

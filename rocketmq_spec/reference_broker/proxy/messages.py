@@ -208,7 +208,7 @@ def delivered(record: MessageRecord, topic: str, *, receipt_handle: str | None =
                       body=body)
 
 
-def _delivered_type(properties: Mapping[str, str]) -> int:
+def _delivered_type(properties: Mapping[str, str]) -> v2.MessageType:
     if properties.get(PropertyKey.TRANSACTION_PREPARED) == "true":
         return v2.TRANSACTION
     if PropertyKey.DELAY in properties or TIMER_DELIVER_MS in properties or TIMER_DELAY_SEC in properties:

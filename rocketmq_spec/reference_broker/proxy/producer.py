@@ -20,7 +20,6 @@ from rocketmq_spec.codec.custom_header import decode_header
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.store.record import decode_record
-from rocketmq_spec.reference_broker.broker.topics import DEFAULT_TOPIC
 from rocketmq_spec.reference_broker.proxy import messages, validation
 from rocketmq_spec.reference_broker.proxy.call import OK_STATUS, CallContext, Refusal, status
 from rocketmq_spec.reference_broker.proxy.channel import GrpcClientChannel
@@ -33,14 +32,16 @@ from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST, SEND_MES
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import encode_properties
 from rocketmq_spec.spec.sysflag import PermName, TransactionType
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 TRANSACTION_DATA_EXPIRE_S = 30.0
 """``ProxyConfig.transactionDataExpireMillis``: how long the data of an open transaction is kept."""
 DEFAULT_TOPIC_QUEUE_NUMS = 4
 
-SEND_CODES = {ResponseCode.SUCCESS: Code.OK, ResponseCode.FLUSH_DISK_TIMEOUT: Code.MASTER_PERSISTENCE_TIMEOUT,
-              ResponseCode.FLUSH_SLAVE_TIMEOUT: Code.SLAVE_PERSISTENCE_TIMEOUT,
-              ResponseCode.SLAVE_NOT_AVAILABLE: Code.HA_NOT_AVAILABLE}
+SEND_CODES: dict[int, Code] = {
+    ResponseCode.SUCCESS: Code.OK, ResponseCode.FLUSH_DISK_TIMEOUT: Code.MASTER_PERSISTENCE_TIMEOUT,
+    ResponseCode.FLUSH_SLAVE_TIMEOUT: Code.SLAVE_PERSISTENCE_TIMEOUT,
+    ResponseCode.SLAVE_NOT_AVAILABLE: Code.HA_NOT_AVAILABLE}
 """A send's answer → its entry's Code (``convertToSendMessageResponse``); others refuse the send."""
 
 

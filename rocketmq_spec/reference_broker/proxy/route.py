@@ -24,14 +24,14 @@ from rocketmq_spec.spec.sysflag import PermName
 MASTER_ID = 0
 
 
-def _scheme(host: str) -> int:
+def _scheme(host: str) -> v2.AddressScheme:
     try:
         return v2.IPv4 if ipaddress.ip_address(host).version == 4 else v2.IPv6
     except ValueError:
         return v2.DOMAIN_NAME
 
 
-def _permission(perm: int) -> int:
+def _permission(perm: int) -> v2.Permission:
     readable, writable = bool(perm & PermName.READ), bool(perm & PermName.WRITE)
     if readable and writable:
         return v2.READ_WRITE
@@ -57,7 +57,7 @@ class Routes:
                                                      endpoints=endpoints)
         return brokers
 
-    def _accepted_types(self, topic: str) -> tuple[int, ...]:
+    def _accepted_types(self, topic: str) -> tuple[v2.MessageType, ...]:
         config = self._broker.topic(topic)
         if config is None:
             return (v2.MESSAGE_TYPE_UNSPECIFIED,)
@@ -99,7 +99,7 @@ class Routes:
         return rpc.QueryAssignmentResponse(status=OK_STATUS, assignments=assignments)
 
 
-def _queues(data: dict[str, Any], topic: v2.Resource, accepted: tuple[int, ...],
+def _queues(data: dict[str, Any], topic: v2.Resource, accepted: tuple[v2.MessageType, ...],
             broker: v2.Broker) -> list[v2.MessageQueue]:
     """``genMessageQueueFromQueueData``: read-only queues first, then write-only, then read-write."""
     perm, reads, writes = data["perm"], data["readQueueNums"], data["writeQueueNums"]

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING
 
 import grpc
 
@@ -21,15 +20,12 @@ from rocketmq_spec.codec.grpc.v2 import service_pb2_grpc as rpc_grpc
 from rocketmq_spec.reference_broker.proxy.channel import ChannelRegistry, GrpcClientChannel
 from rocketmq_spec.reference_broker.proxy.clients import Clients
 from rocketmq_spec.reference_broker.proxy.consumer import Consumer
-from rocketmq_spec.reference_broker.proxy.local import LocalBroker
+from rocketmq_spec.reference_broker.proxy.local import HostBroker, LocalBroker
 from rocketmq_spec.reference_broker.proxy.producer import Producer
 from rocketmq_spec.reference_broker.proxy.relay import relay_command
 from rocketmq_spec.reference_broker.proxy.route import Routes
 from rocketmq_spec.reference_broker.proxy.service import MessagingService
 from rocketmq_spec.reference_broker.proxy.settings import SettingsStore
-
-if TYPE_CHECKING:
-    from rocketmq_spec.reference_broker.broker.server import Broker
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +36,7 @@ STOP_GRACE_S = 1.0
 
 
 class GrpcProxy:
-    def __init__(self, broker: Broker) -> None:
+    def __init__(self, broker: HostBroker) -> None:
         self.local = LocalBroker(broker)
         self.producer = Producer(self.local)
         self.channels = ChannelRegistry(self._to_client, relay_command)

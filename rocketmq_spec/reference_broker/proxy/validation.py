@@ -5,7 +5,6 @@ Each raises ``Refusal`` with the Code of ``rocketmq_spec.spec.grpc_rpcs.CODE_ANS
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 
@@ -14,10 +13,9 @@ from rocketmq_spec.reference_broker.proxy.call import Refusal
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.grpc_mapping import RESERVED_KEYS_5X
 from rocketmq_spec.spec.grpc_rpcs import MAX_MESSAGE_GROUP_SIZE, MAX_USER_PROPERTY_SIZE, USER_PROPERTY_MAX_NUM
+from rocketmq_spec.spec.system_topics import SYSTEM_GROUP_PREFIX, VALID_TOPIC
 
 GROUP_MAX_LENGTH = 255
-SYSTEM_GROUP_PREFIX = "CID_RMQ_SYS_"
-_VALID_NAME = re.compile(r"^[%|a-zA-Z0-9_-]+$")
 
 
 def has_control_character(text: str) -> bool:
@@ -38,7 +36,7 @@ def group(name: str) -> None:
         problem = "the specified group is blank"
     elif len(name) > GROUP_MAX_LENGTH:
         problem = f"the specified group is longer than group max length {GROUP_MAX_LENGTH}."
-    elif not _VALID_NAME.match(name):
+    elif not VALID_TOPIC.match(name):
         problem = f"the specified group[{name}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
     elif name.startswith(SYSTEM_GROUP_PREFIX):
         problem = "cannot use system consumer group"

@@ -12,10 +12,9 @@ from rocketmq_spec.reference_broker.store.status import (
     PutResult,
     QueryResult,
 )
-from rocketmq_spec.reference_broker.store.topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
 
 __all__ = [
-    "SCHEDULE_TOPIC", "TRANS_HALF_TOPIC", "TRANS_OP_HALF_TOPIC", "ArrivalNotifier", "BatchItem",
+    "ArrivalNotifier", "BatchItem",
     "FlushDiskType", "GetMessageStatus", "GetResult", "InnerMessage", "MessageArrival", "MessageStore",
     "PutMessageStatus", "PutResult", "QueryResult", "StoreConfig",
 ]

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol
 
-from rocketmq_spec.reference_broker.wire_release import wire_release
 from rocketmq_spec.spec.consumequeue import CQ_ENTRY_SIZE, DELAY_LEVELS, delay_level_ms
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, BrokerRole
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
+from rocketmq_spec.spec.wire_release import wire_release
 
 
 class FlushDiskType(enum.Enum):

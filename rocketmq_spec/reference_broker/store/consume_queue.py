@@ -3,8 +3,7 @@
 Entries are encoded by the codec and read back as rows of ``rocketmq_spec.codec.store.CQ_DTYPE`` straight from
 the mapping, so a pull reads a run of entries without decoding them one by one. The queue offset of an entry
 is its byte position / 20 across the file sequence; a queue whose first message does not have offset 0 (its
-older files were removed) gets pre-blank entries in front, as Java's ``fillPreBlank`` does.
-"""
+older files were removed) gets pre-blank entries in front, as Java's ``fillPreBlank`` does. """
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 Files are read and written by ``rocketmq_spec.codec.store.IndexFile`` (Java's algorithm); this module only
 decides which file gets the next key, names new files by creation time, and says after a crash which files
-index records that recovery cut off (those are dropped and rebuilt from the commitlog).
-"""
+index records that recovery cut off (those are dropped and rebuilt from the commitlog). """
 
 from __future__ import annotations
 

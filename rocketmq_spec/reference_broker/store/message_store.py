@@ -1,9 +1,9 @@
 """The broker's message store: one object the SEND, PULL and QUERY handlers call, sans network.
 
-A put appends records through the codec under one lock and dispatches them at once (consume queue entry,
-index keys, arrival notification), so a pull issued right after a send sees the message. Flushing runs
-on a thread (:mod:`rocketmq_spec.reference_broker.store.flush`); ``put_message_async`` lets an asyncio handler
-await the SYNC_FLUSH group commit without blocking the loop, ``put_message`` blocks for callers without one.
+A put appends records through the codec under one lock and dispatches them at once (consume queue entry, index
+keys, arrival notification), so a pull issued right after a send sees the message. Flushing runs on a thread
+(:mod:`rocketmq_spec.reference_broker.store.flush`); ``put_message_async`` lets an asyncio handler await the
+SYNC_FLUSH group commit without blocking the loop, ``put_message`` blocks for callers without one.
 
 Start-up recovery is the same for a clean and a crashed predecessor, only more of it is needed after a
 crash: the CommitLog's valid end is found by the codec's validating iterator (CRC and length checks) from
@@ -34,8 +34,7 @@ from rocketmq_spec.reference_broker.store.reads import StoreReads
 from rocketmq_spec.reference_broker.store.replication import ReplicaAcks
 from rocketmq_spec.reference_broker.store.retention import RetentionService
 from rocketmq_spec.reference_broker.store.schedule import DelayScheduler
-from rocketmq_spec.reference_broker.store.topics import SCHEDULE_TOPIC
-from rocketmq_spec.reference_broker.timer import TimerSettings, TimerWheel
+from rocketmq_spec.reference_broker.store.timer import TimerSettings, TimerWheel
 from rocketmq_spec.spec.checkpoint import CHECKPOINT_FILE_SIZE
 from rocketmq_spec.spec.consumequeue import delay_level_ms
 from rocketmq_spec.spec.errors import StoreError
@@ -52,6 +51,7 @@ from rocketmq_spec.spec.store_layout import (
     RMQ_STORE_LOCK,
 )
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 from rocketmq_spec.spec.timer import TIMER_CHECKPOINT_FILE
 
 

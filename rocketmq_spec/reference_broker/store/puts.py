@@ -40,14 +40,13 @@ from rocketmq_spec.reference_broker.store.status import (
     PutMessageStatus,
     PutResult,
 )
-from rocketmq_spec.reference_broker.store.topics import (
-    SCHEDULE_TOPIC,
-    TRANS_HALF_TOPIC,
-    TRANS_OP_HALF_TOPIC,
-    TRANS_OP_TAG,
+from rocketmq_spec.reference_broker.store.timer import (
+    TimerIllegal,
+    TimerSettings,
+    TimerWheel,
+    park_timer_message,
 )
-from rocketmq_spec.reference_broker.timer import TimerIllegal, TimerSettings, TimerWheel, park_timer_message
-from rocketmq_spec.reference_broker.timer.transform import TRIGGERS as TIMER_TRIGGERS
+from rocketmq_spec.reference_broker.store.timer.transform import TRIGGERS as TIMER_TRIGGERS
 from rocketmq_spec.spec.commitlog import (
     END_FILE_MIN_BLANK_LENGTH,
     MAX_PROPERTIES_BYTES,
@@ -63,7 +62,13 @@ from rocketmq_spec.spec.hashing import tags_code
 from rocketmq_spec.spec.message_id import IPV6_LEN
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK, TransactionType
-from rocketmq_spec.spec.timer import TIMER_TOPIC
+from rocketmq_spec.spec.system_topics import (
+    SCHEDULE_TOPIC,
+    TIMER_TOPIC,
+    TRANS_HALF_TOPIC,
+    TRANS_OP_HALF_TOPIC,
+    TRANS_OP_TAG,
+)
 
 QUEUED_TYPES = frozenset({int(TransactionType.NOT_TYPE), int(TransactionType.COMMIT)})
 """Transaction types whose records get a consume-queue entry (RMQ-CQ-TRANSACTION), as plain ints."""

@@ -21,9 +21,9 @@ from rocketmq_spec.codec.store.configs import (
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.reference_broker.store.consume_queue import ConsumeQueue
 from rocketmq_spec.reference_broker.store.status import PutResult
-from rocketmq_spec.reference_broker.store.topics import SCHEDULE_TOPIC
 from rocketmq_spec.reference_broker.store.worker import DeliveryWorker
 from rocketmq_spec.spec.errors import StoreError
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 
 DELAY_OFFSET_FILE = "delayOffset.json"
 IDLE_WAIT_S = 1.0

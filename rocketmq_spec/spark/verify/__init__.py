@@ -1,12 +1,12 @@
 """The store clauses of the spec checked with Spark SQL, case for case as ``rmq-conformance store``.
 
-The data-sized checks are joins over the three tables of the ``rocketmq-store`` source (records, consume
-queue entries, index entries); checks of a handful of files (names, sizes, config JSON, marker files)
-run on the driver through ``rocketmq_spec.codec.store``. File sizes are settings, as the suite treats them:
-all files of one kind share one size, names and layout agree with it, and a size other than Java's default is
-INFO. Like the conformance suite, the CommitLog "scan" ends at the first malformed record or CRC mismatch in
-offset order: later checks see only the records before it, and each scan clause fails only when the scan
-stopped on that clause, so both tools give the same verdict per clause on the same store.
+The data-sized checks are joins over the three tables of the ``rocketmq-store`` source (records, consume queue
+entries, index entries); checks of a handful of files (names, sizes, config JSON, marker files) run on the
+driver through ``rocketmq_spec.codec.store``. File sizes are settings, as the suite treats them: all files of
+one kind share one size, names and layout agree with it, and a size other than Java's default is INFO. Like
+the conformance suite, the CommitLog "scan" ends at the first malformed record or CRC mismatch in offset
+order: later checks see only the records before it, and each scan clause fails only when the scan stopped on
+that clause, so both tools give the same verdict per clause on the same store.
 
 The checks live by the files they read (:mod:`.records`, :mod:`.index`, :mod:`.files`) and join the
 registry of :mod:`.framework` as they are imported; the report lists them in that order.

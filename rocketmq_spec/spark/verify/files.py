@@ -37,7 +37,9 @@ def _checkpoint_not_ahead(v: StoreVerification) -> None:
     if v.store.crashed:
         raise Verdict(INFO, "the store was not shut down cleanly (abort file present)")
     # every record the CommitLog holds, past a CRC mismatch too: the checkpoint is about what was written
-    newest = v.scanned.where("error IS NULL").agg(F.max("store_timestamp")).first()[0]
+    aggregate = v.scanned.where("error IS NULL").agg(F.max("store_timestamp")).first()
+    assert aggregate is not None  # an aggregate without grouping is one row
+    newest = aggregate[0]
     if newest is None:
         raise Verdict(INFO, "the store holds no record")
     point = v.store.checkpoint()

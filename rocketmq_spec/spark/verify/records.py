@@ -49,11 +49,10 @@ from rocketmq_spec.spec.store_layout import (
     CONSUMEQUEUE_DIR,
 )
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK, TransactionType
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
 
 ZERO_TAIL_CHECKED = 1 << 20
 """Bytes after the last record that must be zero (the conformance suite checks the same window)."""
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
-HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
 SCAN_CLAUSES = ("RMQ-CL-MAGIC", "RMQ-CL-TOTAL-SIZE", "RMQ-CL-BODY-CRC-CHECK", "RMQ-CL-PHYSICAL-OFFSET",
                 "RMQ-CL-BLANK", "RMQ-CL-END-OF-DATA", "RMQ-CL-FILE-NAME")
 DISPATCHED = f"(sys_flag & {TRANSACTION_MASK}) IN ({TransactionType.NOT_TYPE}, {TransactionType.COMMIT})"
@@ -146,7 +145,7 @@ def _compressed(v: StoreVerification) -> None:
 @check("committed-transactions", "RMQ-CL-TRANSACTION-OFFSETS")
 def _transactions(v: StoreVerification) -> None:
     committed = v.records.where(f"(sys_flag & {TRANSACTION_MASK}) = {TransactionType.COMMIT}").alias("c")
-    halves = v.records.where(f"topic = '{HALF_TOPIC}'").alias("h")
+    halves = v.records.where(f"topic = '{TRANS_HALF_TOPIC}'").alias("h")
     joined = committed.join(halves, F.col("c.prepared_transaction_offset") == F.col("h.physical_offset"),
                             "left")
     expect_none("committed records without their half message",

@@ -12,10 +12,10 @@ from rocketmq_spec.conformance.clients.cases.timing import check_period
 from rocketmq_spec.conformance.clients.judge import ScenarioRun
 from rocketmq_spec.conformance.clients.plugin import CaseRunner
 from rocketmq_spec.conformance.clients.recording import Frame, answer_to, requests
-from rocketmq_spec.spec.acl import RETRY_GROUP_PREFIX
 from rocketmq_spec.spec.client import PERSIST_OFFSET_INTERVAL, PULL_SUSPEND
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.sysflag import PullSysFlag
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
 NEXT_OFFSET_CODES = (ResponseCode.SUCCESS, ResponseCode.PULL_NOT_FOUND, ResponseCode.PULL_RETRY_IMMEDIATELY)
 
@@ -52,7 +52,7 @@ def test_pull_queue(run: CaseRunner, check: Check) -> None:
         (_field(p, "consumerGroup"), _field(p, "topic"), _field(p, "queueId"))
         for p in requests(result.frames, RequestCode.PULL_MESSAGE)
         if _field(p, "consumerGroup") != result.group
-        or _field(p, "topic") not in (result.topic, RETRY_GROUP_PREFIX + result.group)
+        or _field(p, "topic") not in (result.topic, RETRY_PREFIX + result.group)
         or (_field(p, "topic") == result.topic and _field(p, "queueId") not in valid)
     ]
     check.that("pulls outside the route or group", not bad, expected=[], actual=bad)

@@ -15,12 +15,12 @@ from rocketmq_spec.conformance.clients.plugin import CaseRunner
 from rocketmq_spec.conformance.clients.recording import requests
 from rocketmq_spec.conformance.verdict import SuiteError
 from rocketmq_spec.spec.client import COMPRESS_OVER, DEFAULT_TOPIC_QUEUE_NUMS
-from rocketmq_spec.spec.client_producer import AUTO_CREATE_TOPIC_KEY
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.frame import Flag
 from rocketmq_spec.spec.message_id import IPV4_LEN, IPV6_LEN, UNIQ_KEY_TAIL, uniq_key_time_diff
 from rocketmq_spec.spec.properties import NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, PropertyKey
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK, MessageSysFlag, TransactionType
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 UNIQ_KEY = re.compile(r"^(?:[0-9A-F]{32}|[0-9A-F]{56})$")
 TIME_SLACK_MS = 60_000
@@ -154,7 +154,7 @@ def test_born_timestamp(run: CaseRunner, check: Check) -> None:
 @case("RMQ-CLIENT-DEFAULT-TOPIC", "Sends name defaultTopic TBW102 and defaultTopicQueueNums 4")
 def test_default_topic(run: CaseRunner, check: Check) -> None:
     for send in _sends(check, run(sc.PRODUCE)):
-        check.equal("defaultTopic", AUTO_CREATE_TOPIC_KEY, send.fields.get("defaultTopic"))
+        check.equal("defaultTopic", DEFAULT_TOPIC, send.fields.get("defaultTopic"))
         check.equal(
             "defaultTopicQueueNums",
             str(DEFAULT_TOPIC_QUEUE_NUMS.value),

@@ -9,9 +9,9 @@ from rocketmq_spec.conformance.clients.observe import sends
 from rocketmq_spec.conformance.clients.plugin import CaseRunner
 from rocketmq_spec.conformance.clients.recording import Role, answer_to, requests
 from rocketmq_spec.spec.client import SEND_RETRIES
-from rocketmq_spec.spec.client_producer import AUTO_CREATE_TOPIC_KEY
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 
 @case(
@@ -114,12 +114,12 @@ def test_topic_not_exist(run: CaseRunner, check: Check) -> None:
     template = [
         f
         for f in routes
-        if (f.command.ext_fields or {}).get("topic") == AUTO_CREATE_TOPIC_KEY and f.at >= denied[0].at
+        if (f.command.ext_fields or {}).get("topic") == DEFAULT_TOPIC and f.at >= denied[0].at
     ]
     check.that(
         "route of TBW102 asked",
         bool(template),
-        expected=AUTO_CREATE_TOPIC_KEY,
+        expected=DEFAULT_TOPIC,
         actual=[(f.command.ext_fields or {}).get("topic") for f in routes],
     )
     topics = [s.fields.get("topic") for s in sends(result.frames)]

@@ -1,10 +1,11 @@
-"""Which Apache RocketMQ release the reference processes answer as, where releases differ on the wire.
+"""Which Apache RocketMQ release a process answers as, where releases differ on the wire.
 
 The differences are data of the spec: the ``version`` word every command carries
 (``rocketmq_spec.spec.releases``) and the request codes the release declares (``rocketmq_spec.spec.codes``): a
 code the release does not declare gets REQUEST_CODE_NOT_SUPPORTED even when the reference broker has a handler
 for it (POP in 4.9.8 mode, ACL 1.0's 50-54 in 5.x mode). Behaviour that depends on the release beyond that is
-read from the same row.
+read from the same row. It lives in the spec because both sides read it: the reference broker answers as a
+row, and the suite (``rmq-conformance --wire-release``) chooses the row the embedded broker is started with.
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@ from rocketmq_spec.reference_broker.store.consume_queue import ConsumeQueue
 from rocketmq_spec.reference_broker.store.status import PutResult
 from rocketmq_spec.reference_broker.store.worker import DeliveryWorker
 from rocketmq_spec.spec.properties import PropertyKey
-from rocketmq_spec.spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC, delete_key
+from rocketmq_spec.spec.system_topics import TIMER_TOPIC
+from rocketmq_spec.spec.timer import TIMER_QUEUE_ID, delete_key
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""``python -m rocketmq_spec.conformance.mutation.runner``: the suite against this tree's embedded broker,
+"""``python -m rocketmq_spec.mutation.runner``: the suite against this tree's embedded broker,
 once.
 
 Run with the (possibly mutated) project tree as the working directory, so the broker imported is the
@@ -24,16 +24,16 @@ from typing import Any
 
 import pytest
 
-from rocketmq_spec.conformance.mutation.scope import PACKAGES
+from rocketmq_spec.mutation.scope import PACKAGES
 from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
 
-CASES_DIR = Path(__file__).resolve().parents[1] / "cases"
+CASES_DIR = Path(__file__).resolve().parents[1] / "conformance" / "cases"
 WIRE_OPTIONS = argparse.Namespace(report=None, profile=None, strict=True, selection=None, workers="0",
                                   verbose=False, index_sizes=None)
 """Strict and without a profile: the reference broker passes every case, so a mutant that turns one
 NON-STRICT is caught too, and no deviation of a release it answers as is tolerated."""
-SMALL_FILES = {"mapped_file_size_commit_log": 8 * 1024 * 1024, "mapped_file_size_consume_queue": 10 * 20,
-               "max_hash_slot_num": 64, "max_index_num": 256}
+SMALL_FILES = {"mappedFileSizeCommitLog": str(8 * 1024 * 1024), "mappedFileSizeConsumeQueue": str(10 * 20),
+               "maxHashSlotNum": "64", "maxIndexNum": "256"}
 """Store files small enough that the suite's messages cross their boundaries (a 4 MiB body still fits a
 CommitLog file; consume queues of 10 entries; index files of 255 entries, in Java's 1:4 ratio so readers
 infer their counts): where files end is where a store goes wrong."""
@@ -77,11 +77,13 @@ def run(wire: Sequence[str], acl: Sequence[str], plugins: list[object], *,
     from rocketmq_spec.conformance import embedded
     from rocketmq_spec.conformance.acl_policy import ACL_RELEASE
     from rocketmq_spec.conformance.target import Target
+    from rocketmq_spec.mutation.in_process import InProcessServers
 
     passed = True
     with tempfile.TemporaryDirectory(prefix="rmq-mutant-") as work:
         if wire:
-            with embedded.launch(Path(work) / "wire", store_files=SMALL_FILES) as target:
+            with embedded.launch(Path(work) / "wire", store_files=SMALL_FILES,
+                                 servers=InProcessServers) as target:
                 # no life-cycle cases: the brokers they start run unmutated code, out of coverage's sight
                 wire_target = dataclasses.replace(target, store=None, launcher=None)
                 passed = _cases(wire, wire_target, plugins, first_failure)
@@ -93,7 +95,8 @@ def run(wire: Sequence[str], acl: Sequence[str], plugins: list[object], *,
             if not passed and first_failure:
                 return False
         if acl:
-            with embedded.launch(Path(work) / "acl", acl=True, release=ACL_RELEASE) as target:
+            with embedded.launch(Path(work) / "acl", acl=True, release=ACL_RELEASE,
+                                 servers=InProcessServers) as target:
                 passed &= _cases(acl, dataclasses.replace(target, store=None), plugins, first_failure)
     return passed
 
@@ -126,7 +129,7 @@ def _ids(path: Path | None) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rocketmq_spec.conformance.mutation.runner",
+    parser = argparse.ArgumentParser(prog="python -m rocketmq_spec.mutation.runner",
                                      description=__doc__)
     parser.add_argument("--wire", type=Path, metavar="FILE", help="wire case node ids, one a line")
     parser.add_argument("--all", action="store_true", help="every case, wire and ACL")

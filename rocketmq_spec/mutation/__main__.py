@@ -1,9 +1,9 @@
-"""``python -m rocketmq_spec.conformance.mutation``: mutation testing of the conformance suite (``tox -e
+"""``python -m rocketmq_spec.mutation``: mutation testing of the conformance suite (``tox -e
 mutation``).
 
-    python -m rocketmq_spec.conformance.mutation run [--sample N] [--seed S] [--workers N] [--timeout S]
+    python -m rocketmq_spec.mutation run [--sample N] [--seed S] [--workers N] [--timeout S]
                                        [--modules PATH ...] [--cases PATH ...] [--out DIR] [--json FILE]
-    python -m rocketmq_spec.conformance.mutation report [--out DIR] [--json FILE]
+    python -m rocketmq_spec.mutation report [--out DIR] [--json FILE]
 
 ``run`` plans the session in DIR (default ``.mutation`` of the project, the working directory) on first
 use, records which cases run each line, runs the pending mutants (all, or a sample of N) and prints the
@@ -19,10 +19,10 @@ from pathlib import Path
 
 from cosmic_ray.work_item import TestOutcome
 
-from rocketmq_spec.conformance.mutation import report, session
+from rocketmq_spec.mutation import report, session
 from rocketmq_spec.spec.cli import Parser, add_version
 
-PROG = "python -m rocketmq_spec.conformance.mutation"
+PROG = "python -m rocketmq_spec.mutation"
 COVERAGE_TIMEOUT_S = 3600.0
 AGAIN = {"survived": lambda r: r.test_outcome is TestOutcome.SURVIVED,
          "uncovered": lambda r: r.output == session.UNCOVERED}
@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--refresh", action="store_true", help="first copy the project's suite (conformance, "
                      "spec, codec) into the session's trees and record again which cases run each line")
     run.add_argument("--modules", nargs="+", metavar="PATH", help="mutate only these modules (relative to "
-                     "the project; default: conformance.mutation.scope)")
+                     "the project; default: mutation.scope)")
     run.add_argument("--cases", nargs="+", metavar="PATH", help="judge with only these case files or node "
                      "ids (default: every case)")
     shown = commands.add_parser("report", help="print the figures")

@@ -19,8 +19,8 @@ from typing import Any
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
-from rocketmq_spec.conformance.mutation.scope import out_of_reach
-from rocketmq_spec.conformance.mutation.session import DATABASE, UNCOVERED, Mutant, describe, pristine
+from rocketmq_spec.mutation.scope import out_of_reach
+from rocketmq_spec.mutation.session import DATABASE, UNCOVERED, Mutant, describe, pristine
 
 REVIEWED = Path(__file__).with_name("reviewed.toml")
 FAILED_CASE = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE)

@@ -1,7 +1,7 @@
 """A mutation session: a copy of the tree per worker, Cosmic Ray's work database, and the runs.
 
 ``plan`` copies the project and has Cosmic Ray enumerate the mutants of the scoped modules, for the
-operators :mod:`rocketmq_spec.conformance.mutation.scope` keeps, into its session database;
+operators :mod:`rocketmq_spec.mutation.scope` keeps, into its session database;
 ``record_coverage`` finds which cases run each line. ``execute`` then takes pending mutants (all, or a
 sample), writes each into a worker's tree, runs the cases covering its lines in that tree and stores the
 outcome back in the database, so Cosmic Ray's own ``cr-report`` reads the session too. A session can be
@@ -32,7 +32,7 @@ from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from rocketmq_spec.conformance.mutation.scope import OPERATORS, module_paths
+from rocketmq_spec.mutation.scope import OPERATORS, module_paths
 
 TREE_IGNORE = shutil.ignore_patterns(".git", ".venv", ".tox", ".cache", "__pycache__", "*.egg-info",
                                      "reports", ".mutation")
@@ -122,13 +122,13 @@ def record_coverage(out: Path, timeout: float, cases: list[str] | None = None) -
         return
     tree = pristine(out)
     selection = ["--all"] if not cases else runner_arguments(set(cases), tree / ".mutation")
-    subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.mutation.runner",
+    subprocess.run([sys.executable, "-m", "rocketmq_spec.mutation.runner",
                     *selection, "--coverage",
                     str(out / COVERAGE)], cwd=tree, timeout=timeout, check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if not (out / COVERAGE).exists():
         raise RuntimeError("the coverage run wrote no map: run "
-                           "python -m rocketmq_spec.conformance.mutation.runner --all "
+                           "python -m rocketmq_spec.mutation.runner --all "
                            f"--coverage OUT in {pristine(out)} to see why")
 
 
@@ -226,7 +226,7 @@ def _run(tree: Path, module: str, mutated: str, args: list[str], timeout: float)
     original = path.read_text(encoding="utf-8")
     path.write_text(mutated, encoding="utf-8")
     try:
-        done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.mutation.runner",
+        done = subprocess.run([sys.executable, "-m", "rocketmq_spec.mutation.runner",
                                *args], cwd=tree,
                               capture_output=True, text=True, timeout=timeout, start_new_session=True)
         # the cases' verdicts are on stdout, the broker's log on stderr: keep the end of each

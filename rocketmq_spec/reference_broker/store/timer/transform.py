@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import TIMER_TOPIC
 from rocketmq_spec.spec.timer import (
     ILLEGAL_REMARK,
     TIMER_MAX_DELAY_SEC,
     TIMER_PRECISION_MS,
     TIMER_QUEUE_ID,
-    TIMER_TOPIC,
     rounded_deliver_ms,
 )
 

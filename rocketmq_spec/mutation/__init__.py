@@ -9,6 +9,8 @@ could tell from the original; ``reviewed.toml`` lists both kinds with the reason
 
 Each mutant runs in a copy of the project tree, in a process of its own, against only the cases that
 execute the mutated lines (found once by a run under coverage with one context per case); the store
-cases always run on the store the mutant wrote. Nothing here imports the broker: it is source to mutate
-and a tree to run ``python -m rocketmq_spec.conformance.mutation.runner`` in.
+cases always run on the store the mutant wrote. The session and the report import nothing of the broker:
+it is source to mutate and a tree to run ``python -m rocketmq_spec.mutation.runner`` in, which starts that
+tree's brokers in its own process (``in_process``) so that coverage sees them. This package sits above
+both the suite and the broker for that reason; the suite itself never imports the broker.
 """

@@ -1,0 +1,86 @@
+"""Wire facts are declared once, in ``rocketmq_spec.spec``: the reserved names (``spec.system_topics``) and
+the remarks of the core commands (``spec.remarks``).
+
+A name or remark written out again elsewhere is a second declaration that can drift from Java's (and from
+the first), so the text of every module outside ``spec`` is searched for them: a string literal equal to a
+reserved name or prefix, or to a remark that takes no argument.
+"""
+
+from __future__ import annotations
+
+import ast
+import string
+from pathlib import Path
+
+import pytest
+
+from rocketmq_spec.spec import remarks, system_topics
+from rocketmq_spec.spec.clauses import get
+from rocketmq_spec.spec.document import section_modules
+from tests.golden import PROJECT_ROOT
+
+PACKAGE = PROJECT_ROOT / "rocketmq_spec"
+SPEC = PACKAGE / "spec"
+NAMES = {value: name for name, value in vars(system_topics).items()
+         if name.isupper() and isinstance(value, str) and len(value) > 1 and name != "VALID_TOPIC_CHARACTERS"}
+"""Every reserved name and prefix, by the constant that declares it (not the one-letter op tag, which any
+short literal would match)."""
+def _fields(template: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field}
+
+
+FIXED_REMARKS = {remark.template: name for name, remark in vars(remarks).items()
+                 if isinstance(remark, remarks.Remark) and " " in remark.template
+                 and not _fields(remark.template)}
+"""Remarks without arguments, which code would write as plain literals (not the one-word ones, which are
+also the names of the statuses they answer)."""
+
+
+def _literals(path: Path) -> list[tuple[int, str]]:
+    """String literals of a module, docstrings left out (prose may name a topic)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    docstrings = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def _repeats(facts: dict[str, str]) -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if SPEC in path.parents or "grpc/v2" in path.as_posix():  # protoc's output quotes the .proto
+            continue
+        for line, text in _literals(path):
+            if text in facts:
+                found.append(f"{path.relative_to(PROJECT_ROOT)}:{line}: {text!r} is spec's {facts[text]}")
+    return found
+
+
+def test_reserved_names_are_declared_only_in_spec() -> None:
+    assert _repeats(NAMES) == []
+
+
+def test_argument_free_remarks_are_written_only_in_spec() -> None:
+    assert _repeats(FIXED_REMARKS) == []
+
+
+def test_the_search_sees_a_repeat(tmp_path: Path) -> None:
+    """The search itself can fail: a module quoting a reserved name outside a docstring is found."""
+    module = tmp_path / "repeat.py"
+    module.write_text('"""Names TBW102 in prose."""\nDEFAULT = "TBW102"\n', encoding="utf-8")
+    assert _literals(module) == [(2, "TBW102")]
+
+
+@pytest.mark.parametrize("remark", remarks.REMARKS, ids=lambda remark: remark.template[:40])
+def test_every_remark_names_a_clause_and_formats(remark: remarks.Remark) -> None:
+    section_modules()  # every clause registered
+    assert get(remark.clause).id == remark.clause
+    assert remark.source
+    filled = remark.format(**dict.fromkeys(_fields(remark.template), "x"))
+    assert "{" not in filled
+
+
+def test_the_send_refusal_sets_are_system_topics() -> None:
+    """``TopicValidator``: every topic a send may not name is a system topic a client may not create."""
+    assert system_topics.NOT_ALLOWED_SEND_TOPICS <= system_topics.SYSTEM_TOPICS
+    assert set(system_topics.BUILT_IN_QUEUES) <= system_topics.SYSTEM_TOPICS

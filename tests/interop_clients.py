@@ -1,7 +1,8 @@
 """Run real RocketMQ clients (PyPI `rocketmq` 0.4.4, npm `ali-ons` 3.12.0, npm `rocketmq-nodejs` 1.1.2)
 against a broker under test.
 
-Each call runs one driver program from `interop/drivers/` in its own process with a hard timeout and
+Each call runs one driver program from `rocketmq_spec/conformance/clients/drivers/` in its own process
+with a hard timeout and
 returns the JSON events it printed.  A process per run keeps a crashing C++ client from taking the test
 session down, and keeps each client's global state (the C++ clients share one instance per process and
 group) out of the next run.  Usage:
@@ -29,10 +30,9 @@ from types import ModuleType
 from typing import Any
 
 from rocketmq_spec.codec.acl import Credentials
+from rocketmq_spec.conformance.clients import install as _install
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-INTEROP_DIR = PROJECT_ROOT / "interop"
-DRIVERS_DIR = INTEROP_DIR / "drivers"
+DRIVERS_DIR = _install.DRIVERS_DIR
 
 
 
@@ -47,8 +47,6 @@ def load_program(path: Path, name: str) -> ModuleType:
     spec.loader.exec_module(module)
     return module
 
-
-_install = load_program(INTEROP_DIR / "install.py", "rocketmq_spec_interop_install")
 
 PY_ROCKETMQ = _install.PY_ROCKETMQ
 ALI_ONS = _install.ALI_ONS

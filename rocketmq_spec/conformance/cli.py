@@ -12,6 +12,7 @@
     rmq-conformance report-findings RESULTS_DIR --target-name NAME --out DIR
     rmq-conformance acl-file PATH
     rmq-conformance coverage [--json FILE] [--mutation FIGURES_JSON]
+    rmq-conformance client --driver NAME_OR_PATH [--report DIR] [--strict] [-k SEL]   (clients under test)
 
 ACL: ``acl-file PATH`` writes the plain_acl.yml the ``acl`` cases expect; start the broker with
 ``aclEnable=true`` on it and pass ``--acl-file PATH --broker HOST:PORT`` to run those cases (only those:
@@ -429,6 +430,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BadInput("usage: rmq-conformance acl-file PATH")
             print(f"wrote {write_acl_file(Path(argv[1]))}")
             return 0
+        if argv[:1] == ["client"]:
+            from rocketmq_spec.conformance.clients.cli import main as client_main
+
+            return client_main(argv[1:])
         if argv[:1] == ["coverage"]:
             from rocketmq_spec.conformance.coverage import main as coverage_main
 

@@ -41,7 +41,8 @@ _READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_h
                   "admin_bodies", "admin", "ha", "controller", "controller_rules",
                   "ha_autoswitch", "epoch_file", "pop", "timer", "auth", "auth_resource", "grpc_schema",
                   "grpc_definition",
-                  "grpc_service", "grpc_codes", "grpc_rpcs")
+                  "grpc_service", "grpc_codes", "grpc_rpcs", "client", "client_producer", "client_consumer",
+                  "client_grpc")
 """Wire before store, as a reader meets them; modules not listed follow in alphabetical order."""
 
 

@@ -24,6 +24,10 @@ class JsonHeaderField:
     doc: str
 
 
+SERIALIZE_TYPE_KEY = "serializeTypeCurrentRPC"
+"""The key in which a JSON header names its own serialization (a client must not contradict the type
+byte with it: RMQ-CLIENT-SERIALIZE-TYPE)."""
+
 JSON_HEADER_FIELDS: tuple[JsonHeaderField, ...] = (
     JsonHeaderField("code", "number", False, "request code, or response code on responses"),
     JsonHeaderField("extFields", "object", True, "custom header fields, every value a string"),
@@ -31,10 +35,11 @@ JSON_HEADER_FIELDS: tuple[JsonHeaderField, ...] = (
     JsonHeaderField("language", "string", False, "LanguageCode name of the sender"),
     JsonHeaderField("opaque", "number", False, "request id; a response repeats its request's"),
     JsonHeaderField("remark", "string", True, "free text, mostly the reason of an error response"),
-    JsonHeaderField("serializeTypeCurrentRPC", "string", False, "always \"JSON\" in a JSON header"),
+    JsonHeaderField(SERIALIZE_TYPE_KEY, "string", False, "always \"JSON\" in a JSON header"),
     JsonHeaderField("version", "number", False, "MQVersion ordinal of the sender (409 = 4.9.8)"),
 )
 """Every key a Java sender writes, in the order it writes them."""
+
 
 DEFAULT_LANGUAGE = "JAVA"
 """What fastjson leaves in ``language`` when the key is absent (the bean's field initializer)."""

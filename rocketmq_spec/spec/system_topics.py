@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 DEFAULT_TOPIC = "TBW102"
-"""``TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC``: the template producers name in ``defaultTopic``."""
+"""``TopicValidator.DEFAULT_TOPIC_TOPIC``: the template producers name in ``defaultTopic``."""
 SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
 """``TopicValidator.RMQ_SYS_SCHEDULE_TOPIC``: delayed messages wait here, queue id = delay level - 1."""
 BENCHMARK_TOPIC = "BenchmarkTest"

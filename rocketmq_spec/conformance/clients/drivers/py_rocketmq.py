@@ -33,8 +33,20 @@ from rocketmq.ffi import MSG_CALLBACK_FUNC, _CConsumeStatus, dll
 # the files small while still recording what went wrong when a run fails.
 LOG_LEVEL_WARN = 3
 # Property keys read back from every received message: the C API can only look properties up by name.
-STANDARD_PROPERTY_KEYS = ("UNIQ_KEY", "KEYS", "TAGS", "WAIT", "DELAY", "RETRY_TOPIC", "ORIGIN_MESSAGE_ID",
-                          "REAL_TOPIC", "REAL_QID", "MAX_OFFSET", "MIN_OFFSET", "CONSUME_START_TIME")
+STANDARD_PROPERTY_KEYS = (
+    "UNIQ_KEY",
+    "KEYS",
+    "TAGS",
+    "WAIT",
+    "DELAY",
+    "RETRY_TOPIC",
+    "ORIGIN_MESSAGE_ID",
+    "REAL_TOPIC",
+    "REAL_QID",
+    "MAX_OFFSET",
+    "MIN_OFFSET",
+    "CONSUME_START_TIME",
+)
 # libstdc++'s pre-C++11 (copy-on-write) std::string keeps {length, capacity, refcount} in the 24 bytes
 # before its characters; the bundled library is built with that ABI (it exports no __cxx11 symbols).
 COW_STRING_HEADER = 24
@@ -152,10 +164,13 @@ def quiet_logs(setter_prefix: str, handle: int) -> None:
 
 
 def shutdown_within_grace(out: EventWriter, shutdown: Callable[[], None]) -> None:
-    timer = threading.Timer(SHUTDOWN_GRACE_S, lambda: (
-        out.emit("error", stage="shutdown", message=f"client shutdown exceeded {SHUTDOWN_GRACE_S} s"),
-        os._exit(3),
-    ))
+    timer = threading.Timer(
+        SHUTDOWN_GRACE_S,
+        lambda: (
+            out.emit("error", stage="shutdown", message=f"client shutdown exceeded {SHUTDOWN_GRACE_S} s"),
+            os._exit(3),
+        ),
+    )
     timer.daemon = True
     timer.start()
     shutdown()
@@ -192,8 +207,12 @@ def produce(args: argparse.Namespace, out: EventWriter) -> int:
     return 1 if failures else 0
 
 
-def _send_each(send: Callable[[Message, dict[str, Any]], dict[str, Any]],
-               specs: list[dict[str, Any]], args: argparse.Namespace, out: EventWriter) -> int:
+def _send_each(
+    send: Callable[[Message, dict[str, Any]], dict[str, Any]],
+    specs: list[dict[str, Any]],
+    args: argparse.Namespace,
+    out: EventWriter,
+) -> int:
     failures = 0
     for index, spec in enumerate(specs):
         try:
@@ -206,14 +225,20 @@ def _send_each(send: Callable[[Message, dict[str, Any]], dict[str, Any]],
     return failures
 
 
-def send_sync(producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace,
-              out: EventWriter) -> int:
-    return _send_each(lambda message, _: {"queueId": None, **send_result_fields(producer.send_sync(message))},
-                      specs, args, out)
+def send_sync(
+    producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace, out: EventWriter
+) -> int:
+    return _send_each(
+        lambda message, _: {"queueId": None, **send_result_fields(producer.send_sync(message))},
+        specs,
+        args,
+        out,
+    )
 
 
-def send_oneway(producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace,
-                out: EventWriter) -> int:
+def send_oneway(
+    producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace, out: EventWriter
+) -> int:
     def send(message: Message, _: dict[str, Any]) -> dict[str, Any]:
         producer.send_oneway(message)
         return {"status": None, "msgId": None, "queueId": None, "queueOffset": None}
@@ -221,8 +246,9 @@ def send_oneway(producer: Producer, specs: list[dict[str, Any]], args: argparse.
     return _send_each(send, specs, args, out)
 
 
-def send_orderly(producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace,
-                 out: EventWriter) -> int:
+def send_orderly(
+    producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace, out: EventWriter
+) -> int:
     """Orderly sends pick the queue client-side; the selector records its choice for the report."""
     chosen: list[int] = []
 
@@ -238,8 +264,9 @@ def send_orderly(producer: Producer, specs: list[dict[str, Any]], args: argparse
     return _send_each(send, specs, args, out)
 
 
-def send_async(producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace,
-               out: EventWriter) -> int:
+def send_async(
+    producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace, out: EventWriter
+) -> int:
     pending = threading.Semaphore(0)
     failures = 0
     # The C++ client reads the messages after send_async returns; they must outlive the callbacks.
@@ -249,6 +276,7 @@ def send_async(producer: Producer, specs: list[dict[str, Any]], args: argparse.N
         def done(result: Any) -> None:
             out.emit("sent", index=index, queueId=None, **send_result_fields(result))
             pending.release()
+
         return done
 
     def on_failure(index: int) -> Callable[[Exception], None]:
@@ -257,6 +285,7 @@ def send_async(producer: Producer, specs: list[dict[str, Any]], args: argparse.N
             failures += 1
             out.emit("error", index=index, stage="send", type=type(exc).__name__, message=str(exc))
             pending.release()
+
         return failed
 
     submitted = 0
@@ -276,14 +305,16 @@ def send_async(producer: Producer, specs: list[dict[str, Any]], args: argparse.N
     return failures
 
 
-def send_batch(producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace,
-               out: EventWriter) -> int:
+def send_batch(
+    producer: Producer, specs: list[dict[str, Any]], args: argparse.Namespace, out: EventWriter
+) -> int:
     """A batch has one result; the event lists the indexes it covers."""
     try:
         result = producer.send_batch([build_message(spec, args.topic) for spec in specs])
     except Exception as exc:  # the binding raises a different class per C status code
-        out.emit("error", indexes=list(range(len(specs))), stage="send", type=type(exc).__name__,
-                 message=str(exc))
+        out.emit(
+            "error", indexes=list(range(len(specs))), stage="send", type=type(exc).__name__, message=str(exc)
+        )
         return len(specs)
     out.emit("sent", indexes=list(range(len(specs))), queueId=None, **send_result_fields(result))
     return 0
@@ -323,13 +354,15 @@ class Arrivals:
                 self.changed.wait(remaining)
 
 
-def subscribe(consumer: PushConsumer, topic: str, expression: str,
-              listener: Callable[[RecvMessage], bool]) -> None:
+def subscribe(
+    consumer: PushConsumer, topic: str, expression: str, listener: Callable[[RecvMessage], bool]
+) -> None:
     """Register `listener` (True = consumed, False = redeliver later) straight with the C API.
 
     PushConsumer.subscribe re-raises a listener's exception inside the ctypes callback, which ctypes
     turns into return value 0, i.e. CONSUME_SUCCESS: through it a listener can never ask for a retry.
     """
+
     def on_message(_consumer: int, handle: int) -> int:
         accepted = listener(RecvMessage(handle))
         return (_CConsumeStatus.CONSUME_SUCCESS if accepted else _CConsumeStatus.RECONSUME_LATER).value
@@ -402,8 +435,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     producer = commands.add_parser("produce", parents=[common])
     producer.add_argument("--group", default="PID_INTEROP_PY")
     producer.add_argument("--mode", choices=sorted(SENDERS), default="sync")
-    producer.add_argument("--messages", help="JSON file: list of {tags, keys, properties, body_b64, "
-                                             "topic, shardingKey}")
+    producer.add_argument(
+        "--messages", help="JSON file: list of {tags, keys, properties, body_b64, topic, shardingKey}"
+    )
     producer.add_argument("--count", type=int, default=1)
     producer.add_argument("--tags")
     producer.add_argument("--keys")
@@ -417,11 +451,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         consumer.add_argument("--expression", default="*")
         consumer.add_argument("--expect", type=int, required=True)
         consumer.add_argument("--idle-timeout", type=float, default=20.0)
-        consumer.add_argument("--property-key", action="append", default=[],
-                              help="user property to read back from each message (repeatable)")
+        consumer.add_argument(
+            "--property-key",
+            action="append",
+            default=[],
+            help="user property to read back from each message (repeatable)",
+        )
     commands.choices["push"].add_argument(
-        "--retry-times", type=int, default=0,
-        help="answer RECONSUME_LATER until a message comes back with this reconsumeTimes")
+        "--retry-times",
+        type=int,
+        default=0,
+        help="answer RECONSUME_LATER until a message comes back with this reconsumeTimes",
+    )
     return parser.parse_args(argv)
 
 

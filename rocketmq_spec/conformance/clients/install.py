@@ -1,12 +1,14 @@
-"""Install the pinned real RocketMQ clients into the checkout's git-ignored cache and probe each one.
+"""Install the pinned real RocketMQ clients the shipped drivers run into a cache, and probe each one.
 
-The clients come from the public registries (PyPI, npm) at exact versions so every machine drives the
-reference broker with the same bytes on the wire.  They live under `.cache/interop/` rather than in the
-project's environment because they are test equipment, not dependencies: the PyPI `rocketmq` wheel
-bundles a C++ shared library and must not shadow anything the library itself imports.
+The clients come from the public registries (PyPI, npm) at exact versions so every machine drives a
+broker with the same bytes on the wire.  They live in a cache rather than in the project's environment
+because they are test equipment, not dependencies: the PyPI `rocketmq` wheel bundles a C++ shared library
+and must not shadow anything the library itself imports.  The cache is `.cache/interop/` of the checkout
+when the package runs from one (git-ignored), else `~/.cache/rocketmq-spec/clients`, or `$RMQ_CLIENTS_CACHE`.
 
-Run `python interop/install.py` (add `--json` for a machine-readable report).  A second run only
-re-probes: the install is skipped while the stamp of the pins matches.
+`rmq-conformance client --driver NAME` installs at first use; `python -m
+rocketmq_spec.conformance.clients.install` (add `--json` for a machine-readable report) installs and
+probes by hand.  A second run only re-probes: the install is skipped while the stamp of the pins matches.
 """
 
 from __future__ import annotations
@@ -25,9 +27,20 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-INTEROP_DIR = Path(__file__).resolve().parent
-PROJECT_ROOT = INTEROP_DIR.parent
-CACHE_DIR = PROJECT_ROOT / ".cache" / "interop"
+DRIVERS_DIR = Path(__file__).resolve().with_name("drivers")
+"""The shipped drivers and the npm manifests that pin their clients (package data)."""
+_CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+def _cache_dir() -> Path:
+    if os.environ.get("RMQ_CLIENTS_CACHE"):
+        return Path(os.environ["RMQ_CLIENTS_CACHE"])
+    if (_CHECKOUT / "pyproject.toml").is_file():
+        return _CHECKOUT / ".cache" / "interop"
+    return Path.home() / ".cache" / "rocketmq-spec" / "clients"
+
+
+CACHE_DIR = _cache_dir()
 PYTHON_TARGET = CACHE_DIR / "python"
 NODE_PREFIX = CACHE_DIR / "node"
 STAMP_FILE = CACHE_DIR / "stamp.json"
@@ -44,7 +57,7 @@ INSTALL_TIMEOUT_S = 300
 # Loading a client module (including the C++ shared library) takes well under a second.
 PROBE_TIMEOUT_S = 30
 
-# Client names shared with the drivers and tests/interop_clients.py.
+# Client names shared with the drivers, the driver registry and tests/interop_clients.py.
 PY_ROCKETMQ = "py-rocketmq-0.4.4"
 ALI_ONS = "ali-ons-3.12.0"
 ROCKETMQ_NODEJS = "rocketmq-nodejs-1.1.2"
@@ -96,7 +109,7 @@ def _python_digest() -> str:
 
 
 def _node_digest() -> str:
-    return _digest(*((INTEROP_DIR / name).read_bytes() for name in NODE_MANIFESTS))
+    return _digest(*((DRIVERS_DIR / name).read_bytes() for name in NODE_MANIFESTS))
 
 
 @contextmanager
@@ -124,11 +137,22 @@ def _install_python_client() -> None:
     """Install into a fresh directory and swap it in, so an interrupted run never leaves half a package."""
     staging = Path(tempfile.mkdtemp(prefix="python-", dir=CACHE_DIR))
     try:
-        _run([
-            sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-deps",
-            # Only the wheel bundles librocketmq; the sdist would need the C++ client built system-wide.
-            "--only-binary=:all:", "--no-compile", "--target", str(staging), PYTHON_CLIENT_PIN,
-        ])
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-deps",
+                # Only the wheel bundles librocketmq; the sdist would need the C++ client built system-wide.
+                "--only-binary=:all:",
+                "--no-compile",
+                "--target",
+                str(staging),
+                PYTHON_CLIENT_PIN,
+            ]
+        )
         shutil.rmtree(PYTHON_TARGET, ignore_errors=True)
         staging.rename(PYTHON_TARGET)
     finally:
@@ -139,7 +163,7 @@ def _install_node_clients(npm: str) -> None:
     """`npm ci` installs exactly the lock file, which is what keeps the JavaScript clients pinned."""
     NODE_PREFIX.mkdir(parents=True, exist_ok=True)
     for name in NODE_MANIFESTS:
-        shutil.copyfile(INTEROP_DIR / name, NODE_PREFIX / name)
+        shutil.copyfile(DRIVERS_DIR / name, NODE_PREFIX / name)
     _run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=NODE_PREFIX)
 
 

@@ -1,0 +1,261 @@
+"""The judging server and scenarios: a real name server and broker behind the recording relay.
+
+One :class:`JudgingServer` serves a whole run: the broker is started once (``rocketmq_spec.targets``, as a
+subprocess: the suite never imports a broker), and each scenario gets its own topic and group, its own
+recording and its own script. A scenario whose consumer needs messages gets them from the suite itself,
+sent straight to the broker before the driver starts, so the relay records only the client's traffic.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rocketmq_spec.admin.operations import Admin
+from rocketmq_spec.admin.wire import AdminError
+from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.conformance.clients import driver
+from rocketmq_spec.conformance.clients.grpc_relay import GrpcMessage, GrpcRecording, GrpcRelay
+from rocketmq_spec.conformance.clients.recording import Event, Frame, Role
+from rocketmq_spec.conformance.clients.relay_server import Relay
+from rocketmq_spec.conformance.clients.script import Rule, Script
+from rocketmq_spec.conformance.recorder import Exchange
+from rocketmq_spec.conformance.wire import Endpoint, Wire
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2
+from rocketmq_spec.spec.properties import PropertyKey, encode_properties
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from rocketmq_spec.targets import EMBEDDED, started
+
+QUICK_TRANSACTION_CHECKS = {
+    "transactionTimeOut": 1000,
+    "transactionCheckInterval": 500,
+    "transactionCheckMax": 3,
+}
+"""Broker settings (Java's broker.conf keys) that check a half message back within seconds instead of
+after 6 s and every 60 s, so a transaction scenario sees its check-back."""
+ADMIN_TIMEOUT_S = 10.0
+ROUTE_WAIT_S = 30.0
+"""How long a created topic may take to show in the name server's routes (a broker registers it with
+its next registration, at once for the reference broker and Java's registerIncrementBrokerData)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One run of a driver: the contract scenario, its settings and the relay's script. ``key`` names the
+    run: cases asking for the same key share one run (a run serves every clause judged from it)."""
+
+    key: str
+    name: str
+    count: int = 3
+    body_size: int = 32
+    body: bytes | None = None
+    tag: str | None = "TagA"
+    keys: str | None = "k1 k2"
+    idle_s: float = 0.0
+    timeout_s: float = 30.0
+    rules: tuple[Rule, ...] = ()
+    queues: int = 4
+    create_topic: bool = True
+    prefill: int = 0
+    """Messages the suite stores in the topic before the driver starts (for consumers)."""
+    tx_answer: str = "commit"
+    tx_check_answer: str = "commit"
+    protocol: str = "remoting"
+    """What the driver is to speak: ``remoting`` (RMQ_NAMESRV) or ``grpc`` (RMQ_ENDPOINT)."""
+    credentials: tuple[str, str] | None = None
+    """(access key, secret key) the client signs with (ACL 1.0)."""
+
+
+@dataclass
+class ScenarioRun:
+    scenario: Scenario
+    topic: str
+    group: str
+    broker_addr: str
+    """The relay's broker address: the only one a client should reach."""
+    frames: list[Frame]
+    connection_events: list[Event]
+    driver: driver.DriverRun
+    prefilled: list[bytes] = field(default_factory=list)
+    wall_start: float = 0.0
+    """The wall clock when the recording started (frame times are relative to it)."""
+
+    grpc: list[GrpcMessage] = field(default_factory=list)
+    """What crossed the gRPC relay (a 5.x SDK's RPCs)."""
+
+    def wall_ms(self, frame: Frame) -> int:
+        """A frame's arrival on the wall clock, in ms, as a client's timestamps count."""
+        return int((self.wall_start + frame.at) * 1000)
+
+    def to_broker(self) -> list[Frame]:
+        return [f for f in self.frames if f.role is Role.BROKER]
+
+
+def body_of(scenario: Scenario) -> bytes:
+    """The body a driver is told to send (RMQ_BODY_B64 is always given, so bodies can be compared)."""
+    if scenario.body is not None:
+        return scenario.body
+    return bytes((i * 7 + 1) % 251 for i in range(scenario.body_size))
+
+
+class JudgingServer:
+    def __init__(self, workdir: Path, target: str = EMBEDDED) -> None:
+        self.workdir = workdir
+        self.target = target
+        self._stack = contextlib.ExitStack()
+        self._serial = 0
+        self.relay: Relay | None = None
+        self.grpc_relay: GrpcRelay | None = None
+        """In front of the target's gRPC endpoint, when it serves one (5.x SDKs: RMQ_ENDPOINT)."""
+        self.namesrv_addr = ""
+        self.broker_addr = ""
+
+    def __enter__(self) -> JudgingServer:
+        running = self._stack.enter_context(
+            started(self.target, self.workdir / "target", broker_config=QUICK_TRANSACTION_CHECKS)
+        )
+        self.namesrv_addr, self.broker_addr = running.namesrv_addr, running.broker_addr
+        self.relay = Relay({Role.NAMESRV: running.namesrv_addr, Role.BROKER: running.broker_addr})
+        self.relay.start()
+        self._stack.callback(self.relay.stop)
+        if running.proxy_addr:
+            self.grpc_relay = GrpcRelay(running.proxy_addr)
+            self.grpc_relay.start()
+            self._stack.callback(self.grpc_relay.stop)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    @property
+    def relay_namesrv(self) -> str:
+        """Where a client under test is told the name server is."""
+        assert self.relay is not None
+        return self.relay.addresses[Role.NAMESRV]
+
+    def _names(self, scenario: Scenario) -> tuple[str, str]:
+        self._serial += 1
+        stem = re.sub(r"[^A-Za-z0-9_-]", "_", scenario.key)[:60]
+        return f"CT_{stem}_{self._serial}", f"CG_{stem}_{self._serial}"
+
+    def _create_topic(self, topic: str, queues: int) -> None:
+        admin = Admin(self.namesrv_addr, ADMIN_TIMEOUT_S)
+        admin.update_topic(
+            topic, broker=self.broker_addr, cluster=None, read_queues=queues, write_queues=queues
+        )
+        deadline = time.monotonic() + ROUTE_WAIT_S
+        while True:
+            try:
+                admin.route(topic)
+                return
+            except AdminError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def _prefill(self, topic: str, count: int, body: bytes) -> list[bytes]:
+        """Store ``count`` messages, one per queue in turn, straight at the broker."""
+        wire = Wire(Exchange())
+        connection = wire.connect(Endpoint.parse(self.broker_addr))
+        bodies = []
+        try:
+            for index in range(count):
+                message = body + str(index).encode()
+                values = {
+                    "producerGroup": "CLIENT_SUITE_PREFILL",
+                    "topic": topic,
+                    "defaultTopic": DEFAULT_TOPIC,
+                    "defaultTopicQueueNums": 4,
+                    "queueId": index % 4,
+                    "sysFlag": 0,
+                    "bornTimestamp": int(time.time() * 1000),
+                    "flag": 0,
+                    "properties": encode_properties({PropertyKey.WAIT: "true", PropertyKey.TAGS: "TagA"}),
+                }
+                answer = connection.call(
+                    RequestCode.SEND_MESSAGE_V2, encode_header(SEND_MESSAGE_REQUEST_V2, values), message
+                )
+                if answer.code != ResponseCode.SUCCESS:
+                    raise AdminError(f"prefill send to {topic} answered {answer.code}: {answer.remark}")
+                bodies.append(message)
+        finally:
+            wire.close()
+        return bodies
+
+    def run(
+        self, argv: Sequence[str], scenario: Scenario, extra_env: Mapping[str, str] | None = None
+    ) -> ScenarioRun:
+        assert self.relay is not None, "use the server as a context manager"
+        topic, group = self._names(scenario)
+        if scenario.create_topic:
+            self._create_topic(topic, scenario.queues)
+        body = body_of(scenario)
+        prefilled = self._prefill(topic, scenario.prefill, body) if scenario.prefill else []
+        workdir = self.workdir / "drivers" / topic
+        workdir.mkdir(parents=True, exist_ok=True)
+        env = {
+            **(extra_env or {}),
+            **environment(scenario, self.relay.addresses[Role.NAMESRV], topic, group, body, workdir),
+            "RMQ_ENDPOINT": self.grpc_relay.address if self.grpc_relay else "",
+        }
+        grpc_recording = self.grpc_relay.begin() if self.grpc_relay else GrpcRecording()
+        rules = tuple(rule.bound(topic) for rule in scenario.rules)
+        with self.relay.scenario(Script(rules)) as recording:
+            result = driver.run(argv, scenario.name, env, scenario.timeout_s, recording.now, cwd=workdir)
+            time.sleep(0.2)  # the last frames the client wrote before exiting reach the relay
+        frames, events = recording.snapshot()
+        return ScenarioRun(
+            scenario,
+            topic,
+            group,
+            self.relay.addresses[Role.BROKER],
+            frames,
+            events,
+            result,
+            prefilled,
+            recording.wall_start,
+            grpc_recording.snapshot(),
+        )
+
+
+def environment(
+    scenario: Scenario, namesrv: str, topic: str, group: str, body: bytes, workdir: Path
+) -> dict[str, str]:
+    """The contract's variables for one scenario; the optional ones are left out when unused."""
+    env = {
+        "RMQ_PROTOCOL": scenario.protocol,
+        "RMQ_NAMESRV": namesrv,
+        "RMQ_TLS": "0",
+        "RMQ_TOPIC": topic,
+        "RMQ_GROUP": group,
+        "RMQ_COUNT": str(scenario.count),
+        "RMQ_BODY_SIZE": str(len(body)),
+        "RMQ_BODY_B64": base64.b64encode(body).decode(),
+        "RMQ_TIMEOUT_S": f"{scenario.timeout_s:g}",
+        "RMQ_IDLE_S": f"{scenario.idle_s:g}",
+        "RMQ_TX_ANSWER": scenario.tx_answer,
+        "RMQ_TX_CHECK_ANSWER": scenario.tx_check_answer,
+        "RMQ_DELAY_MS": "0",
+        "RMQ_DELAY_LEVEL": "0",
+        "RMQ_WORKDIR": str(workdir),
+        "HOME": str(workdir),
+    }
+    if scenario.tag:
+        env["RMQ_TAG"] = scenario.tag
+    if scenario.keys:
+        env["RMQ_KEYS"] = scenario.keys
+    if scenario.credentials:
+        env["RMQ_ACCESS_KEY"], env["RMQ_SECRET_KEY"] = scenario.credentials
+    return env
+
+
+@contextlib.contextmanager
+def judging_server(workdir: Path, target: str = EMBEDDED) -> Iterator[JudgingServer]:
+    with JudgingServer(workdir, target) as server:
+        yield server

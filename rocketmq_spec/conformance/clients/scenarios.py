@@ -1,0 +1,135 @@
+"""The scenarios the client cases run, each once per session however many cases judge it.
+
+A scenario is a contract scenario with settings and a script for the relay. Scripts follow the Java
+client's observable reactions: one refused send for a retry, every send refused for the retry bound, a
+late answer inside sendMsgTimeout, a dropped connection, a route the name server denies, a moved pull
+offset and a group the broker has no offset for.
+"""
+
+from __future__ import annotations
+
+from rocketmq_spec.conformance.clients import script as s
+from rocketmq_spec.conformance.clients.judge import Scenario
+from rocketmq_spec.conformance.clients.recording import Role
+from rocketmq_spec.spec.client import COMPRESS_OVER, HEARTBEAT_INTERVAL, PERIOD_SLACK_MS
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+
+SEND = RequestCode.SEND_MESSAGE_V2
+PULL = RequestCode.PULL_MESSAGE
+
+PRODUCE = Scenario("produce", "produce")
+PRODUCE_ONEWAY = Scenario("produce-oneway", "produce-oneway")
+PRODUCE_BATCH = Scenario("produce-batch", "produce-batch")
+PRODUCE_LARGE = Scenario("produce-large", "produce", count=2, body_size=COMPRESS_OVER.value + 904)
+PRODUCE_SMALL = Scenario("produce-small", "produce", count=1, body_size=COMPRESS_OVER.value - 1)
+PRODUCE_TRANSACTION = Scenario("produce-transaction", "produce-transaction", count=1)
+TRANSACTION_CHECKED = Scenario(
+    "transaction-check-back",
+    "produce-transaction",
+    count=1,
+    tx_answer="unknown",
+    tx_check_answer="commit",
+    idle_s=8,
+    timeout_s=30,
+)
+"""A local transaction left unknown, so that the broker (checking back after 1 s) asks the client."""
+PRODUCE_SIGNED = Scenario("produce-signed", "produce", count=2, credentials=("RocketMQ", "12345678"))
+
+SEND_ERROR_ONCE = Scenario(
+    "send-system-error-once",
+    "produce",
+    count=1,
+    rules=(
+        s.answer(SEND, ResponseCode.SYSTEM_ERROR, remark="scripted"),
+        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.SYSTEM_ERROR, remark="scripted"),
+    ),
+)
+SEND_ERROR_ALWAYS = Scenario(
+    "send-system-error-always",
+    "produce",
+    count=1,
+    rules=(
+        s.answer(SEND, ResponseCode.SYSTEM_ERROR, times=None),
+        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.SYSTEM_ERROR, times=None),
+    ),
+)
+SEND_ILLEGAL = Scenario(
+    "send-message-illegal",
+    "produce",
+    count=1,
+    rules=(
+        s.answer(SEND, ResponseCode.MESSAGE_ILLEGAL, remark="scripted"),
+        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.MESSAGE_ILLEGAL),
+    ),
+)
+SEND_SLOW = Scenario(
+    "send-slow-answer", "produce", count=2, rules=(s.delay(SEND, 1.5), s.delay(RequestCode.SEND_MESSAGE, 1.5))
+)
+SEND_DROPPED = Scenario(
+    "send-connection-dropped", "produce", count=3, rules=(s.drop(SEND), s.drop(RequestCode.SEND_MESSAGE))
+)
+ROUTE_DENIED = Scenario(
+    "route-topic-not-exist",
+    "produce",
+    count=1,
+    rules=(
+        s.answer(
+            RequestCode.GET_ROUTEINFO_BY_TOPIC,
+            ResponseCode.TOPIC_NOT_EXIST,
+            role=Role.NAMESRV,
+            times=None,
+            where={"topic": s.TOPIC_PLACEHOLDER},
+            remark="scripted: no route",
+        ),
+    ),
+)
+
+CONSUME = Scenario("consume-push", "consume-push", prefill=3, timeout_s=40)
+OFFSET_MOVED_TO = 1
+OFFSET_MOVED = Scenario(
+    "pull-offset-moved",
+    "consume-push",
+    prefill=3,
+    count=3,
+    timeout_s=20,
+    rules=(
+        s.answer(
+            PULL,
+            ResponseCode.PULL_OFFSET_MOVED,
+            where={"queueOffset": "0", "queueId": "0"},
+            ext_fields={
+                "suggestWhichBrokerId": "0",
+                "nextBeginOffset": str(OFFSET_MOVED_TO),
+                "minOffset": str(OFFSET_MOVED_TO),
+                "maxOffset": str(OFFSET_MOVED_TO),
+            },
+        ),
+    ),
+)
+NO_OFFSET = Scenario(
+    "group-without-offset",
+    "consume-push",
+    prefill=3,
+    count=1,
+    timeout_s=15,
+    rules=(
+        s.answer(
+            RequestCode.QUERY_CONSUMER_OFFSET,
+            ResponseCode.QUERY_NOT_FOUND,
+            times=None,
+            remark="scripted: no offset",
+        ),
+    ),
+)
+
+GRPC_PRODUCE = Scenario("grpc-produce", "produce", count=2, protocol="grpc")
+GRPC_POP = Scenario("grpc-pop", "consume-pop", count=2, prefill=2, protocol="grpc", timeout_s=40)
+
+IDLE = Scenario(
+    "idle",
+    "idle",
+    count=0,
+    idle_s=(HEARTBEAT_INTERVAL.value + 2 * PERIOD_SLACK_MS) / 1000,
+    timeout_s=(HEARTBEAT_INTERVAL.value + 2 * PERIOD_SLACK_MS) / 1000 + 30,
+)
+"""Long enough for a second heartbeat and route fetch at the Java periods, with slack on both ends."""

@@ -1,0 +1,162 @@
+"""``rmq-conformance client``: the driver runner, the command's refusals, and every case seen to fail
+against a test client that breaks its clause (tests/broken_client) and pass against one that does not."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rocketmq_spec.conformance.clients import driver
+from rocketmq_spec.conformance.clients.cli import main, run_suite
+from rocketmq_spec.conformance.clients.judge import JudgingServer
+from rocketmq_spec.conformance.clients.plugin import Runs
+from rocketmq_spec.conformance.verdict import Verdict
+
+BROKEN_CLIENT = [sys.executable, str(Path(__file__).with_name("broken_client"))]
+
+BREAKS = {
+    "frames::frame[produce]": "bad-frame",
+    "frames::frame[consume]": "bad-frame",
+    "frames::language": "bad-language",
+    "frames::version": "zero-version",
+    "frames::serialize_type": "serialize-mismatch",
+    "frames::flag": "response-bit",
+    "frames::opaque": "reuse-opaque",
+    "frames::header_required[produce]": "missing-field",
+    "frames::header_required[consume]": "missing-field",
+    "frames::send_code": "send-v1",
+    "frames::acl_sign": "bad-signature",
+    "session::route_first": "no-route-first",
+    "session::route_poll": "no-route-poll",
+    "session::heartbeat_content[producer]": "bad-heartbeat",
+    "session::heartbeat_content[consumer]": "bad-heartbeat",
+    "session::heartbeat_start": "skip-heartbeat",
+    "session::heartbeat_period": "heartbeat-once",
+    "session::client_id": "bad-client-id",
+    "session::unregister[producer]": "skip-unregister",
+    "session::unregister[consumer]": "skip-unregister",
+    "session::unregister_last": "late-request",
+    "producer::uniq_key": "bad-uniq",
+    "producer::uniq_time": "uniq-time",
+    "producer::properties": "bad-props",
+    "producer::body": "corrupt-body",
+    "producer::batch": "batch-no-uniq",
+    "producer::compress[large]": "no-compress",
+    "producer::compress[small]": "compress-small",
+    "producer::born_timestamp": "born-skew",
+    "producer::default_topic": "bad-default-topic",
+    "producer::queue": "bad-queue",
+    "producer::oneway": "oneway-no-bit",
+    "producer::txn_half": "txn-no-flag",
+    "producer::txn_end": "txn-no-end",
+    "producer::txn_check": "no-check-answer",
+    "grpc::metadata[producer]": "no-client-id",
+    "grpc::metadata[consumer]": "no-client-id",
+    "grpc::settings_first[producer]": "settings-late",
+    "grpc::settings_first[consumer]": "settings-late",
+    "grpc::heartbeat[producer]": "no-heartbeat",
+    "grpc::heartbeat[consumer]": "no-heartbeat",
+    "grpc::ack_handle": "bad-handle",
+    "grpc::termination[producer]": "no-termination",
+    "grpc::termination[consumer]": "no-termination",
+    "reactions::send_retry": "no-retry",
+    "reactions::send_retry_bound": "retry-forever",
+    "reactions::send_no_retry": "retry-on-illegal",
+    "reactions::slow_answer": "impatient",
+    "reactions::reconnect": "no-reconnect",
+    "reactions::topic_not_exist": "no-tbw102",
+    "consumer::pull_queue": "bad-pull-queue",
+    "consumer::pull_next": "pull-repeat",
+    "consumer::pull_suspend": "no-suspend",
+    "consumer::offset_moved": "ignore-moved",
+    "consumer::delivery": "corrupt-delivery",
+    "consumer::query_offset": "skip-query-offset",
+    "consumer::consume_from_where": "from-where-bad",
+    "consumer::offset_commit": "no-commit",
+    "consumer::offset_period": "commit-only-shutdown",
+    "consumer::offset_shutdown": "no-final-commit",
+}
+"""Each case and the break of the test client that must make it fail."""
+
+
+def _executable(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_a_hanging_driver_is_killed_and_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver, "GRACE_S", 0.5)
+    script = _executable(tmp_path / "hang", '#!/bin/sh\necho \'{"event":"ready"}\'\nexec sleep 600\n')
+    result = driver.run([str(script)], "produce", {}, 0.5)
+    assert result.hung and result.failed is not None and "killed" in result.failed
+    assert [e.kind for e in result.events] == ["ready"]
+
+
+def test_unsupported_and_failed_drivers_say_why(tmp_path: Path) -> None:
+    unsupported = _executable(
+        tmp_path / "u", '#!/bin/sh\necho \'{"event":"unsupported","reason":"no batch"}\'\nexit 3\n'
+    )
+    result = driver.run([str(unsupported)], "produce-batch", {}, 5)
+    assert result.unsupported == "no batch" and result.failed is None
+    failing = _executable(tmp_path / "f", "#!/bin/sh\necho 'boom' >&2\nexit 7\n")
+    result = driver.run([str(failing)], "produce", {}, 5)
+    assert result.unsupported is None and result.failed == "the driver exited with status 7: boom"
+
+
+def test_a_driver_that_is_not_executable_is_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "driver.sh"
+    plain.write_text("#!/bin/sh\n")
+    assert main(["--driver", str(plain)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "not executable" in err
+    assert main(["--driver", "no-such-client-1.0"]) == 2
+
+
+def test_a_driver_that_exits_at_once_is_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = _executable(tmp_path / "driver", "#!/bin/sh\necho 'cannot load the client' >&2\nexit 1\n")
+    assert main(["--driver", str(broken)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "status 1: cannot load the client" in err
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JudgingServer]:
+    with JudgingServer(tmp_path_factory.mktemp("judging")) as started:
+        yield started
+
+
+def _verdicts(server: JudgingServer, tmp_path: Path, breaks: str, selection: str) -> dict[str, Verdict]:
+    runs = Runs(server, BROKEN_CLIENT, {"RMQ_BREAK": breaks})
+    _, suite = run_suite(server, runs, "broken-client", selection=selection, report=tmp_path / "report")
+    return suite.verdicts()
+
+
+def _selection(case_ids: list[str]) -> str:
+    names = {f"test_{cid.split('::', 1)[1].split('[', 1)[0]}" for cid in case_ids}
+    return " or ".join(sorted(names))
+
+
+@pytest.mark.slow
+def test_the_test_client_without_breaks_passes_every_case(server: JudgingServer, tmp_path: Path) -> None:
+    verdicts = _verdicts(server, tmp_path, "", _selection(list(BREAKS)))
+    assert set(verdicts) == set(BREAKS)
+    assert {cid: v for cid, v in verdicts.items() if v is not Verdict.PASS} == {}
+    assert (tmp_path / "report" / "index.html").is_file() and (tmp_path / "report" / "junit.xml").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flag", sorted(set(BREAKS.values())))
+def test_each_break_fails_its_cases(server: JudgingServer, tmp_path: Path, flag: str) -> None:
+    cases = [cid for cid, f in BREAKS.items() if f == flag]
+    verdicts = _verdicts(server, tmp_path, flag, _selection(cases))
+    judged = {cid: verdicts.get(cid) for cid in cases}
+    assert all(v in (Verdict.FAIL, Verdict.NON_STRICT) for v in judged.values()), judged

@@ -1,16 +1,20 @@
-"""Install Apache RocketMQ's 5.x SDKs (gRPC) into the checkout's git-ignored cache and build their drivers.
+"""Install Apache RocketMQ's 5.x SDKs (gRPC) into the user's cache, build their drivers, and run them.
 
-Each SDK comes from its own registry at an exact version, so every machine drives the reference broker's
-gRPC proxy with the same client code: PyPI ``rocketmq-python-client``, Maven Central
-``org.apache.rocketmq:rocketmq-client-java`` (the driver is compiled against it with javac), npm
-``rocketmq-client-nodejs`` (``npm ci`` of the lock file here) and the Go module
-``github.com/apache/rocketmq-clients/golang/v5`` (the driver is built with ``go build``; go.sum pins it).
-They live under ``.cache/interop/sdk5/`` because they are test equipment, not dependencies.
+Each SDK comes from its own registry at an exact version, so every machine drives a gRPC endpoint with the
+same client code: PyPI ``rocketmq-python-client``, Maven Central ``org.apache.rocketmq:rocketmq-client-java``
+(the driver is compiled against it with javac), npm ``rocketmq-client-nodejs`` (``npm ci`` of the lock file
+here) and the Go module ``github.com/apache/rocketmq-clients/golang/v5`` (the driver is built with
+``go build``; go.sum pins it). They live under ``~/.cache/rocketmq-spec/sdk5/`` (``$RMQ_SDK5_CACHE``), shared
+by every checkout, because they are test equipment, not dependencies.
 
     python interop/sdk5/install.py [--json] [python java node go]
+    python interop/sdk5/install.py run SDK SCENARIO
 
-A second run only checks: an SDK is reinstalled when its pin or its driver's source changed (the stamp).
-An SDK whose tool is missing (no ``java``, ``npm`` or ``go``) is reported unavailable with the reason.
+The first form installs and reports; a second run only checks: an SDK is reinstalled when its pin or its
+driver's source changed (the stamp). An SDK whose tool is missing (no ``java``, ``npm`` or ``go``) is
+reported unavailable with the reason. ``run`` is how the client conformance suite starts a driver: it
+installs the SDK on first use, then replaces itself with the driver running SCENARIO (exit 2, the driver
+failed, when the SDK cannot be installed here).
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from rocketmq_spec.apache.maven import project_cache
+
 SDK5_DIR = Path(__file__).resolve().parent
-PROJECT_ROOT = SDK5_DIR.parent.parent
-CACHE_DIR = PROJECT_ROOT / ".cache" / "interop" / "sdk5"
+CACHE_DIR = project_cache("sdk5", "RMQ_SDK5_CACHE")
 STAMP_FILE = CACHE_DIR / "stamp.json"
 INSTALL_TIMEOUT_S = 900
 """A cold Go build downloads and compiles gRPC: minutes, not hours."""
@@ -162,15 +167,38 @@ def install(names: tuple[str, ...] = tuple(s.name for s in SDKS)) -> list[Availa
     return results
 
 
+INSTALL_FAILED = 2
+
+
+def run(sdk_name: str, scenario: str) -> int:
+    """Install ``sdk_name`` if needed, then become its driver running ``scenario``."""
+    (result,) = install((sdk_name,))
+    if not result.available:
+        print(f"the {sdk_name} SDK cannot be driven here: {result.reason}", file=sys.stderr)
+        return INSTALL_FAILED
+    argv, env = driver_command(next(s for s in SDKS if s.name == sdk_name))
+    sys.stdout.flush()
+    os.execvpe(argv[0], [*argv, scenario], env)
+    raise AssertionError("unreachable: os.execvpe does not return")  # pragma: no cover
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    names = [s.name for s in SDKS]
+    if argv[:1] == ["run"]:
+        runner = argparse.ArgumentParser(prog="install.py run", description=run.__doc__)
+        runner.add_argument("sdk", choices=names)
+        runner.add_argument("scenario", help="a scenario of the client driver contract")
+        ran = runner.parse_args(argv[1:])
+        return run(ran.sdk, ran.scenario)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sdks", nargs="*", metavar="SDK", help="python, java, node or go (default: all four)")
     parser.add_argument("--json", action="store_true", help="print the availability report as JSON")
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.sdks) - {s.name for s in SDKS})
+    unknown = sorted(set(args.sdks) - set(names))
     if unknown:
-        parser.error(f"unknown SDK {unknown[0]!r}: choose from {', '.join(s.name for s in SDKS)}")
-    results = install(tuple(args.sdks) or tuple(s.name for s in SDKS))
+        parser.error(f"unknown SDK {unknown[0]!r}: choose from {', '.join(names)}")
+    results = install(tuple(args.sdks) or tuple(names))
     if args.json:
         print(json.dumps([asdict(r) for r in results]))
     else:

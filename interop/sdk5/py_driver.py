@@ -1,26 +1,22 @@
-"""Drive PyPI ``rocketmq-python-client`` (Apache RocketMQ's 5.x Python SDK, gRPC) from the command line.
+"""Drive PyPI ``rocketmq-python-client`` (Apache RocketMQ's 5.x Python SDK, gRPC) as a client-suite driver.
 
-One process per run, JSON lines on stdout (interop/sdk5/README.md); the other languages' drivers take the
-same commands and print the same events. Run with ``PYTHONPATH=.cache/interop/sdk5/python``:
+    py_driver.py SCENARIO        (configuration in RMQ_* variables; interop/sdk5/README.md)
 
-    py_driver.py produce --endpoint 127.0.0.1:8081 --topic T --count 10
-                         [--kind normal|fifo|delay|transaction] [--groups 2] [--delay-ms 3000]
-                         [--resolution commit|rollback|none] [--check commit|rollback] [--wait-checks N]
-                         [--timeout S]
-    py_driver.py receive --endpoint ... --group G --topic T --expect N [--invisible-s 20] [--ack yes|no]
-                         [--idle-timeout S] [--timeout S]
-    py_driver.py push --endpoint ... --group G --topic T --expect N [--idle-timeout S] [--timeout S]
+One process per scenario, JSON events on stdout; the other languages' drivers take the same scenarios and
+print the same events. The SDK runs with its default settings: only the endpoint, credentials, TLS (its
+``tls_enable``, off by default, on when RMQ_TLS=1) and what a scenario needs are set.
+Run with ``PYTHONPATH`` holding the installed SDK (``install.py run python SCENARIO`` does that).
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rocketmq import (
@@ -40,6 +36,14 @@ from rocketmq import (
 _OUT = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
 os.dup2(2, 1)  # the SDK's prints and logging go to stderr; stdout carries events only
 _LOCK = threading.Lock()
+ENV = os.environ
+UNSUPPORTED = 3
+SHUTDOWN_MARGIN_S = 5.0
+RECEIVE_INVISIBLE_S = 15
+"""The invisible duration of a receive: the SDK's examples' 15 s."""
+NACK_INVISIBLE_S = 5
+"""consume-nack changes a first delivery's invisible duration to this, then acks the redelivery."""
+BATCH = 16
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -47,66 +51,100 @@ def emit(event: str, **fields: Any) -> None:
         _OUT.write(json.dumps({"event": event, **fields}) + "\n")
 
 
-def received(message: Any, **extra: Any) -> None:
-    emit("received", messageId=message.message_id, topic=message.topic, tag=message.tag,
-         keys=sorted(message.keys or ()), group=message.message_group,
-         body_b64=base64.b64encode(message.body or b"").decode(), attempt=message.delivery_attempt,
-         deliveryTimestamp=message.delivery_timestamp, at=int(time.time() * 1000), **extra)
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def budget() -> float:
+    """The monotonic time by which the scenario stops, leaving the SDK time to shut down."""
+    total = float(ENV.get("RMQ_TIMEOUT_S", "60"))
+    return time.monotonic() + max(total - SHUTDOWN_MARGIN_S, total / 2)
+
+
+def received(message: Any) -> None:
+    emit("received", msgId=message.message_id, topic=message.topic,
+         body_b64=base64.b64encode(message.body or b"").decode(),
+         reconsumeTimes=(message.delivery_attempt or 1) - 1, tag=message.tag, keys=sorted(message.keys or ()),
+         group=message.message_group, deliveryTimestamp=message.delivery_timestamp, at=now_ms())
+
+
+def body(index: int) -> bytes:
+    """RMQ_BODY_B64 when set, else the index in decimal and a dash, padded with 'x' to RMQ_BODY_SIZE."""
+    if ENV.get("RMQ_BODY_B64"):
+        return base64.b64decode(ENV["RMQ_BODY_B64"])
+    return f"{index}-".encode().ljust(int(ENV.get("RMQ_BODY_SIZE", "16")), b"x")
+
+
+def message(index: int) -> Message:
+    built = Message()
+    built.topic = ENV["RMQ_TOPIC"]
+    built.body = body(index)
+    if ENV.get("RMQ_TAG"):
+        built.tag = ENV["RMQ_TAG"]
+    for key in ENV.get("RMQ_KEYS", "").split():
+        built.keys = key  # the setter adds one key at a time
+    return built
+
+
+def configuration() -> ClientConfiguration:
+    return ClientConfiguration(ENV["RMQ_ENDPOINT"], Credentials(ENV.get("RMQ_ACCESS_KEY", ""),
+                                                                ENV.get("RMQ_SECRET_KEY", "")))
+
+
+TLS = ENV.get("RMQ_TLS") == "1"
+RESOLUTIONS = {"commit": TransactionResolution.COMMIT, "rollback": TransactionResolution.ROLLBACK,
+               "unknown": TransactionResolution.TRANSACTION_RESOLUTION_UNSPECIFIED}
 
 
 class Checker(TransactionChecker):
-    def __init__(self, answer: str) -> None:
+    def __init__(self, answer: str, open_ids: set[str]) -> None:
         self.answer = answer
-        self.checked: list[str] = []
+        self.open_ids = open_ids
 
     def check(self, message: Message) -> TransactionResolution:
-        self.checked.append(message.message_id)
-        emit("checked", messageId=message.message_id, resolution=self.answer)
-        return TransactionResolution.COMMIT if self.answer == "commit" else TransactionResolution.ROLLBACK
+        emit("checked", msgId=message.message_id, answer=self.answer)
+        if self.answer != "unknown":
+            self.open_ids.discard(message.message_id)
+        return RESOLUTIONS[self.answer]
 
 
-def produce(args: argparse.Namespace, config: ClientConfiguration) -> bool:
-    checker = Checker(args.check) if args.kind == "transaction" else None
-    producer = Producer(config, (args.topic,), checker=checker) if checker else Producer(config,
-                                                                                         (args.topic,))
+def produce(kind: str) -> None:
+    """Sends one by one (``kind`` normal, async, delay, fifo or transaction)."""
+    open_ids: set[str] = set()
+    answer, check_answer = ENV.get("RMQ_TX_ANSWER", "commit"), ENV.get("RMQ_TX_CHECK_ANSWER", "commit")
+    checker = Checker(check_answer, open_ids) if kind == "transaction" else None
+    producer = Producer(configuration(), (ENV["RMQ_TOPIC"],), checker=checker, tls_enable=TLS)
     producer.startup()
-    ok = True
+    emit("ready")
+    deadline, groups = budget(), int(ENV.get("RMQ_MESSAGE_GROUPS", "2"))
     try:
-        for index in range(args.count):
-            message = Message()
-            message.topic = args.topic
-            message.body = f"{args.kind}-{index}".encode()
-            message.tag = "sdk5"
-            message.keys = f"k{index}"
-            group = f"g{index % args.groups}" if args.kind == "fifo" else None
-            if group:
-                message.message_group = group
-            if args.kind == "delay":
-                message.delivery_timestamp = round(time.time() + args.delay_ms / 1000)  # seconds here
+        for index in range(int(ENV.get("RMQ_COUNT", "1"))):
+            if time.monotonic() >= deadline:
+                break
+            built, group = message(index), None
+            if kind == "fifo":
+                group = built.message_group = f"g{index % groups}"
+            if kind == "delay":
+                built.delivery_timestamp = round(time.time() + int(ENV["RMQ_DELAY_MS"]) / 1000)  # in seconds
             try:
-                if args.kind == "transaction":
+                if kind == "transaction":
                     transaction = producer.begin_transaction()
-                    receipt = producer.send(message, transaction)
-                    if args.resolution == "commit":
-                        transaction.commit()
-                    elif args.resolution == "rollback":
-                        transaction.rollback()
+                    receipt = producer.send(built, transaction)
+                    if answer == "unknown":
+                        open_ids.add(receipt.message_id)
+                    else:
+                        (transaction.commit if answer == "commit" else transaction.rollback)()
+                elif kind == "async":
+                    receipt = producer.send_async(built).result()
                 else:
-                    receipt = producer.send(message)
-                emit("sent", index=index, messageId=receipt.message_id, group=group,
-                     at=int(time.time() * 1000))
-            except Exception as exc:  # the event says what failed; the exit status says that it did
-                ok = False
-                emit("error", stage="send", index=index, message=f"{type(exc).__name__}: {exc}")
-        deadline = time.monotonic() + args.timeout
-        while checker is not None and len(checker.checked) < args.wait_checks and time.monotonic() < deadline:
+                    receipt = producer.send(built)
+                emit("sent", index=index, msgId=receipt.message_id, status=None, group=group, at=now_ms())
+            except Exception as exc:  # a send the SDK gave up on is an event, not the driver's failure
+                emit("error", stage="send", message=f"{type(exc).__name__}: {exc}")
+        while open_ids and time.monotonic() < deadline:
             time.sleep(0.1)
-        if checker is not None and len(checker.checked) < args.wait_checks:
-            ok = False
-            emit("error", stage="check", message=f"{len(checker.checked)} of {args.wait_checks} checks")
     finally:
         producer.shutdown()
-    return ok
 
 
 SETTINGS_NOT_YET_KNOWN = "cannot find client settings for this client"
@@ -114,9 +152,9 @@ SETTINGS_NOT_YET_KNOWN = "cannot find client settings for this client"
 starts both at once, so on a loaded machine the receive may arrive first (Apache's proxy answers the same)."""
 
 
-def _receive(consumer: SimpleConsumer, invisible_s: int) -> list[Message]:
+def _receive(consumer: SimpleConsumer) -> list[Message]:
     try:
-        return consumer.receive(16, invisible_s) or []
+        return consumer.receive(BATCH, RECEIVE_INVISIBLE_S) or []
     except Exception as exc:  # the SDK raises its own exception types, all carrying the proxy's message
         if SETTINGS_NOT_YET_KNOWN not in str(exc):
             raise
@@ -124,80 +162,93 @@ def _receive(consumer: SimpleConsumer, invisible_s: int) -> list[Message]:
         return []
 
 
-def receive(args: argparse.Namespace, config: ClientConfiguration) -> bool:
-    consumer = SimpleConsumer(config, args.group, {args.topic: FilterExpression()}, await_duration=5)
+def consume_simple(nack: bool) -> None:
+    """Receive and ack; with ``nack``, a first delivery's invisible duration is changed instead and only its
+    redelivery is acked (and counted)."""
+    consumer = SimpleConsumer(configuration(), ENV["RMQ_GROUP"],
+                              {ENV["RMQ_TOPIC"]: FilterExpression(ENV.get("RMQ_TAG") or "*")}, tls_enable=TLS)
     consumer.startup()
-    count = 0
+    emit("ready")
+    done, wanted, deadline = 0, int(ENV.get("RMQ_COUNT", "1")), budget()
     try:
-        deadline, idle_since = time.monotonic() + args.timeout, time.monotonic()
-        while (count < args.expect and time.monotonic() < deadline
-               and time.monotonic() - idle_since < args.idle_timeout):
-            for message in _receive(consumer, args.invisible_s):
-                idle_since = time.monotonic()
-                received(message)
-                count += 1
-                if args.ack == "yes":
-                    consumer.ack(message)
+        while done < wanted and time.monotonic() < deadline:
+            for got in _receive(consumer):
+                received(got)
+                if nack and (got.delivery_attempt or 1) == 1:
+                    consumer.change_invisible_duration(got, NACK_INVISIBLE_S)
+                else:
+                    consumer.ack(got)
+                    done += 1
     finally:
         consumer.shutdown()
-    return count >= args.expect
 
 
 class Listener(MessageListener):
     def __init__(self) -> None:
         self.count = 0
-        self.last = time.monotonic()
 
     def consume(self, message: Message) -> ConsumeResult:
         received(message)
         self.count += 1
-        self.last = time.monotonic()
         return ConsumeResult.SUCCESS
 
 
-def push(args: argparse.Namespace, config: ClientConfiguration) -> bool:
-    listener = Listener()
-    consumer = PushConsumer(config, args.group, listener, {args.topic: FilterExpression()})
+def push_consumer(listener: Listener) -> PushConsumer:
+    consumer = PushConsumer(configuration(), ENV["RMQ_GROUP"], listener,
+                            {ENV["RMQ_TOPIC"]: FilterExpression(ENV.get("RMQ_TAG") or "*")}, tls_enable=TLS)
     consumer.startup()
+    return consumer
+
+
+def consume_push() -> None:
+    listener = Listener()
+    consumer = push_consumer(listener)
+    emit("ready")
+    deadline, wanted = budget(), int(ENV.get("RMQ_COUNT", "1"))
     try:
-        deadline = time.monotonic() + args.timeout
-        while (listener.count < args.expect and time.monotonic() < deadline
-               and time.monotonic() - listener.last < args.idle_timeout):
+        while listener.count < wanted and time.monotonic() < deadline:
             time.sleep(0.1)
     finally:
         consumer.shutdown()
-    return listener.count >= args.expect
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=("produce", "receive", "push"))
-    parser.add_argument("--endpoint", required=True)
-    parser.add_argument("--topic", required=True)
-    parser.add_argument("--group", default="sdk5-group")
-    parser.add_argument("--count", type=int, default=1)
-    parser.add_argument("--kind", choices=("normal", "fifo", "delay", "transaction"), default="normal")
-    parser.add_argument("--groups", type=int, default=2)
-    parser.add_argument("--delay-ms", type=int, default=3000)
-    parser.add_argument("--resolution", choices=("commit", "rollback", "none"), default="commit")
-    parser.add_argument("--check", choices=("commit", "rollback"), default="commit")
-    parser.add_argument("--wait-checks", type=int, default=0)
-    parser.add_argument("--expect", type=int, default=1)
-    parser.add_argument("--invisible-s", type=int, default=20)
-    parser.add_argument("--ack", choices=("yes", "no"), default="yes")
-    parser.add_argument("--idle-timeout", type=float, default=20.0)
-    parser.add_argument("--timeout", type=float, default=60.0)
-    args = parser.parse_args()
-    config = ClientConfiguration(args.endpoint, Credentials(), request_timeout=10)
+def idle(seconds: float) -> None:
+    """One producer and one push consumer, started, left alone for ``seconds`` and shut down."""
+    producer = Producer(configuration(), (ENV["RMQ_TOPIC"],), tls_enable=TLS)
+    producer.startup()
+    consumer = push_consumer(Listener())
+    emit("ready")
+    time.sleep(max(0.0, min(seconds, budget() - time.monotonic())))
+    consumer.shutdown()
+    producer.shutdown()
+
+
+SCENARIOS: dict[str, Callable[[], None]] = {
+    "produce": lambda: produce("normal"), "produce-async": lambda: produce("async"),
+    "produce-delay": lambda: produce("delay"), "produce-fifo": lambda: produce("fifo"),
+    "produce-transaction": lambda: produce("transaction"),
+    "consume-simple": lambda: consume_simple(False), "consume-pop": lambda: consume_simple(False),
+    "consume-nack": lambda: consume_simple(True), "consume-push": consume_push,
+    "idle": lambda: idle(float(ENV.get("RMQ_IDLE_S", "0"))), "shutdown": lambda: idle(0.0)}
+
+
+def main(argv: list[str]) -> int:
+    scenario = argv[1] if len(argv) > 1 else ""
+    if ENV.get("RMQ_PROTOCOL", "grpc") != "grpc":
+        emit("unsupported", reason=f"a gRPC SDK does not speak {ENV['RMQ_PROTOCOL']}")
+        return UNSUPPORTED
+    if scenario not in SCENARIOS:
+        emit("unsupported", reason=f"scenario {scenario!r} is not offered by the Python SDK's driver")
+        return UNSUPPORTED
     try:
-        ok = {"produce": produce, "receive": receive, "push": push}[args.command](args, config)
-    except Exception as exc:
-        emit("error", stage=args.command, message=f"{type(exc).__name__}: {exc}")
-        ok = False
-    emit("done", ok=ok)
-    _OUT.flush()
-    os._exit(0 if ok else 1)  # the SDK's scheduler threads are not daemons
+        SCENARIOS[scenario]()
+    except Exception as exc:  # what the SDK raised (a failed start, say) is an event
+        emit("error", stage=scenario, message=f"{type(exc).__name__}: {exc}")
+    emit("done")
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main(sys.argv)
+    _OUT.flush()
+    os._exit(status)  # the SDK's scheduler threads are not daemons

@@ -1,10 +1,12 @@
 """The Apache Java remoting client of one release as a driver of the client conformance suite.
 
     python -m rocketmq_spec.apache.client_driver VERSION SCENARIO
+    python -m rocketmq_spec.apache.client_driver VERSION --install
 
 resolves the release's jars from Maven Central and compiles the project's ``ClientDriver`` against them on
 first use (both cached, :mod:`rocketmq_spec.apache.drivers`), then replaces itself with the JVM running
-the scenario, so the suite's signals and exit status reach the client directly. The JVM's home, logs and
+the scenario, so the suite's signals and exit status reach the client directly; ``--install`` only
+provisions and compiles (a cold resolution of a 5.x release takes minutes). The JVM's home, logs and
 any file the client writes by default go to ``RMQ_WORKDIR`` (a fresh temporary directory without it).
 
 Exit 2 when the release cannot be provisioned here (no Java or Maven, the artifact not served): the
@@ -35,14 +37,18 @@ def command(version: str, scenario: str, workdir: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("version", help="an Apache RocketMQ release of rocketmq_spec.apache.releases")
-    parser.add_argument("scenario", help="a scenario of the driver contract (produce, consume-push, ...)")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("scenario", nargs="?", help="a scenario of the driver contract (produce, ...)")
+    what.add_argument("--install", action="store_true", help="provision and compile only, then exit")
     args = parser.parse_args(argv)
     workdir = Path(os.environ.get("RMQ_WORKDIR") or tempfile.mkdtemp(prefix="rmq-java-driver-"))
     try:
-        argv_java = command(args.version, args.scenario, workdir)
+        argv_java = command(args.version, args.scenario or "install", workdir)
     except (ProvisionError, UnknownRelease) as exc:
         print(f"cannot run Apache RocketMQ {args.version}'s client: {exc}", file=sys.stderr)
         return PROVISION_FAILED
+    if args.install:
+        return 0
     sys.stdout.flush()
     os.execv(argv_java[0], argv_java)
     raise AssertionError("unreachable: os.execv does not return")  # pragma: no cover

@@ -80,20 +80,24 @@ public final class ClientDriver {
             unsupported("a remoting client does not speak " + protocol);
         }
         ClientDriver driver = new ClientDriver();
-        switch (scenario) {
-            case "produce": driver.produce(Mode.SYNC); break;
-            case "produce-async": driver.produce(Mode.ASYNC); break;
-            case "produce-oneway": driver.produce(Mode.ONEWAY); break;
-            case "produce-delay": driver.produce(Mode.DELAY); break;
-            case "produce-fifo": driver.produce(Mode.FIFO); break;
-            case "produce-batch": driver.produceBatch(); break;
-            case "produce-transaction": driver.produceTransaction(); break;
-            case "consume-push": driver.consumePush(false); break;
-            case "consume-pop": driver.consumePush(true); break;
-            case "consume-pull": driver.consumePull(); break;
-            case "idle": driver.idle(Long.parseLong(System.getenv().getOrDefault("RMQ_IDLE_S", "0")) * 1000); break;
-            case "shutdown": driver.idle(0); break;
-            default: unsupported("scenario " + scenario + " is not implemented by the Java remoting driver");
+        try {
+            switch (scenario) {
+                case "produce": driver.produce(Mode.SYNC); break;
+                case "produce-async": driver.produce(Mode.ASYNC); break;
+                case "produce-oneway": driver.produce(Mode.ONEWAY); break;
+                case "produce-delay": driver.produce(Mode.DELAY); break;
+                case "produce-fifo": driver.produce(Mode.FIFO); break;
+                case "produce-batch": driver.produceBatch(); break;
+                case "produce-transaction": driver.produceTransaction(); break;
+                case "consume-push": driver.consumePush(false); break;
+                case "consume-pop": driver.consumePush(true); break;
+                case "consume-pull": driver.consumePull(); break;
+                case "idle": driver.idle(Long.parseLong(System.getenv().getOrDefault("RMQ_IDLE_S", "0")) * 1000); break;
+                case "shutdown": driver.idle(0); break;
+                default: unsupported("scenario " + scenario + " is not implemented by the Java remoting driver");
+            }
+        } catch (Exception e) {  // what the client raised (a failed start, say) is an event
+            emit(error(scenario, e));
         }
         emit(event("done"));
         System.exit(0);  // the client's scheduler threads are not daemons
@@ -172,7 +176,8 @@ public final class ClientDriver {
      * checked, until the budget ends. */
     private void produceTransaction() throws Exception {
         LocalTransactionState answer = state(env.getOrDefault("RMQ_TX_ANSWER", "commit"));
-        LocalTransactionState checkAnswer = state(env.getOrDefault("RMQ_TX_CHECK_ANSWER", "commit"));
+        String checkName = env.getOrDefault("RMQ_TX_CHECK_ANSWER", "commit");
+        LocalTransactionState checkAnswer = state(checkName);
         Set<String> open = ConcurrentHashMap.newKeySet();
         TransactionMQProducer producer = new TransactionMQProducer(group, hook);
         producer.setTransactionListener(new TransactionListener() {
@@ -187,7 +192,7 @@ public final class ClientDriver {
             @Override
             public LocalTransactionState checkLocalTransaction(MessageExt message) {
                 String id = MessageClientIDSetter.getUniqID(message);
-                emit(event("checked").fluentPut("msgId", id).fluentPut("answer", checkAnswer.name()));
+                emit(event("checked").fluentPut("msgId", id).fluentPut("answer", checkName));
                 if (checkAnswer != LocalTransactionState.UNKNOW) {
                     open.remove(id);
                 }

@@ -1,4 +1,5 @@
-"""Run Apache RocketMQ's 5.x SDKs (interop/sdk5) against a gRPC endpoint and read what they did.
+"""Run Apache RocketMQ's 5.x SDKs (rocketmq_spec.conformance.clients.sdk5) against a gRPC endpoint and
+read what they did.
 
 Each call runs one driver in its own process with a hard timeout and returns its JSON events; a failed
 run raises ``SdkRunError`` with the events and the stderr tail, so a test failure says what the SDK saw.
@@ -9,22 +10,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 from typing import Any
 
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.codec.store.record import MessageRecord
+from rocketmq_spec.conformance.clients import sdk5 as installer
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from tests.interop_clients import load_program
 from tests.messaging_support import pull
 
-SDK5_DIR = Path(__file__).resolve().parent.parent / "interop" / "sdk5"
 RUN_TIMEOUT_S = 180.0
 
 
-installer = load_program(SDK5_DIR / "install.py", "rocketmq_spec_sdk5_install")
-SDK_NAMES = tuple(sdk.name for sdk in installer.SDKS)
+SDK_NAMES = installer.SDK_NAMES
 
 
 class SdkRunError(AssertionError):

@@ -21,8 +21,6 @@ from typing import Any
 
 import pytest
 
-from rocketmq_spec.apache import NotServed, ToolMissing
-from rocketmq_spec.apache.drivers import compiled
 from rocketmq_spec.conformance.clients.drivers_java import DRIVERS, DriverRow
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import BrokerConfig
@@ -54,15 +52,9 @@ def _rows() -> Iterator[object]:
 
 
 def _skip_unless_installable(row: DriverRow) -> None:
-    if row.protocol == "remoting":
-        try:
-            compiled(row.name.removeprefix("java-"))
-        except (ToolMissing, NotServed) as exc:
-            pytest.skip(str(exc))
-    else:
-        reason = sdk5.availability(row.name.removeprefix("sdk5-"))
-        if reason is not None:
-            pytest.skip(reason)
+    reason = row.install()
+    if reason is not None:
+        pytest.skip(f"{row.name} cannot run here: {reason}")
 
 
 def _topic(broker: SyncEmbeddedRocketMQ) -> str:
@@ -85,8 +77,8 @@ def _run(row: DriverRow, scenario: str, broker: SyncEmbeddedRocketMQ, workdir: P
     env = {**os.environ, "RMQ_PROTOCOL": row.protocol, "RMQ_NAMESRV": broker.namesrv_addr,
            "RMQ_ENDPOINT": str(broker.grpc_addr), "RMQ_TLS": "0", "RMQ_COUNT": str(COUNT),
            "RMQ_BODY_SIZE": str(BODY_SIZE), "RMQ_TIMEOUT_S": str(BUDGET_S), "RMQ_WORKDIR": str(workdir),
-           **{f"RMQ_{key.upper()}": value for key, value in settings.items()}}
-    done = subprocess.run([*row.argv, scenario], env=env, capture_output=True, text=True,
+           **row.environment(), **{f"RMQ_{key.upper()}": value for key, value in settings.items()}}
+    done = subprocess.run([*row.argv(), scenario], env=env, capture_output=True, text=True,
                           timeout=RUN_TIMEOUT_S, check=False)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     context = f"{row.name} {scenario}: exit {done.returncode}, events {events}, stderr {done.stderr[-2000:]}"

@@ -1,16 +1,16 @@
 """Apache RocketMQ's 5.x SDKs against the reference broker's gRPC proxy: Python, Java, Node.js and Go.
 
-Each SDK runs as a real client through its driver of the client conformance suite (interop/sdk5), the
-scenarios configured as the suite configures them; what a producer did is read back from the broker over
-remoting and what a consumer got is compared with what was sent: every message stored once with the id
-the SDK reported, received exactly once and not again after its ack, received again one attempt later
-after its invisible duration was changed (consume-nack), through a SimpleConsumer and a PushConsumer; a
-FIFO message group kept in one queue and consumed in send order; committed transactions visible and
-rolled-back ones not; an orphaned half message resolved through the producer's checker (the broker's
-check-back travels as a Telemetry command); a delay message held by the broker's timer until its delivery
-time. The default run drives the Python SDK through the scenarios and the Java and Node.js SDKs through one
-each; ``-m slow`` (tox -e sdk5) runs every SDK through every scenario (the Go SDK's first build takes
-minutes).
+Each SDK runs as a real client through its driver of the client conformance suite
+(rocketmq_spec.conformance.clients.sdk5), the scenarios configured as the suite configures them; what a
+producer did is read back from the broker over remoting and what a consumer got is compared with what was
+sent: every message stored once with the id the SDK reported, received exactly once and not again after
+its ack, received again one attempt later after its invisible duration was changed (consume-nack),
+through a SimpleConsumer and a PushConsumer; a FIFO message group kept in one queue and consumed in send
+order; committed transactions visible and rolled-back ones not; an orphaned half message resolved through
+the producer's checker (the broker's check-back travels as a Telemetry command); a delay message held by
+the broker's timer until its delivery time. The default run drives the Python SDK through the scenarios
+and the Java and Node.js SDKs through one each; ``-m slow`` (tox -e sdk5) runs every SDK through every
+scenario (the Go SDK's first build takes minutes).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 // Drives npm `rocketmq-client-nodejs` (Apache RocketMQ's 5.x Node.js SDK, gRPC) as a client-suite driver:
-//   node node_driver.js SCENARIO      (configuration in RMQ_* variables; see interop/sdk5/README.md)
+//   node node_driver.js SCENARIO      (configuration in RMQ_* variables; see README.md beside it)
 // with the same scenarios and JSON events as py_driver.py. The SDK keeps its default settings: only the
 // endpoint, credentials, TLS (its `sslEnabled`, off by default, on when RMQ_TLS=1) and what a scenario needs
-// are set. Run with NODE_PATH holding the installed SDK (`install.py run node SCENARIO` does that).
+// are set. Run with NODE_PATH holding the installed SDK (`... sdk5 run node SCENARIO` does that).
 'use strict';
 
 const { Producer, SimpleConsumer, PushConsumer, ConsumeResult } = require('rocketmq-client-nodejs');

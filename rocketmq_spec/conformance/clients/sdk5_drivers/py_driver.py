@@ -1,11 +1,12 @@
 """Drive PyPI ``rocketmq-python-client`` (Apache RocketMQ's 5.x Python SDK, gRPC) as a client-suite driver.
 
-    py_driver.py SCENARIO        (configuration in RMQ_* variables; interop/sdk5/README.md)
+    py_driver.py SCENARIO        (configuration in RMQ_* variables; README.md beside it)
 
 One process per scenario, JSON events on stdout; the other languages' drivers take the same scenarios and
 print the same events. The SDK runs with its default settings: only the endpoint, credentials, TLS (its
 ``tls_enable``, off by default, on when RMQ_TLS=1) and what a scenario needs are set.
-Run with ``PYTHONPATH`` holding the installed SDK (``install.py run python SCENARIO`` does that).
+Run with ``PYTHONPATH`` holding the installed SDK, as ``rocketmq_spec.conformance.clients.sdk5 run python``
+does.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 // Drives Apache RocketMQ's 5.x Java SDK (org.apache.rocketmq:rocketmq-client-java, gRPC) as a client-suite
-// driver:  SdkDriver SCENARIO   (configuration in RMQ_* variables; see interop/sdk5/README.md), with the same
-// scenarios and JSON events as interop/sdk5/py_driver.py. The SDK keeps its default settings: only the
+// driver:  SdkDriver SCENARIO   (configuration in RMQ_* variables; see README.md beside it), with the same
+// scenarios and JSON events as py_driver.py. The SDK keeps its default settings: only the
 // endpoint, credentials, TLS (ClientConfiguration.enableSsl, on by default, set from RMQ_TLS) and what a
-// scenario needs are set. Compiled by interop/sdk5/install.py against the SDK jar from Maven Central.
+// scenario needs are set. Compiled by rocketmq_spec.conformance.clients.sdk5 against the SDK jar from Maven Central.
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

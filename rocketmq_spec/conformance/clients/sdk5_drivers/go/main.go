@@ -1,11 +1,11 @@
 // Drives Apache RocketMQ's 5.x Go SDK (github.com/apache/rocketmq-clients/golang/v5, gRPC) as a client-suite
 // driver:
 //
-//	driver SCENARIO      (configuration in RMQ_* variables; see interop/sdk5/README.md)
+//	driver SCENARIO      (configuration in RMQ_* variables; see README.md beside it)
 //
-// with the same scenarios and JSON events as interop/sdk5/py_driver.py. The SDK keeps its default settings:
+// with the same scenarios and JSON events as py_driver.py. The SDK keeps its default settings:
 // only the endpoint, credentials, TLS (the package variable EnableSsl, on by default, set from RMQ_TLS) and
-// what a scenario needs are set. Built by interop/sdk5/install.py into its cache.
+// what a scenario needs are set. Built by rocketmq_spec.conformance.clients.sdk5 into its cache.
 package main
 
 import (

@@ -26,12 +26,15 @@ import (
 )
 
 const (
-	unsupported        = 3
-	shutdownMargin     = 5 * time.Second
-	receiveInvisible   = 15 * time.Second // the other SDKs' default invisible duration of a receive
-	nackInvisible      = 5 * time.Second  // consume-nack: a first delivery's new invisible duration
-	receiveBatch       = 16
-	defaultMessageGrps = 2
+	unsupported      = 3
+	shutdownMargin   = 5 * time.Second
+	receiveInvisible = 15 * time.Second // the other SDKs' default invisible duration of a receive
+	nackInvisible    = 5 * time.Second  // consume-nack: a first delivery's new invisible duration
+	receiveBatch     = 16
+	// simpleAwait is the simple consumer's long-polling wait. The SDK's default is 0, which a proxy refuses
+	// (ILLEGAL_POLLING_TIME: no time left for polling); 30 s is what the Java driver gives, the proxy's default.
+	simpleAwait          = 30 * time.Second
+	defaultMessageGroups = 2
 )
 
 var (
@@ -161,7 +164,7 @@ func produce(kind string) error {
 	}
 	defer producer.GracefulStop()
 	emit("ready", map[string]any{})
-	end, groups := deadline(), number("RMQ_MESSAGE_GROUPS", defaultMessageGrps)
+	end, groups := deadline(), number("RMQ_MESSAGE_GROUPS", defaultMessageGroups)
 	var pending sync.WaitGroup
 	for i := 0; i < number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
 		index, msg := i, message(i)
@@ -219,7 +222,8 @@ func produce(kind string) error {
 // consumeSimple receives and acks; with nack, a first delivery's invisible duration is changed instead and
 // only its redelivery is acked (and counted).
 func consumeSimple(nack bool) error {
-	consumer, err := rmq.NewSimpleConsumer(config(), rmq.WithSimpleSubscriptionExpressions(subscriptions()))
+	consumer, err := rmq.NewSimpleConsumer(config(), rmq.WithSimpleSubscriptionExpressions(subscriptions()),
+		rmq.WithSimpleAwaitDuration(simpleAwait))
 	if err == nil {
 		err = consumer.Start()
 	}

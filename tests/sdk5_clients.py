@@ -1,4 +1,5 @@
-"""Run Apache RocketMQ's 5.x SDKs (interop/sdk5) against a gRPC endpoint and read what they did.
+"""Run Apache RocketMQ's 5.x SDKs (rocketmq_spec.conformance.clients.sdk5) against a gRPC endpoint and
+read what they did.
 
 Each call runs one driver in its own process with a hard timeout and returns its JSON events; a failed
 run raises ``SdkRunError`` with the events and the stderr tail, so a test failure says what the SDK saw.
@@ -9,29 +10,24 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.codec.store.record import MessageRecord
+from rocketmq_spec.conformance.clients import sdk5 as installer
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from tests.interop_clients import load_program
 from tests.messaging_support import pull
 
-SDK5_DIR = Path(__file__).resolve().parent.parent / "interop" / "sdk5"
 RUN_TIMEOUT_S = 180.0
 
 
-installer = load_program(SDK5_DIR / "install.py", "rocketmq_spec_sdk5_install")
-SDK_NAMES = tuple(sdk.name for sdk in installer.SDKS)
+SDK_NAMES = installer.SDK_NAMES
 
 
 class SdkRunError(AssertionError):
-    def __init__(self, sdk: str, argv: Sequence[str], events: list[dict[str, Any]], stderr: str) -> None:
-        super().__init__(f"{sdk} driver {' '.join(argv)} failed: events {events}, "
-                         f"stderr tail:\n{stderr[-3000:]}")
+    def __init__(self, sdk: str, scenario: str, events: list[dict[str, Any]], stderr: str) -> None:
+        super().__init__(f"{sdk} driver {scenario} failed: events {events}, stderr tail:\n{stderr[-3000:]}")
         self.events = events
 
 
@@ -41,16 +37,19 @@ def availability(sdk: str) -> str | None:
     return None if result.available else str(result.reason)
 
 
-def run(sdk: str, command: str, endpoint: str, *, check: bool = True, **flags: Any) -> list[dict[str, Any]]:
-    """Run ``command`` (produce, receive, push) with ``--flag value`` options; the driver's events."""
+def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True,
+        **settings: Any) -> list[dict[str, Any]]:
+    """Run ``scenario`` as the client suite does (``count=10`` is ``RMQ_COUNT=10``); the driver's events.
+    With ``check``, the run must end with ``done``, exit 0 and report no error."""
     argv, env = installer.driver_command(next(s for s in installer.SDKS if s.name == sdk))
-    options = [item for key, value in flags.items() for item in (f"--{key.replace('_', '-')}", str(value))]
-    args = [command, "--endpoint", endpoint, *options]
-    done = subprocess.run([*argv, *args], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+    env.update({"RMQ_PROTOCOL": "grpc", "RMQ_ENDPOINT": endpoint, "RMQ_TLS": "0", "RMQ_TIMEOUT_S": "60"})
+    env.update({f"RMQ_{key.upper()}": str(value) for key, value in settings.items()})
+    done = subprocess.run([*argv, scenario], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
                           check=False)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    if check and (done.returncode != 0 or not events or not events[-1].get("ok")):
-        raise SdkRunError(sdk, args, events, done.stderr)
+    failed = done.returncode != 0 or not events or events[-1]["event"] != "done" or of(events, "error")
+    if check and failed:
+        raise SdkRunError(sdk, scenario, events, done.stderr)
     return events
 
 

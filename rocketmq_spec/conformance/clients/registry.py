@@ -13,23 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocketmq_spec.conformance.clients import install
+from rocketmq_spec.conformance.clients import drivers_java, install
+from rocketmq_spec.conformance.clients.driver_row import DriverRow
 
 CONTRACT = install.DRIVERS_DIR / "contract.py"
-
-
-@dataclass(frozen=True)
-class DriverRow:
-    name: str
-    protocol: str
-    """``remoting`` or ``grpc``: what the judging server must speak."""
-    install: Callable[[], str | None]
-    """Make the driver runnable here; None when it is, else why not."""
-    argv: Callable[[], list[str]]
-    """The command line, without the scenario."""
-    environment: Callable[[], dict[str, str]]
-    """Variables the driver needs besides the contract's (where its client was installed)."""
-    description: str
 
 
 def _installed(client: str) -> Callable[[], str | None]:
@@ -80,6 +67,7 @@ DRIVERS: dict[str, DriverRow] = {
             _node_and_python_env,
             "npm rocketmq-nodejs 1.1.2: N-API addon around the C++ client 2.x",
         ),
+        *drivers_java.DRIVERS,
     )
 }
 

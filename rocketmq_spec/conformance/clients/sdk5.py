@@ -1,16 +1,22 @@
-"""Install Apache RocketMQ's 5.x SDKs (gRPC) into the checkout's git-ignored cache and build their drivers.
+"""Apache RocketMQ's 5.x SDKs (gRPC) as client drivers: installed into the user's cache, built, and run.
 
-Each SDK comes from its own registry at an exact version, so every machine drives the reference broker's
-gRPC proxy with the same client code: PyPI ``rocketmq-python-client``, Maven Central
+Each SDK comes from its own registry at an exact version, so every machine drives a gRPC endpoint with
+the same client code: PyPI ``rocketmq-python-client``, Maven Central
 ``org.apache.rocketmq:rocketmq-client-java`` (the driver is compiled against it with javac), npm
-``rocketmq-client-nodejs`` (``npm ci`` of the lock file here) and the Go module
+``rocketmq-client-nodejs`` (``npm ci`` of the lock file in ``sdk5_drivers/node``) and the Go module
 ``github.com/apache/rocketmq-clients/golang/v5`` (the driver is built with ``go build``; go.sum pins it).
-They live under ``.cache/interop/sdk5/`` because they are test equipment, not dependencies.
+They live under ``~/.cache/rocketmq-spec/sdk5/`` (``$RMQ_SDK5_CACHE``), shared by every checkout, because
+they are test equipment, not dependencies.
 
-    python interop/sdk5/install.py [--json] [python java node go]
+    python -m rocketmq_spec.conformance.clients.sdk5 [--json] [python java node go]
+    python -m rocketmq_spec.conformance.clients.sdk5 run SDK SCENARIO
 
-A second run only checks: an SDK is reinstalled when its pin or its driver's source changed (the stamp).
-An SDK whose tool is missing (no ``java``, ``npm`` or ``go``) is reported unavailable with the reason.
+The first form installs and reports; a second run only checks: an SDK is reinstalled when its pin or its
+driver's source changed (the stamp). An SDK whose tool is missing (no ``java``, ``npm`` or ``go``) is
+reported unavailable with the reason. ``run`` is how the client conformance suite starts a driver: it
+installs the SDK on first use, then replaces itself with the driver running SCENARIO (exit 2, the driver
+failed, when the SDK cannot be installed here). The drivers' sources are in ``sdk5_drivers/`` (its
+README says what each scenario does); the interop tests (tests/test_sdk5_interop.py) run the same drivers.
 """
 
 from __future__ import annotations
@@ -28,9 +34,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-SDK5_DIR = Path(__file__).resolve().parent
-PROJECT_ROOT = SDK5_DIR.parent.parent
-CACHE_DIR = PROJECT_ROOT / ".cache" / "interop" / "sdk5"
+from rocketmq_spec.apache.maven import project_cache
+
+SDK5_DIR = Path(__file__).resolve().with_name("sdk5_drivers")
+CACHE_DIR = project_cache("sdk5", "RMQ_SDK5_CACHE")
 STAMP_FILE = CACHE_DIR / "stamp.json"
 INSTALL_TIMEOUT_S = 900
 """A cold Go build downloads and compiles gRPC: minutes, not hours."""
@@ -44,7 +51,7 @@ class Sdk:
     tools: tuple[str, ...]
     """Executables the install and the driver need."""
     inputs: tuple[str, ...]
-    """Files under interop/sdk5 whose contents the installed driver depends on."""
+    """Files under sdk5_drivers whose contents the installed driver depends on."""
 
 
 PYTHON = Sdk("python", "rocketmq-python-client==5.1.2", (), ("py_driver.py",))
@@ -55,6 +62,7 @@ NODE = Sdk("node", "rocketmq-client-nodejs@1.0.8", ("npm", "node"),
 GO = Sdk("go", "github.com/apache/rocketmq-clients/golang/v5@v5.1.4", ("go",),
          ("go/go.mod", "go/go.sum", "go/main.go"))
 SDKS = (PYTHON, JAVA, NODE, GO)
+SDK_NAMES = tuple(sdk.name for sdk in SDKS)
 """Java's newest release Maven Central serves is 5.2.0; npm has only 1.0.8 of the Node.js SDK; the Go
 module proxy serves v5.1.4 of golang/v5."""
 
@@ -141,7 +149,7 @@ def _locked() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def install(names: tuple[str, ...] = tuple(s.name for s in SDKS)) -> list[Availability]:
+def install(names: tuple[str, ...] = SDK_NAMES) -> list[Availability]:
     """Install what is missing or stale among ``names``; report which SDKs can be driven and why not."""
     results = []
     with _locked():
@@ -162,15 +170,39 @@ def install(names: tuple[str, ...] = tuple(s.name for s in SDKS)) -> list[Availa
     return results
 
 
+INSTALL_FAILED = 2
+PROG = "python -m rocketmq_spec.conformance.clients.sdk5"
+
+
+def run(sdk_name: str, scenario: str) -> int:
+    """Install ``sdk_name`` if needed, then become its driver running ``scenario``."""
+    (result,) = install((sdk_name,))
+    if not result.available:
+        print(f"the {sdk_name} SDK cannot be driven here: {result.reason}", file=sys.stderr)
+        return INSTALL_FAILED
+    argv, env = driver_command(next(s for s in SDKS if s.name == sdk_name))
+    sys.stdout.flush()
+    os.execvpe(argv[0], [*argv, scenario], env)
+    raise AssertionError("unreachable: os.execvpe does not return")  # pragma: no cover
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    argv = sys.argv[1:] if argv is None else argv
+    names = list(SDK_NAMES)
+    if argv[:1] == ["run"]:
+        runner = argparse.ArgumentParser(prog=f"{PROG} run", description=run.__doc__)
+        runner.add_argument("sdk", choices=names)
+        runner.add_argument("scenario", help="a scenario of the client driver contract")
+        ran = runner.parse_args(argv[1:])
+        return run(ran.sdk, ran.scenario)
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("sdks", nargs="*", metavar="SDK", help="python, java, node or go (default: all four)")
     parser.add_argument("--json", action="store_true", help="print the availability report as JSON")
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.sdks) - {s.name for s in SDKS})
+    unknown = sorted(set(args.sdks) - set(names))
     if unknown:
-        parser.error(f"unknown SDK {unknown[0]!r}: choose from {', '.join(s.name for s in SDKS)}")
-    results = install(tuple(args.sdks) or tuple(s.name for s in SDKS))
+        parser.error(f"unknown SDK {unknown[0]!r}: choose from {', '.join(names)}")
+    results = install(tuple(args.sdks) or tuple(names))
     if args.json:
         print(json.dumps([asdict(r) for r in results]))
     else:

@@ -1,0 +1,345 @@
+// Drives Apache RocketMQ's 5.x Go SDK (github.com/apache/rocketmq-clients/golang/v5, gRPC) as a client-suite
+// driver:
+//
+//	driver SCENARIO      (configuration in RMQ_* variables; see README.md beside it)
+//
+// with the same scenarios and JSON events as py_driver.py. The SDK keeps its default settings:
+// only the endpoint, credentials, TLS (the package variable EnableSsl, on by default, set from RMQ_TLS) and
+// what a scenario needs are set. Built by rocketmq_spec.conformance.clients.sdk5 into its cache.
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	rmq "github.com/apache/rocketmq-clients/golang/v5"
+	"github.com/apache/rocketmq-clients/golang/v5/credentials"
+)
+
+const (
+	unsupported      = 3
+	shutdownMargin   = 5 * time.Second
+	receiveInvisible = 15 * time.Second // the other SDKs' default invisible duration of a receive
+	nackInvisible    = 5 * time.Second  // consume-nack: a first delivery's new invisible duration
+	receiveBatch     = 16
+	// simpleAwait is the simple consumer's long-polling wait. The SDK's default is 0, which a proxy refuses
+	// (ILLEGAL_POLLING_TIME: no time left for polling); 30 s is what the Java driver gives, the proxy's default.
+	simpleAwait          = 30 * time.Second
+	defaultMessageGroups = 2
+)
+
+var (
+	out     = json.NewEncoder(os.Stdout)
+	outLock sync.Mutex
+)
+
+func emit(event string, fields map[string]any) {
+	fields["event"] = event
+	outLock.Lock()
+	defer outLock.Unlock()
+	_ = out.Encode(fields)
+}
+
+func env(name, fallback string) string {
+	if value := os.Getenv(name); value != "" {
+		return value
+	}
+	return fallback
+}
+
+func number(name string, fallback int) int {
+	value, err := strconv.Atoi(env(name, strconv.Itoa(fallback)))
+	if err != nil {
+		return fallback
+	}
+	return value
+}
+
+// deadline is when the scenario stops, leaving the SDK time to shut down.
+func deadline() time.Time {
+	total, err := strconv.ParseFloat(env("RMQ_TIMEOUT_S", "60"), 64)
+	if err != nil {
+		total = 60
+	}
+	budget := time.Duration(total * float64(time.Second))
+	if budget-shutdownMargin > budget/2 {
+		return time.Now().Add(budget - shutdownMargin)
+	}
+	return time.Now().Add(budget / 2)
+}
+
+func received(mv *rmq.MessageView) {
+	keys := append([]string{}, mv.GetKeys()...)
+	sort.Strings(keys)
+	var delivery any
+	if ts := mv.GetDeliveryTimestamp(); ts != nil {
+		delivery = ts.UnixMilli()
+	}
+	emit("received", map[string]any{"msgId": mv.GetMessageId(), "topic": mv.GetTopic(),
+		"body_b64": base64.StdEncoding.EncodeToString(mv.GetBody()), "reconsumeTimes": mv.GetDeliveryAttempt() - 1,
+		"tag": mv.GetTag(), "keys": keys, "group": mv.GetMessageGroup(), "deliveryTimestamp": delivery,
+		"at": time.Now().UnixMilli()})
+}
+
+// body is RMQ_BODY_B64 when set, else the index in decimal and a dash, padded with 'x' to RMQ_BODY_SIZE.
+func body(index int) []byte {
+	if exact := os.Getenv("RMQ_BODY_B64"); exact != "" {
+		decoded, _ := base64.StdEncoding.DecodeString(exact)
+		return decoded
+	}
+	text := fmt.Sprintf("%d-", index)
+	if size := number("RMQ_BODY_SIZE", 16); len(text) < size {
+		text += strings.Repeat("x", size-len(text))
+	}
+	return []byte(text)
+}
+
+func message(index int) *rmq.Message {
+	msg := &rmq.Message{Topic: os.Getenv("RMQ_TOPIC"), Body: body(index)}
+	if tag := os.Getenv("RMQ_TAG"); tag != "" {
+		msg.SetTag(tag)
+	}
+	if keys := strings.Fields(os.Getenv("RMQ_KEYS")); len(keys) > 0 {
+		msg.SetKeys(keys...)
+	}
+	return msg
+}
+
+func resolution(answer string) rmq.TransactionResolution {
+	switch answer {
+	case "commit":
+		return rmq.COMMIT
+	case "rollback":
+		return rmq.ROLLBACK
+	}
+	return rmq.UNKNOWN
+}
+
+func config() *rmq.Config {
+	return &rmq.Config{Endpoint: os.Getenv("RMQ_ENDPOINT"), ConsumerGroup: os.Getenv("RMQ_GROUP"),
+		Credentials: &credentials.SessionCredentials{AccessKey: os.Getenv("RMQ_ACCESS_KEY"),
+			AccessSecret: os.Getenv("RMQ_SECRET_KEY")}}
+}
+
+func subscriptions() map[string]*rmq.FilterExpression {
+	return map[string]*rmq.FilterExpression{os.Getenv("RMQ_TOPIC"): rmq.NewFilterExpression(env("RMQ_TAG", "*"))}
+}
+
+type sdkError struct {
+	stage string
+	err   error
+}
+
+func (e sdkError) Error() string { return e.stage + ": " + e.err.Error() }
+
+func produce(kind string) error {
+	var open sync.Map
+	answer, checkAnswer := env("RMQ_TX_ANSWER", "commit"), env("RMQ_TX_CHECK_ANSWER", "commit")
+	options := []rmq.ProducerOption{rmq.WithTopics(os.Getenv("RMQ_TOPIC"))}
+	if kind == "transaction" {
+		options = append(options, rmq.WithTransactionChecker(&rmq.TransactionChecker{
+			Check: func(mv *rmq.MessageView) rmq.TransactionResolution {
+				emit("checked", map[string]any{"msgId": mv.GetMessageId(), "answer": checkAnswer})
+				if checkAnswer != "unknown" {
+					open.Delete(mv.GetMessageId())
+				}
+				return resolution(checkAnswer)
+			}}))
+	}
+	producer, err := rmq.NewProducer(config(), options...)
+	if err == nil {
+		err = producer.Start()
+	}
+	if err != nil {
+		return sdkError{"start", err}
+	}
+	defer producer.GracefulStop()
+	emit("ready", map[string]any{})
+	end, groups := deadline(), number("RMQ_MESSAGE_GROUPS", defaultMessageGroups)
+	var pending sync.WaitGroup
+	for i := 0; i < number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
+		index, msg := i, message(i)
+		var group any
+		if kind == "fifo" {
+			name := fmt.Sprintf("g%d", i%groups)
+			msg.SetMessageGroup(name)
+			group = name
+		}
+		if kind == "delay" {
+			msg.SetDelayTimestamp(time.Now().Add(time.Duration(number("RMQ_DELAY_MS", 0)) * time.Millisecond))
+		}
+		report := func(receipts []*rmq.SendReceipt, err error) {
+			if err != nil || len(receipts) == 0 {
+				emit("error", map[string]any{"stage": "send", "message": fmt.Sprint(err)})
+				return
+			}
+			emit("sent", map[string]any{"index": index, "msgId": receipts[0].MessageID, "status": nil,
+				"group": group, "at": time.Now().UnixMilli()})
+		}
+		switch kind {
+		case "async":
+			pending.Add(1)
+			producer.SendAsync(context.TODO(), msg, func(_ context.Context, receipts []*rmq.SendReceipt, err error) {
+				defer pending.Done()
+				report(receipts, err)
+			})
+		case "transaction":
+			transaction := producer.BeginTransaction()
+			receipts, err := producer.SendWithTransaction(context.TODO(), msg, transaction)
+			if err == nil && answer == "unknown" && len(receipts) > 0 {
+				open.Store(receipts[0].MessageID, true)
+			} else if err == nil && answer == "commit" {
+				err = transaction.Commit()
+			} else if err == nil {
+				err = transaction.RollBack()
+			}
+			report(receipts, err)
+		default:
+			report(producer.Send(context.TODO(), msg))
+		}
+	}
+	pending.Wait()
+	for time.Now().Before(end) {
+		left := false
+		open.Range(func(_, _ any) bool { left = true; return false })
+		if !left {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
+}
+
+// consumeSimple receives and acks; with nack, a first delivery's invisible duration is changed instead and
+// only its redelivery is acked (and counted).
+func consumeSimple(nack bool) error {
+	consumer, err := rmq.NewSimpleConsumer(config(), rmq.WithSimpleSubscriptionExpressions(subscriptions()),
+		rmq.WithSimpleAwaitDuration(simpleAwait))
+	if err == nil {
+		err = consumer.Start()
+	}
+	if err != nil {
+		return sdkError{"start", err}
+	}
+	defer consumer.GracefulStop()
+	emit("ready", map[string]any{})
+	end, done := deadline(), 0
+	for done < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+		views, err := consumer.Receive(context.TODO(), receiveBatch, receiveInvisible)
+		if err != nil && !strings.Contains(err.Error(), "MESSAGE_NOT_FOUND") {
+			emit("error", map[string]any{"stage": "receive", "message": err.Error()})
+			time.Sleep(time.Second)
+		}
+		for _, mv := range views {
+			received(mv)
+			if nack && mv.GetDeliveryAttempt() <= 1 {
+				err = consumer.ChangeInvisibleDuration(mv, nackInvisible)
+			} else {
+				err = consumer.Ack(context.TODO(), mv)
+				done++
+			}
+			if err != nil {
+				emit("error", map[string]any{"stage": "settle", "message": err.Error()})
+			}
+		}
+	}
+	return nil
+}
+
+func pushConsumer(listener func(*rmq.MessageView)) (rmq.PushConsumer, error) {
+	consumer, err := rmq.NewPushConsumer(config(), rmq.WithPushSubscriptionExpressions(subscriptions()),
+		rmq.WithPushMessageListener(&rmq.FuncMessageListener{Consume: func(mv *rmq.MessageView) rmq.ConsumerResult {
+			listener(mv)
+			return rmq.SUCCESS
+		}}))
+	if err == nil {
+		err = consumer.Start()
+	}
+	if err != nil {
+		return nil, sdkError{"start", err}
+	}
+	return consumer, nil
+}
+
+func consumePush() error {
+	var got atomic.Int32
+	consumer, err := pushConsumer(func(mv *rmq.MessageView) { received(mv); got.Add(1) })
+	if err != nil {
+		return err
+	}
+	defer consumer.GracefulStop()
+	emit("ready", map[string]any{})
+	end := deadline()
+	for int(got.Load()) < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
+}
+
+// idle starts one producer and one push consumer, leaves them alone for wait and shuts them down.
+func idle(wait time.Duration) error {
+	producer, err := rmq.NewProducer(config(), rmq.WithTopics(os.Getenv("RMQ_TOPIC")))
+	if err == nil {
+		err = producer.Start()
+	}
+	if err != nil {
+		return sdkError{"start", err}
+	}
+	consumer, err := pushConsumer(received)
+	if err != nil {
+		_ = producer.GracefulStop()
+		return err
+	}
+	emit("ready", map[string]any{})
+	if left := time.Until(deadline()); left < wait {
+		wait = left
+	}
+	time.Sleep(wait)
+	_ = consumer.GracefulStop()
+	return producer.GracefulStop()
+}
+
+var scenarios = map[string]func() error{
+	"produce": func() error { return produce("normal") }, "produce-async": func() error { return produce("async") },
+	"produce-delay": func() error { return produce("delay") }, "produce-fifo": func() error { return produce("fifo") },
+	"produce-transaction": func() error { return produce("transaction") },
+	"consume-simple":      func() error { return consumeSimple(false) },
+	"consume-pop":         func() error { return consumeSimple(false) },
+	"consume-nack":        func() error { return consumeSimple(true) },
+	"consume-push":        consumePush,
+	"idle":                func() error { return idle(time.Duration(number("RMQ_IDLE_S", 0)) * time.Second) },
+	"shutdown":            func() error { return idle(0) },
+}
+
+func main() {
+	scenario := ""
+	if len(os.Args) > 1 {
+		scenario = os.Args[1]
+	}
+	if protocol := env("RMQ_PROTOCOL", "grpc"); protocol != "grpc" {
+		emit("unsupported", map[string]any{"reason": "a gRPC SDK does not speak " + protocol})
+		os.Exit(unsupported)
+	}
+	run, ok := scenarios[scenario]
+	if !ok {
+		emit("unsupported", map[string]any{"reason": fmt.Sprintf("scenario %q is not offered by the Go SDK's driver", scenario)})
+		os.Exit(unsupported)
+	}
+	rmq.EnableSsl = os.Getenv("RMQ_TLS") == "1"
+	os.Setenv("mq.consoleAppender.enabled", "false")
+	rmq.ResetLogger()
+	if err := run(); err != nil { // what the SDK raised (a failed start, say) is an event
+		emit("error", map[string]any{"stage": scenario, "message": err.Error()})
+	}
+	emit("done", map[string]any{})
+	os.Exit(0)
+}

@@ -218,7 +218,7 @@ def test_sync_flush_put_waits_for_the_flush(tmp_path: Path) -> None:
 
 def test_second_store_on_the_same_root_is_refused(tmp_path: Path) -> None:
     with MessageStore(tiny_config(tmp_path)):
-        probe = ("import sys; from reference_broker.store import MessageStore, StoreConfig\n"
+        probe = ("import sys; from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig\n"
                  "try:\n    MessageStore(StoreConfig(sys.argv[1])).open()\n"
                  "except Exception as exc:\n    print(type(exc).__name__, exc)\n")
         out = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True,

@@ -20,7 +20,7 @@ from rocketmq_spec.apache.servers import (
     free_port,
 )
 
-NAMESRV_COMMAND = ("-c", "import sys; from reference_broker.cli import namesrv_main; "
+NAMESRV_COMMAND = ("-c", "import sys; from rocketmq_spec.reference_broker.cli import namesrv_main; "
                            "sys.exit(namesrv_main())")
 """``rmq-namesrv`` through the running interpreter: the console script need not be on PATH."""
 BROKER_COMMAND = ("-m", "rocketmq_spec.reference_broker.cli")

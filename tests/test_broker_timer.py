@@ -8,6 +8,9 @@ import asyncio
 import time
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.codec.store import MessageRecord, decode_records
 from rocketmq_spec.codec.store.timercheck import read_timer_checkpoint
@@ -22,6 +25,8 @@ from rocketmq_spec.spec.timer import (
     TIMER_CHECKPOINT_FILE,
     TIMER_TOPIC,
     decode_recall_handle,
+    release_ms,
+    rounded_deliver_ms,
 )
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
@@ -44,6 +49,16 @@ async def _delivered(client: RemotingClient, topic: str, count: int) -> list[Mes
         await asyncio.sleep(0.2)
 
 
+@given(st.integers(1, 2**50), st.sampled_from([100, 200, 500, 1000]))
+def test_a_slot_is_released_at_the_first_grid_time_not_before_the_time_asked_for(deliver_ms: int,
+                                                                               precision_ms: int) -> None:
+    """RMQ-TIMER-PROPERTIES: TIMER_OUT_MS is the slot start S with S < D <= S + p, released at S + p."""
+    parked = rounded_deliver_ms(deliver_ms, precision_ms)
+    released = release_ms(parked, precision_ms)
+    assert parked < deliver_ms <= released < deliver_ms + precision_ms
+    assert released % precision_ms == 0
+
+
 def test_each_trigger_parks_then_delivers(tmp_path: Path) -> None:
     async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
         sent_at = int(time.time() * 1000)
@@ -61,7 +76,7 @@ def test_each_trigger_parks_then_delivers(tmp_path: Path) -> None:
         for record in delivered:
             assert record.properties[PropertyKey.REAL_TOPIC] == "TimerT"  # written before Java clears it
             assert {PropertyKey.TIMER_ENQUEUE_MS, PropertyKey.TIMER_DEQUEUE_MS} <= set(record.properties)
-            assert record.store_timestamp >= int(record.properties[PropertyKey.TIMER_OUT_MS])
+            assert record.store_timestamp >= sent_at + 2000, "delivered before the time asked for"
 
     run(with_broker(tmp_path / "store", scenario))
 

@@ -87,7 +87,7 @@ class MessageStore(StorePuts, StoreReads):
                                           self._put_lock)
         self.timer_settings = TimerSettings(config.timer_wheel_enable, config.timer_precision_ms,
                                             config.timer_max_delay_sec)
-        self.timer = TimerWheel(self, self.root / TIMER_CHECKPOINT_FILE)
+        self.timer = TimerWheel(self, self.root / TIMER_CHECKPOINT_FILE, config.timer_precision_ms)
         self._waiter = PutWaiter(config, self._flusher, self.replicas)
 
     # ---------------------------------------------------------------- life cycle

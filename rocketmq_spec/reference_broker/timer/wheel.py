@@ -1,5 +1,6 @@
 """Delivering timer messages: every entry of ``rmq_sys_wheel_timer`` queue 0 is taken into an in-memory
-wheel (a heap by TIMER_OUT_MS) and written to REAL_TOPIC / REAL_QID when its time comes.
+wheel (a heap by TIMER_OUT_MS) and written to REAL_TOPIC / REAL_QID once its slot has ended, as Java
+releases it: never before the requested time (RMQ-TIMER-PROPERTIES, ``release_ms``).
 
 Java keeps the wheel in the files ``timerwheel`` and ``timerlog``; both are an index of the wheel topic's
 queue, so here the queue itself is the only durable state. ``config/timercheck`` (Java's layout) says how
@@ -41,7 +42,14 @@ from rocketmq_spec.reference_broker.store.consume_queue import ConsumeQueue
 from rocketmq_spec.reference_broker.store.status import PutResult
 from rocketmq_spec.reference_broker.store.worker import DeliveryWorker
 from rocketmq_spec.spec.properties import PropertyKey
-from rocketmq_spec.spec.timer import TIMER_QUEUE_ID, TIMER_TOPIC, delete_key
+from rocketmq_spec.spec.timer import (
+    TIMER_PRECISION_MS,
+    TIMER_QUEUE_ID,
+    TIMER_TOPIC,
+    delete_key,
+    read_time_ms,
+    release_ms,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +79,11 @@ def now_ms() -> int:
 
 
 class TimerWheel(DeliveryWorker):
-    def __init__(self, store: TimerStore, checkpoint: Path) -> None:
+    def __init__(self, store: TimerStore, checkpoint: Path, precision_ms: int = TIMER_PRECISION_MS) -> None:
         super().__init__("store-timer", IDLE_WAIT_S, PERSIST_INTERVAL_S)
         self._store = store
         self._checkpoint = checkpoint
+        self._precision_ms = precision_ms
         self._taken = 0
         """Next offset of the wheel queue to take in."""
         self._pending: list[tuple[int, int, int]] = []
@@ -134,7 +143,7 @@ class TimerWheel(DeliveryWorker):
     def persist(self) -> None:
         pending = list(self._pending)
         low_water = min((offset for _, offset, _ in pending), default=self._taken)
-        read_time = min([now_ms(), *(due for due, _, _ in pending)])
+        read_time = min([read_time_ms(now_ms(), self._precision_ms), *(due for due, _, _ in pending)])
         data = TimerCheckpointData(last_read_time_ms=read_time, last_timer_queue_offset=low_water,
                                    master_timer_queue_offset=low_water, timestamp=now_ms())
         self._checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -181,7 +190,7 @@ class TimerWheel(DeliveryWorker):
         """Deliver every due message; returns seconds until the next one is due."""
         while self._pending:
             due, offset, phys = self._pending[0]
-            wait_ms = due - now_ms()
+            wait_ms = release_ms(due, self._precision_ms) - now_ms()
             if wait_ms > 0:
                 return wait_ms / 1000
             record = self._store.read_record(phys)

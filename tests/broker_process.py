@@ -69,7 +69,8 @@ class BrokerProcess:
     def __enter__(self) -> BrokerProcess:
         self._log_file = self.log.open("a", encoding="utf-8")
         self._process = subprocess.Popen(
-            [sys.executable, "-c", f"import sys, reference_broker.cli as c; sys.exit(c.{self.command}())",
+            [sys.executable, "-c",
+             f"import sys, rocketmq_spec.reference_broker.cli as c; sys.exit(c.{self.command}())",
              "-c", str(self.conf), *self.options],
             cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=self._log_file, text=True,
             env={**os.environ, "HOME": str(self.log.parent)})  # Java's default kvConfigPath is under $HOME

@@ -61,7 +61,8 @@ class MessageStore(StorePuts, StoreReads):
         self.root = config.root_dir
         self.store_host = HostPort(*config.store_host)
         self.commitlog = CommitLog(config.commit_log_path, config.mapped_file_size_commit_log)
-        self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num)
+        self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num,
+                                  config.index_tag_key)
         self.queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.arrivals = ArrivalNotifier()
         self.replicas = ReplicaAcks(config.ha_slave_fallbehind_max)

@@ -76,7 +76,7 @@ class Scene5:
     pops: list[PopGroup] = field(default_factory=list)
 
 
-def _pop(connection: AdminConnection, group: str, topic: str, max_nums: int, invisible_ms: int,
+def pop_messages(connection: AdminConnection, group: str, topic: str, max_nums: int, invisible_ms: int,
          order: bool = False) -> tuple[int, list[Popped]]:
     """(popTime, popped records with their receipts); popTime 0 when nothing was there."""
     answer = connection.call(RequestCode.POP_MESSAGE, {
@@ -89,7 +89,7 @@ def _pop(connection: AdminConnection, group: str, topic: str, max_nums: int, inv
     return int(answer.header["popTime"]), popped(answer.command, BROKER_NAME)
 
 
-def _ack(connection: AdminConnection, group: str, topic: str, message: Popped) -> int:
+def ack_message(connection: AdminConnection, group: str, topic: str, message: Popped) -> int:
     answer = connection.call(RequestCode.ACK_MESSAGE, {
         "consumerGroup": group, "topic": topic, "queueId": message.record.queue_id,
         "extraInfo": message.receipt, "offset": message.offset}, accept=tuple(ResponseCode))
@@ -115,11 +115,11 @@ def _pop_before_stop(connection: AdminConnection, suffix: str, order: bool) -> P
     for number, key in enumerate(keys):
         send(connection, topic, 0, f"pop message {number}".encode(), key)
     create_group(connection, group)
-    pop_time, first = _pop(connection, group, topic, POPPED, INVISIBLE_MS, order)
+    pop_time, first = pop_messages(connection, group, topic, POPPED, INVISIBLE_MS, order)
     if (got := [m.record.properties.get("takeover", "") for m in first]) != keys[:POPPED]:
         raise AssertionError(f"the writer popped {got}, expected the first {POPPED} of {keys}")
     for message in first[:ACKED]:
-        if (code := _ack(connection, group, topic, message)) != ResponseCode.SUCCESS:
+        if (code := ack_message(connection, group, topic, message)) != ResponseCode.SUCCESS:
             raise AssertionError(f"the writer answered ack with {code}")
     visible = pop_time + INVISIBLE_MS
     due = [Due(key, visible) for key in keys[ACKED:POPPED]]
@@ -176,10 +176,10 @@ def problems(broker: str, scene: Scene5) -> list[str]:
 def _pop_and_ack(connection: AdminConnection, pops: PopGroup, seen: dict[str, list[int]]) -> list[str]:
     """One pop of the group, each message acked; ``seen``: key -> when it was popped (in pop order)."""
     found = []
-    _, batch = _pop(connection, pops.group, pops.topic, 32, READER_INVISIBLE_MS, pops.order)
+    _, batch = pop_messages(connection, pops.group, pops.topic, 32, READER_INVISIBLE_MS, pops.order)
     for message in batch:
         seen.setdefault(message.record.properties.get("takeover", ""), []).append(int(time.time() * 1000))
-        if (code := _ack(connection, pops.group, pops.topic, message)) != ResponseCode.SUCCESS:
+        if (code := ack_message(connection, pops.group, pops.topic, message)) != ResponseCode.SUCCESS:
             found.append(f"{pops.group}: ack of a popped message answered {code}")
     return found
 

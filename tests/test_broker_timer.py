@@ -13,7 +13,11 @@ from hypothesis import strategies as st
 
 from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.codec.store import MessageRecord, decode_records
-from rocketmq_spec.codec.store.timercheck import read_timer_checkpoint
+from rocketmq_spec.codec.store.timercheck import (
+    TimerCheckpointData,
+    encode_timer_checkpoint,
+    read_timer_checkpoint,
+)
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.small_store import small_config
@@ -216,3 +220,35 @@ def test_recall_is_forbidden_by_default(tmp_path: Path) -> None:
         assert (answer.code, answer.remark) == (ResponseCode.NO_PERMISSION, RECALL_FORBIDDEN_REMARK)
 
     run(with_broker(tmp_path / "store", scenario))
+
+
+def test_java_s_timer_index_is_taken_over_from_the_wheel_queue(tmp_path: Path) -> None:
+    """On a store with Java's timerlog and timerwheel, every wheel entry from the checkpoint's
+    lastTimerQueueOffset on is pending (Java had not read it), whatever its time, and Java's index is
+    removed once this broker's checkpoint is written: Java restarted later resumes the queue there, as on a
+    store this broker alone wrote, instead of delivering what its timerlog holds and the copies again."""
+    store = tmp_path / "store"
+
+    async def park() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            assert (await send(client, "TimerJ", b"j", {PropertyKey.TIMER_DELAY_SEC: "3"})).code == 0
+            await client.close()
+
+    async def take_over() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            assert [r.body for r in await _delivered(client, "TimerJ", 1)] == [b"j"]
+            assert not (store / "timerlog").exists() and not (store / "timerwheel").exists()
+            await asyncio.sleep(1.5)
+            assert len(await _records(client, "TimerJ")) == 1
+            await client.close()
+
+    run(park())
+    (store / "timerlog").mkdir()
+    (store / "timerlog" / "00000000000000000000").write_bytes(b"\0" * 52)
+    (store / "timerwheel").write_bytes(b"\0" * 32)
+    later = int(time.time() * 1000) + 3_600_000  # as if every slot before were delivered: only the
+    (store / TIMER_CHECKPOINT_FILE).write_bytes(encode_timer_checkpoint(TimerCheckpointData(  # unread copy
+        last_read_time_ms=later, last_timer_queue_offset=1, master_timer_queue_offset=1)))
+    run(take_over())

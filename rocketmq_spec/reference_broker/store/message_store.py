@@ -52,7 +52,6 @@ from rocketmq_spec.spec.store_layout import (
     RMQ_STORE_LOCK,
 )
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK
-from rocketmq_spec.spec.timer import TIMER_CHECKPOINT_FILE
 
 
 class MessageStore(StorePuts, StoreReads):
@@ -88,7 +87,7 @@ class MessageStore(StorePuts, StoreReads):
                                           self._put_lock)
         self.timer_settings = TimerSettings(config.timer_wheel_enable, config.timer_precision_ms,
                                             config.timer_max_delay_sec)
-        self.timer = TimerWheel(self, self.root / TIMER_CHECKPOINT_FILE, config.timer_precision_ms)
+        self.timer = TimerWheel(self, self.root, config.timer_precision_ms)
         self._waiter = PutWaiter(config, self._flusher, self.replicas)
 
     # ---------------------------------------------------------------- life cycle

@@ -26,6 +26,8 @@ FIRST_INDEX = 1
 MAX_QUERY_RESULTS = 64
 """``maxMsgsNumBatch``: a query returns at most this many offsets, however many match."""
 KEY_SEPARATOR = "#"
+INDEX_KEY_TYPE = "K"
+"""``MessageConst.INDEX_KEY_TYPE``: what a QUERY_MESSAGE without indexType is taken as (a KEYS entry)."""
 INDEX_TAG_TYPE = "T"
 """``MessageConst.INDEX_TAG_TYPE`` (5.4.0+): the tag key is ``topic#T#TAGS``, and QUERY_MESSAGE's indexType
 that looks one up. ``K`` (keys) and ``U`` (UNIQ_KEY) look up the plain ``topic#key``."""

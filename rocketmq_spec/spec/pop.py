@@ -351,7 +351,8 @@ POP_REVIVE_LOG = clause(
     "RMQ-POP-REVIVE-LOG", Level.MUST,
     "A non-ordered pop writes a checkpoint record (tag ck, PopCheckPoint JSON) and an ack writes an ack "
     "record (tag ack or bAck) to a queue of rmq_sys_REVIVE_LOG_<cluster>, each as a timer message due at "
-    "the batch's revive time (the checkpoint 1 s earlier).",
+    "the batch's revive time (the checkpoint 1 s earlier), so written there never before that time "
+    "(RMQ-TIMER-PROPERTIES).",
     source=(_PROCESSOR + "PopMessageProcessor.java, AckMessageProcessor.java, " + _POP_STORE
             + "PopCheckPoint.java"))
 POP_REVIVE_OFFSET = clause(

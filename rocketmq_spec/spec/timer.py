@@ -114,8 +114,11 @@ TIMER_BAD_VALUE = clause(
     source=_HOOK + " (transformTimerMessage: WHEEL_TIMER_MSG_ILLEGAL)")
 TIMER_RESTART = clause(
     "RMQ-TIMER-RESTART", Level.MUST,
-    "Timer messages pending when the broker stops are delivered after it starts again.",
-    source=_TIMER + "TimerMessageStore.java (recover), TimerCheckpoint.java")
+    "Timer messages pending when the broker stops are delivered after it starts again, never before their "
+    "time; after a clean stop each once, also when the broker starting on the store is another "
+    "implementation (whose own record of pending timers, such as Java's timerlog, must not deliver a "
+    "message a second time).",
+    source=_TIMER + "TimerMessageStore.java (shutdown, recover, reviseQueueOffset), TimerCheckpoint.java")
 TIMER_4X = clause(
     "RMQ-TIMER-4X", Level.MUST,
     "A 4.x broker knows no timer property: the message is stored in its topic at once.",

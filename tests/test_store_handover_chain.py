@@ -58,6 +58,8 @@ OPEN_INVISIBLE_MS = 30_000
 HOLD_INVISIBLE_MS = 600_000
 """Invisible time of every later pop: longer than the test, so nothing it pops comes back."""
 WAIT_S = 240.0
+SETTLE_S = 5.0
+"""How long a middle leg runs on once what was due came: several rounds of the revive service."""
 QUIET_S = 8.0
 """How long the last broker is watched after everything expected came, for anything that should not."""
 
@@ -139,8 +141,14 @@ def _through_delay_s(legs: int) -> int:
 
 
 def _middle(broker: str, ledger: Ledger, key: str, delay_s: int) -> None:
+    """Park one more timer message, then run until every timer message already due was delivered (the
+    first middle leg delivers the one due while it runs) and some seconds more, so that the broker's revive
+    service reads the revive log the previous broker left (RMQ-POP-REVIVE-OFFSET)."""
     with AdminConnection(broker, 10.0) as connection:
         _park(connection, ledger, key, delay_s * 1000)
+        _wait_for("the timer messages due", lambda: set(_timer_keys(connection, ledger)) >= {
+            k for k, due in ledger.due.items() if due <= int(time.time() * 1000)})
+        time.sleep(SETTLE_S)
 
 
 def _last_apache(broker: str, ledger: Ledger, kills: int) -> list[str]:

@@ -5,7 +5,9 @@
 sends keyed messages with pauses placed so that the first entry of every index file after the first is
 written seconds after the previous file's last one, stops the broker cleanly and keeps its store as
 ``apache-VERSION-index-rollover.tar.gz``; then starts it again on a fresh store, sends, kills it (SIGKILL)
-and keeps that as ``apache-VERSION-killed.tar.gz``. These are the forms kept in ``tests/data/apache-stores``.
+and keeps that as ``apache-VERSION-killed.tar.gz``; and a store of tagged messages, a half message among
+them, stopped cleanly, as ``apache-VERSION-tagged.tar.gz`` (5.4.0+ indexes each TAGS string too,
+RMQ-IDX-KEYS). These are the forms kept in ``tests/data/apache-stores``.
 
 Java times the first entry of a later index file against the previous file's end timestamp (its header's
 begin timestamp is set only once that entry is written), so with the pauses the first entries carry a
@@ -27,6 +29,7 @@ from rocketmq_spec.conformance.cases.messaging import uniq_key
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import ResponseCode
 from rocketmq_spec.spec.indexfile import FIRST_INDEX
+from rocketmq_spec.spec.sysflag import TransactionType
 from tests.messaging_support import send
 
 VERSIONS = ("4.9.7", "5.5.0")
@@ -46,6 +49,11 @@ PAUSE_S = 2.2
 """Pause after a file fills, so the next file's first entry is timed over two seconds after its end."""
 FILES = 3
 KILLED_SENDS = 20
+TAGGED_TOPIC = "IndexTagTopic"
+TAGGED = (("TagA", ""), ("TagB", "key-b"), ("TagA", "T#TagA"), ("TagA || TagB", ""), ("", "key-untagged"))
+"""(TAGS, KEYS) of the tagged store's messages: a repeated tag, a tag with a key, a key that hashes like a
+tag key (topic#T#TagA), a TAGS string with separators (indexed whole), an empty TAGS (not indexed)."""
+HALF_TAG = "TxTag0"
 
 
 async def _send_keyed(addr: str, count: int, *, keys: bool) -> None:
@@ -72,6 +80,22 @@ def _roll_over(addr: str) -> None:
         asyncio.run(_send_keyed(addr, PER_FILE - PER_FILE // 2, keys=False))
         time.sleep(PAUSE_S)
     asyncio.run(_send_keyed(addr, 3, keys=True))
+
+
+async def _send_tagged(addr: str) -> None:
+    """The TAGGED messages, then a half message (indexed under RMQ_SYS_TRANS_HALF_TOPIC, tag included)."""
+    client = await RemotingClient.connect(addr)
+    try:
+        sends = [(TAGGED_TOPIC, {"TAGS": tags, "KEYS": keys}, 0) for tags, keys in TAGGED]
+        sends.append((TAGGED_TOPIC, {"TAGS": HALF_TAG, "TRAN_MSG": "true", "PGROUP": "capture_tx"},
+                      TransactionType.PREPARED))
+        for n, (topic, extra, sys_flag) in enumerate(sends):
+            properties = {"UNIQ_KEY": uniq_key(), "WAIT": "true", **{k: v for k, v in extra.items() if v}}
+            answer = await send(client, topic, f"tagged {n}".encode(), properties, sys_flag=sys_flag)
+            if answer.code != ResponseCode.SUCCESS:
+                raise RuntimeError(f"send refused: {answer.code} {answer.remark}")
+    finally:
+        await client.close()
 
 
 def _archive(store: Path, tarball: Path) -> Path:
@@ -106,6 +130,10 @@ def capture(out: Path, version: str) -> list[Path]:
             asyncio.run(_send_keyed(mq.broker_addr, KILLED_SENDS, keys=True))
             mq.kill_broker()
         made.append(_archive(store, out / f"apache-{version}-killed.tar.gz"))
+        store = Path(work) / "tagged"
+        with ApacheRocketMQ(version, store=store, broker_config=SMALL_STORE, heap_mb=384) as mq:
+            asyncio.run(_send_tagged(mq.broker_addr))
+        made.append(_archive(store, out / f"apache-{version}-tagged.tar.gz"))
     return made
 
 

@@ -11,8 +11,8 @@ The writer
 - per group (one plain, one ordered) fills a queue with six messages, pops four with an invisible time that
   outlasts the stop, and acks two.
 
-The reader must deliver each pending timer message once, to its topic, no earlier than its time less the
-timer's precision (RMQ-TIMER-RESTART), and never deliver the early one again. For each group it must never
+The reader must deliver each pending timer message once, to its topic, never before its time
+(RMQ-TIMER-PROPERTIES, RMQ-TIMER-RESTART), and never deliver the early one again. For each group it must never
 answer the acked messages again and answer the popped-but-unacked ones only once their invisible time has
 passed: the plain group's through the retry topic (RMQ-POP-REVIVE), its never-popped ones at once; the
 ordered group's queue stays locked until then (config/consumerOrderInfo.json, RMQ-POP-ORDER) and then
@@ -31,7 +31,6 @@ from rocketmq_spec.conformance.cases.pop_support import Popped, popped
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.pop import InitMode
 from rocketmq_spec.spec.properties import PropertyKey
-from rocketmq_spec.spec.timer import TIMER_PRECISION_MS
 from tests.mqadmin_commands import create_group
 from tests.store_takeover import create_topic, pull, send
 
@@ -49,8 +48,6 @@ WAIT_S = 150.0
 """Bound on the reader's wait for everything due: the delays above, a JVM's start and a loaded machine."""
 QUIET_S = 5.0
 """How long the reader keeps looking after everything expected came, for anything that should not."""
-SLACK_MS = 100
-"""Clock granularity between the broker's store time and this process's."""
 POPPED, ACKED, FILLED = 4, 2, 6
 
 
@@ -79,7 +76,7 @@ class Scene5:
     pops: list[PopGroup] = field(default_factory=list)
 
 
-def _pop(connection: AdminConnection, group: str, topic: str, max_nums: int, invisible_ms: int,
+def pop_messages(connection: AdminConnection, group: str, topic: str, max_nums: int, invisible_ms: int,
          order: bool = False) -> tuple[int, list[Popped]]:
     """(popTime, popped records with their receipts); popTime 0 when nothing was there."""
     answer = connection.call(RequestCode.POP_MESSAGE, {
@@ -92,7 +89,7 @@ def _pop(connection: AdminConnection, group: str, topic: str, max_nums: int, inv
     return int(answer.header["popTime"]), popped(answer.command, BROKER_NAME)
 
 
-def _ack(connection: AdminConnection, group: str, topic: str, message: Popped) -> int:
+def ack_message(connection: AdminConnection, group: str, topic: str, message: Popped) -> int:
     answer = connection.call(RequestCode.ACK_MESSAGE, {
         "consumerGroup": group, "topic": topic, "queueId": message.record.queue_id,
         "extraInfo": message.receipt, "offset": message.offset}, accept=tuple(ResponseCode))
@@ -118,13 +115,13 @@ def _pop_before_stop(connection: AdminConnection, suffix: str, order: bool) -> P
     for number, key in enumerate(keys):
         send(connection, topic, 0, f"pop message {number}".encode(), key)
     create_group(connection, group)
-    pop_time, first = _pop(connection, group, topic, POPPED, INVISIBLE_MS, order)
+    pop_time, first = pop_messages(connection, group, topic, POPPED, INVISIBLE_MS, order)
     if (got := [m.record.properties.get("takeover", "") for m in first]) != keys[:POPPED]:
         raise AssertionError(f"the writer popped {got}, expected the first {POPPED} of {keys}")
     for message in first[:ACKED]:
-        if (code := _ack(connection, group, topic, message)) != ResponseCode.SUCCESS:
+        if (code := ack_message(connection, group, topic, message)) != ResponseCode.SUCCESS:
             raise AssertionError(f"the writer answered ack with {code}")
-    visible = pop_time + INVISIBLE_MS - TIMER_PRECISION_MS
+    visible = pop_time + INVISIBLE_MS
     due = [Due(key, visible) for key in keys[ACKED:POPPED]]
     due += [Due(key, visible if order else 0) for key in keys[POPPED:]]
     return PopGroup(topic, group, order, keys[:ACKED], due)
@@ -144,7 +141,7 @@ def write(broker: str) -> Scene5:
             due = int(time.time() * 1000) + PENDING_DELAY_S * 1000
             trigger = {PropertyKey.TIMER_DELIVER_MS: str(due)} if name == "deliver_ms" else {
                 PropertyKey.TIMER_DELAY_SEC: str(PENDING_DELAY_S)}
-            scene.pending.append(Due(f"{name}_{suffix}", due - TIMER_PRECISION_MS - SLACK_MS))
+            scene.pending.append(Due(f"{name}_{suffix}", due))
             send(connection, scene.timer_topic, 0, b"pending at the stop", scene.pending[-1].key, trigger)
         scene.pops = [_pop_before_stop(connection, f"{suffix}_{order}", order) for order in (False, True)]
     return scene
@@ -179,10 +176,10 @@ def problems(broker: str, scene: Scene5) -> list[str]:
 def _pop_and_ack(connection: AdminConnection, pops: PopGroup, seen: dict[str, list[int]]) -> list[str]:
     """One pop of the group, each message acked; ``seen``: key -> when it was popped (in pop order)."""
     found = []
-    _, batch = _pop(connection, pops.group, pops.topic, 32, READER_INVISIBLE_MS, pops.order)
+    _, batch = pop_messages(connection, pops.group, pops.topic, 32, READER_INVISIBLE_MS, pops.order)
     for message in batch:
         seen.setdefault(message.record.properties.get("takeover", ""), []).append(int(time.time() * 1000))
-        if (code := _ack(connection, pops.group, pops.topic, message)) != ResponseCode.SUCCESS:
+        if (code := ack_message(connection, pops.group, pops.topic, message)) != ResponseCode.SUCCESS:
             found.append(f"{pops.group}: ack of a popped message answered {code}")
     return found
 

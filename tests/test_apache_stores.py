@@ -15,17 +15,22 @@ import itertools
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
-from rocketmq_spec.codec.store.indexfile import IndexFile
+from rocketmq_spec.codec.store import StoreDirectory
+from rocketmq_spec.codec.store.indexfile import IndexFile, index_keys, record_tag_key
 from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from rocketmq_spec.spark.verify import FAIL, verify_store
 from rocketmq_spec.spec.golden import STORE_TARBALL
+from rocketmq_spec.spec.hashing import index_key_hash
 from rocketmq_spec.spec.indexfile import FIRST_INDEX
 from rocketmq_spec.spec.store_layout import INDEX_DIR
+from rocketmq_spec.spec.system_topics import TRANS_HALF_TOPIC
+from tests.capture_apache_stores import TAGGED_TOPIC
 from tests.golden import PROJECT_ROOT
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -36,6 +41,7 @@ STORES: dict[str, tuple[Path, tuple[int, int] | None]] = {
     "4.9.8-killed": (DATA / "live-stores" / "java-killed.tar.gz", LIVE_INDEX_SIZES),
     **{f"{version}-{kind}": (DATA / "apache-stores" / f"apache-{version}-{kind}.tar.gz", None)
        for version in ("4.9.7", "5.5.0") for kind in ("index-rollover", "killed")},
+    "5.5.0-tagged": (DATA / "apache-stores" / "apache-5.5.0-tagged.tar.gz", None),
 }
 CONFORMANCE_TIMEOUT_S = 300.0
 
@@ -70,7 +76,7 @@ def test_rmq_conformance_store_fails_no_apache_store(extracted: dict[str, Path],
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["4.9.7-index-rollover", "5.5.0-index-rollover"])
+@pytest.mark.parametrize("name", ["4.9.7-index-rollover", "5.5.0-index-rollover", "5.5.0-tagged"])
 def test_rmq_spark_verify_fails_no_apache_store(spark: SparkSession,  # noqa: F811
                                                 extracted: dict[str, Path], name: str) -> None:
     verdicts = verify_store(spark, extracted[name], index_sizes=STORES[name][1])
@@ -90,3 +96,21 @@ def test_the_rolled_over_stores_show_how_java_times_a_later_file_s_first_entry(e
             first = index.entry(FIRST_INDEX)
             assert first.time_diff > 0 and index.header.begin_timestamp > previous.header.end_timestamp
             assert first.time_diff == (index.header.begin_timestamp - previous.header.end_timestamp) // 1000
+
+
+def test_the_tagged_store_shows_5_5_0_indexing_each_tags_string(extracted: dict[str, Path]) -> None:
+    """RMQ-IDX-KEYS from 5.4.0: every record with a non-empty TAGS, the half message under
+    RMQ_SYS_TRANS_HALF_TOPIC included, has an entry of topic#T#TAGS, and the index holds nothing else."""
+    with StoreDirectory(extracted["5.5.0-tagged"]) as store:
+        records = list(store.messages())
+        files = [IndexFile(path) for path in store.index_files()]
+        try:
+            hashes = Counter((e.phy_offset, e.key_hash) for index in files for e in index.entries())
+        finally:
+            for index in files:
+                index.close()
+    tagged = [r for r in records if record_tag_key(r) is not None]
+    assert {TAGGED_TOPIC, TRANS_HALF_TOPIC} <= {r.topic for r in tagged}
+    for record in tagged:
+        assert (record.physical_offset, index_key_hash(record_tag_key(record) or "")) in hashes
+    assert sum(hashes.values()) == sum(len(index_keys(r, tags=True)) for r in records)

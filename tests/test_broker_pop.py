@@ -29,9 +29,11 @@ from rocketmq_spec.spec.pop import (
     SET_MESSAGE_REQUEST_MODE_BODY,
     build_extra_info,
     pop_retry_topic,
+    revive_topic,
 )
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.store_layout import ORDER_INFO_FILE
+from rocketmq_spec.spec.system_topics import REVIVE_GROUP
 from tests.broker_support import run
 from tests.messaging_support import send, with_broker
 
@@ -68,8 +70,9 @@ def receipts(answer: RemotingCommand) -> list[tuple[MessageRecord, str]]:
     return found
 
 
-async def ack(client: RemotingClient, topic: str, record: MessageRecord, receipt: str) -> RemotingCommand:
-    fields = encode_header(ACK_MESSAGE_REQUEST, {"consumerGroup": GROUP, "topic": topic,
+async def ack(client: RemotingClient, topic: str, record: MessageRecord, receipt: str,
+              group: str = GROUP) -> RemotingCommand:
+    fields = encode_header(ACK_MESSAGE_REQUEST, {"consumerGroup": group, "topic": topic,
                                                  "queueId": record.queue_id,
                                                  "extraInfo": receipt, "offset": int(receipt.split()[7])})
     return await client.invoke(client.request(RequestCode.ACK_MESSAGE, fields))
@@ -230,3 +233,37 @@ def test_a_4_9_8_broker_has_no_pop(tmp_path: Path) -> None:
 
     run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))
 
+
+
+def test_a_restart_revives_what_was_not_revived_and_nothing_twice(tmp_path: Path) -> None:
+    """RMQ-POP-REVIVE-OFFSET: the revive group's committed offset is the last checkpoint decided (Java's
+    meaning, resumed at + 1). Group "done" has its checkpoint revived (and the revived messages acked)
+    before a clean stop; group "open" popped with an invisible time that outlasts the stop, so its
+    checkpoint is still a pending timer. After the restart "open" gets its messages back once, and "done"
+    nothing again."""
+    store, topic = tmp_path / "store", "PopRestart"
+    revive = revive_topic("DefaultCluster")
+    done, opened = "revivedBeforeStop", "pendingAtStop"
+
+    async def before(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        await _fill(client, topic, 2)
+        assert (await pop(client, topic, invisible=2000, group=done)).code == ResponseCode.SUCCESS
+        back = receipts(await pop(client, topic, invisible=300_000, poll=15_000, group=done))
+        assert sorted(r.body for r, _ in back) == [b"m0", b"m1"]
+        for record, receipt in back:
+            assert (await ack(client, topic, record, receipt, group=done)).code == ResponseCode.SUCCESS
+        assert (await pop(client, topic, invisible=8000, group=opened)).code == ResponseCode.SUCCESS
+
+    run(with_broker(store, before))
+    committed = consumer_offsets_from_json(load_config(store / "config" / "consumerOffset.json"))
+    revive_offsets = committed[(revive, REVIVE_GROUP)]
+    assert sorted(revive_offsets.values()) == [0]  # the one checkpoint revived, at offset 0 of its queue
+
+    async def after(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
+        back = receipts(await pop(client, topic, invisible=300_000, poll=20_000, group=opened))
+        assert sorted(r.body for r, _ in back) == [b"m0", b"m1"]
+        assert {r.reconsume_times for r, _ in back} == {1}
+        again = await pop(client, topic, invisible=300_000, poll=3000, group=done)
+        assert again.code == ResponseCode.POLLING_TIMEOUT, receipts(again)
+
+    run(with_broker(store, after))

@@ -8,9 +8,16 @@ import asyncio
 import time
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.codec.store import MessageRecord, decode_records
-from rocketmq_spec.codec.store.timercheck import read_timer_checkpoint
+from rocketmq_spec.codec.store.timercheck import (
+    TimerCheckpointData,
+    encode_timer_checkpoint,
+    read_timer_checkpoint,
+)
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.small_store import small_config
@@ -22,6 +29,8 @@ from rocketmq_spec.spec.timer import (
     RECALL_MESSAGE_REQUEST,
     TIMER_CHECKPOINT_FILE,
     decode_recall_handle,
+    release_ms,
+    rounded_deliver_ms,
 )
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
@@ -44,6 +53,16 @@ async def _delivered(client: RemotingClient, topic: str, count: int) -> list[Mes
         await asyncio.sleep(0.2)
 
 
+@given(st.integers(1, 2**50), st.sampled_from([100, 200, 500, 1000]))
+def test_a_slot_is_released_at_the_first_grid_time_not_before_the_time_asked_for(deliver_ms: int,
+                                                                               precision_ms: int) -> None:
+    """RMQ-TIMER-PROPERTIES: TIMER_OUT_MS is the slot start S with S < D <= S + p, released at S + p."""
+    parked = rounded_deliver_ms(deliver_ms, precision_ms)
+    released = release_ms(parked, precision_ms)
+    assert parked < deliver_ms <= released < deliver_ms + precision_ms
+    assert released % precision_ms == 0
+
+
 def test_each_trigger_parks_then_delivers(tmp_path: Path) -> None:
     async def scenario(_: EmbeddedRocketMQ, client: RemotingClient) -> None:
         sent_at = int(time.time() * 1000)
@@ -61,7 +80,7 @@ def test_each_trigger_parks_then_delivers(tmp_path: Path) -> None:
         for record in delivered:
             assert record.properties[PropertyKey.REAL_TOPIC] == "TimerT"  # written before Java clears it
             assert {PropertyKey.TIMER_ENQUEUE_MS, PropertyKey.TIMER_DEQUEUE_MS} <= set(record.properties)
-            assert record.store_timestamp >= int(record.properties[PropertyKey.TIMER_OUT_MS])
+            assert record.store_timestamp >= sent_at + 2000, "delivered before the time asked for"
 
     run(with_broker(tmp_path / "store", scenario))
 
@@ -201,3 +220,35 @@ def test_recall_is_forbidden_by_default(tmp_path: Path) -> None:
         assert (answer.code, answer.remark) == (ResponseCode.NO_PERMISSION, RECALL_FORBIDDEN_REMARK)
 
     run(with_broker(tmp_path / "store", scenario))
+
+
+def test_java_s_timer_index_is_taken_over_from_the_wheel_queue(tmp_path: Path) -> None:
+    """On a store with Java's timerlog and timerwheel, every wheel entry from the checkpoint's
+    lastTimerQueueOffset on is pending (Java had not read it), whatever its time, and Java's index is
+    removed once this broker's checkpoint is written: Java restarted later resumes the queue there, as on a
+    store this broker alone wrote, instead of delivering what its timerlog holds and the copies again."""
+    store = tmp_path / "store"
+
+    async def park() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            assert (await send(client, "TimerJ", b"j", {PropertyKey.TIMER_DELAY_SEC: "3"})).code == 0
+            await client.close()
+
+    async def take_over() -> None:
+        async with EmbeddedRocketMQ(store, broker_config=small_config(store)) as mq:
+            client = await RemotingClient.connect(mq.broker_addr)
+            assert [r.body for r in await _delivered(client, "TimerJ", 1)] == [b"j"]
+            assert not (store / "timerlog").exists() and not (store / "timerwheel").exists()
+            await asyncio.sleep(1.5)
+            assert len(await _records(client, "TimerJ")) == 1
+            await client.close()
+
+    run(park())
+    (store / "timerlog").mkdir()
+    (store / "timerlog" / "00000000000000000000").write_bytes(b"\0" * 52)
+    (store / "timerwheel").write_bytes(b"\0" * 32)
+    later = int(time.time() * 1000) + 3_600_000  # as if every slot before were delivered: only the
+    (store / TIMER_CHECKPOINT_FILE).write_bytes(encode_timer_checkpoint(TimerCheckpointData(  # unread copy
+        last_read_time_ms=later, last_timer_queue_offset=1, master_timer_queue_offset=1)))
+    run(take_over())

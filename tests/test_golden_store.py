@@ -208,7 +208,7 @@ def test_rebuilding_the_index_gives_the_same_bytes(
     golden_path = next((golden_store / "index").iterdir())
     with IndexFile(golden_path) as golden, IndexFile.create(tmp_path / "rebuilt") as rebuilt:
         for record in records:
-            assert rebuilt.put_record(record)
+            assert rebuilt.put_record(record, tags=False)  # 4.9.8 indexes no tags
         assert rebuilt.header == golden.header
         assert list(rebuilt.entries()) == list(golden.entries())
         with golden_path.open("rb") as handle:
@@ -223,7 +223,7 @@ def test_rebuilding_the_index_gives_the_same_bytes(
         entries_start = entry_position(1)
         assert raw_rebuilt[entries_start:] == raw_golden[entries_start:]
         assert raw_rebuilt[:40] == raw_golden[:40]
-    assert sum(len(index_keys(r)) for r in records) == golden.header.index_count - 1
+    assert sum(len(index_keys(r, tags=False)) for r in records) == golden.header.index_count - 1
 
 
 def test_checkpoint_follows_the_last_record(store: StoreDirectory, records: list[MessageRecord]) -> None:

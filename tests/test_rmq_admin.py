@@ -138,6 +138,8 @@ def test_queryMsgByKey(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None
     assert scene.msg_id in {r["msgId"] for r in rows}
     code, out, _ = run(capsys, "queryMsgByKey", "-n", scene.ns, "-t", scene.topic, "-k", scene.key)
     assert code == 0 and out.splitlines()[0].startswith("#msgId") and len(out.splitlines()) == MESSAGES + 1
+    by_tag = as_json(capsys, "queryMsgByKey", "-n", scene.ns, "-t", scene.topic, "-k", "TagA", "-p", "T")
+    assert sorted(r["queueOffset"] for r in by_tag) == list(range(MESSAGES))  # 5.5.0 indexes the tags
 
 
 def _free_port() -> int:

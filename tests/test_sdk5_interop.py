@@ -164,7 +164,7 @@ def _delay(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     assert [r.uniq_key for r in records] == [sent["msgId"]]
     deliver_ms = int(records[0].properties[TIMER_DELIVER_MS])
     assert before + DELAY_MS - 1000 <= deliver_ms <= sent["at"] + DELAY_MS + 1000  # Python: whole seconds
-    assert records[0].store_timestamp >= deliver_ms - 1000, "put in the topic before its delivery time"
+    assert records[0].store_timestamp >= deliver_ms, "put in the topic before its delivery time"
 
 
 DELAY_MS = 3000
@@ -231,7 +231,7 @@ def _timer(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     (sent,) = sdk5.of(events, "sent")
     (got,) = _received(sdk5.run(sdk, "consume-simple", endpoint, topic=topic, group=group, count=1))
     assert got["msgId"] == sent["msgId"]
-    assert got["deliveryTimestamp"] is not None and got["at"] >= got["deliveryTimestamp"] - 1000
+    assert got["deliveryTimestamp"] is not None and got["at"] >= got["deliveryTimestamp"], "received early"
 
 
 SCENARIOS = {"send": _send, "fifo": _fifo, "transaction": _transaction, "recovery": _recovery,

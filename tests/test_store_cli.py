@@ -1,4 +1,5 @@
-"""``rmq-store dump`` and ``rmq-store inspect`` on the golden store and on broken input."""
+"""``rmq-store dump``, ``query`` and ``inspect`` on the golden store, a store Apache RocketMQ 5.5.0 wrote and
+on broken input."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pytest
 
 from rocketmq_spec.codec.cli.store import main
 from rocketmq_spec.reference_broker.store import MessageStore
+from rocketmq_spec.spark.fixtures import extract_store
+from tests.capture_apache_stores import TAGGED_TOPIC
 from tests.test_golden_store import golden_store
 from tests.test_store_engine_helpers import message, tiny_config
 
@@ -113,3 +116,22 @@ def test_a_reader_that_stops_early_ends_the_dump_quietly(tmp_path: Path) -> None
     result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
     assert (result.returncode, result.stderr) == (0, "")
     assert len(result.stdout.splitlines()) == 1
+
+
+def test_query_finds_records_by_key_and_by_tag_in_a_5_5_0_store(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """5.5.0 indexes the TAGS string (RMQ-IDX-KEYS): ``--tag`` finds each record of that tag once, the
+    record whose KEYS entry T#TagA hashes alike included only by its tags; a half message under its own
+    topic."""
+    store = extract_store(Path(__file__).parent / "data" / "apache-stores" / "apache-5.5.0-tagged.tar.gz",
+                          tmp_path)
+
+    def found(*args: str) -> list[tuple[str, str | None]]:
+        assert main(["query", str(store), *args, "--json"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        return [(r["topic"], r["properties"].get("KEYS")) for r in map(json.loads, lines)]
+
+    assert found(TAGGED_TOPIC, "TagA", "--tag") == [(TAGGED_TOPIC, None), (TAGGED_TOPIC, "T#TagA")]
+    assert found(TAGGED_TOPIC, "T#TagA") == [(TAGGED_TOPIC, "T#TagA")]
+    assert found(TAGGED_TOPIC, "TagA") == []
+    assert found("RMQ_SYS_TRANS_HALF_TOPIC", "TxTag0", "--tag") == [("RMQ_SYS_TRANS_HALF_TOPIC", None)]

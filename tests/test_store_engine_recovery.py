@@ -142,12 +142,12 @@ def test_a_record_cut_off_between_its_index_keys_gets_the_rest_on_replay(tmp_pat
     record = make_record(topic="TopicK", body=b"b", queue_id=0, queue_offset=0, physical_offset=4096,
                          properties=encode_properties({PropertyKey.UNIQ_KEY: "U1", PropertyKey.KEYS: "a b"}),
                          born_timestamp=1, born_host=BORN_HOST, store_timestamp=2_000, store_host=BORN_HOST)
-    first, *rest = index_keys(record)
-    crashed = IndexService(tmp_path, 100, 400)
+    first, *rest = index_keys(record, tags=False)
+    crashed = IndexService(tmp_path, 100, 400, False)
     crashed.load()
     crashed.build(dataclasses.replace(record, properties_text=f"{PropertyKey.UNIQ_KEY}\u0001U1"))
     crashed.close()
-    replayed = IndexService(tmp_path, 100, 400)
+    replayed = IndexService(tmp_path, 100, 400, False)
     replayed.load()
     assert replayed.last_indexed == record.physical_offset
     replayed.build(record)

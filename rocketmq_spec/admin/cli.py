@@ -20,6 +20,7 @@ from typing import Any
 from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.admin.wire import DEFAULT_TIMEOUT, AdminError, parse_addr
 from rocketmq_spec.spec.cli import Parser, add_version
+from rocketmq_spec.spec.indexfile import INDEX_KEY_TYPE, INDEX_TAG_TYPE
 
 Runner = Callable[[Admin, argparse.Namespace], Any]
 
@@ -95,8 +96,11 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
     "consumerConnection": ("the clients of an online consumer group", [
         (("-g", "--consumerGroup"), {"dest": "group", "required": True})], _connections),
     "queryMsgByKey": ("messages of a topic carrying a key", [
-        (("-t", "--topic"), {"required": True}), (("-k", "--msgKey"), {"dest": "key", "required": True})],
-                      lambda admin, args: admin.query_by_key(args.topic, args.key)),
+        (("-t", "--topic"), {"required": True}), (("-k", "--msgKey"), {"dest": "key", "required": True}),
+        (("-p", "--keyType"), {"dest": "key_type", "choices": (INDEX_KEY_TYPE, INDEX_TAG_TYPE),
+                               "default": INDEX_KEY_TYPE,
+                               "help": "K: a KEYS entry; T: a TAGS string (5.4.0+ brokers index it)"})],
+                      lambda admin, args: admin.query_by_key(args.topic, args.key, args.key_type)),
 }
 
 

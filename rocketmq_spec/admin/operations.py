@@ -17,6 +17,7 @@ from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.spec.admin_bodies import CONSUME_STATS, CONSUMER_CONNECTION, TOPIC_LIST, TOPIC_STATS_TABLE
 from rocketmq_spec.spec.bodies import CLUSTER_INFO, KV_TABLE, TOPIC_ROUTE_DATA, BodySpec
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.indexfile import INDEX_KEY_TYPE, INDEX_TAG_TYPE
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, RETRY_PREFIX
 
@@ -170,15 +171,19 @@ class Admin:
                 return decode_body(CONSUMER_CONNECTION, answer.command.body or b"{}")
         raise AdminError(f"the consumer group {group} is not online")
 
-    def query_by_key(self, topic: str, key: str) -> list[dict[str, Any]]:
+    def query_by_key(self, topic: str, key: str, key_type: str = INDEX_KEY_TYPE) -> list[dict[str, Any]]:
+        """``queryMsgByKey``; ``key_type`` T (5.4.0+ brokers): ``key`` is a TAGS string."""
         rows = []
+        by_tag = key_type == INDEX_TAG_TYPE
         for name, addr in sorted(self.masters_of_topic(topic).items()):
             with connected(addr, self.timeout) as connection:
                 answer = connection.call(RequestCode.QUERY_MESSAGE, {
                     "topic": topic, "key": key, "maxNum": QUERY_MAX_NUM, "beginTimestamp": 0,
-                    "endTimestamp": 2**63 - 1}, accept=(ResponseCode.SUCCESS, ResponseCode.QUERY_NOT_FOUND))
+                    "endTimestamp": 2**63 - 1, **({"indexType": key_type} if by_tag else {})},
+                    accept=(ResponseCode.SUCCESS, ResponseCode.QUERY_NOT_FOUND))
             for record in decode_records(answer.command.body or b""):
-                if key in record.keys:  # the index matches hashes; the keys decide, as the client does
+                # the index matches hashes; the keys (or the tags) decide, as MQAdminImpl.queryMessage does
+                if (record.tags == key) if by_tag else (key in record.keys):
                     rows.append({"msgId": record.uniq_key or record.offset_msg_id, "brokerName": name,
                                  "queueId": record.queue_id, "queueOffset": record.queue_offset,
                                  "offsetMsgId": record.offset_msg_id,

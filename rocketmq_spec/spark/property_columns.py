@@ -15,12 +15,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rocketmq_spec.codec.store.columns import index_hashes, java_string_hashes, packed_ascii_hashes
-from rocketmq_spec.spec.indexfile import index_key
+from rocketmq_spec.spec.indexfile import index_key, tag_index_key
 from rocketmq_spec.spec.properties import KEY_SEPARATOR, NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, PropertyKey
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK, TransactionType
 
 _INDEX_KEY_JOIN = index_key("", "")
 """What joins a topic and a key into an index key (``topic#key``)."""
+_TAG_KEY_JOIN = tag_index_key("", "")
+"""What joins a topic and a TAGS string into a tag index key (``topic#T#TAGS``, 5.4.0+)."""
 
 
 def arrow_java_hashes(texts: pa.Array) -> np.ndarray:
@@ -80,6 +82,10 @@ def property_columns(topics: pa.Array, texts: pa.Array, sys_flags: np.ndarray) -
     indexed = pc.binary_join_element_wise(topics.take(pa.array(key_owner)), flat_keys, _INDEX_KEY_JOIN)
     key_offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(np.bincount(key_owner, minlength=count), out=key_offsets[1:])
+    tagged = pc.fill_null(pc.greater(pc.binary_length(tags), 0), False)
+    untagged = pc.or_(pc.invert(tagged), pa.array(rolled_back))
+    tag_hashes = index_hashes(arrow_java_hashes(pc.binary_join_element_wise(topics, pc.fill_null(tags, ""),
+                                                                            _TAG_KEY_JOIN)))
     return {
         "tags": tags, "keys": keys,
         "properties": pa.MapArray.from_arrays(pa.array(map_offsets), names, values),
@@ -88,4 +94,5 @@ def property_columns(topics: pa.Array, texts: pa.Array, sys_flags: np.ndarray) -
         "index_key_hashes": pa.ListArray.from_arrays(pa.array(key_offsets),
                                                      pa.array(index_hashes(arrow_java_hashes(indexed)),
                                                               pa.int32())),
+        "tag_index_key_hash": pa.array(tag_hashes, pa.int32(), mask=untagged.to_numpy(zero_copy_only=False)),
     }

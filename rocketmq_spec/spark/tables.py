@@ -27,10 +27,11 @@ from rocketmq_spec.codec.store.columns import (
     record_columns,
     slices,
 )
+from rocketmq_spec.codec.store.indexfile import record_tag_key
 from rocketmq_spec.spark.property_columns import property_columns
 from rocketmq_spec.spec.errors import RocketMQSpecError
 from rocketmq_spec.spec.hashing import index_key_hash, masked_crc32, tags_code
-from rocketmq_spec.spec.indexfile import index_key
+from rocketmq_spec.spec.indexfile import index_key, tag_index_key
 from rocketmq_spec.spec.properties import PropertyKey, parse_properties, split_keys
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK, MessageSysFlag, TransactionType
 
@@ -58,6 +59,7 @@ MESSAGE_SCHEMA = pa.schema([
     ("offset_msg_id", pa.string()),
     ("tags_code", pa.int64()),
     ("index_key_hashes", pa.list_(pa.int32())),
+    ("tag_index_key_hash", pa.int32()),
     ("body_size", pa.int32()),
     ("body", pa.binary()),
     ("error_clause", pa.string()),
@@ -65,7 +67,9 @@ MESSAGE_SCHEMA = pa.schema([
 ])
 """One row per CommitLog record. ``body_size`` is the stored length; ``body`` is the stored bytes or the
 decompressed ones (``decompress`` option). ``tags_code`` and ``index_key_hashes`` are what the broker
-derives for the consume queue and the index, so either can be joined with those tables. A reader that
+derives for the consume queue and the index, so either can be joined with those tables;
+``tag_index_key_hash`` is the hash of the ``topic#T#TAGS`` key 5.4.0+ adds (null for an untagged record or a
+rollback), kept apart since older releases do not write it (RMQ-IDX-KEYS). A reader that
 meets a malformed record emits one row with only ``physical_offset``, ``error_clause`` and ``error`` set,
 when asked to, instead of failing the job."""
 
@@ -148,7 +152,8 @@ def message_row(record: MessageRecord, body: Callable[[MessageRecord], bytes]) -
         "tags": properties.get(PropertyKey.TAGS), "keys": properties.get(PropertyKey.KEYS),
         "properties": properties, "uniq_key": properties.get(PropertyKey.UNIQ_KEY),
         "offset_msg_id": record.offset_msg_id, "tags_code": tags_code(record.tags),
-        "index_key_hashes": [index_key_hash(key) for key in index_keys(record)],
+        "index_key_hashes": [index_key_hash(key) for key in index_keys(record, tags=False)],
+        "tag_index_key_hash": None if (tag := record_tag_key(record)) is None else index_key_hash(tag),
         "body_size": len(record.body), "body": body(record),
     }
 
@@ -194,7 +199,8 @@ def _bodies_that_decompress(columns: RecordColumns, offsets: np.ndarray, data: b
     return count, bodies
 
 
-PROPERTY_COLUMNS = frozenset({"tags", "keys", "properties", "uniq_key", "tags_code", "index_key_hashes"})
+PROPERTY_COLUMNS = frozenset({"tags", "keys", "properties", "uniq_key", "tags_code", "index_key_hashes",
+                              "tag_index_key_hash"})
 """The columns derived from the properties string (parsed once for all of them)."""
 
 
@@ -293,6 +299,8 @@ def _property_columns(topics: list[str], texts: list[str], sys_flags: np.ndarray
     keys: list[str | None] = []
     uniq: list[str | None] = []
     indexed: list[str] = []
+    tag_keys: list[str] = []
+    tagged: list[bool] = []
     key_offsets = [0]
     rolled_back = ((sys_flags & TRANSACTION_MASK) == TransactionType.ROLLBACK).tolist()
     for topic, text, rollback in zip(topics, texts, rolled_back, strict=True):
@@ -307,6 +315,8 @@ def _property_columns(topics: list[str], texts: list[str], sys_flags: np.ndarray
             record_keys = ([uniq[-1]] if uniq[-1] else []) + split_keys(keys[-1])
             indexed += (index_key(topic, key) for key in record_keys)
         key_offsets.append(len(indexed))
+        tagged.append(bool(tags[-1]) and not rollback)
+        tag_keys.append(tag_index_key(topic, tags[-1] or ""))
     properties = pa.MapArray.from_arrays(pa.array(map_offsets, pa.int32()), pa.array(names, pa.string()),
                                          pa.array(values, pa.string()))
     return {
@@ -315,4 +325,5 @@ def _property_columns(topics: list[str], texts: list[str], sys_flags: np.ndarray
         "tags_code": java_string_hashes([tag or "" for tag in tags]).astype(np.int64),
         "index_key_hashes": pa.ListArray.from_arrays(pa.array(key_offsets, pa.int32()),
                                                      pa.array(index_key_hashes(indexed), pa.int32())),
+        "tag_index_key_hash": pa.array(index_key_hashes(tag_keys), pa.int32(), mask=~np.array(tagged, bool)),
     }

@@ -282,8 +282,9 @@ BRK_LOCK = clause(
     source=_BRK + "client/rebalance/RebalanceLockManager.java")
 BRK_QUERY_MESSAGE = clause(
     "RMQ-BRK-QUERY-MESSAGE", Level.MUST,
-    "QUERY_MESSAGE by key (or by UNIQ_KEY with _UNIQUE_KEY_QUERY=true) returns the records indexed under "
-    "it in the time range, and 22 QUERY_NOT_FOUND when there are none.",
+    "QUERY_MESSAGE by key (or by UNIQ_KEY with _UNIQUE_KEY_QUERY=true; from 5.4.0 by TAGS string with "
+    "indexType T, release rule query-by-index-type) returns the records indexed under it in the time range, "
+    "and 22 QUERY_NOT_FOUND when there are none.",
     source=_BRK + "processor/QueryMessageProcessor.java")
 BRK_CREATE_TOPIC = clause(
     "RMQ-BRK-CREATE-TOPIC", Level.MUST,

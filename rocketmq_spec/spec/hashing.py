@@ -27,8 +27,8 @@ RMQ_CQ_TAGS_CODE = clause(
 )
 RMQ_IDX_KEY_HASH = clause(
     "RMQ-IDX-KEY-HASH", Level.MUST,
-    "The index key hash is abs(String.hashCode(topic + '#' + key)), and 0 when the hash is "
-    "Integer.MIN_VALUE.",
+    "The index key hash is abs(String.hashCode(k)) of the index key string k (RMQ-IDX-KEYS: topic + '#' + "
+    "key, or from 5.4.0 topic + '#T#' + TAGS), and 0 when the hash is Integer.MIN_VALUE.",
     source="store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java (indexKeyHashMethod)",
 )
 

@@ -154,6 +154,9 @@ QUERY_MESSAGE_REQUEST = HeaderSpec("QueryMessageRequestHeader", (
     Field("maxNum", INT, True, "most messages to return"),
     Field("beginTimestamp", L, True, "start of the store-time range, ms"),
     Field("endTimestamp", L, True, "end of the store-time range, ms"),
+    Field("indexType", S, False, "T: key is a TAGS string; K (the default) or U: a key or UNIQ_KEY",
+          releases=since("5.4.0")),
+    Field("lastKey", S, False, "where a paged query of the RocksDB index resumes", releases=since("5.4.0")),
 ))
 QUERY_MESSAGE_RESPONSE = HeaderSpec("QueryMessageResponseHeader", (
     Field("indexLastUpdateTimestamp", L, True, "last index update time, ms"),

@@ -26,6 +26,11 @@ FIRST_INDEX = 1
 MAX_QUERY_RESULTS = 64
 """``maxMsgsNumBatch``: a query returns at most this many offsets, however many match."""
 KEY_SEPARATOR = "#"
+INDEX_KEY_TYPE = "K"
+"""``MessageConst.INDEX_KEY_TYPE``: what a QUERY_MESSAGE without indexType is taken as (a KEYS entry)."""
+INDEX_TAG_TYPE = "T"
+"""``MessageConst.INDEX_TAG_TYPE`` (5.4.0+): the tag key is ``topic#T#TAGS``, and QUERY_MESSAGE's indexType
+that looks one up. ``K`` (keys) and ``U`` (UNIQ_KEY) look up the plain ``topic#key``."""
 
 IndexHeader = Struct(
     "begin_timestamp" / Int64sb * "store time of the first indexed message, ms",
@@ -55,9 +60,12 @@ RMQ_IDX_LAYOUT = clause(
 )
 RMQ_IDX_KEYS = clause(
     "RMQ-IDX-KEYS", Level.MUST,
-    "A message is indexed under topic#UNIQ_KEY and topic#k for every key k of its KEYS property; "
-    "ROLLBACK records are not indexed.",
-    source=f"{_SERVICE} (buildIndex)",
+    "A record is indexed, in this order, under topic#UNIQ_KEY when it has one, topic#k for every non-empty "
+    "k of its KEYS property split on single spaces, and, from 5.4.0, topic#T#TAGS (the whole TAGS string) "
+    "when TAGS is non-empty (release rule index-tag-key); the topic is the record's own (a half message's "
+    "RMQ_SYS_TRANS_HALF_TOPIC, a parked timer's rmq_sys_wheel_timer). ROLLBACK records are not indexed.",
+    source=f"{_SERVICE} (buildIndex, buildKey); common/src/main/java/org/apache/rocketmq/common/message/"
+           "MessageConst.java (INDEX_TAG_TYPE)",
 )
 RMQ_IDX_SLOT = clause(
     "RMQ-IDX-SLOT", Level.MUST,
@@ -101,7 +109,19 @@ MAX_TIME_DIFF = 2**31 - 1
 
 
 def index_key(topic: str, key: str) -> str:
+    """``IndexService.buildKey(topic, key)``: what a UNIQ_KEY or a KEYS entry is hashed as."""
     return f"{topic}{KEY_SEPARATOR}{key}"
+
+
+def tag_index_key(topic: str, tags: str) -> str:
+    """``IndexService.buildKey(topic, tags, INDEX_TAG_TYPE)`` (5.4.0+): what a TAGS string is hashed as. A
+    KEYS entry ``T#x`` hashes like tag ``x``; lookups return hash matches anyway and the client filters."""
+    return f"{topic}{KEY_SEPARATOR}{INDEX_TAG_TYPE}{KEY_SEPARATOR}{tags}"
+
+
+def query_key(topic: str, key: str, index_type: str | None) -> str:
+    """``IndexService.queryOffset``: the string a QUERY_MESSAGE looks up; only indexType T differs."""
+    return tag_index_key(topic, key) if index_type == INDEX_TAG_TYPE else index_key(topic, key)
 
 
 def slot_position(key_hash: int, slot_count: int = DEFAULT_SLOT_COUNT) -> int:

@@ -348,9 +348,27 @@ POP_REVIVE_LOG = clause(
     "RMQ-POP-REVIVE-LOG", Level.MUST,
     "A non-ordered pop writes a checkpoint record (tag ck, PopCheckPoint JSON) and an ack writes an ack "
     "record (tag ack or bAck) to a queue of rmq_sys_REVIVE_LOG_<cluster>, each as a timer message due at "
-    "the batch's revive time (the checkpoint 1 s earlier).",
+    "the batch's revive time (the checkpoint 1 s earlier), so written there never before that time "
+    "(RMQ-TIMER-PROPERTIES).",
     source=(_PROCESSOR + "PopMessageProcessor.java, AckMessageProcessor.java, " + _POP_STORE
             + "PopCheckPoint.java"))
+POP_REVIVE_OFFSET = clause(
+    "RMQ-POP-REVIVE-OFFSET", Level.MUST,
+    "The offset of group CID_RMQ_SYS_REVIVE_GROUP for topic rmq_sys_REVIVE_LOG_<cluster> and a revive queue "
+    "is the queue offset of the last revive record decided (a checkpoint revived or skipped, everything "
+    "before it read), not the next to read: a broker starting on the store resumes reading that queue at "
+    "the offset + 1 (at 0 when there is none, -1), so a checkpoint already revived is not revived again.",
+    source=_PROCESSOR + "PopReviveService.java (consumeReviveMessage: oldOffset + 1; mergeAndRevive: "
+           "commitOffset(newOffset = the last revived checkpoint's reviveOffset); \"the next pull offset is "
+           "reviveOffset + 1\")")
+
+
+def revive_resume_offset(committed: int) -> int:
+    """RMQ-POP-REVIVE-OFFSET: the first revive-queue offset to read given the committed offset (-1 when
+    absent, as ``ConsumerOffsetManager.queryOffset`` answers)."""
+    return max(committed, -1) + 1
+
+
 POP_CHANGE_INVISIBLE = clause(
     "RMQ-POP-CHANGE-INVISIBLE", Level.MUST,
     "CHANGE_MESSAGE_INVISIBLETIME acks the old receipt and answers SUCCESS with a new popTime, the given "

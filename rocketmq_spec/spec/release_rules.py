@@ -40,6 +40,8 @@ class Rule(enum.Enum):
     FASTJSON2_TEXT = "fastjson2-text"
     ACL_CONFIG_54_SERVED = "acl-config-54-served"
     ACL_V1 = "acl-v1"
+    INDEX_TAG_KEY = "index-tag-key"
+    QUERY_BY_INDEX_TYPE = "query-by-index-type"
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,18 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "started.",
                 "broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java (initialAcl, 5.3.2; "
                 "gone in 5.3.3 with the acl module)"),
+    ReleaseRule(Rule.INDEX_TAG_KEY, since("5.4.0"), "RMQ-IDX-KEYS",
+                "a record with a non-empty TAGS property is also indexed under <topic>#T#<TAGS> (the whole "
+                "TAGS string, after its UNIQ_KEY and KEYS entries); there is no setting for it, only "
+                "messageIndexEnable and indexFileWriteEnable turn off all IndexFile indexing",
+                "store/src/main/java/org/apache/rocketmq/store/index/IndexService.java (buildIndex, "
+                "buildKey(topic, key, indexType)); 5.3.3 has no INDEX_TAG_TYPE"),
+    ReleaseRule(Rule.QUERY_BY_INDEX_TYPE, since("5.4.0"), "RMQ-BRK-QUERY-MESSAGE",
+                "QUERY_MESSAGE reads the optional indexType (and lastKey, used only by the RocksDB index): "
+                "indexType T looks the key up as <topic>#T#<key>, the records indexed under that TAGS "
+                "string; K, U, none or anything else as <topic>#<key>",
+                "broker/src/main/java/org/apache/rocketmq/broker/processor/QueryMessageProcessor.java; "
+                "store/src/main/java/org/apache/rocketmq/store/index/IndexService.java (queryOffset)"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

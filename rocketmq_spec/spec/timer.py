@@ -1,14 +1,14 @@
 """Timer messages (5.x): a message that names its delivery time is parked in ``rmq_sys_wheel_timer``.
 
 A producer asks for a delivery time with one of three properties (``TIMER_DELIVER_MS`` absolute,
-``TIMER_DELAY_SEC`` / ``TIMER_DELAY_MS`` relative to the store time). The broker rounds the time down to
-its precision (``timerPrecisionMs``, 1000 by default), writes the message to queue 0 of
-``rmq_sys_wheel_timer`` with ``TIMER_OUT_MS``, ``REAL_TOPIC`` and ``REAL_QID``, and when the time comes
-writes it again to its real topic and queue. A delay level wins: a message with ``DELAY`` > 0 loses its
-timer properties and goes through ``SCHEDULE_TOPIC_XXXX`` as in 4.x. A time not in the future is
-delivered at once. The broker's own index of pending messages (``timerwheel``, ``timerlog`` and the
-checkpoint ``config/timercheck``) can be rebuilt from the wheel topic's queue, which is what survives a
-restart.
+``TIMER_DELAY_SEC`` / ``TIMER_DELAY_MS`` relative to the store time). The broker stores the start of the
+wheel slot holding that time (``timerPrecisionMs``, 1000 by default) as ``TIMER_OUT_MS``, writes the message
+to queue 0 of ``rmq_sys_wheel_timer`` with ``REAL_TOPIC`` and ``REAL_QID``, and writes it again to its real
+topic and queue once the slot has ended: never before the requested time. A delay level wins: a message with
+``DELAY`` > 0 loses its timer properties and goes through ``SCHEDULE_TOPIC_XXXX`` as in 4.x. A time not in
+the future is delivered at once. The broker's own index of pending messages (``timerwheel``, ``timerlog``
+and the checkpoint ``config/timercheck``) can be rebuilt from the wheel topic's queue, which is what
+survives a restart.
 """
 
 from __future__ import annotations
@@ -52,19 +52,35 @@ TimerCheckpoint = Struct(
 
 
 def rounded_deliver_ms(deliver_ms: int, precision_ms: int = TIMER_PRECISION_MS) -> int:
-    """``HookUtils.transformTimerMessage``: a time on the precision grid moves one step earlier, any other
-    time down to the grid."""
+    """``HookUtils.transformTimerMessage``: TIMER_OUT_MS is the start S of the slot with S < D <= S + p (a
+    time on the precision grid moves one step earlier, any other time down to the grid)."""
     if deliver_ms % precision_ms == 0:
         return deliver_ms - precision_ms
     return deliver_ms // precision_ms * precision_ms
 
 
+def release_ms(timer_out_ms: int, precision_ms: int = TIMER_PRECISION_MS) -> int:
+    """When the wheel releases a message parked with TIMER_OUT_MS: once the slot has ended. Java reads slot
+    S only while ``currReadTimeMs < currWriteTimeMs``, the write time being ``now / p * p``
+    (``TimerMessageStore.dequeue``, ``formatTimeMs``), i.e. once now >= S + p, the first grid time at or
+    after the requested time D. A message already due when taken in is held to the same inequality."""
+    return timer_out_ms // precision_ms * precision_ms + precision_ms
+
+
+def read_time_ms(now: int, precision_ms: int = TIMER_PRECISION_MS) -> int:
+    """``formatTimeMs``: the wheel's write time, the start of the slot ``now`` lies in. Every slot before it
+    has ended, so a checkpoint's ``lastReadTimeMs`` (the next slot to read) is never later."""
+    return now // precision_ms * precision_ms
+
+
 TIMER_PROPERTIES = clause(
     "RMQ-TIMER-PROPERTIES", Level.MUST,
     "A message with TIMER_DELIVER_MS (absolute ms), TIMER_DELAY_SEC or TIMER_DELAY_MS (relative to its "
-    "arrival) and no delay level is delivered to its topic no earlier than that time less the timer's "
-    "precision, and is not visible in its topic before.",
-    source=_HOOK + " (transformTimerMessage)")
+    "arrival) and no delay level is not visible in its topic before that time D by the broker's clock: "
+    "TIMER_OUT_MS is the start S of the precision slot with S < D <= S + p, and slot S is released only "
+    "once the broker's clock reached S + p, the first multiple of the precision at or after D (a re-delivery "
+    "after a restart or a hand-over is never earlier either).",
+    source=_HOOK + " (transformTimerMessage); " + _TIMER + "TimerMessageStore.java (dequeue, formatTimeMs)")
 TIMER_PARKED = clause(
     "RMQ-TIMER-PARKED", Level.MUST,
     "A pending timer message is stored in queue 0 of rmq_sys_wheel_timer with TIMER_OUT_MS (the rounded "
@@ -96,8 +112,11 @@ TIMER_BAD_VALUE = clause(
     source=_HOOK + " (transformTimerMessage: WHEEL_TIMER_MSG_ILLEGAL)")
 TIMER_RESTART = clause(
     "RMQ-TIMER-RESTART", Level.MUST,
-    "Timer messages pending when the broker stops are delivered after it starts again.",
-    source=_TIMER + "TimerMessageStore.java (recover), TimerCheckpoint.java")
+    "Timer messages pending when the broker stops are delivered after it starts again, never before their "
+    "time; after a clean stop each once, also when the broker starting on the store is another "
+    "implementation (whose own record of pending timers, such as Java's timerlog, must not deliver a "
+    "message a second time).",
+    source=_TIMER + "TimerMessageStore.java (shutdown, recover, reviseQueueOffset), TimerCheckpoint.java")
 TIMER_4X = clause(
     "RMQ-TIMER-4X", Level.MUST,
     "A 4.x broker knows no timer property: the message is stored in its topic at once.",

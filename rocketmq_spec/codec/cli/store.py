@@ -1,12 +1,13 @@
 """``rmq-store``: look into a RocketMQ store directory from the shell.
 
-``dump DIR --json`` prints one JSON object per CommitLog record (BLANK markers are not records), for
-scripts and diffs; ``inspect DIR`` prints a readable summary (``--json``: one JSON object) and lists
-anything inconsistent between the CommitLog, the consume queues and the consumer offsets. What a running
-or killed broker leaves (pre-allocated files, a torn last record, the abort file, an unflushed checkpoint,
-records not yet dispatched) is reported as notices, by the clause that allows it, never refused. Bad
-input ends with a one-line error on stderr and exit status 2, never a traceback; a reader that stops
-early (``| head``) ends the output quietly.
+``dump DIR --json`` prints one JSON object per CommitLog record (BLANK markers are not records), for scripts
+and diffs; ``query DIR TOPIC KEY`` prints the records the index finds under a key or UNIQ_KEY (``--tag``:
+under a TAGS string, which 5.4.0+ indexes), as ``dump`` does; ``inspect DIR`` prints a readable summary
+(``--json``: one JSON object) and lists anything inconsistent between the CommitLog, the consume queues and
+the consumer offsets. What a running or killed broker leaves (pre-allocated files, a torn last record, the
+abort file, an unflushed checkpoint, records not yet dispatched) is reported as notices, by the clause that
+allows it, never refused. Bad input ends with a one-line error on stderr and exit status 2, never a
+traceback; a reader that stops early (``| head``) ends the output quietly.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import base64
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -43,12 +44,22 @@ def record_json(record: MessageRecord) -> dict[str, Any]:
 
 
 def dump(store: StoreDirectory, out: TextIO, as_json: bool) -> None:
-    for record in store.messages():
+    _write_records(store.messages(), out, as_json)
+
+
+def _write_records(records: Iterable[MessageRecord], out: TextIO, as_json: bool) -> None:
+    for record in records:
         if as_json:
             out.write(json.dumps(record_json(record), ensure_ascii=False) + "\n")
         else:
             out.write(f"{record.physical_offset:>12} {record.topic}/{record.queue_id}@{record.queue_offset} "
                       f"size={record.total_size} sysFlag={record.sys_flag:#x} id={record.offset_msg_id}\n")
+
+
+def query(store: StoreDirectory, out: TextIO, topic: str, key: str, *, tag: bool, as_json: bool) -> None:
+    """The records QUERY_MESSAGE would find, filtered by the key as Java's client does (RMQ-IDX-KEYS)."""
+    found = store.lookup_tag(topic, key) if tag else store.lookup_key(topic, key)
+    _write_records(found, out, as_json)
 
 
 def undispatched(store: StoreDirectory, records: list[MessageRecord]) -> tuple[list[int], list[int]]:
@@ -166,6 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     dump_cmd = commands.add_parser("dump", help="print every CommitLog record")
     dump_cmd.add_argument("directory", type=Path)
     dump_cmd.add_argument("--json", action="store_true", help="one JSON object per line")
+    query_cmd = commands.add_parser("query", help="print the records the index finds under a key")
+    query_cmd.add_argument("directory", type=Path)
+    query_cmd.add_argument("topic")
+    query_cmd.add_argument("key", help="a KEYS entry or UNIQ_KEY (with --tag: the whole TAGS string)")
+    query_cmd.add_argument("--tag", action="store_true", help="look the key up as a TAGS string (5.4.0+)")
+    query_cmd.add_argument("--json", action="store_true", help="one JSON object per line")
     inspect_cmd = commands.add_parser("inspect", help="summarise a store and report inconsistencies")
     inspect_cmd.add_argument("directory", type=Path)
     inspect_cmd.add_argument("--json", action="store_true", help="one JSON object: records, data end, "
@@ -177,6 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 dump(store, sys.stdout, args.json)
                 for clause, text in store.notices():
                     print(f"rmq-store: notice [{clause}] {text}", file=sys.stderr)
+            elif args.command == "query":
+                query(store, sys.stdout, args.topic, args.key, tag=args.tag, as_json=args.json)
             elif args.json:
                 inspect_json(store, sys.stdout)
             else:

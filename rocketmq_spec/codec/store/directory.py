@@ -22,7 +22,7 @@ from rocketmq_spec.codec.store.indexfile import MAX_TIMESTAMP, IndexFile, query_
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.spec.checkpoint import RMQ_CKPT_ZERO
 from rocketmq_spec.spec.errors import StoreError
-from rocketmq_spec.spec.indexfile import MAX_QUERY_RESULTS
+from rocketmq_spec.spec.indexfile import INDEX_TAG_TYPE, MAX_QUERY_RESULTS
 from rocketmq_spec.spec.store_layout import (
     ABORT_FILE,
     BACKUP_SUFFIX,
@@ -107,16 +107,26 @@ class StoreDirectory:
                 yield index
 
     def lookup_offsets(self, topic: str, key: str, *, begin: int = 0, end: int = MAX_TIMESTAMP,
-                       max_results: int = MAX_QUERY_RESULTS) -> list[int]:
+                       max_results: int = MAX_QUERY_RESULTS, index_type: str | None = None) -> list[int]:
         """``IndexService.queryOffset`` (:func:`rocketmq_spec.codec.store.indexfile.query_offsets`) over the
-        files."""
+        files; ``index_type`` T looks ``key`` up as a TAGS string (5.4.0+)."""
         return query_offsets(self._index_files_newest_first(), topic, key, begin=begin, end=end,
-                             max_results=max_results)
+                             max_results=max_results, index_type=index_type)
 
     def lookup_key(self, topic: str, key: str, **limits: int) -> list[MessageRecord]:
-        """Records of ``topic`` whose KEYS or UNIQ_KEY contain ``key`` (hash collisions filtered out)."""
-        records = (self.read(offset) for offset in self.lookup_offsets(topic, key, **limits))
-        return [r for r in records if r.topic == topic and (key in r.keys or key == r.uniq_key)]
+        """Records of ``topic`` whose KEYS or UNIQ_KEY contain ``key``, each once in commitlog order (hash
+        collisions filtered out, as ``MQAdminImpl.queryMessage`` filters them)."""
+        return [r for r in self._found(topic, key, None, limits) if key in r.keys or key == r.uniq_key]
+
+    def lookup_tag(self, topic: str, tags: str, **limits: int) -> list[MessageRecord]:
+        """Records of ``topic`` whose TAGS is ``tags``, through the tag keys a 5.4.0+ broker indexes (none
+        in an older store), filtered alike."""
+        return [r for r in self._found(topic, tags, INDEX_TAG_TYPE, limits) if r.tags == tags]
+
+    def _found(self, topic: str, key: str, index_type: str | None,
+               limits: dict[str, int]) -> list[MessageRecord]:
+        offsets = sorted(set(self.lookup_offsets(topic, key, index_type=index_type, **limits)))
+        return [r for r in map(self.read, offsets) if r.topic == topic]
 
     def checkpoint(self) -> CheckpointData:
         return read_checkpoint(self.root / CHECKPOINT_FILE)

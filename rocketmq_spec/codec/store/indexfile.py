@@ -27,7 +27,9 @@ from rocketmq_spec.spec.indexfile import (
     entry_position,
     file_size,
     index_key,
+    query_key,
     slot_position,
+    tag_index_key,
     time_diff_seconds,
 )
 from rocketmq_spec.spec.properties import PropertyKey, split_keys
@@ -58,19 +60,31 @@ class Entry:
     prev_index: int
 
 
-def index_keys(record: MessageRecord) -> list[str]:
-    """The ``topic#key`` strings the broker indexes a record under, in its order (RMQ-IDX-KEYS)."""
+def index_keys(record: MessageRecord, *, tags: bool) -> list[str]:
+    """The strings a broker indexes a record under, in its order (RMQ-IDX-KEYS); ``tags``: the writer's
+    release indexes the TAGS string too (release rule index-tag-key, 5.4.0+)."""
     if record.sys_flag & TRANSACTION_MASK == TransactionType.ROLLBACK:
         return []
-    return message_index_keys(record.topic, record.properties)
+    return message_index_keys(record.topic, record.properties, tags=tags)
 
 
-def message_index_keys(topic: str, properties: Mapping[str, str]) -> list[str]:
+def message_index_keys(topic: str, properties: Mapping[str, str], *, tags: bool) -> list[str]:
     """The index keys of a record that is not a rollback, from its topic and property map: UNIQ_KEY
-    first, then each of KEYS."""
+    first, then each of KEYS, then (``tags``) the TAGS string."""
     uniq_key = properties.get(PropertyKey.UNIQ_KEY)
     keys = [uniq_key] if uniq_key else []
-    return [index_key(topic, k) for k in keys + split_keys(properties.get(PropertyKey.KEYS))]
+    found = [index_key(topic, k) for k in keys + split_keys(properties.get(PropertyKey.KEYS))]
+    tag = properties.get(PropertyKey.TAGS)
+    return [*found, tag_index_key(topic, tag)] if tags and tag else found
+
+
+def record_tag_key(record: MessageRecord) -> str | None:
+    """The tag key a 5.4.0+ broker indexes a record under (None: untagged or a rollback), for readers
+    that judge a store without knowing which release wrote it."""
+    tag = record.properties.get(PropertyKey.TAGS)
+    if not tag or record.sys_flag & TRANSACTION_MASK == TransactionType.ROLLBACK:
+        return None
+    return tag_index_key(record.topic, tag)
 
 
 def index_sizes(size: int) -> tuple[int, int]:
@@ -178,12 +192,12 @@ class IndexFile:
         self._write_header()
         return True
 
-    def put_record(self, record: MessageRecord) -> bool:
+    def put_record(self, record: MessageRecord, *, tags: bool) -> bool:
         """Index a record under all its keys; records already covered by this file are skipped."""
         if record.physical_offset < self.header.end_phy_offset:
             return True
         return all(self.put(key, record.physical_offset, record.store_timestamp)
-                   for key in index_keys(record))
+                   for key in index_keys(record, tags=tags))
 
     def flush(self) -> None:
         self._map.flush()
@@ -232,15 +246,17 @@ def first_entry_bases(files: Sequence[IndexFile], *, history_complete: bool) -> 
 
 
 def query_offsets(newest_first: Iterable[IndexFile], topic: str, key: str, *, begin: int = 0,
-                  end: int = MAX_TIMESTAMP, max_results: int = MAX_QUERY_RESULTS) -> list[int]:
-    """``IndexService.queryOffset`` over files given newest first: files whose time range overlaps the
-    query are searched, and the walk stops after a file that starts before ``begin`` or once
+                  end: int = MAX_TIMESTAMP, max_results: int = MAX_QUERY_RESULTS,
+                  index_type: str | None = None) -> list[int]:
+    """``IndexService.queryOffset`` over files given newest first (``index_type`` T: ``key`` is a TAGS
+    string, 5.4.0+): files whose time range overlaps the query are searched, and the walk stops after a
+    file that starts before ``begin`` or once
     ``max_results`` offsets are found. ``newest_first`` is consumed lazily, so a reader can open each
     file only when it is reached."""
     found: list[int] = []
     for index in newest_first:
         if index.time_matches(begin, end):
-            found += index.lookup(index_key(topic, key), begin=begin, end=end,
+            found += index.lookup(query_key(topic, key, index_type), begin=begin, end=end,
                                   max_results=max_results - len(found))
         if index.header.begin_timestamp < begin or len(found) >= max_results:
             break

@@ -19,6 +19,8 @@ from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.spec.behaviour import VISIBILITY_BOUND_MS
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import QUERY_MESSAGE_REQUEST
+from rocketmq_spec.spec.indexfile import INDEX_TAG_TYPE
+from rocketmq_spec.spec.release_rules import Rule, holds
 
 from .messaging import Client, Message
 from .support import eventually, expect_code, expect_success, unique
@@ -31,18 +33,20 @@ QUERY_MAX = 32
 UNIQUE_KEY_QUERY = "_UNIQUE_KEY_QUERY"
 
 
-def _query(client: Client, topic: str, key: str, *,
-           unique_key: bool = False) -> Callable[[], RemotingCommand]:
+def _query(client: Client, topic: str, key: str, *, unique_key: bool = False,
+           index_type: str | None = None) -> Callable[[], RemotingCommand]:
     """A QUERY_MESSAGE as Java's admin sends it: _UNIQUE_KEY_QUERY is an extField outside the header class."""
-    fields = {**encode_header(QUERY_MESSAGE_REQUEST, {"topic": topic, "key": key, "maxNum": QUERY_MAX,
-                                                      "beginTimestamp": 0, "endTimestamp": LATEST}),
+    header = {"topic": topic, "key": key, "maxNum": QUERY_MAX, "beginTimestamp": 0, "endTimestamp": LATEST}
+    fields = {**encode_header(QUERY_MESSAGE_REQUEST, {**header, **({"indexType": index_type} if index_type
+                                                                    else {})}),
               UNIQUE_KEY_QUERY: "true" if unique_key else "false"}
     return lambda: client.connection.call(RequestCode.QUERY_MESSAGE, fields)
 
 
-def _found(client: Client, topic: str, key: str, *, unique_key: bool = False) -> RemotingCommand:
+def _found(client: Client, topic: str, key: str, *, unique_key: bool = False,
+           index_type: str | None = None) -> RemotingCommand:
     """QUERY_MESSAGE repeated until it finds something or the visibility bound passes."""
-    return eventually(_query(client, topic, key, unique_key=unique_key),
+    return eventually(_query(client, topic, key, unique_key=unique_key, index_type=index_type),
                       lambda r: r.code == ResponseCode.SUCCESS, VISIBILITY_BOUND_MS / 1000)
 
 
@@ -61,6 +65,25 @@ def test_query_message(by: str, client: Client, check: Check) -> None:
         response = _found(client, topic, key, unique_key=by == "uniq")
         found = decode_records(expect_success(check, f"QUERY_MESSAGE {key}", response).body)
         check.equal(f"UNIQ_KEYs found by {key}", [message.uniq], [r.uniq_key for r in found])
+
+
+@case("RMQ-BRK-QUERY-MESSAGE", "QUERY_MESSAGE with indexType T by a message's TAGS string returns it on a "
+      "5.4.0+ target (release rule query-by-index-type); an older one looks the tag up as a key and answers "
+      "22 QUERY_NOT_FOUND.")
+def test_query_message_by_tag(client: Client, check: Check) -> None:
+    topic, tag = client.create_topic(), unique("tag")
+    message = Message(b"tagged", tags=tag, keys=(unique("key"),))
+    client.send(topic, Message(b"other", tags=unique("tag")))
+    client.send(topic, message)
+    if not holds(Rule.QUERY_BY_INDEX_TYPE, client.target_version()):
+        expect_success(check, "QUERY_MESSAGE by key (the message is indexed)", _found(client, topic,
+                                                                                      message.keys[0]))
+        expect_code(check, "QUERY_MESSAGE by tag", _query(client, topic, tag, index_type=INDEX_TAG_TYPE)(),
+                    ResponseCode.QUERY_NOT_FOUND)
+        return
+    response = _found(client, topic, tag, index_type=INDEX_TAG_TYPE)
+    found = decode_records(expect_success(check, f"QUERY_MESSAGE indexType=T {tag}", response).body)
+    check.equal(f"UNIQ_KEYs found by tag {tag}", [message.uniq], [r.uniq_key for r in found])
 
 
 @case("RMQ-BRK-QUERY-MESSAGE", "QUERY_MESSAGE by a key no message has is answered 22 QUERY_NOT_FOUND once "

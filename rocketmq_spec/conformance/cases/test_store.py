@@ -26,7 +26,13 @@ from rocketmq_spec.codec.store.commitlog import map_file, segment_files
 from rocketmq_spec.codec.store.consumequeue import ConsumeQueue
 from rocketmq_spec.codec.store.directory import StoreDirectory
 from rocketmq_spec.codec.store.dispatch import ahead_notice, is_dispatch_lag, lag_notice
-from rocketmq_spec.codec.store.indexfile import first_entry_bases, index_keys, index_sizes, query_offsets
+from rocketmq_spec.codec.store.indexfile import (
+    first_entry_bases,
+    index_keys,
+    index_sizes,
+    query_offsets,
+    record_tag_key,
+)
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.cases.store_support import IndexFiles, Scan
@@ -50,6 +56,7 @@ from rocketmq_spec.spec.indexfile import (
     ENTRY_SIZE,
     FIRST_INDEX,
     HEADER_SIZE,
+    INDEX_TAG_TYPE,
     KEY_SEPARATOR,
     SLOT_SIZE,
     file_size,
@@ -389,7 +396,8 @@ def test_index_file_sizes(store: StoreDirectory, index_counts: tuple[int, int] |
                     f"{DEFAULT_SLOT_COUNT},{DEFAULT_INDEX_COUNT}")
 
 
-@case("RMQ-IDX-KEYS", "Every keyed record is found by an index lookup of each of its keys and its UNIQ_KEY.")
+@case("RMQ-IDX-KEYS", "Every keyed record is found by an index lookup of each of its keys and its UNIQ_KEY, "
+      "and of its TAGS string (indexType T) where the writer indexes tags (5.4.0+: seen from any tag found).")
 def test_index_finds_every_key(index_files: IndexFiles, store: StoreDirectory, scan: Scan[MessageRecord],
                                check: Check) -> None:
     files = index_files.readable()
@@ -399,27 +407,46 @@ def test_index_finds_every_key(index_files: IndexFiles, store: StoreDirectory, s
     # No lookup returns more offsets than there are entries. Java's limit of 64 belongs to QUERY_MESSAGE,
     # not to the file: a key that many records share must still reach every one of them.
     limit = sum(max(index.header.index_count - FIRST_INDEX, 0) for index in files)
-    found: dict[str, set[int]] = {}
+    found: dict[tuple[str, str, str | None], set[int]] = {}
+
+    def reaches(record: MessageRecord, name: str, index_type: str | None) -> bool:
+        query = (record.topic, name, index_type)
+        if query not in found:
+            found[query] = set(query_offsets(newest_first, record.topic, name, max_results=limit,
+                                             index_type=index_type))
+        return record.physical_offset in found[query]
+
     missing: dict[int, list[str]] = {}
+    tags_missing: dict[int, str] = {}
+    tags_found = 0
     indexed = []
     for record in scan.records:
-        for key in index_keys(record):
-            if key not in found:
-                name = key.split(KEY_SEPARATOR, 1)[1]
-                found[key] = set(query_offsets(newest_first, record.topic, name, max_results=limit))
-            if record.physical_offset not in found[key]:
+        keys = index_keys(record, tags=False)
+        for key in keys:
+            if not reaches(record, key.split(KEY_SEPARATOR, 1)[1], None):
                 missing.setdefault(record.physical_offset, []).append(key)
-        if index_keys(record) and record.physical_offset not in missing:
+        tag_key = record_tag_key(record)
+        if tag_key is not None and reaches(record, record.properties[PropertyKey.TAGS], INDEX_TAG_TYPE):
+            tags_found += 1
+        elif tag_key is not None:
+            tags_missing[record.physical_offset] = tag_key
+        if (keys or tag_key) and record.physical_offset not in missing:
             indexed.append(record.physical_offset)
     check.note("distinct keys looked up", len(found))
+    check.note("tagged records found by their TAGS string (5.4.0+ indexes them)", tags_found)
+    if tags_found:
+        for offset, tag_key in tags_missing.items():
+            missing.setdefault(offset, []).append(tag_key)
     if missing:
         check.note("keys whose lookup misses their record", [(o, k) for o, keys in missing.items()
                                                              for k in keys][:10])
-    _lag_or_hole(store, check, "index", "records a lookup of their keys misses", sorted(missing), indexed)
+    _lag_or_hole(store, check, "index", "records a lookup of their keys misses", sorted(missing),
+                 [offset for offset in indexed if offset not in missing])
 
 
 @case("RMQ-IDX-LOOKUP",
-      "Every index entry points at a record indexed under a key of that hash, at its time difference (a "
+      "Every index entry points at a record indexed under a key of that hash (its TAGS string included, "
+      "as 5.4.0+ indexes it), at its time difference (a "
       "file's first entry timed against the previous file's end, RMQ-IDX-TIME-DIFF).")
 def test_index_entries_point_at_records(index_files: IndexFiles, store: StoreDirectory,
                                        scan: Scan[MessageRecord], by_offset: dict[int, MessageRecord],
@@ -436,7 +463,7 @@ def test_index_entries_point_at_records(index_files: IndexFiles, store: StoreDir
             if record is None:
                 wrong.append((index.path.name, entry.index, entry.phy_offset))
                 continue
-            hashes = {index_key_hash(k) for k in index_keys(record)}
+            hashes = {index_key_hash(k) for k in index_keys(record, tags=True)}  # either release's keys
             base = time_base(entry.index, index.header.begin_timestamp, previous_end)
             diff = entry.time_diff if base is None else time_diff_seconds(record.store_timestamp, base)
             if entry.key_hash not in hashes or entry.time_diff != diff:

@@ -31,6 +31,8 @@ INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 TOPIC_KEY_SEPARATOR = "#"
 KEYS_SEPARATOR = " "
+TAG_KEY_PREFIX = "T#"
+"""5.4.0+ indexes a tagged record under topic#T#TAGS (RMQ-IDX-KEYS): the key written after topic#."""
 SHOWN = 10
 
 
@@ -96,6 +98,12 @@ def _keys(record: RawRecord) -> list[str]:
     return keys + ([properties["UNIQ_KEY"]] if "UNIQ_KEY" in properties else [])
 
 
+def _tag_key(record: RawRecord) -> list[str]:
+    """The TAGS string as 5.4.0+ keys it (a store of an older release simply has no entry of that hash)."""
+    tags = record.property_map.get("TAGS")
+    return [TAG_KEY_PREFIX + tags] if tags else []
+
+
 def _targets(indexes: list[RawIndex], raw: RawWalk) -> Iterator[tuple[RawIndex, RawEntry, RawRecord]]:
     """Each entry with the record it points at (entries past the data or below it are other cases')."""
     records = {r.position: r for r in raw.records}
@@ -117,11 +125,12 @@ def test_index_files_fill_before_the_next(raw_indexes: RawIndexes, check: Check)
 
 
 @case("RMQ-IDX-KEY-HASH",
-      "Every index entry's hash is abs(String.hashCode(topic#key)) (0 for MIN_VALUE) of a key of its record.")
+      "Every index entry's hash is abs(String.hashCode(topic#key)) (0 for MIN_VALUE) of a key of its record "
+      "(its TAGS string as T#TAGS included: 5.4.0+).")
 def test_index_key_hashes(raw_indexes: RawIndexes, raw: RawWalk, check: Check) -> None:
     wrong = [(index.name, entry.number, entry.key_hash)
              for index, entry, record in _targets(raw_indexes.readable(), raw)
-             if entry.key_hash not in {key_hash(record.topic, k) for k in _keys(record)}]
+             if entry.key_hash not in {key_hash(record.topic, k) for k in _keys(record) + _tag_key(record)}]
     check.equal("entries whose hash is no key's of their record", [], wrong[:SHOWN])
 
 
@@ -194,7 +203,7 @@ def test_keys_are_split_on_spaces(raw_indexes: RawIndexes, raw: RawWalk, store: 
     for position, found in hashes.items():
         record = records[position]
         value = record.property_map.get("KEYS", "")
-        own = {key_hash(record.topic, k) for k in _keys(record)}
+        own = {key_hash(record.topic, k) for k in _keys(record) + _tag_key(record)}
         missing += [(position, k) for k in _keys(record) if key_hash(record.topic, k) not in found]
         not_keys = [""] + ([value] if KEYS_SEPARATOR in value else [])
         extra += [(position, k) for k in not_keys if key_hash(record.topic, k) in set(found) - own]

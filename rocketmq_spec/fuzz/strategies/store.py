@@ -46,8 +46,9 @@ MAX_MESSAGES = 8
 SMALL_BODY = 48
 COMMITLOG_FILE_SIZES = (320, 1024)
 """Bytes of a small CommitLog file: above the largest record a plan draws, low enough to roll over."""
-SMALL_INDEX = (8, 32)
-"""(slots, entries) of a small index file: Java's 1:4 ratio (so readers infer it), room for every key."""
+SMALL_INDEX = (9, 36)
+"""(slots, entries) of a small index file: Java's 1:4 ratio (so readers infer it), room for every key of
+MAX_MESSAGES records (UNIQ_KEY, two KEYS, the tag) past the unused entry 0."""
 INDEX_FILE_NAME = "20240101000000000"
 FIRST_STORE_TIME = 1_700_000_000_000
 QUEUE_IDS = 2
@@ -74,6 +75,8 @@ class StorePlan:
     cq_file_size: int
     index_sizes: tuple[int, int]
     group: str
+    tag_index: bool = False
+    """Index the TAGS string too, as 5.4.0+ does (release rule index-tag-key)."""
 
 
 @dataclass
@@ -106,9 +109,11 @@ def store_plans(draw: st.DrawFn, *, conformant: bool = False) -> StorePlan:
     starts = {queue: draw(st.integers(0, 5)) for queue in queues}
     if conformant:
         return StorePlan(plan_messages, starts, draw(st.sampled_from(COMMITLOG_FILE_SIZES)), CQ_FILE_SIZE,
-                         (DEFAULT_SLOT_COUNT, DEFAULT_INDEX_COUNT), draw(names(max_size=6)))
+                         (DEFAULT_SLOT_COUNT, DEFAULT_INDEX_COUNT), draw(names(max_size=6)),
+                         draw(st.booleans()))
     return StorePlan(plan_messages, starts, draw(st.sampled_from(COMMITLOG_FILE_SIZES)),
-                     CQ_ENTRY_SIZE * draw(st.integers(1, 4)), SMALL_INDEX, draw(names(max_size=6)))
+                     CQ_ENTRY_SIZE * draw(st.integers(1, 4)), SMALL_INDEX, draw(names(max_size=6)),
+                     draw(st.booleans()))
 
 
 def _properties(message: Message, number: int) -> dict[str, str]:
@@ -174,7 +179,8 @@ def _write_index(root: Path, plan: StorePlan, written: WrittenStore) -> None:
     (root / INDEX_DIR).mkdir()
     slots, entries = plan.index_sizes
     with IndexFile.create(root / INDEX_DIR / INDEX_FILE_NAME, slot_count=slots, index_count=entries) as index:
-        assert all(index.put_record(record) for record in written.records), "the index file is too small"
+        assert all(index.put_record(record, tags=plan.tag_index) for record in written.records), \
+            "the index file is too small"
         index.flush()
 
 

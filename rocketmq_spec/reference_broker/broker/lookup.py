@@ -24,6 +24,8 @@ class LookupHandlers:
         self.store = store
         self.lower_bound = holds(Rule.SEARCH_OFFSET_LOWER_BOUND, release_version)
         """Search by time answers the lower bound (5.1.1+)."""
+        self.index_type = holds(Rule.QUERY_BY_INDEX_TYPE, release_version)
+        """QUERY_MESSAGE reads indexType (5.4.0+): T looks up a TAGS string."""
 
     def table(self) -> dict[RequestCode, Handler]:
         return {
@@ -59,8 +61,9 @@ class LookupHandlers:
         max_num = header["maxNum"]
         if (request.command.ext_fields or {}).get(UNIQUE_KEY_QUERY_FLAG) == "true":
             max_num = self.store.config.default_query_max_num
+        index_type = header.get("indexType") if self.index_type else None
         result = self.store.query_by_key(header["topic"], header["key"], max_num, header["beginTimestamp"],
-                                         header["endTimestamp"])
+                                         header["endTimestamp"], index_type)
         index = {"indexLastUpdateTimestamp": result.index_last_update_timestamp,
                  "indexLastUpdatePhyoffset": result.index_last_update_phyoffset}
         if not result.messages:

@@ -3,8 +3,11 @@
 Checkpoints and acks arrive in a revive queue when they come due (they are timer messages). A checkpoint
 is kept until its batch's revive time plus one ack interval has passed, so the acks written for it have
 arrived too; then every offset of the batch no ack named is written to the group's pop retry topic. How
-far each revive queue has been decided is the offset of group CID_RMQ_SYS_REVIVE_GROUP, committed to the
-oldest checkpoint still open, so a restart reads again only what was not decided.
+far each revive queue has been decided is the offset of group CID_RMQ_SYS_REVIVE_GROUP, as Java keeps it:
+the revive-queue offset of the last record decided (the one before the oldest checkpoint still open), not
+the next one to read. ``PopReviveService`` resumes at that offset + 1 (-1, absent, starts at 0), so a
+restart, of either implementation on the other's store, reads again only what was not decided
+(RMQ-POP-REVIVE-OFFSET).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from rocketmq_spec.spec.pop import (
     POP_CHECKPOINT,
     RETRY_QUEUE_NUMS,
     pop_retry_topic,
+    revive_resume_offset,
 )
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.system_topics import RETRY_PREFIX, REVIVE_GROUP
@@ -72,7 +76,7 @@ class ReviveService:
             return 0
         if state.read_to < 0:
             committed = self.offsets.query(REVIVE_GROUP, self.revive_topic, queue_id)
-            state.read_to = max(committed, queue.min_offset)
+            state.read_to = max(revive_resume_offset(committed), queue.min_offset)
         while state.read_to < queue.max_offset:
             entry = queue.entry(state.read_to)
             record = self.store.read_record(entry[0]) if entry else None
@@ -87,9 +91,10 @@ class ReviveService:
                 if offset not in pending.acked and self._write_back(pending.ck, offset):
                     revived += 1
             del state.open[key]
-        decided = min((p.revive_offset for p in state.open.values()), default=state.read_to)
-        if self.offsets.query(REVIVE_GROUP, self.revive_topic, queue_id) != decided:
-            self.offsets.commit(REVIVE_GROUP, self.revive_topic, queue_id, decided)
+        last_decided = min((p.revive_offset for p in state.open.values()), default=state.read_to) - 1
+        committed = self.offsets.query(REVIVE_GROUP, self.revive_topic, queue_id)
+        if last_decided >= 0 and committed != last_decided:
+            self.offsets.commit(REVIVE_GROUP, self.revive_topic, queue_id, last_decided)
         return revived
 
     def _take(self, state: _ReviveQueue, record: MessageRecord, revive_offset: int) -> None:

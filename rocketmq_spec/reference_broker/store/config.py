@@ -60,8 +60,8 @@ class BrokerSettings(Protocol):
     wire_release: str
 
 
-_MAPPED = frozenset({"batch_keeps_own_properties", "root_dir", "commit_log_dir", "store_host",
-                     "cluster_name", "flush_disk_type", "sync_flush_timeout_ms",
+_MAPPED = frozenset({"batch_keeps_own_properties", "index_tag_key", "root_dir", "commit_log_dir",
+                     "store_host", "cluster_name", "flush_disk_type", "sync_flush_timeout_ms",
                      "flush_interval_commit_log_ms", "flush_interval_consume_queue_ms",
                      "flush_delay_offset_interval_ms", "slave_timeout_ms", "timer_wheel_enable"})
 """StoreConfig fields set from differently named (or shaped) broker settings."""
@@ -80,6 +80,9 @@ class StoreConfig:
     max_hash_slot_num: int = 5_000_000
     max_index_num: int = 5_000_000 * 4
     message_index_enable: bool = True
+    index_tag_key: bool = False
+    """RMQ-IDX-KEYS by release: since 5.4.0 a tagged record is indexed under topic#T#TAGS too, and
+    QUERY_MESSAGE with indexType T looks that key up."""
     sync_flush_timeout_ms: int = 5000
     """How long a SYNC_FLUSH put with WAIT=true waits for its flush before answering FLUSH_DISK_TIMEOUT."""
     flush_interval_commit_log_ms: int = 500
@@ -151,6 +154,7 @@ class StoreConfig:
             timer_wheel_enable=broker.timer_wheel_enable and not broker.wire_release.startswith("4."),
             batch_keeps_own_properties=holds(Rule.BATCH_KEEPS_OWN_PROPERTIES,
                                              wire_release(broker.wire_release).version),
+            index_tag_key=holds(Rule.INDEX_TAG_KEY, wire_release(broker.wire_release).version),
         )
 
     @property

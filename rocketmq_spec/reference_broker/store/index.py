@@ -21,10 +21,12 @@ def index_file_name(now_ms: int) -> str:
 
 
 class IndexService:
-    def __init__(self, directory: Path, slot_count: int, index_count: int) -> None:
+    def __init__(self, directory: Path, slot_count: int, index_count: int, tags: bool) -> None:
         self.directory = directory
         self.slot_count = slot_count
         self.index_count = index_count
+        self.tags = tags
+        """Index TAGS strings too (RMQ-IDX-KEYS from 5.4.0)."""
         self.files: list[IndexFile] = []
         self.last_indexed = -1
         """Commitlog offset of the newest indexed record: replayed records up to it are skipped."""
@@ -54,14 +56,14 @@ class IndexService:
         return rebuild_from
 
     def build(self, record: MessageRecord) -> None:
-        """Index a record under its UNIQ_KEY and KEYS (RMQ-IDX-KEYS), rolling files as they fill up.
+        """Index a record under its UNIQ_KEY, KEYS and tags (RMQ-IDX-KEYS), rolling files as they fill up.
 
         The newest indexed record may have been cut off between two of its keys by a crash (the header
         moves with every key), so when it is replayed only the keys it lacks are added.
         """
         if record.physical_offset < self.last_indexed:
             return
-        keys = index_keys(record)
+        keys = index_keys(record, tags=self.tags)
         if record.physical_offset == self.last_indexed:
             keys = [key for key in keys if not self._has(key, record.physical_offset)]
         self.put_keys(keys, record.physical_offset, record.store_timestamp)
@@ -96,10 +98,11 @@ class IndexService:
         self.files.append(created)
         return created
 
-    def query(self, topic: str, key: str, max_num: int, begin: int = 0,
-              end: int = MAX_TIMESTAMP) -> list[int]:
-        """``IndexService.queryOffset`` over the open files."""
-        return query_offsets(reversed(self.files), topic, key, begin=begin, end=end, max_results=max_num)
+    def query(self, topic: str, key: str, max_num: int, begin: int = 0, end: int = MAX_TIMESTAMP,
+              index_type: str | None = None) -> list[int]:
+        """``IndexService.queryOffset`` over the open files (``index_type`` T: by TAGS string)."""
+        return query_offsets(reversed(self.files), topic, key, begin=begin, end=end, max_results=max_num,
+                             index_type=index_type)
 
     @property
     def last_update(self) -> tuple[int, int]:

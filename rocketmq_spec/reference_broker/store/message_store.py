@@ -52,7 +52,6 @@ from rocketmq_spec.spec.store_layout import (
 )
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK
 from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
-from rocketmq_spec.spec.timer import TIMER_CHECKPOINT_FILE
 
 
 class MessageStore(StorePuts, StoreReads):
@@ -61,7 +60,8 @@ class MessageStore(StorePuts, StoreReads):
         self.root = config.root_dir
         self.store_host = HostPort(*config.store_host)
         self.commitlog = CommitLog(config.commit_log_path, config.mapped_file_size_commit_log)
-        self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num)
+        self.index = IndexService(self.root / INDEX_DIR, config.max_hash_slot_num, config.max_index_num,
+                                  config.index_tag_key)
         self.queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.arrivals = ArrivalNotifier()
         self.replicas = ReplicaAcks(config.ha_slave_fallbehind_max)
@@ -87,7 +87,7 @@ class MessageStore(StorePuts, StoreReads):
                                           self._put_lock)
         self.timer_settings = TimerSettings(config.timer_wheel_enable, config.timer_precision_ms,
                                             config.timer_max_delay_sec)
-        self.timer = TimerWheel(self, self.root / TIMER_CHECKPOINT_FILE)
+        self.timer = TimerWheel(self, self.root, config.timer_precision_ms)
         self._waiter = PutWaiter(config, self._flusher, self.replicas)
 
     # ---------------------------------------------------------------- life cycle

@@ -246,7 +246,8 @@ class StorePuts:
             queue.last_store_timestamp = stamp
             self.arrivals.notify(MessageArrival(topic, queue_id, queue_offset + 1, code, stamp))
             if config.message_index_enable:
-                self.index.put_keys(message_index_keys(topic, props), physical, stamp)
+                self.index.put_keys(message_index_keys(topic, props, tags=config.index_tag_key), physical,
+                                    stamp)
                 self._stamps[2] = stamp
             self._stamps[0] = self._stamps[1] = stamp
         if self.on_append is not None:

@@ -154,10 +154,14 @@ class StoreReads:
     def read_record(self, phys_offset: int) -> MessageRecord | None:
         return self.commitlog.read_record(phys_offset)
 
-    def query_by_key(self, topic: str, key: str, max_num: int, begin: int, end: int) -> QueryResult:
+    def query_by_key(self, topic: str, key: str, max_num: int, begin: int, end: int,
+                     index_type: str | None = None) -> QueryResult:
         """QUERY_MESSAGE through the index. Like Java, records are returned for every hash match (the
-        client compares the keys); the count is capped at ``maxMsgsNumBatch``."""
-        offsets = self.index.query(topic, key, min(max_num, self.config.max_msgs_num_batch), begin, end)
+        client compares the keys, and a record found under two keys of the same hash comes twice); the
+        count is capped at ``maxMsgsNumBatch`` and the records come in commitlog order
+        (``DefaultMessageStore.queryMessage`` sorts the offsets)."""
+        limit = min(max_num, self.config.max_msgs_num_batch)
+        offsets = sorted(self.index.query(topic, key, limit, begin, end, index_type))
         raws = [raw for raw in map(self.view_by_offset, offsets) if raw is not None]
         timestamp, phy_offset = self.index.last_update
         return QueryResult(raws, timestamp, phy_offset)

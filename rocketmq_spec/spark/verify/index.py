@@ -73,10 +73,16 @@ def _index_sizes(v: StoreVerification) -> None:
 
 @check("index-finds-every-key", "RMQ-IDX-KEYS")
 def _index_keys(v: StoreVerification) -> None:
+    """UNIQ_KEY and KEYS always; the TAGS string where the writer indexes tags (5.4.0+), which the store
+    shows by any entry of a record's tag key hash."""
     with v.index_files() as files:
         if not files:
             raise Verdict(INFO, "the store has no index file")
+    tagged = v.records.where(F.col("tag_index_key_hash").isNotNull()).select(
+        "physical_offset", F.col("tag_index_key_hash").alias("key_hash"))
     wanted = v.records.select("physical_offset", F.explode("index_key_hashes").alias("key_hash"))
+    if not tagged.join(v.index_entries, ["physical_offset", "key_hash"], "left_semi").isEmpty():
+        wanted = wanted.unionByName(tagged)
     missing = wanted.join(v.index_entries, ["physical_offset", "key_hash"], "left_anti")
     indexed = wanted.select("physical_offset").distinct().join(missing, "physical_offset", "left_anti")
     expect_none("keys whose slot chain does not reach their entry", _unreachable_entries(v))
@@ -103,14 +109,16 @@ def _unreachable_entries(v: StoreVerification) -> list[tuple[str, int]]:
 def _index_entries(v: StoreVerification) -> None:
     with v.index_files() as files:  # INFO when the files cannot be read with the store's counts
         bases = _first_entry_bases(v, files)
-    records = v.records.select("physical_offset", "index_key_hashes", "store_timestamp")
+    records = v.records.select("physical_offset", "index_key_hashes", "tag_index_key_hash", "store_timestamp")
     joined = v.index_entries.join(records, "physical_offset", "left").join(bases, "index_file", "left")
     base = F.when(F.col("entry") == FIRST_INDEX, F.col("first_base")).otherwise(F.col("begin_timestamp"))
     elapsed = F.greatest(F.col("store_timestamp") - base, F.lit(0)) / 1000
     expected_diff = F.when(base <= 0, F.lit(0)).otherwise(
         F.least(elapsed, F.lit(2**31 - 1)).cast("long"))
     expect_none("index entries not matching a record", joined.where(~F.expr(past_end(v))).where(
-        F.col("store_timestamp").isNull() | ~F.array_contains("index_key_hashes", F.col("key_hash"))
+        F.col("store_timestamp").isNull()
+        | ~(F.array_contains("index_key_hashes", F.col("key_hash"))
+            | F.coalesce(F.col("tag_index_key_hash") == F.col("key_hash"), F.lit(False)))
         | (F.col("time_diff") != F.coalesce(expected_diff, F.col("time_diff"))))
         .select("index_file", "entry", "physical_offset"))
     ahead(v, "index", v.index_entries)

@@ -1,5 +1,6 @@
 """Delivering timer messages: every entry of ``rmq_sys_wheel_timer`` queue 0 is taken into an in-memory
-wheel (a heap by TIMER_OUT_MS) and written to REAL_TOPIC / REAL_QID when its time comes.
+wheel (a heap by TIMER_OUT_MS) and written to REAL_TOPIC / REAL_QID once its slot has ended, as Java
+releases it: never before the requested time (RMQ-TIMER-PROPERTIES, ``release_ms``).
 
 Java keeps the wheel in the files ``timerwheel`` and ``timerlog``; both are an index of the wheel topic's
 queue, so here the queue itself is the only durable state. ``config/timercheck`` (Java's layout) says how
@@ -7,7 +8,11 @@ far the wheel was read: ``lastReadTimeMs``, the time up to which every due messa
 pending message is due earlier), and ``lastTimerQueueOffset``, the oldest entry not yet delivered. A
 restart re-reads the queue and takes in every entry due at or after ``lastReadTimeMs`` (RMQ-TIMER-RESTART),
 which is also what those fields mean in a checkpoint Java wrote, so a store Apache RocketMQ 5.x left
-behind hands its pending timers over too. An entry delivered at exactly that time is delivered again.
+behind hands its pending timers over too. An entry delivered at exactly that time is delivered again. On
+such a store the entries from the checkpoint's ``lastTimerQueueOffset`` on, which Java had not read, are
+pending too, and Java's own index is removed once this broker's checkpoint is written
+(:mod:`rocketmq_spec.reference_broker.store.timer.java_index`), so that Java restarted later resumes the queue
+where this broker's checkpoint says.
 
 A master's ``masterTimerQueueOffset`` is its own ``lastTimerQueueOffset`` (Java's
 ``prepareTimerCheckPoint``), and Java 5.x starts re-reading the queue at the smaller of the two: written
@@ -39,10 +44,18 @@ from rocketmq_spec.codec.store.timercheck import (
 )
 from rocketmq_spec.reference_broker.store.consume_queue import ConsumeQueue
 from rocketmq_spec.reference_broker.store.status import PutResult
+from rocketmq_spec.reference_broker.store.timer.java_index import drop_java_timer_index, java_timer_index
 from rocketmq_spec.reference_broker.store.worker import DeliveryWorker
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.system_topics import TIMER_TOPIC
-from rocketmq_spec.spec.timer import TIMER_QUEUE_ID, delete_key
+from rocketmq_spec.spec.timer import (
+    TIMER_CHECKPOINT_FILE,
+    TIMER_PRECISION_MS,
+    TIMER_QUEUE_ID,
+    delete_key,
+    read_time_ms,
+    release_ms,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +85,12 @@ def now_ms() -> int:
 
 
 class TimerWheel(DeliveryWorker):
-    def __init__(self, store: TimerStore, checkpoint: Path) -> None:
+    def __init__(self, store: TimerStore, root: Path, precision_ms: int = TIMER_PRECISION_MS) -> None:
         super().__init__("store-timer", IDLE_WAIT_S, PERSIST_INTERVAL_S)
         self._store = store
-        self._checkpoint = checkpoint
+        self._root = root
+        self._checkpoint = root / TIMER_CHECKPOINT_FILE
+        self._precision_ms = precision_ms
         self._taken = 0
         """Next offset of the wheel queue to take in."""
         self._pending: list[tuple[int, int, int]] = []
@@ -91,6 +106,10 @@ class TimerWheel(DeliveryWorker):
         """REAL_TOPIC+UNIQ_KEY of the pending messages: a copy Java rolled is not a second message."""
         self._found_end: int | None = None
         """The wheel queue's end at start: later entries are all pending, whatever their time."""
+        self._java_index: list[Path] = []
+        """Java's timer index found at start, removed once taken over (``java_index``)."""
+        self._unread_from: int | None = None
+        """With Java's index: its checkpoint's lastTimerQueueOffset, from which Java had read nothing."""
 
     @property
     def pending(self) -> int:
@@ -99,6 +118,8 @@ class TimerWheel(DeliveryWorker):
     def start(self) -> None:
         saved = read_timer_checkpoint(self._checkpoint)
         self._read_time = saved.last_read_time_ms if saved else 0
+        self._java_index = java_timer_index(self._root)
+        self._unread_from = saved.last_timer_queue_offset if saved and self._java_index else None
         self._taken = 0
         super().start()
 
@@ -135,7 +156,7 @@ class TimerWheel(DeliveryWorker):
     def persist(self) -> None:
         pending = list(self._pending)
         low_water = min((offset for _, offset, _ in pending), default=self._taken)
-        read_time = min([now_ms(), *(due for due, _, _ in pending)])
+        read_time = min([read_time_ms(now_ms(), self._precision_ms), *(due for due, _, _ in pending)])
         data = TimerCheckpointData(last_read_time_ms=read_time, last_timer_queue_offset=low_water,
                                    master_timer_queue_offset=low_water, timestamp=now_ms())
         self._checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -143,6 +164,10 @@ class TimerWheel(DeliveryWorker):
 
     def _round(self) -> float:
         self._take_in()
+        if self._java_index:
+            self.persist()
+            drop_java_timer_index(self._java_index)
+            self._java_index = []
         return self._deliver_due()
 
     def _take_in(self) -> None:
@@ -170,7 +195,8 @@ class TimerWheel(DeliveryWorker):
             self._recalled.add(recalled)  # a RECALL_MESSAGE marker: never delivered itself
         elif not due.lstrip("-").isdigit():
             log.warning("wheel entry %d has no TIMER_OUT_MS; skipped", offset)
-        elif self._found_end is None or offset >= self._found_end or int(due) >= self._read_time:
+        elif self._found_end is None or offset >= self._found_end or int(due) >= self._read_time or (
+                self._unread_from is not None and offset >= self._unread_from):
             key = _delete_key(record)
             if PropertyKey.TIMER_ROLL_TIMES in record.properties and key in self._pending_keys:
                 return  # a copy Java rolled of a message still pending
@@ -182,7 +208,7 @@ class TimerWheel(DeliveryWorker):
         """Deliver every due message; returns seconds until the next one is due."""
         while self._pending:
             due, offset, phys = self._pending[0]
-            wait_ms = due - now_ms()
+            wait_ms = release_ms(due, self._precision_ms) - now_ms()
             if wait_ms > 0:
                 return wait_ms / 1000
             record = self._store.read_record(phys)

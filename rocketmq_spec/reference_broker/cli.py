@@ -8,9 +8,10 @@ Apache master or one broker of a mixed cluster. ``rmq-namesrv`` is the name serv
 
 Defaults match Java's (name server 9876, broker 10911 and fast port 10909) except that everything binds to
 loopback unless ``--bind`` says otherwise. ``-c`` takes Java property names. A config file that cannot be
-read, a setting that cannot be honoured or a store the broker would refuse
-(``rocketmq_spec.reference_broker.preflight``) ends the command with one line on stderr and exit status 2,
-before any port is bound or any file written; a port that cannot be bound, with exit status 1. """
+read, a setting that cannot be honoured, a port another process listens on or a store the broker would
+refuse (``rocketmq_spec.reference_broker.preflight``) ends the command with one line on stderr and exit
+status 2, before any port is bound or any file written; a port taken between that check and the bind,
+with exit status 1."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from rocketmq_spec.reference_broker.config import (
 )
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.namesrv.server import NameServer
-from rocketmq_spec.reference_broker.preflight import StoreRefused, check_store
+from rocketmq_spec.reference_broker.preflight import StoreRefused, broker_ports, check_ports, check_store
 from rocketmq_spec.spec.cli import add_version
 
 USAGE_ERROR = 2
@@ -104,6 +105,7 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
         raise ConfigError("--namesrv-port", str(args.namesrv_port), "no name server port: a broker that "
                           f"joins {broker.namesrv_addr} starts no name server", source="command line")
     validate(broker)
+    check_ports(broker.bind_address, broker_ports(broker, None if broker.namesrv_addr else namesrv))
     check_store(broker)
     return broker, namesrv, loaded
 
@@ -116,6 +118,8 @@ def configure_namesrv(args: argparse.Namespace) -> tuple[NamesrvConfig, LoadedCo
         namesrv.listen_port = args.port
     if args.bind:
         namesrv.bind_address = args.bind
+    if namesrv.listen_port > 0:
+        check_ports(namesrv.bind_address, [("listenPort", namesrv.listen_port)])
     return namesrv, loaded
 
 

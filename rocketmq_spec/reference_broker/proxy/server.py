@@ -58,7 +58,10 @@ class GrpcProxy:
                                           ("grpc.max_receive_message_length", MAX_INBOUND_MESSAGE_BYTES)])
         rpc_grpc.add_MessagingServiceServicer_to_server(
             MessagingService(self.routes, self.producer, self.consumer, self.clients), server)
-        self.port = server.add_insecure_port(f"{host}:{port}")
+        try:  # grpcio raises RuntimeError, older releases returned 0
+            self.port = server.add_insecure_port(f"{host}:{port}")
+        except RuntimeError:
+            self.port = 0
         if self.port == 0:
             raise OSError(f"cannot bind the gRPC port {host}:{port}")
         self.routes.port = self.port

@@ -31,13 +31,16 @@ from rocketmq_spec.reference_broker.config import (
     ConfigError,
     LoadedConfig,
     NamesrvConfig,
+    apply_properties,
     load_config_file,
     load_namesrv_config_file,
     validate,
+    with_tls_file,
 )
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.namesrv.server import NameServer
 from rocketmq_spec.reference_broker.preflight import StoreRefused, broker_ports, check_ports, check_store
+from rocketmq_spec.reference_broker.tls import TlsFileError, TlsPolicy
 from rocketmq_spec.spec.cli import add_version
 
 USAGE_ERROR = 2
@@ -47,6 +50,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--loop", choices=event_loop.CHOICES, help="event loop (default $RMQ_EVENT_LOOP or "
                         "auto: uvloop where installed)")
+    parser.add_argument("-D", dest="properties", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting Java reads as a system property, such as -Dtls.server.mode=enforcing "
+                             "(the tls.* keys; any config key is taken, after the config file's)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     add_version(parser)
 
@@ -80,6 +86,24 @@ def build_namesrv_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _system_properties(args: argparse.Namespace, broker: BrokerConfig, namesrv: NamesrvConfig,
+                       loaded: LoadedConfig) -> None:
+    """``-DKEY=VALUE`` options, applied after the config file; then the TLS settings are completed with
+    ``tls.config.file`` and a server context is built once, so a certificate or key that cannot be used
+    stops the command before any port is bound (TlsFileError)."""
+    properties = {}
+    for item in args.properties:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"-D{item}", "", "KEY=VALUE", source="command line")
+        properties[key] = value
+    found = apply_properties(properties, broker, namesrv, source="command line")
+    loaded.ignored += found.ignored
+    loaded.unknown += found.unknown
+    broker.tls, namesrv.tls = with_tls_file(broker.tls), with_tls_file(namesrv.tls)
+    TlsPolicy.of(namesrv.tls)
+
+
 def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, LoadedConfig]:
     """Defaults, then the config file, then command-line options (the most specific wins).
 
@@ -89,6 +113,7 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
     loaded = LoadedConfig()
     if args.config:
         loaded = load_config_file(args.config, broker, namesrv)
+    _system_properties(args, broker, namesrv, loaded)
     if args.store:
         broker.store_path_root_dir = args.store
     if args.namesrv_port is not None:
@@ -114,6 +139,7 @@ def configure_namesrv(args: argparse.Namespace) -> tuple[NamesrvConfig, LoadedCo
     """Defaults, then the config file, then ``--port`` and ``--bind``."""
     namesrv = NamesrvConfig()
     loaded = load_namesrv_config_file(args.config, namesrv) if args.config else LoadedConfig()
+    _system_properties(args, BrokerConfig(), namesrv, loaded)
     if args.port is not None:
         namesrv.listen_port = args.port
     if args.bind:
@@ -173,7 +199,7 @@ def _run(prog: str, args: argparse.Namespace, configure_role: Callable[[argparse
     except ConfigError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    except StoreRefused as exc:
+    except (StoreRefused, TlsFileError) as exc:
         print(f"{prog}: not starting: {exc}", file=sys.stderr)
         return USAGE_ERROR
     loaded.warn()

@@ -72,6 +72,7 @@ from rocketmq_spec.reference_broker.server import (
 )
 from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.reference_broker.tls import TlsPolicy
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST
@@ -145,11 +146,12 @@ class Broker:
         guard_check = _guards(self._authenticator(), self.guard.check if self.guard is not None else None)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version
+        tls = TlsPolicy.of(self.config.tls)  # RMQ-TLS-EVERY-PORT: the fast port is a server of its own
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
-                                     backlog=backlog, version=version)
+                                     backlog=backlog, version=version, tls=tls)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(*PULL_CODES),
                                           on_close=self._closed, guard=guard_check, backlog=backlog,
-                                          version=version)
+                                          version=version, tls=tls)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
         self._producer_turn = 0
@@ -318,7 +320,8 @@ class Broker:
             store.scheduler.persist()
 
         self.slave_sync = SlaveSynchronizer(self.addr, self.config.slave_sync_interval / 1000, self.topics,
-                                            self.offsets, self.groups, save_delay_offsets)
+                                            self.offsets, self.groups, save_delay_offsets,
+                                            tls=self.config.tls.client_tls)
         self.slave_sync.start()
 
     def _registered(self, answer: dict[str, str]) -> None:

@@ -145,7 +145,7 @@ class LocalBroker:
                 addr = (self._broker.config.namesrv_addr or "").split(";")[0]
                 if not addr:
                     raise Refusal(Code.INTERNAL_SERVER_ERROR, "the broker has no name server")
-                self._namesrv = await RemotingClient.connect(addr)
+                self._namesrv = await RemotingClient.connect(addr, tls=self._broker.config.tls.client_tls)
             client = self._namesrv
         return await client.invoke(client.request(code, header))
 

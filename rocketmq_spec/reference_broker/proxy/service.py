@@ -31,61 +31,64 @@ log = logging.getLogger(__name__)
 Response = TypeVar("Response")
 
 
-def _context(context: grpc.aio.ServicerContext[Any, Any]) -> CallContext:
-    return CallContext.of(context.invocation_metadata(), context.peer())
-
-
-async def _answer(context: grpc.aio.ServicerContext[Any, Any], response_type: Callable[..., Response],
-                  activity: Callable[[CallContext], Awaitable[Response]]) -> Response:
-    ctx = _context(context)
-    try:
-        ctx.require_client_id()
-        return await activity(ctx)
-    except Refusal as refusal:
-        return response_type(status=refusal.status())
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        log.exception("gRPC call failed")
-        return response_type(status=status(Code.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}"))
-
-
 class MessagingService(rpc_grpc.MessagingServiceServicer):
-    def __init__(self, routes: Routes, producer: Producer, consumer: Consumer, clients: Clients) -> None:
+    def __init__(self, routes: Routes, producer: Producer, consumer: Consumer, clients: Clients,
+                 peer_of: Callable[[str], str] = str) -> None:
+        """``peer_of``: the caller's address for the one grpc reports (a front's, in permissive mode)."""
         self._routes = routes
         self._producer = producer
         self._consumer = consumer
         self._clients = clients
+        self._peer_of = peer_of
+
+    def _context(self, context: grpc.aio.ServicerContext[Any, Any]) -> CallContext:
+        return CallContext.of(context.invocation_metadata(), self._peer_of(context.peer()))
+
+    async def _answer(self, context: grpc.aio.ServicerContext[Any, Any],
+                      response_type: Callable[..., Response],
+                      activity: Callable[[CallContext], Awaitable[Response]]) -> Response:
+        ctx = self._context(context)
+        try:
+            ctx.require_client_id()
+            return await activity(ctx)
+        except Refusal as refusal:
+            return response_type(status=refusal.status())
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("gRPC call failed")
+            return response_type(status=status(Code.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}"))
 
     async def QueryRoute(self, request: rpc.QueryRouteRequest,
                          context: grpc.aio.ServicerContext[Any, Any]) -> rpc.QueryRouteResponse:
-        return await _answer(context, rpc.QueryRouteResponse,
+        return await self._answer(context, rpc.QueryRouteResponse,
                              lambda ctx: self._routes.query_route(ctx, request))
 
     async def QueryAssignment(self, request: rpc.QueryAssignmentRequest,
                               context: grpc.aio.ServicerContext[Any, Any]) -> rpc.QueryAssignmentResponse:
-        return await _answer(context, rpc.QueryAssignmentResponse,
+        return await self._answer(context, rpc.QueryAssignmentResponse,
                              lambda ctx: self._routes.query_assignment(ctx, request))
 
     async def Heartbeat(self, request: rpc.HeartbeatRequest,
                         context: grpc.aio.ServicerContext[Any, Any]) -> rpc.HeartbeatResponse:
-        return await _answer(context, rpc.HeartbeatResponse,
+        return await self._answer(context, rpc.HeartbeatResponse,
                              lambda ctx: self._clients.heartbeat(ctx, request))
 
     async def SendMessage(self, request: rpc.SendMessageRequest,
                           context: grpc.aio.ServicerContext[Any, Any]) -> rpc.SendMessageResponse:
-        return await _answer(context, rpc.SendMessageResponse, lambda ctx: self._producer.send(
+        return await self._answer(context, rpc.SendMessageResponse, lambda ctx: self._producer.send(
             ctx, self._clients.channel(ctx), request))
 
     async def EndTransaction(self, request: rpc.EndTransactionRequest,
                              context: grpc.aio.ServicerContext[Any, Any]) -> rpc.EndTransactionResponse:
-        return await _answer(context, rpc.EndTransactionResponse, lambda ctx: self._producer.end_transaction(
-            ctx, self._clients.channel(ctx), request))
+        return await self._answer(context, rpc.EndTransactionResponse,
+                                  lambda ctx: self._producer.end_transaction(
+                                      ctx, self._clients.channel(ctx), request))
 
     async def ReceiveMessage(self, request: rpc.ReceiveMessageRequest,
                              context: grpc.aio.ServicerContext[Any, Any]
                              ) -> AsyncIterator[rpc.ReceiveMessageResponse]:
-        ctx = _context(context)
+        ctx = self._context(context)
         remaining = context.time_remaining()
         try:
             ctx.require_client_id()
@@ -105,26 +108,26 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
 
     async def AckMessage(self, request: rpc.AckMessageRequest,
                          context: grpc.aio.ServicerContext[Any, Any]) -> rpc.AckMessageResponse:
-        return await _answer(context, rpc.AckMessageResponse, lambda ctx: self._consumer.ack(
+        return await self._answer(context, rpc.AckMessageResponse, lambda ctx: self._consumer.ack(
             ctx, self._clients.channel(ctx), request))
 
     async def ChangeInvisibleDuration(
             self, request: rpc.ChangeInvisibleDurationRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ChangeInvisibleDurationResponse:
-        return await _answer(context, rpc.ChangeInvisibleDurationResponse,
+        return await self._answer(context, rpc.ChangeInvisibleDurationResponse,
                              lambda ctx: self._consumer.change_invisible(ctx, self._clients.channel(ctx),
                                                                          request))
 
     async def ForwardMessageToDeadLetterQueue(
             self, request: rpc.ForwardMessageToDeadLetterQueueRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ForwardMessageToDeadLetterQueueResponse:
-        return await _answer(context, rpc.ForwardMessageToDeadLetterQueueResponse,
+        return await self._answer(context, rpc.ForwardMessageToDeadLetterQueueResponse,
                              lambda ctx: self._consumer.forward_to_dlq(ctx, self._clients.channel(ctx),
                                                                        request))
 
     async def RecallMessage(self, request: rpc.RecallMessageRequest,
                             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.RecallMessageResponse:
-        return await _answer(context, rpc.RecallMessageResponse, lambda ctx: self._producer.recall(
+        return await self._answer(context, rpc.RecallMessageResponse, lambda ctx: self._producer.recall(
             ctx, self._clients.channel(ctx), request))
 
     async def NotifyClientTermination(
@@ -135,11 +138,11 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             await self._consumer.renewals.clear(ctx.client_id)
             return answer
 
-        return await _answer(context, rpc.NotifyClientTerminationResponse, terminate)
+        return await self._answer(context, rpc.NotifyClientTerminationResponse, terminate)
 
     async def Telemetry(self, request_iterator: AsyncIterator[rpc.TelemetryCommand],
                         context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[rpc.TelemetryCommand]:
-        ctx = _context(context)
+        ctx = self._context(context)
         outgoing: asyncio.Queue[rpc.TelemetryCommand | None] = asyncio.Queue()
         refusal: list[Refusal] = []
 

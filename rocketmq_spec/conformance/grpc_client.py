@@ -20,6 +20,7 @@ from google.protobuf import timestamp_pb2
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.grpc.v2 import service_pb2_grpc as rpc_grpc
+from rocketmq_spec.conformance.tls import ClientTls
 
 CALL_TIMEOUT_S = 10.0
 """Deadline of a unary call: a live proxy answers in milliseconds; a hung one is a failed case."""
@@ -88,12 +89,14 @@ class Telemetry:
 class ProxyClient:
     """One gRPC channel to a proxy, calling as one client id."""
 
-    def __init__(self, address: str, client_id: str | None = None, *, language: str = "PYTHON") -> None:
+    def __init__(self, address: str, client_id: str | None = None, *, language: str = "PYTHON",
+                 tls: ClientTls | None = None) -> None:
+        """``tls``: a channel over TLS (a run with ``--tls``), plain text otherwise."""
         self.address = address
         self.client_id = (f"rmq-spec-{next(_SEQUENCE)}-{uuid.uuid4().hex[:8]}" if client_id is None
                           else client_id)
         self.language = language
-        self._channel = grpc.insecure_channel(address)
+        self._channel = tls.grpc_channel(address) if tls is not None else grpc.insecure_channel(address)
         self.stub = rpc_grpc.MessagingServiceStub(self._channel)
         self._telemetry: list[Telemetry] = []
 

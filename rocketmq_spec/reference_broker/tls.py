@@ -15,6 +15,7 @@ accepted and read from, so asyncio's own TLS (which starts on a fresh transport)
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import enum
 import functools
@@ -281,10 +282,10 @@ class TlsSession:
                 chunk = self._ssl.read(65536)
             except ssl.SSLWantReadError:
                 break
-            except ssl.SSLZeroReturnError:
+            if not chunk:  # the peer's close_notify: answer it, as a client closing cleanly waits for ours
                 self.closed_by_peer = True
-                break
-            if not chunk:
+                with contextlib.suppress(ssl.SSLError):
+                    self._ssl.unwrap()
                 break
             plain += chunk
         return bytes(plain), self._outgoing.read()

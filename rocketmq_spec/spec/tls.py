@@ -91,6 +91,7 @@ TLS_KEYS: tuple[TlsKey, ...] = (
 (``tls.client.*``) are the peers' business."""
 
 TLS_KEYS_BY_NAME: dict[str, TlsKey] = {key.name: key for key in TLS_KEYS}
+TLS_MODE_KEY = TLS_KEYS[0].name
 
 RMQ_TLS_DEFAULT_MODE = clause(
     "RMQ-TLS-DEFAULT-MODE", Level.MUST,

@@ -60,6 +60,7 @@ class GrpcProxy:
     def __init__(self, broker: HostBroker) -> None:
         self.local = LocalBroker(broker)
         self._tls = broker.config.tls
+        self._authenticator = broker.authenticator
         self.producer = Producer(self.local)
         self.channels = ChannelRegistry(self._to_client, relay_command)
         settings = SettingsStore(self.local.group)
@@ -84,7 +85,8 @@ class GrpcProxy:
         server = grpc.aio.server(options=[("grpc.so_reuseport", 0),
                                           ("grpc.max_receive_message_length", MAX_INBOUND_MESSAGE_BYTES)])
         rpc_grpc.add_MessagingServiceServicer_to_server(
-            MessagingService(self.routes, self.producer, self.consumer, self.clients, self._peer), server)
+            MessagingService(self.routes, self.producer, self.consumer, self.clients, self._peer,
+                             self._authenticator), server)
         settings = self._tls
         if settings.mode is TlsMode.PERMISSIVE:
             plain = _bind(server, "127.0.0.1:0", None)

@@ -25,7 +25,8 @@ from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.verdict import Unsupported
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT, CONSUMER_RUNNING_INFO
-from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.grpc_rpcs import MAX_MESSAGE_SIZE
 from rocketmq_spec.spec.message_id import encode_offset_msg_id
@@ -85,6 +86,17 @@ def test_route(proxy_client: ProxyClient, admin: Client, proxy: Endpoint, check:
                 {tuple(v2.MessageType.Name(t) for t in q.accept_message_types) for q in queues})
     ports = {a.port for q in queues for a in q.broker.endpoints.addresses}
     check.equal("endpoint port (the proxy's, not the broker's remoting port)", {proxy.port}, ports)
+
+
+@case("RMQ-GRPC-TOPIC-NOT-FOUND-TEXT", "QueryRoute of an unknown topic answers TOPIC_NOT_FOUND with the "
+      "proxy's own text: \"CODE: 17  DESC: No topic route info ...\" and the release's default FAQ line.")
+def test_route_not_found_text(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic = unique("nowhere")
+    response = call("QueryRoute", lambda: proxy_client.query_route(topic))
+    expected = client_exception_message(ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE.format(topic=topic),
+                                        admin.target_version())
+    check.equal("status", (int(Code.TOPIC_NOT_FOUND), expected),
+                (response.status.code, response.status.message))
 
 
 @case("RMQ-GRPC-ROUTE-NOT-FOUND", "QueryRoute of an unknown topic answers TOPIC_NOT_FOUND.")

@@ -134,7 +134,7 @@ class NameServer:
         route = self.routes.route(topic)
         if route is None:
             return request.reply(ResponseCode.TOPIC_NOT_EXIST,
-                                 remarks.NO_ROUTE.format(topic=topic))
+                                 remarks.NO_ROUTE.format(topic=topic, version=request.server_version))
         if self.config.order_message_enable:
             order_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
             if order_conf is not None:

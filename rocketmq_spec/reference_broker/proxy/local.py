@@ -32,6 +32,7 @@ from rocketmq_spec.reference_broker.server import (
     not_supported_remark,
 )
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message
 from rocketmq_spec.spec.grpc_codes import Code, code_for_remoting
 from rocketmq_spec.spec.headers import header_for
 from rocketmq_spec.spec.version import CURRENT_VERSION
@@ -134,6 +135,9 @@ class LocalBroker:
     async def route(self, topic: str) -> dict[str, Any]:
         """The topic's route data from the name server; TOPIC_NOT_FOUND when it has none."""
         response = await self._ask_namesrv(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
+        if response.code == ResponseCode.TOPIC_NOT_EXIST:  # the proxy's own text, not the name server's
+            raise Refusal(Code.TOPIC_NOT_FOUND, client_exception_message(
+                ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE.format(topic=topic), self._broker.release.version))
         if response.code != ResponseCode.SUCCESS:
             raise Refusal(code_for_remoting(response.code), response.remark or f"no route for {topic}")
         route: dict[str, Any] = fastjson.loads(response.body or b"{}")

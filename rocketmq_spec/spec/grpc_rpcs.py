@@ -193,6 +193,18 @@ SETTINGS_REQUIRED = clause(
     "Heartbeat and NotifyClientTermination from a client that has sent no Settings answer "
     "UNRECOGNIZED_CLIENT_TYPE.",
     source=_CLIENT)
+RECEIVE_BEFORE_SETTINGS = clause(
+    "RMQ-GRPC-RECEIVE-BEFORE-SETTINGS", Level.MAY,
+    "A ReceiveMessage from a client whose Settings the proxy has not received yet may be answered "
+    "INTERNAL_SERVER_ERROR (Apache 5.5.0's ReceiveMessageActivity dereferences the missing settings and "
+    "answers 50001 with the NullPointerException's text); a client waits for the Settings answer on "
+    "Telemetry before it receives, as the Java SDK does (settingsInitFuture, 3 s).",
+    source="proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/consumer/ReceiveMessageActivity.java "
+           "(receiveMessage); java/client/src/main/java/org/apache/rocketmq/client/java/impl/"
+           "ClientSessionImpl.java (rocketmq-clients)")
+SETTINGS_WAIT_S = 3.0
+"""Seconds the Java SDK waits for the Settings answer before its first call
+(``SETTINGS_INITIALIZATION_TIMEOUT``)."""
 HEARTBEAT = clause(
     "RMQ-GRPC-HEARTBEAT", Level.MUST,
     "Heartbeat from a client whose Settings are known answers OK.",

@@ -7,6 +7,8 @@ batch size and long-polling time, and whether the group consumes in order (RMQ-G
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 
 from google.protobuf import duration_pb2
@@ -44,11 +46,16 @@ class SettingsStore:
         self._group_of = group_of
         self._validate_message_type = validate_message_type
         self._raw: dict[str, v2.Settings] = {}
+        self._awaited: dict[str, asyncio.Event] = {}
+        """Clients whose call waits for their first Settings (:meth:`arrival`)."""
 
     def update(self, client_id: str, settings: v2.Settings) -> v2.Settings:
         """Record a client's settings; returns the merged copy the server answers with."""
         self._raw[client_id] = v2.Settings()
         self._raw[client_id].CopyFrom(settings)
+        arrived = self._awaited.pop(client_id, None)
+        if arrived is not None:
+            arrived.set()
         merged = self.merged(client_id)
         assert merged is not None
         return merged
@@ -58,6 +65,18 @@ class SettingsStore:
 
     def remove(self, client_id: str) -> v2.Settings | None:
         return self._raw.pop(client_id, None)
+
+    async def arrival(self, client_id: str, timeout: float) -> v2.Settings | None:
+        """The merged settings, waiting up to ``timeout`` seconds for a client whose Telemetry Settings have
+        not arrived yet (a receive racing its own Settings: RMQ-GRPC-RECEIVE-BEFORE-SETTINGS); None if they
+        do not come in time."""
+        if client_id not in self._raw:
+            arrived = self._awaited.setdefault(client_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(arrived.wait(), timeout)
+            if not arrived.is_set() and self._awaited.get(client_id) is arrived:
+                del self._awaited[client_id]
+        return self.merged(client_id)
 
     def merged(self, client_id: str) -> v2.Settings | None:
         raw = self._raw.get(client_id)

@@ -202,6 +202,15 @@ RECEIVE_BEFORE_SETTINGS = clause(
     source="proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/consumer/ReceiveMessageActivity.java "
            "(receiveMessage); java/client/src/main/java/org/apache/rocketmq/client/java/impl/"
            "ClientSessionImpl.java (rocketmq-clients)")
+GROUP_NOT_FOUND = clause(
+    "RMQ-GRPC-GROUP-NOT-FOUND", Level.MUST,
+    "ReceiveMessage for a consumer group the broker does not have answers CONSUMER_GROUP_NOT_FOUND with the "
+    "broker's remark \"subscription group [<g>] does not exist, \\nSee <faq> for further details.\" when "
+    "autoCreateSubscriptionGroup is false; with true (the default) the broker creates the group and the "
+    "receive goes on (MESSAGE_NOT_FOUND when nothing is there).",
+    source="broker/src/main/java/org/apache/rocketmq/broker/processor/PopMessageProcessor.java "
+           "(processRequest); proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/common/"
+           "ResponseBuilder.java (RESPONSE_CODE_MAPPING)")
 SETTINGS_WAIT_S = 3.0
 """Seconds the Java SDK waits for the Settings answer before its first call
 (``SETTINGS_INITIALIZATION_TIMEOUT``)."""

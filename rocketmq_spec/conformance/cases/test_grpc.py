@@ -26,7 +26,7 @@ from rocketmq_spec.conformance.verdict import Unsupported
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT, CONSUMER_RUNNING_INFO
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message
+from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message, suggest_todo
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.grpc_rpcs import MAX_MESSAGE_SIZE
 from rocketmq_spec.spec.message_id import encode_offset_msg_id
@@ -47,6 +47,7 @@ from .grpc_support import (
     typed_topic,
 )
 from .messaging import Client
+from .pop_support import broker_setting
 from .support import expect_success, unique
 
 pytestmark = pytest.mark.xdist_group("grpc")
@@ -97,6 +98,23 @@ def test_route_not_found_text(proxy_client: ProxyClient, admin: Client, check: C
                                         admin.target_version())
     check.equal("status", (int(Code.TOPIC_NOT_FOUND), expected),
                 (response.status.code, response.status.message))
+
+
+@case("RMQ-GRPC-GROUP-NOT-FOUND", "ReceiveMessage for a group the broker does not have: "
+      "CONSUMER_GROUP_NOT_FOUND with the broker's remark if it does not create groups "
+      "(autoCreateSubscriptionGroup=false), else the receive goes on.")
+def test_receive_for_an_unknown_group(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic, group = typed_topic(admin, "NORMAL"), unique("grpc_no_group")
+    answer = announce(check, proxy_client, proxy_client.consumer_settings(group, topic))
+    check.note("settings answer", f"{answer.status.code} {answer.status.message}")
+    items, _ = receive(proxy_client, group, topic, polling_s=1)
+    statuses = [(i.status.code, i.status.message) for i in items if i.WhichOneof("content") == "status"]
+    if broker_setting(admin, "autoCreateSubscriptionGroup") == "false":
+        expected = (int(Code.CONSUMER_GROUP_NOT_FOUND),
+                    f"subscription group [{group}] does not exist, {suggest_todo(admin.target_version())}")
+        check.equal("status", [expected], statuses)
+    else:
+        check.equal("status", [int(Code.MESSAGE_NOT_FOUND)], [code for code, _ in statuses])
 
 
 @case("RMQ-GRPC-ROUTE-NOT-FOUND", "QueryRoute of an unknown topic answers TOPIC_NOT_FOUND.")

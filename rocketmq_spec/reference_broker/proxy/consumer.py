@@ -202,8 +202,9 @@ class Consumer:
             return [rpc.ReceiveMessageResponse(status=status(Code.TOO_MANY_REQUESTS, "polling full"))]
         if response.code in (ResponseCode.POLLING_TIMEOUT, ResponseCode.PULL_NOT_FOUND):
             return [rpc.ReceiveMessageResponse(status=status(Code.MESSAGE_NOT_FOUND, "no new message"))]
-        if response.code != ResponseCode.SUCCESS:
-            raise Refusal(Code.INTERNAL_SERVER_ERROR, response.remark or str(response.code))
+        if response.code != ResponseCode.SUCCESS:  # MQBrokerException through RESPONSE_CODE_MAPPING: a group
+            # that does not exist (autoCreateSubscriptionGroup=false) is CONSUMER_GROUP_NOT_FOUND
+            raise Refusal(code_for_remoting(response.code), response.remark or str(response.code))
         answer = decode_header(POP_MESSAGE_RESPONSE, response.ext_fields)
         kept = [m for m in await self._filtered(ctx, channel, request, settings, subscription["tagsSet"],
                                                  self._with_receipts(decode_records(response.body), answer))]

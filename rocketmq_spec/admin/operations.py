@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rocketmq_spec.admin.wire import AdminConnection, AdminError
-from rocketmq_spec.codec.bodies import decode_body
+from rocketmq_spec.codec.bodies import decode_body, decode_properties_text, encode_properties_text
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.spec.admin_bodies import CONSUME_STATS, CONSUMER_CONNECTION, TOPIC_LIST, TOPIC_STATS_TABLE
 from rocketmq_spec.spec.bodies import CLUSTER_INFO, KV_TABLE, TOPIC_ROUTE_DATA, BodySpec
@@ -143,6 +143,48 @@ class Admin:
                 connection.call(RequestCode.DELETE_TOPIC_IN_BROKER, {"topic": topic})
         with connected(self.namesrv, self.timeout) as connection:
             connection.call(RequestCode.DELETE_TOPIC_IN_NAMESRV, {"topic": topic, "clusterName": cluster})
+        return targets
+
+    def _targets(self, broker: str | None, cluster: str | None, command: str) -> list[str]:
+        """-b's broker, or every master of -c's cluster (``CommandUtil.fetchMasterAddrByClusterName``)."""
+        if not broker and not cluster:
+            raise AdminError(f"{command} needs -b BROKER_ADDR or -c CLUSTER")
+        return [broker] if broker else list(self.masters_of_cluster(cluster).values())
+
+    def update_sub_group(self, body: bytes, *, broker: str | None, cluster: str | None) -> list[str]:
+        """Create or change a consumer group (a ``groups.sub_group_body``); returns the brokers."""
+        targets = self._targets(broker, cluster, "updateSubGroup")
+        for addr in targets:
+            with connected(addr, self.timeout) as connection:
+                connection.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, None, body)
+        return targets
+
+    def delete_sub_group(self, group: str, *, broker: str | None, cluster: str | None,
+                         clean_offset: bool) -> list[str]:
+        """Delete a consumer group (and its offsets with ``clean_offset``); returns the brokers."""
+        targets = self._targets(broker, cluster, "deleteSubGroup")
+        for addr in targets:
+            with connected(addr, self.timeout) as connection:
+                connection.call(RequestCode.DELETE_SUBSCRIPTIONGROUP,
+                                {"groupName": group, "cleanOffset": clean_offset})
+        return targets
+
+    def broker_config(self, *, broker: str | None, cluster: str | None) -> dict[str, dict[str, str]]:
+        """Each broker's settings as GET_BROKER_CONFIG answers them (Properties text)."""
+        found = {}
+        for addr in self._targets(broker, cluster, "getBrokerConfig"):
+            with connected(addr, self.timeout) as connection:
+                answer = connection.call(RequestCode.GET_BROKER_CONFIG)
+                found[addr] = decode_properties_text(answer.command.body or b"")
+        return found
+
+    def update_broker_config(self, key: str, value: str, *, broker: str | None,
+                             cluster: str | None) -> list[str]:
+        """Change one setting of each broker (UPDATE_BROKER_CONFIG with a Properties body)."""
+        targets = self._targets(broker, cluster, "updateBrokerConfig")
+        for addr in targets:
+            with connected(addr, self.timeout) as connection:
+                connection.call(RequestCode.UPDATE_BROKER_CONFIG, None, encode_properties_text({key: value}))
         return targets
 
     # ---------------------------------------------------------------- consumers and messages

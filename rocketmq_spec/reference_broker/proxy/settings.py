@@ -103,5 +103,5 @@ class SettingsStore:
 
 
 def group_consumes_orderly(group: SubscriptionGroup) -> bool:
-    """``SubscriptionGroupConfig.consumeMessageOrderly`` (5.x); groups that do not record it are not."""
-    return bool(getattr(group, "consume_message_orderly", False))
+    """``SubscriptionGroupConfig.consumeMessageOrderly`` (5.x; ``mqadmin updateSubGroup -o true``)."""
+    return group.consume_message_orderly

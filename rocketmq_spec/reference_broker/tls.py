@@ -19,6 +19,7 @@ import contextlib
 import datetime
 import enum
 import functools
+import ipaddress
 import ssl
 import tempfile
 from collections.abc import Mapping
@@ -35,6 +36,9 @@ from rocketmq_spec.spec.tls import HANDSHAKE_RECORD_TYPE, TLS_KEYS_BY_NAME, Clie
 SELF_SIGNED_NAME = "localhost"
 """The subject and DNS name of the test-mode certificate (Netty's ``SelfSignedCertificate`` default FQDN)."""
 SELF_SIGNED_DAYS = 365
+LOOPBACK_IP = ipaddress.IPv4Address("127.0.0.1")
+"""Also named by the certificate: SDKs that check it against the address they dialled (Python's resolves
+``localhost`` first) accept it on loopback, where the reference broker listens by default."""
 
 
 class TlsFileError(ValueError):
@@ -130,7 +134,8 @@ def self_signed() -> tuple[bytes, bytes]:
                    .public_key(key.public_key()).serial_number(x509.random_serial_number())
                    .not_valid_before(now - datetime.timedelta(days=1))
                    .not_valid_after(now + datetime.timedelta(days=SELF_SIGNED_DAYS))
-                   .add_extension(x509.SubjectAlternativeName([x509.DNSName(SELF_SIGNED_NAME)]),
+                   .add_extension(x509.SubjectAlternativeName([x509.DNSName(SELF_SIGNED_NAME),
+                                                               x509.IPAddress(LOOPBACK_IP)]),
                                   critical=False)
                    .sign(key, hashes.SHA256()))
     return (certificate.public_bytes(serialization.Encoding.PEM),

@@ -93,8 +93,9 @@ def _update_broker_config(admin: Admin, args: argparse.Namespace) -> list[dict[s
     return [{"broker": addr, "key": args.key, "value": args.value, "result": "updated"} for addr in done]
 
 
-_BROKER_OR_CLUSTER = [(("-b", "--brokerAddr"), {"dest": "broker", "type": _address}),
-                      (("-c", "--clusterName"), {"dest": "cluster"})]
+_BROKER_OR_CLUSTER: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("-b", "--brokerAddr"), {"dest": "broker", "type": _address}),
+    (("-c", "--clusterName"), {"dest": "cluster"})]
 
 
 def _connections(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:

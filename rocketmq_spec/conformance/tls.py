@@ -67,6 +67,7 @@ class ClientTls:
         import grpc
 
         host, _, port = address.rpartition(":")
+        roots: bytes | None
         if self.insecure:
             roots = ssl.get_server_certificate((host, int(port))).encode()
         else:

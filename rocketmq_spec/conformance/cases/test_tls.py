@@ -142,7 +142,7 @@ def _query_route(channel: grpc.Channel) -> str:
         answer = stub.QueryRoute(rpc.QueryRouteRequest(topic=v2.Resource(name="rmq_spec_tls_probe")),
                                  metadata=[("x-mq-client-id", "rmq-spec-tls")], timeout=CALL_TIMEOUT_S)
     except grpc.RpcError as exc:
-        return f"failed: {exc.code().name}"  # type: ignore[attr-defined]
+        return f"failed: {exc.code().name}"
     finally:
         channel.close()
     return f"answered {v2.Code.Name(answer.status.code)}"

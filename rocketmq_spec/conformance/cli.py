@@ -60,7 +60,7 @@ from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
 from rocketmq_spec.spec.controller import CONTROLLER_RELEASES
 from rocketmq_spec.spec.release_rules import Rule, holds
-from rocketmq_spec.spec.tls import TlsMode
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
 from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 
@@ -353,12 +353,15 @@ def _provisioned(args: argparse.Namespace) -> int:
     from rocketmq_spec.apache import ProvisionError
     from rocketmq_spec.targets import started
 
+    tls = client_tls(args)
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
         print(f"starting {args.target} ...", flush=True)
         try:
             running = stack.enter_context(started(args.target, Path(work),
                                                   broker_config=PROVISIONED_SETTINGS,
-                                                  grpc=args.grpc, controller=args.controller))
+                                                  grpc=args.grpc, controller=args.controller,
+                                                  system_properties={TLS_MODE_KEY: tls.mode.value}
+                                                  if tls else None))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
         if running.controller_addr:
@@ -373,7 +376,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                        proxy=proxy, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS))
+                        proxy=proxy, tls=tls, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS))
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 

@@ -166,11 +166,11 @@ def test_violation_closes_connection(garbage: Garbage, server: Server, wire: Wir
 
 
 def _before_tls(wire: Wire, server: Server) -> Connection:
-    """A plain-text connection, for what a server reads before any TLS (the PROXY preamble, the bytes that
-    decide whether one comes): UNSUPPORTED on a run against a target that refuses plain text."""
+    """A plain-text connection, for what a server reads before any TLS (the PROXY preamble, the first bytes
+    of a connection): UNSUPPORTED on a run against a target that refuses plain text."""
     if wire.tls is not None and wire.tls.mode is TlsMode.ENFORCING:
-        raise Unsupported("a PROXY preamble comes before TLS, and the target (tls.server.mode=enforcing) "
-                          "serves no plain-text connection to show what it reads there")
+        raise Unsupported("the case is about the first bytes of a connection, and the target "
+                          "(tls.server.mode=enforcing) serves no plain-text connection to show what it does")
     return wire.connect(server.endpoint, tls=False)
 
 
@@ -222,7 +222,7 @@ def test_proxy_preamble(preamble: bytes, server: Server, wire: Wire, check: Chec
                 "handshake (remoting/src/main/java/org/apache/rocketmq/remoting/netty/"
                 "NettyRemotingServer.java, HandshakeHandler).")
 def test_tls_client_hello(server: Server, wire: Wire, check: Check) -> None:
-    connection = wire.connect(server.endpoint)
+    connection = _before_tls(wire, server)  # the first bytes of a connection: not inside a TLS session
     connection.send_bytes(_tls_client_hello())
     closed = connection.wait_closed(decode=False)
     tls_reply = bytes(connection.raw[:1]) in (b"\x15", b"\x16")

@@ -19,9 +19,11 @@ from rocketmq_spec.admin.groups import OPTION_FIELDS, sub_group_body
 from rocketmq_spec.admin.wire import AdminConnection
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.conformance.cases.messaging import subscription
+from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.spec.bodies import HEARTBEAT_DATA
 from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, wire_release
 from tests.mqadmin_commands import Scene, prepare
 
@@ -223,3 +225,14 @@ def test_updateBrokerConfig(scene: Scene, capsys: pytest.CaptureFixture[str]) ->
     assert [row["broker"] for row in done] == [scene.broker]
     after = as_json(capsys, "getBrokerConfig", "-n", scene.ns, "-b", scene.broker)
     assert after["defaultTopicQueueNums"] == wanted
+
+
+def test_tls_reaches_servers_that_refuse_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
+    broker, namesrv = BrokerConfig(listen_port=0), NamesrvConfig(listen_port=0, kv_config_path=None)
+    for settings in (broker.tls, namesrv.tls):
+        settings.set(TLS_MODE_KEY, TlsMode.ENFORCING.value)
+    with SyncEmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv) as mq:
+        listed = as_json(capsys, "clusterList", "-n", mq.namesrv_addr, "--tls")
+        code, _, err = run(capsys, "clusterList", "-n", mq.namesrv_addr)
+    assert [row["brokerName"] for row in listed] == [broker.broker_name]
+    assert code == 1 and "closed the connection" in err

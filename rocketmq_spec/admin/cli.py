@@ -175,6 +175,8 @@ def parser() -> argparse.ArgumentParser:
             sub.add_argument(*flags, **settings)
         sub.add_argument("--json", action="store_true", help="print the result as JSON")
         sub.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request")
+        sub.add_argument("--tls", action="store_true", help="connect over TLS, accepting any certificate "
+                         "(servers in tls.server.mode=enforcing, as mqadmin with -Dtls.enable=true)")
     return top
 
 
@@ -202,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     runner = COMMANDS[args.command][2]
     try:
-        result = runner(Admin(args.namesrv, args.timeout), args)
+        result = runner(Admin(args.namesrv, args.timeout, tls=args.tls), args)
     except AdminError as exc:
         print(f"rmq-admin: {args.command}: {exc}", file=sys.stderr)
         return 1

@@ -28,6 +28,7 @@ from rocketmq_spec.apache.servers import (
 from rocketmq_spec.codec.custom_header import decode_header
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.controller import CONTROLLER_RELEASES, GET_METADATA_RESPONSE
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 
 NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
@@ -78,6 +79,7 @@ class ApacheRocketMQ(LoopbackServers):
         self._overrides.update({key: str(value) for key, value in (broker_config or {}).items()})
         self._heap_mb = heap_mb
         self._progress = progress
+        self.tls_only = self._system_properties.get(TLS_MODE_KEY) == TlsMode.ENFORCING.value
         self.jdk: Jdk | None = None
         self.classpath: list[Path] = []
 

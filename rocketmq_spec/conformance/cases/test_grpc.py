@@ -23,7 +23,7 @@ from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.grpc_client import ProxyClient, Telemetry, message
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.verdict import Unsupported
-from rocketmq_spec.conformance.wire import Endpoint
+from rocketmq_spec.conformance.wire import Endpoint, Wire
 from rocketmq_spec.spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT, CONSUMER_RUNNING_INFO
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message, suggest_todo
@@ -66,8 +66,8 @@ revives checkpoints every second or so, the bound only keeps a broken target fro
 
 
 @case("RMQ-GRPC-CLIENT-ID", "A request without x-mq-client-id is answered CLIENT_ID_REQUIRED.")
-def test_client_id_required(proxy: Endpoint, check: Check) -> None:
-    client = ProxyClient(str(proxy), client_id="")
+def test_client_id_required(proxy: Endpoint, wire: Wire, check: Check) -> None:
+    client = ProxyClient(str(proxy), client_id="", tls=wire.tls)
     try:
         response = call("QueryRoute", lambda: client.query_route(DEFAULT_TOPIC))
     finally:
@@ -383,12 +383,12 @@ def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check
 
 @case("RMQ-GRPC-AUTO-RENEW", "A push consumer's auto-renewed message is released when the consumer "
       "terminates: another client of the group receives it within seconds, not after 60 s.")
-def test_auto_renew_released_on_termination(proxy: Endpoint, admin: Client, check: Check) -> None:
+def test_auto_renew_released_on_termination(proxy: Endpoint, admin: Client, wire: Wire, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
     group = consumer_group(admin)
     with contextlib.ExitStack() as stack:
-        pusher = stack.enter_context(contextlib.closing(ProxyClient(str(proxy))))
-        other = stack.enter_context(contextlib.closing(ProxyClient(str(proxy))))
+        pusher = stack.enter_context(contextlib.closing(ProxyClient(str(proxy), tls=wire.tls)))
+        other = stack.enter_context(contextlib.closing(ProxyClient(str(proxy), tls=wire.tls)))
         for client, kind in ((pusher, v2.PUSH_CONSUMER), (other, v2.SIMPLE_CONSUMER)):
             answer = announce(check, client, client.consumer_settings(group, topic, client_type=kind))
             expect_status(check, f"{v2.ClientType.Name(kind)} settings", answer.status, Code.OK)

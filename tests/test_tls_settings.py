@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from rocketmq_spec.conformance.recorder import Exchange
+from rocketmq_spec.conformance.tls import ClientTls
+from rocketmq_spec.conformance.wire import Connection, ConnectionLost, Endpoint
 from rocketmq_spec.reference_broker.config import (
     BrokerConfig,
     ConfigError,
@@ -17,7 +20,9 @@ from rocketmq_spec.reference_broker.config import (
     apply_properties,
     with_tls_file,
 )
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.reference_broker.tls import Opening, TlsFileError, TlsPolicy, TlsSettings, self_signed
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.tls import HANDSHAKE_RECORD_TYPE, TlsMode
 from tests.golden import PROJECT_ROOT
 
@@ -80,3 +85,27 @@ def test_rmq_broker_refuses_an_unusable_tls_file_before_binding(tmp_path: Path) 
     assert done.stderr.count("\n") == 1 and "not a PEM certificate" in done.stderr
     assert done.stderr.startswith("rmq-broker: not starting: tls.server.certPath=")
     assert not (tmp_path / "store").exists()
+
+
+def test_mutual_tls_asks_for_the_client_certificate(tmp_path: Path) -> None:
+    """tls.server.authClient with need.client.auth=require: a client presenting a trusted certificate is
+    served, one presenting none fails the handshake (RMQ-TLS-TEST-MODE's non-test branch)."""
+    certificate, key = self_signed()
+    cert_file, key_file = tmp_path / "c.pem", tmp_path / "k.pem"
+    cert_file.write_bytes(certificate)
+    key_file.write_bytes(key)
+    broker = BrokerConfig(listen_port=0, grpc_server_port=-1)
+    for name, value in {"tls.server.mode": "enforcing", "tls.test.mode.enable": "false",
+                        "tls.server.certPath": str(cert_file), "tls.server.keyPath": str(key_file),
+                        "tls.server.authClient": "true", "tls.server.trustCertPath": str(cert_file),
+                        "tls.server.need.client.auth": "require"}.items():
+        broker.tls.set(name, value)
+    with SyncEmbeddedRocketMQ(tmp_path / "store", broker_config=broker) as mq:
+        endpoint = Endpoint.parse(mq.broker_addr)
+        mutual = Connection(endpoint, Exchange(), ClientTls(cert=cert_file, key=key_file, insecure=True))
+        try:
+            assert mutual.call(RequestCode.GET_BROKER_CONFIG).code == ResponseCode.SUCCESS
+        finally:
+            mutual.close()
+        with pytest.raises(ConnectionLost):
+            Connection(endpoint, Exchange(), ClientTls(insecure=True)).call(RequestCode.GET_BROKER_CONFIG)

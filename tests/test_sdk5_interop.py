@@ -60,6 +60,20 @@ def _topic(broker: SyncEmbeddedRocketMQ, message_type: str) -> str:
     return topic
 
 
+def _group(broker: SyncEmbeddedRocketMQ) -> str:
+    group = f"g-{uuid.uuid4().hex[:8]}"
+
+    async def create() -> None:
+        client = await RemotingClient.connect(broker.broker_addr)
+        try:
+            await sdk5.create_group(client, group)
+        finally:
+            await client.close()
+
+    broker.call(create())
+    return group
+
+
 def _stored(broker: SyncEmbeddedRocketMQ, topic: str) -> list:
     async def read() -> list:
         client = await RemotingClient.connect(broker.broker_addr)
@@ -167,7 +181,7 @@ def _nothing_more(sdk: str, endpoint: str, topic: str, group: str) -> bool:
 
 def _receive(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """SimpleConsumer: every message exactly once, and nothing again once acked."""
-    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "NORMAL"), _group(broker)
     sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=10), "sent")
     got = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=10, timeout=60))
     assert sorted(e["messageId"] for e in got) == sorted(e["messageId"] for e in sent)
@@ -177,7 +191,7 @@ def _receive(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 def _redelivery(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """A message received and not acked comes back after its invisible duration, one attempt later."""
-    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "NORMAL"), _group(broker)
     sent = {e["messageId"] for e in sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=3), "sent")}
     first = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=3, ack="no",
                                invisible_s=10, timeout=30))
@@ -191,7 +205,7 @@ def _redelivery(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 def _push(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """PushConsumer: every message exactly once through the SDK's own receive loop and acks."""
-    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "NORMAL"), _group(broker)
     sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=5), "sent")
     got = _received(sdk5.run(sdk, "push", endpoint, topic=topic, group=group, expect=5, timeout=90,
                              idle_timeout=60))  # a JVM's push consumer may take a while to start polling
@@ -200,7 +214,7 @@ def _push(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 def _fifo_order(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """A consumer sees each message group in send order."""
-    topic, group = _topic(broker, "FIFO"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "FIFO"), _group(broker)
     sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=12, kind="fifo", groups=3), "sent")
     got = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=12, timeout=60))
     for name in ("g0", "g1", "g2"):
@@ -210,7 +224,7 @@ def _fifo_order(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 def _timer(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """A delay message reaches a consumer at its delivery time, not before."""
-    topic, group = _topic(broker, "DELAY"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "DELAY"), _group(broker)
     events = sdk5.run(sdk, "produce", endpoint, topic=topic, count=1, kind="delay", delay_ms=DELAY_MS)
     (sent,) = sdk5.of(events, "sent")
     (got,) = _received(sdk5.run(sdk, "receive", endpoint, topic=topic, group=group, expect=1, timeout=40))

@@ -202,6 +202,14 @@ RECEIVE_BEFORE_SETTINGS = clause(
     source="proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/consumer/ReceiveMessageActivity.java "
            "(receiveMessage); java/client/src/main/java/org/apache/rocketmq/client/java/impl/"
            "ClientSessionImpl.java (rocketmq-clients)")
+SETTINGS_GROUP = clause(
+    "RMQ-GRPC-SETTINGS-GROUP", Level.MUST,
+    "From 5.5.0 a consumer's Settings on Telemetry naming a group its broker does not have are refused "
+    "ILLEGAL_CONSUMER_GROUP \"group not found: <g>\" (the stream fails INVALID_ARGUMENT \"process client "
+    "telemetryCommand failed. group not found: <g>\"), whatever autoCreateSubscriptionGroup says: the group "
+    "is created first (mqadmin updateSubGroup). Earlier releases accept them.",
+    source="proxy/src/main/java/org/apache/rocketmq/proxy/processor/ClientProcessor.java "
+           "(getGroupOrException)")
 GROUP_NOT_FOUND = clause(
     "RMQ-GRPC-GROUP-NOT-FOUND", Level.MUST,
     "ReceiveMessage for a consumer group the broker does not have answers CONSUMER_GROUP_NOT_FOUND with the "

@@ -40,6 +40,7 @@ class Rule(enum.Enum):
     FASTJSON2_TEXT = "fastjson2-text"
     ACL_CONFIG_54_SERVED = "acl-config-54-served"
     ACL_V1 = "acl-v1"
+    GRPC_SETTINGS_GROUP_REQUIRED = "grpc-settings-group-required"
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,12 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "started.",
                 "broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java (initialAcl, 5.3.2; "
                 "gone in 5.3.3 with the acl module)"),
+    ReleaseRule(Rule.GRPC_SETTINGS_GROUP_REQUIRED, since("5.5.0"), "RMQ-GRPC-SETTINGS-GROUP",
+                "a consumer's Telemetry Settings naming a group the broker does not have (whatever "
+                "autoCreateSubscriptionGroup says) fail the stream INVALID_ARGUMENT \"process client "
+                "telemetryCommand failed. group not found: <g>\"",
+                "proxy/src/main/java/org/apache/rocketmq/proxy/processor/ClientProcessor.java "
+                "(getGroupOrException), seen from Apache RocketMQ 5.5.0's proxy in local mode"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

@@ -12,6 +12,7 @@ import contextlib
 import time
 from collections.abc import Callable
 
+import grpc
 import pytest
 from google.protobuf import duration_pb2
 
@@ -30,6 +31,7 @@ from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message, suggest_t
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.grpc_rpcs import MAX_MESSAGE_SIZE
 from rocketmq_spec.spec.message_id import encode_offset_msg_id
+from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, DLQ_PREFIX, SYSTEM_TOPIC_PREFIX, TOPIC_MAX_LENGTH
 
 from .grpc_support import (
@@ -100,13 +102,28 @@ def test_route_not_found_text(proxy_client: ProxyClient, admin: Client, check: C
                 (response.status.code, response.status.message))
 
 
-@case("RMQ-GRPC-GROUP-NOT-FOUND", "ReceiveMessage for a group the broker does not have: "
+@case("RMQ-GRPC-SETTINGS-GROUP", "A consumer's Settings naming a group the broker does not have: refused "
+      "\"group not found: <g>\" (the stream fails INVALID_ARGUMENT) from 5.5.0, accepted before.")
+def test_settings_of_an_unknown_group(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic, group = typed_topic(admin, "NORMAL"), unique("grpc_no_group")
+    _, answer = call("Telemetry", lambda: proxy_client.announce(proxy_client.consumer_settings(group, topic)))
+    if holds(Rule.GRPC_SETTINGS_GROUP_REQUIRED, admin.target_version()):
+        expected = (grpc.StatusCode.INVALID_ARGUMENT.name,
+                    f"process client telemetryCommand failed. group not found: {group}")
+        seen = (answer.code().name, answer.details()) if isinstance(answer, grpc.RpcError) else repr(answer)
+        check.equal("Telemetry", expected, seen)
+    else:
+        check.equal("status", int(Code.OK), getattr(getattr(answer, "status", None), "code", repr(answer)))
+
+
+@case("RMQ-GRPC-GROUP-NOT-FOUND", "ReceiveMessage for a group the broker no longer has: "
       "CONSUMER_GROUP_NOT_FOUND with the broker's remark if it does not create groups "
       "(autoCreateSubscriptionGroup=false), else the receive goes on.")
 def test_receive_for_an_unknown_group(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
-    topic, group = typed_topic(admin, "NORMAL"), unique("grpc_no_group")
-    answer = announce(check, proxy_client, proxy_client.consumer_settings(group, topic))
-    check.note("settings answer", f"{answer.status.code} {answer.status.message}")
+    topic = typed_topic(admin, "NORMAL")
+    group = new_consumer(check, proxy_client, admin, topic)
+    expect_success(check, f"delete group {group}", admin.call(RequestCode.DELETE_SUBSCRIPTIONGROUP,
+                                                               {"groupName": group}))
     items, _ = receive(proxy_client, group, topic, polling_s=1)
     statuses = [(i.status.code, i.status.message) for i in items if i.WhichOneof("content") == "status"]
     if broker_setting(admin, "autoCreateSubscriptionGroup") == "false":

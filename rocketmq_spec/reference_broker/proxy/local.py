@@ -77,6 +77,11 @@ class LocalBroker:
     def name(self) -> str:
         return self._broker.config.broker_name
 
+    @property
+    def version(self) -> int:
+        """The MQVersion ordinal of the release the broker answers as (release rules of the proxy)."""
+        return self._broker.release.version
+
     def topic(self, name: str) -> TopicConfig | None:
         return self._broker.topics.get(name)
 
@@ -137,7 +142,7 @@ class LocalBroker:
         response = await self._ask_namesrv(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
         if response.code == ResponseCode.TOPIC_NOT_EXIST:  # the proxy's own text, not the name server's
             raise Refusal(Code.TOPIC_NOT_FOUND, client_exception_message(
-                ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE.format(topic=topic), self._broker.release.version))
+                ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE.format(topic=topic), self.version))
         if response.code != ResponseCode.SUCCESS:
             raise Refusal(code_for_remoting(response.code), response.remark or f"no route for {topic}")
         route: dict[str, Any] = fastjson.loads(response.body or b"{}")

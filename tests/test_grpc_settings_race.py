@@ -18,6 +18,7 @@ def _consumer_settings() -> v2.Settings:
 def test_a_receive_waiting_for_settings_gets_them_when_they_arrive() -> None:
     async def scenario() -> v2.Settings | None:
         store = SettingsStore(lambda group: None)
+        store.expect("client-1")  # its Telemetry stream opened
         waiting = asyncio.ensure_future(store.arrival("client-1", timeout=30))
         await asyncio.sleep(0)
         assert not waiting.done()
@@ -31,9 +32,20 @@ def test_a_receive_waiting_for_settings_gets_them_when_they_arrive() -> None:
 def test_settings_that_never_come_are_none() -> None:
     async def scenario() -> tuple[v2.Settings | None, int]:
         store = SettingsStore(lambda group: None)
-        return await store.arrival("client-2", timeout=0.01), len(store._awaited)
+        store.expect("client-2")
+        missing = await store.arrival("client-2", timeout=0.01)
+        store.unexpect("client-2")  # the stream ended without Settings
+        return missing, len(store._awaited)
 
     assert asyncio.run(scenario()) == (None, 0)
+
+
+def test_a_client_without_telemetry_is_not_waited_for() -> None:
+    async def scenario() -> v2.Settings | None:
+        # were it waited for, the hour-long wait would end the test with TimeoutError
+        return await asyncio.wait_for(SettingsStore(lambda group: None).arrival("client-4", timeout=3600), 30)
+
+    assert asyncio.run(scenario()) is None
 
 
 def test_known_settings_are_answered_at_once() -> None:

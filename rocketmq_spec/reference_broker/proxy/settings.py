@@ -47,7 +47,7 @@ class SettingsStore:
         self._validate_message_type = validate_message_type
         self._raw: dict[str, v2.Settings] = {}
         self._awaited: dict[str, asyncio.Event] = {}
-        """Clients whose call waits for their first Settings (:meth:`arrival`)."""
+        """Clients with a Telemetry stream open whose first Settings have not arrived (:meth:`arrival`)."""
 
     def update(self, client_id: str, settings: v2.Settings) -> v2.Settings:
         """Record a client's settings; returns the merged copy the server answers with."""
@@ -66,16 +66,26 @@ class SettingsStore:
     def remove(self, client_id: str) -> v2.Settings | None:
         return self._raw.pop(client_id, None)
 
-    async def arrival(self, client_id: str, timeout: float) -> v2.Settings | None:
-        """The merged settings, waiting up to ``timeout`` seconds for a client whose Telemetry Settings have
-        not arrived yet (a receive racing its own Settings: RMQ-GRPC-RECEIVE-BEFORE-SETTINGS); None if they
-        do not come in time."""
+    def expect(self, client_id: str) -> None:
+        """A Telemetry stream of the client opened: its Settings are on their way."""
         if client_id not in self._raw:
-            arrived = self._awaited.setdefault(client_id, asyncio.Event())
+            self._awaited.setdefault(client_id, asyncio.Event())
+
+    def unexpect(self, client_id: str) -> None:
+        """The client's Telemetry stream ended; Settings it never sent are no longer awaited."""
+        arrived = self._awaited.get(client_id)
+        if arrived is not None and not arrived.is_set():
+            del self._awaited[client_id]
+
+    async def arrival(self, client_id: str, timeout: float) -> v2.Settings | None:
+        """The merged settings; for a client whose Telemetry stream is open but whose Settings have not
+        arrived yet (a receive racing its own Settings: RMQ-GRPC-RECEIVE-BEFORE-SETTINGS), waiting up to
+        ``timeout`` seconds for them. None when they do not come in time, or at once for a client with no
+        Telemetry stream (nothing is on its way)."""
+        arrived = self._awaited.get(client_id)
+        if client_id not in self._raw and arrived is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(arrived.wait(), timeout)
-            if not arrived.is_set() and self._awaited.get(client_id) is arrived:
-                del self._awaited[client_id]
         return self.merged(client_id)
 
     def merged(self, client_id: str) -> v2.Settings | None:

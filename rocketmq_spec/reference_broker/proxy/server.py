@@ -17,6 +17,7 @@ import grpc
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.grpc.v2 import service_pb2_grpc as rpc_grpc
+from rocketmq_spec.reference_broker.proxy.call import address_of
 from rocketmq_spec.reference_broker.proxy.channel import ChannelRegistry, GrpcClientChannel
 from rocketmq_spec.reference_broker.proxy.clients import Clients
 from rocketmq_spec.reference_broker.proxy.consumer import Consumer
@@ -105,7 +106,7 @@ class GrpcProxy:
 
     def _peer(self, seen: str) -> str:
         """The caller's address for the one grpc saw (the front's, in permissive mode)."""
-        return self._front.peer(seen) if self._front is not None else seen
+        return self._front.peer(address_of(seen)) if self._front is not None else seen
 
     async def stop(self) -> None:
         if self._front is not None:

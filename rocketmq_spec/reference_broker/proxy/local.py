@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.reference_broker.auth.authentication import Authenticator
 from rocketmq_spec.reference_broker.broker.clients import ClientManager
 from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroup, SubscriptionGroupManager
 from rocketmq_spec.reference_broker.broker.topics import TopicConfig, TopicConfigManager
@@ -36,6 +37,7 @@ from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message
 from rocketmq_spec.spec.grpc_codes import Code, code_for_remoting
 from rocketmq_spec.spec.headers import header_for
 from rocketmq_spec.spec.version import CURRENT_VERSION
+from rocketmq_spec.spec.wire_release import WireRelease
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,13 @@ class HostBroker(Protocol):
 
     @property
     def server(self) -> RemotingServer: ...
+
+    @property
+    def release(self) -> WireRelease: ...
+
+    @property
+    def authenticator(self) -> Authenticator | None:
+        """ACL 2.0 authentication, which the proxy applies to every call too (None when off)."""
 
 
 class LocalBroker:

@@ -33,8 +33,9 @@ FAQ_URLS: tuple[FaqUrl, ...] = (
     FaqUrl(since("5.1.0"), "https://rocketmq.apache.org/docs/bestPractice/06FAQ"),
 )
 MORE_INFORMATION = "For more information, please visit the url, "
-NO_ROUTE = "No topic route info in name server for the topic: {topic}"
-"""The name server's remark for a topic without route (before the FAQ line), and the proxy's text."""
+NO_ROUTE_TEXT = "No topic route info in name server for the topic: {topic}"
+"""A topic without route: the name server's remark before its FAQ line (``remarks.NO_ROUTE``), and the
+text of the proxy's own exception."""
 
 RMQ_ERR_FAQ_URL = clause(
     "RMQ-ERR-FAQ-URL", Level.MUST,

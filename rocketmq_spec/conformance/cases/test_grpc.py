@@ -27,7 +27,7 @@ from rocketmq_spec.conformance.verdict import Unsupported
 from rocketmq_spec.conformance.wire import Endpoint, Wire
 from rocketmq_spec.spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT, CONSUMER_RUNNING_INFO
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message, suggest_todo
+from rocketmq_spec.spec.faq import NO_ROUTE_TEXT, client_exception_message, suggest_todo
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.grpc_rpcs import MAX_MESSAGE_SIZE
 from rocketmq_spec.spec.message_id import encode_offset_msg_id
@@ -96,7 +96,7 @@ def test_route(proxy_client: ProxyClient, admin: Client, proxy: Endpoint, check:
 def test_route_not_found_text(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
     topic = unique("nowhere")
     response = call("QueryRoute", lambda: proxy_client.query_route(topic))
-    expected = client_exception_message(ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE.format(topic=topic),
+    expected = client_exception_message(ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE_TEXT.format(topic=topic),
                                         admin.target_version())
     check.equal("status", (int(Code.TOPIC_NOT_FOUND), expected),
                 (response.status.code, response.status.message))

@@ -22,9 +22,9 @@ from rocketmq_spec.conformance.case import Row, case, table, waits_on_target
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.wire import Connection, Wire
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.behaviour import BROKER_EXPIRY_MS, BROKER_SCAN_INTERVAL_MS
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from rocketmq_spec.spec.faq import NO_ROUTE, suggest_todo
 from rocketmq_spec.spec.hashing import masked_crc32
 from rocketmq_spec.spec.headers import (
     QUERY_DATA_VERSION_REQUEST,
@@ -416,5 +416,5 @@ def test_expiry(namesrv: Server, wire: Wire, check: Check) -> None:
 def test_no_route_remark(namesrv: Server, wire: Wire, check: Check) -> None:
     topic = f"rmq_spec_no_route_{secrets.token_hex(4)}"
     answer = wire.connect(namesrv.endpoint).call(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
-    check.equal("answer", (int(ResponseCode.TOPIC_NOT_EXIST), NO_ROUTE.format(topic=topic)
-                           + suggest_todo(answer.version)), (answer.code, answer.remark))
+    expected = remarks.NO_ROUTE.format(topic=topic, version=answer.version)
+    check.equal("answer", (int(ResponseCode.TOPIC_NOT_EXIST), expected), (answer.code, answer.remark))

@@ -33,7 +33,7 @@ from rocketmq_spec.reference_broker.server import (
     not_supported_remark,
 )
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from rocketmq_spec.spec.faq import NO_ROUTE, client_exception_message
+from rocketmq_spec.spec.faq import NO_ROUTE_TEXT, client_exception_message
 from rocketmq_spec.spec.grpc_codes import Code, code_for_remoting
 from rocketmq_spec.spec.headers import header_for
 from rocketmq_spec.spec.version import CURRENT_VERSION
@@ -151,7 +151,7 @@ class LocalBroker:
         response = await self._ask_namesrv(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
         if response.code == ResponseCode.TOPIC_NOT_EXIST:  # the proxy's own text, not the name server's
             raise Refusal(Code.TOPIC_NOT_FOUND, client_exception_message(
-                ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE.format(topic=topic), self.version))
+                ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE_TEXT.format(topic=topic), self.version))
         if response.code != ResponseCode.SUCCESS:
             raise Refusal(code_for_remoting(response.code), response.remark or f"no route for {topic}")
         route: dict[str, Any] = fastjson.loads(response.body or b"{}")

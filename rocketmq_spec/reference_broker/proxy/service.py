@@ -80,17 +80,17 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
     async def QueryRoute(self, request: rpc.QueryRouteRequest,
                          context: grpc.aio.ServicerContext[Any, Any]) -> rpc.QueryRouteResponse:
         return await self._answer(request, context, rpc.QueryRouteResponse,
-                             lambda ctx: self._routes.query_route(ctx, request))
+                                  lambda ctx: self._routes.query_route(ctx, request))
 
     async def QueryAssignment(self, request: rpc.QueryAssignmentRequest,
                               context: grpc.aio.ServicerContext[Any, Any]) -> rpc.QueryAssignmentResponse:
         return await self._answer(request, context, rpc.QueryAssignmentResponse,
-                             lambda ctx: self._routes.query_assignment(ctx, request))
+                                  lambda ctx: self._routes.query_assignment(ctx, request))
 
     async def Heartbeat(self, request: rpc.HeartbeatRequest,
                         context: grpc.aio.ServicerContext[Any, Any]) -> rpc.HeartbeatResponse:
         return await self._answer(request, context, rpc.HeartbeatResponse,
-                             lambda ctx: self._clients.heartbeat(ctx, request))
+                                  lambda ctx: self._clients.heartbeat(ctx, request))
 
     async def SendMessage(self, request: rpc.SendMessageRequest,
                           context: grpc.aio.ServicerContext[Any, Any]) -> rpc.SendMessageResponse:
@@ -134,15 +134,15 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             self, request: rpc.ChangeInvisibleDurationRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ChangeInvisibleDurationResponse:
         return await self._answer(request, context, rpc.ChangeInvisibleDurationResponse,
-                             lambda ctx: self._consumer.change_invisible(ctx, self._clients.channel(ctx),
-                                                                         request))
+                                  lambda ctx: self._consumer.change_invisible(
+                                      ctx, self._clients.channel(ctx), request))
 
     async def ForwardMessageToDeadLetterQueue(
             self, request: rpc.ForwardMessageToDeadLetterQueueRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ForwardMessageToDeadLetterQueueResponse:
         return await self._answer(request, context, rpc.ForwardMessageToDeadLetterQueueResponse,
-                             lambda ctx: self._consumer.forward_to_dlq(ctx, self._clients.channel(ctx),
-                                                                       request))
+                                  lambda ctx: self._consumer.forward_to_dlq(
+                                      ctx, self._clients.channel(ctx), request))
 
     async def RecallMessage(self, request: rpc.RecallMessageRequest,
                             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.RecallMessageResponse:

@@ -12,6 +12,7 @@ import json
 import subprocess
 from typing import Any
 
+from rocketmq_spec.admin.groups import sub_group_body
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.conformance.clients import sdk5 as installer
@@ -55,6 +56,15 @@ def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True,
 
 def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [e for e in events if e["event"] == kind]
+
+
+async def create_group(client: RemotingClient, group: str) -> None:
+    """A consumer group on the broker, as ``mqadmin updateSubGroup`` makes it: 5.5.0's proxy refuses a
+    consumer's settings for a group its broker does not have (RMQ-GRPC-SETTINGS-GROUP)."""
+    answer = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, None,
+                                                sub_group_body(group, {})))
+    if answer.code != ResponseCode.SUCCESS:
+        raise AssertionError(f"group {group} not created: {answer.code} {answer.remark}")
 
 
 async def create_topic(client: RemotingClient, topic: str, message_type: str, queues: int = 4) -> None:

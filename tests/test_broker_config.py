@@ -200,12 +200,33 @@ def test_cli_options_override_file(tmp_path) -> None:
     assert broker.bind_address == namesrv.bind_address == "127.0.0.1"
 
 
-def test_cli_port_in_use_is_one_line(tmp_path) -> None:
+@pytest.mark.parametrize(("option", "key"), [("--namesrv-port", "namesrv listenPort"),
+                                             ("--grpc-port", "grpcServerPort")])
+def test_cli_port_in_use_is_refused_before_anything_starts(tmp_path, option: str, key: str) -> None:
+    """A port another process listens on is bad input: one line naming it, exit 2, no store written (the
+    gRPC port used to be found taken only after the other ports were bound and the store opened)."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = _cli("--store", str(tmp_path / "store"), "--namesrv-port", str(port), cwd=tmp_path)
-    assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith("rmq-broker: cannot start: ") and result.stderr.count("\n") == 1
+        others = [o for o in ("--namesrv-port", "--grpc-port") if o != option]
+        result = _cli("--store", str(tmp_path / "store"), "--broker-port", "0", option, str(port),
+                      *(arg for other in others for arg in (other, "0")), cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith(f"rmq-broker: command line: {key}='{port}': expected a port free")
+    assert result.stderr.count("\n") == 1 and result.stdout == ""
+    assert not (tmp_path / "store").exists()
+
+
+def test_namesrv_port_in_use_is_one_line(tmp_path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = f"import sys; from rocketmq_spec.reference_broker.cli import namesrv_main; " \
+               f"sys.exit(namesrv_main(['-p', '{port}']))"
+        result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                                timeout=60, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"listenPort='{port}'" in result.stderr
 

@@ -22,7 +22,8 @@ def test_authn_cases_pass_against_the_embedded_broker(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     cases = json.loads((report / "index.json").read_text())["cases"]
-    assert {c["area"] for c in cases} == {"auth_authenticate"}, "only the authentication cases run"
+    areas = {c["area"] for c in cases}
+    assert areas == {"auth_authenticate", "grpc_auth"}, "only the authentication cases run"
     assert {c["verdict"] for c in cases} == {"PASS"}
 
 

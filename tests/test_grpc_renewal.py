@@ -20,7 +20,7 @@ from rocketmq_spec.spec.grpc_rpcs import (
     RENEW_MAX_MS,
     RENEW_SLICES_MS,
 )
-from tests.sdk5_clients import create_topic
+from tests.sdk5_clients import create_group, create_topic
 
 NOW = 1_700_000_000_000
 
@@ -130,6 +130,7 @@ def test_the_embedded_proxy_renews_and_acks_with_the_newest_handle(
             admin = await RemotingClient.connect(rocketmq_broker.broker_addr)
             try:
                 await create_topic(admin, topic, "NORMAL")
+                await create_group(admin, group)
             finally:
                 await admin.close()
 

@@ -15,12 +15,15 @@ from typing import Any
 import pytest
 
 from rocketmq_spec.admin.cli import COMMANDS, main
+from rocketmq_spec.admin.groups import OPTION_FIELDS, sub_group_body
 from rocketmq_spec.admin.wire import AdminConnection
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.conformance.cases.messaging import subscription
+from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.spec.bodies import HEARTBEAT_DATA
 from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, wire_release
 from tests.mqadmin_commands import Scene, prepare
 
@@ -169,3 +172,69 @@ def test_unreachable_name_server_is_one_line_and_exit_1(capsys: pytest.CaptureFi
 def test_refusal_is_one_line_and_exit_1(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "topicRoute", "-n", scene.ns, "-t", "no_such_topic_anywhere")
     assert code == 1 and err.count("\n") == 1 and "TOPIC_NOT_EXIST" in err
+
+
+def _group_config(scene: Scene, group: str) -> dict[str, Any] | None:
+    with AdminConnection(scene.broker) as connection:
+        answer = connection.call(RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)
+    table = json.loads(answer.command.body or b"{}")["subscriptionGroupTable"]
+    found: dict[str, Any] | None = table.get(group)
+    return found
+
+
+def test_updateSubGroup_sends_the_bytes_mqadmin_5_5_0_sends() -> None:
+    """What ``mqadmin updateSubGroup -g G -o true`` puts on the wire, printed by the 5.5.0 jar."""
+    options = dict.fromkeys(OPTION_FIELDS) | {"orderly": True}
+    assert sub_group_body("G", options) == (
+        b'{"attributes":{},"brokerId":0,"consumeBroadcastEnable":false,"consumeEnable":true,'
+        b'"consumeFromMinEnable":false,"consumeMessageOrderly":true,"consumeTimeoutMinute":15,"groupName":"G",'
+        b'"groupRetryPolicy":{"type":"CUSTOMIZED"},"groupSysFlag":0,"notifyConsumerIdsChangedEnable":true,'
+        b'"retryMaxTimes":16,"retryQueueNums":1,"whichBrokerWhenConsumeSlowly":1}')
+
+
+def test_updateSubGroup(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    group = scene.group + "_fifo"
+    done = as_json(capsys, "updateSubGroup", "-n", scene.ns, "-c", scene.cluster, "-g", group, "-o", "true",
+                   "-r", "5", "-q", "2", "--attributes", "+a=b")
+    assert [row["broker"] for row in done] == [scene.broker]
+    stored = _group_config(scene, group)
+    assert stored is not None
+    assert (stored["consumeMessageOrderly"], stored["retryMaxTimes"], stored["retryQueueNums"],
+            stored["consumeBroadcastEnable"]) == (True, 5, 2, False)
+    code, _, err = run(capsys, "updateSubGroup", "-n", scene.ns, "-g", group)
+    assert code == 1 and "needs -b BROKER_ADDR or -c CLUSTER" in err
+
+
+def test_deleteSubGroup(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    group = scene.group + "_gone"
+    as_json(capsys, "updateSubGroup", "-n", scene.ns, "-b", scene.broker, "-g", group)
+    assert _group_config(scene, group) is not None
+    deleted = as_json(capsys, "deleteSubGroup", "-n", scene.ns, "-b", scene.broker, "-g", group, "-r", "true")
+    assert [row["result"] for row in deleted] == ["deleted"]
+    assert _group_config(scene, group) is None
+
+
+def test_getBrokerConfig(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = as_json(capsys, "getBrokerConfig", "-n", scene.ns, "-b", scene.broker)
+    assert settings["brokerName"] == scene.broker_name and settings["brokerClusterName"] == scene.cluster
+
+
+def test_updateBrokerConfig(scene: Scene, capsys: pytest.CaptureFixture[str]) -> None:
+    before = as_json(capsys, "getBrokerConfig", "-n", scene.ns, "-b", scene.broker)["defaultTopicQueueNums"]
+    wanted = str(int(before) + 1)
+    done = as_json(capsys, "updateBrokerConfig", "-n", scene.ns, "-c", scene.cluster, "-k",
+                   "defaultTopicQueueNums", "-v", wanted)
+    assert [row["broker"] for row in done] == [scene.broker]
+    after = as_json(capsys, "getBrokerConfig", "-n", scene.ns, "-b", scene.broker)
+    assert after["defaultTopicQueueNums"] == wanted
+
+
+def test_tls_reaches_servers_that_refuse_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
+    broker, namesrv = BrokerConfig(listen_port=0), NamesrvConfig(listen_port=0, kv_config_path=None)
+    for settings in (broker.tls, namesrv.tls):
+        settings.set(TLS_MODE_KEY, TlsMode.ENFORCING.value)
+    with SyncEmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv) as mq:
+        listed = as_json(capsys, "clusterList", "-n", mq.namesrv_addr, "--tls")
+        code, _, err = run(capsys, "clusterList", "-n", mq.namesrv_addr)
+    assert [row["brokerName"] for row in listed] == [broker.broker_name]
+    assert code == 1 and "closed the connection" in err

@@ -62,6 +62,20 @@ def _topic(broker: SyncEmbeddedRocketMQ, message_type: str) -> str:
     return topic
 
 
+def _group(broker: SyncEmbeddedRocketMQ) -> str:
+    group = f"g-{uuid.uuid4().hex[:8]}"
+
+    async def create() -> None:
+        client = await RemotingClient.connect(broker.broker_addr)
+        try:
+            await sdk5.create_group(client, group)
+        finally:
+            await client.close()
+
+    broker.call(create())
+    return group
+
+
 def _stored(broker: SyncEmbeddedRocketMQ, topic: str) -> list:
     async def read() -> list:
         client = await RemotingClient.connect(broker.broker_addr)
@@ -183,7 +197,7 @@ def _nothing_more(sdk: str, endpoint: str, topic: str, group: str) -> bool:
 
 def _receive(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """SimpleConsumer: every message exactly once, and nothing again once acked."""
-    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "NORMAL"), _group(broker)
     sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=10), "sent")
     got = _received(sdk5.run(sdk, "consume-simple", endpoint, topic=topic, group=group, count=10))
     assert sorted(e["msgId"] for e in got) == sorted(e["msgId"] for e in sent)
@@ -194,7 +208,7 @@ def _receive(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 def _redelivery(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """A first delivery made invisible again comes back after the new invisible duration, one attempt
     later; once that redelivery is acked, nothing more comes."""
-    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "NORMAL"), _group(broker)
     sent = {e["msgId"] for e in sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=3), "sent")}
     got = _received(sdk5.run(sdk, "consume-nack", endpoint, topic=topic, group=group, count=3, timeout_s=90))
     first = [e for e in got if e["reconsumeTimes"] == 0]
@@ -208,7 +222,7 @@ def _redelivery(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 def _push(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """PushConsumer: every message exactly once through the SDK's own receive loop and acks."""
-    topic, group = _topic(broker, "NORMAL"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "NORMAL"), _group(broker)
     sent = sdk5.of(sdk5.run(sdk, "produce", endpoint, topic=topic, count=5), "sent")
     got = _received(sdk5.run(sdk, "consume-push", endpoint, topic=topic, group=group, count=5, timeout_s=90))
     assert sorted(e["msgId"] for e in got) == sorted(e["msgId"] for e in sent)
@@ -216,7 +230,7 @@ def _push(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 def _fifo_order(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """A consumer sees each message group in send order."""
-    topic, group = _topic(broker, "FIFO"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "FIFO"), _group(broker)
     sent = sdk5.of(sdk5.run(sdk, "produce-fifo", endpoint, topic=topic, count=12, message_groups=3), "sent")
     got = _received(sdk5.run(sdk, "consume-simple", endpoint, topic=topic, group=group, count=12))
     for name in ("g0", "g1", "g2"):
@@ -226,7 +240,7 @@ def _fifo_order(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
 
 def _timer(sdk: str, endpoint: str, broker: SyncEmbeddedRocketMQ) -> None:
     """A delay message reaches a consumer at its delivery time, not before."""
-    topic, group = _topic(broker, "DELAY"), f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = _topic(broker, "DELAY"), _group(broker)
     events = sdk5.run(sdk, "produce-delay", endpoint, topic=topic, count=1, delay_ms=DELAY_MS)
     (sent,) = sdk5.of(events, "sent")
     (got,) = _received(sdk5.run(sdk, "consume-simple", endpoint, topic=topic, group=group, count=1))

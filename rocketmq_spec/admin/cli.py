@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rocketmq_spec.admin.groups import OPTION_FIELDS, sub_group_body
 from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.admin.wire import DEFAULT_TIMEOUT, AdminError, parse_addr
 from rocketmq_spec.spec.cli import Parser, add_version
@@ -60,6 +61,44 @@ def _delete_topic(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]
             for addr in admin.delete_topic(args.topic, args.cluster)]
 
 
+def _bool(text: str) -> bool:
+    """mqadmin's ``Boolean.parseBoolean`` of an option, but a word other than true/false is refused."""
+    if text.lower() not in ("true", "false"):
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return text.lower() == "true"
+
+
+def _update_sub_group(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    options = {name: getattr(args, name) for name in OPTION_FIELDS}
+    body = sub_group_body(args.group, options, args.retry_policy, args.attributes)
+    done = admin.update_sub_group(body, broker=args.broker, cluster=args.cluster)
+    return [{"broker": addr, "group": args.group, "result": "created or updated"} for addr in done]
+
+
+def _delete_sub_group(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    done = admin.delete_sub_group(args.group, broker=args.broker, cluster=args.cluster,
+                                  clean_offset=args.remove_offset)
+    return [{"broker": addr, "group": args.group, "result": "deleted"} for addr in done]
+
+
+def _get_broker_config(admin: Admin, args: argparse.Namespace) -> Any:
+    found = admin.broker_config(broker=args.broker, cluster=args.cluster)
+    if len(found) == 1:
+        return next(iter(found.values()))
+    return [{"broker": addr, "key": key, "value": value} for addr, settings in found.items()
+            for key, value in settings.items()]
+
+
+def _update_broker_config(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
+    done = admin.update_broker_config(args.key, args.value, broker=args.broker, cluster=args.cluster)
+    return [{"broker": addr, "key": args.key, "value": args.value, "result": "updated"} for addr in done]
+
+
+_BROKER_OR_CLUSTER: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("-b", "--brokerAddr"), {"dest": "broker", "type": _address}),
+    (("-c", "--clusterName"), {"dest": "cluster"})]
+
+
 def _connections(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
     found = admin.consumer_connection(args.group)
     return [{**connection, "consumeType": found.get("consumeType"), "messageModel": found.get("messageModel")}
@@ -90,6 +129,30 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
         (("-t", "--topic"), {"required": True}),
         (("-c", "--clusterName"), {"dest": "cluster", "required": True})],
                     _delete_topic),
+    "updateSubGroup": ("create or change a consumer group, as mqadmin updateSubGroup", [
+        *_BROKER_OR_CLUSTER, (("-g", "--groupName"), {"dest": "group", "required": True}),
+        (("-s", "--consumeEnable"), {"dest": "consume_enable", "type": _bool}),
+        (("-m", "--consumeFromMinEnable"), {"dest": "consume_from_min", "type": _bool}),
+        (("-d", "--consumeBroadcastEnable"), {"dest": "broadcast", "type": _bool}),
+        (("-o", "--consumeMessageOrderly"), {"dest": "orderly", "type": _bool,
+                                             "help": "true: a FIFO group (gRPC consumers are told fifo)"}),
+        (("-q", "--retryQueueNums"), {"dest": "retry_queues", "type": int}),
+        (("-r", "--retryMaxTimes"), {"dest": "retry_max_times", "type": int}),
+        (("-p", "--groupRetryPolicy"), {"dest": "retry_policy", "help": "JSON, e.g. "
+                                        '{"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000,5000]}}'}),
+        (("-i", "--brokerId"), {"dest": "broker_id", "type": int}),
+        (("-w", "--whichBrokerWhenConsumeSlowly"), {"dest": "slow_broker", "type": int}),
+        (("-a", "--notifyConsumerIdsChanged"), {"dest": "notify", "type": _bool}),
+        (("--attributes",), {"help": "5.x group attributes, e.g. +a=b,-c"})], _update_sub_group),
+    "deleteSubGroup": ("delete a consumer group", [
+        *_BROKER_OR_CLUSTER, (("-g", "--groupName"), {"dest": "group", "required": True}),
+        (("-r", "--removeOffset"), {"dest": "remove_offset", "type": _bool, "default": False,
+                                    "help": "true: delete its consumer offsets too"})], _delete_sub_group),
+    "getBrokerConfig": ("a broker's settings, as mqadmin getBrokerConfig", _BROKER_OR_CLUSTER,
+                        _get_broker_config),
+    "updateBrokerConfig": ("change one setting of a broker or a cluster's masters", [
+        *_BROKER_OR_CLUSTER, (("-k", "--key"), {"required": True}), (("-v", "--value"), {"required": True})],
+                           _update_broker_config),
     "consumerProgress": ("each queue's broker offset, group offset and lag", [
         (("-g", "--groupName"), {"dest": "group", "required": True})],
                          lambda admin, args: admin.consumer_progress(args.group)),
@@ -116,6 +179,8 @@ def parser() -> argparse.ArgumentParser:
             sub.add_argument(*flags, **settings)
         sub.add_argument("--json", action="store_true", help="print the result as JSON")
         sub.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request")
+        sub.add_argument("--tls", action="store_true", help="connect over TLS, accepting any certificate "
+                         "(servers in tls.server.mode=enforcing, as mqadmin with -Dtls.enable=true)")
     return top
 
 
@@ -143,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     runner = COMMANDS[args.command][2]
     try:
-        result = runner(Admin(args.namesrv, args.timeout), args)
+        result = runner(Admin(args.namesrv, args.timeout, tls=args.tls), args)
     except AdminError as exc:
         print(f"rmq-admin: {args.command}: {exc}", file=sys.stderr)
         return 1

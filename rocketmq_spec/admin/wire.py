@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import socket
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,15 +47,29 @@ def _code_name(code: int) -> str:
     return code_name(code, is_response=True) or str(code)
 
 
+def _trust_any() -> ssl.SSLContext:
+    """mqadmin's TLS client in test mode (``tls.enable=true``): any server certificate is accepted."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 class AdminConnection:
-    def __init__(self, addr: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, addr: str, timeout: float = DEFAULT_TIMEOUT, *, tls: bool = False) -> None:
+        """``tls``: over TLS, as mqadmin connects to servers in enforcing mode."""
         self.addr = addr
         self.timeout = timeout
         host, port = parse_addr(addr)
         try:
-            self._socket = socket.create_connection((host, port), timeout=timeout)
+            sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
             raise AdminError(f"cannot connect to {addr}: {exc.strerror or exc}") from None
+        try:
+            self._socket = _trust_any().wrap_socket(sock) if tls else sock
+        except OSError as exc:  # ssl.SSLError included
+            sock.close()
+            raise AdminError(f"TLS handshake with {addr} failed: {exc}") from None
         self._decoder = FrameDecoder()
 
     def close(self) -> None:

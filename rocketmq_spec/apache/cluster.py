@@ -28,6 +28,7 @@ from rocketmq_spec.apache.servers import (
 from rocketmq_spec.codec.custom_header import decode_header
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.controller import CONTROLLER_RELEASES, GET_METADATA_RESPONSE
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 
 NAMESRV_MAIN = "org.apache.rocketmq.namesrv.NamesrvStartup"
 BROKER_MAIN = "org.apache.rocketmq.broker.BrokerStartup"
@@ -52,8 +53,11 @@ class ApacheRocketMQ(LoopbackServers):
                  namesrv_port: int = 0, broker_port: int = 0, namesrv: str | None = None,
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
                  heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False,
-                 grpc: bool = False, controller: bool = False) -> None:
+                 grpc: bool = False, controller: bool = False,
+                 system_properties: Mapping[str, str] | None = None) -> None:
+        """``system_properties``: ``-D`` options of every JVM of the release (``tls.server.mode``, ...)."""
         self.release = version if isinstance(version, Release) else release(version)
+        self._system_properties = dict(system_properties or {})
         if grpc and not self.release.has_proxy:
             raise ProvisionError(f"Apache RocketMQ {self.release.version} has no rocketmq-proxy to serve "
                                  "gRPC", expected="a 5.x release", seen=self.release.version)
@@ -75,6 +79,7 @@ class ApacheRocketMQ(LoopbackServers):
         self._overrides.update({key: str(value) for key, value in (broker_config or {}).items()})
         self._heap_mb = heap_mb
         self._progress = progress
+        self.tls_only = self._system_properties.get(TLS_MODE_KEY) == TlsMode.ENFORCING.value
         self.jdk: Jdk | None = None
         self.classpath: list[Path] = []
 
@@ -87,6 +92,7 @@ class ApacheRocketMQ(LoopbackServers):
         """The command line running ``main_class`` of this release (also mqadmin and the clients)."""
         assert self.jdk is not None, "start() or provision() first"
         return [str(self.jdk.java), *java_options(self.release, self.home, heap_mb or 256),
+                *(f"-D{key}={value}" for key, value in self._system_properties.items()),
                 "-cp", os.pathsep.join(map(str, self.classpath)), main_class, *args]
 
     def _start_namesrv(self) -> None:

@@ -130,6 +130,8 @@ class LoopbackServers:
         self.grpc_addr = ""
         """Where a 5.x SDK connects over gRPC; empty when the servers speak remoting only."""
         self.broker_config: dict[str, str] = {}
+        self.tls_only = False
+        """The servers refuse plain text (``tls.server.mode=enforcing``): readiness is asked over TLS."""
         self._overrides: dict[str, str] = {}
         """broker.conf settings over :data:`DEFAULT_BROKER_CONFIG` and the addresses (a subclass fills it)."""
 
@@ -280,14 +282,14 @@ class LoopbackServers:
 
     def _namesrv_ready(self) -> bool:
         try:
-            Admin(self.namesrv_addr, 2.0).cluster_info()
+            Admin(self.namesrv_addr, 2.0, tls=self.tls_only).cluster_info()
         except AdminError:
             return False
         return True
 
     def _broker_registered(self) -> bool:
         try:
-            info = Admin(self.namesrv_addr, 2.0).cluster_info()
+            info = Admin(self.namesrv_addr, 2.0, tls=self.tls_only).cluster_info()
         except AdminError:
             return False
         entry = (info.get("brokerAddrTable") or {}).get(self.broker_name) or {}

@@ -57,10 +57,12 @@ from rocketmq_spec.conformance.embedded import AUTH_TABLES, QUICK_CHECKS, RECALL
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.target import Target, auth_user_of
+from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
 from rocketmq_spec.spec.controller import CONTROLLER_RELEASES
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
 from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target, target_names
 
@@ -142,6 +144,18 @@ def _wire_parser() -> argparse.ArgumentParser:
     ctl.add_argument("--controller-broker", type=_endpoint, metavar="HOST:PORT",
                      help="with --controller-addr: a broker in controller mode, master of its set there, "
                           "whose HA port the ha_autoswitch area connects to as a slave")
+    tls = parser.add_argument_group("TLS")
+    tls.add_argument("--tls", action="store_true",
+                     help="reach the target over TLS (remoting and gRPC) and run the tls area; with the "
+                          "embedded broker, start it in --tls-mode")
+    tls.add_argument("--tls-mode", choices=[m.value for m in TlsMode], default=TlsMode.PERMISSIVE.value,
+                     help="the target's tls.server.mode (default permissive, as Apache's)")
+    tls.add_argument("--tls-ca", type=Path, metavar="PEM", help="CA the target's certificate is checked with")
+    tls.add_argument("--tls-cert", type=Path, metavar="PEM", help="client certificate (mutual TLS)")
+    tls.add_argument("--tls-key", type=Path, metavar="PEM", help="client key (mutual TLS)")
+    tls.add_argument("--tls-insecure", action="store_true",
+                     help="accept any server certificate: for a self-signed target (Apache's test mode, the "
+                          "embedded broker)")
     ha = parser.add_argument_group("HA replication targets")
     ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
                     help="a master's HA port (default: the broker's port + 1)")
@@ -263,6 +277,11 @@ def pytest_args(target: Target, args: argparse.Namespace, *, slow: bool = False)
         argv.append(f"--rmq-commitlog-file-size={target.commitlog_file_size}")
     if args.strict:
         argv.append("--rmq-strict")
+    if target.tls is not None:
+        argv += ["--rmq-tls", f"--rmq-tls-mode={target.tls.mode.value}"]
+        files = (("ca", target.tls.ca), ("cert", target.tls.cert), ("key", target.tls.key))
+        argv += [f"--rmq-tls-{name}={path}" for name, path in files if path is not None]
+        argv += ["--rmq-tls-insecure"] if target.tls.insecure else []
     if args.selection:
         argv += ["-k", args.selection]
     # explicit either way: the project's pytest addopts leave slow cases out, and the last -m wins
@@ -284,8 +303,11 @@ def _embedded(args: argparse.Namespace) -> int:
     reports go to ``store/`` under the report directory, beside the wire run's.
     """
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work:
+        tls = client_tls(args)
         with embedded.launch(Path(work), acl=getattr(args, "acl", False), authn=getattr(args, "authn", False),
-                             release=embedded_release(args)) as target:
+                             release=embedded_release(args),
+                             tls_mode=tls.mode if tls else None) as launched:
+            target = dataclasses.replace(launched, tls=tls)
             print(f"started the embedded reference broker: namesrv {target.namesrv}, broker {target.broker}"
                   + (f", ACL file {target.acl}" if target.acl else ""), flush=True)
             wire_target = dataclasses.replace(target, store=None)
@@ -335,12 +357,15 @@ def _provisioned(args: argparse.Namespace) -> int:
     from rocketmq_spec.apache import ProvisionError
     from rocketmq_spec.targets import started
 
+    tls = client_tls(args)
     with tempfile.TemporaryDirectory(prefix="rmq-conformance-") as work, contextlib.ExitStack() as stack:
         print(f"starting {args.target} ...", flush=True)
         try:
             running = stack.enter_context(started(args.target, Path(work),
                                                   broker_config=PROVISIONED_SETTINGS,
-                                                  grpc=args.grpc, controller=args.controller))
+                                                  grpc=args.grpc, controller=args.controller,
+                                                  system_properties={TLS_MODE_KEY: tls.mode.value}
+                                                  if tls else None))
         except ProvisionError as exc:
             raise BadInput(f"{args.target}: {exc}") from None
         if running.controller_addr:
@@ -355,7 +380,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                        proxy=proxy, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS))
+                        proxy=proxy, tls=tls, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS))
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 
@@ -394,6 +419,7 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.report and args.report.exists() and not args.report.is_dir():
         raise BadInput(f"report directory {args.report} is a file")
     embedded_release(args)
+    client_tls(args)
 
 
 def embedded_release(args: argparse.Namespace) -> str:
@@ -408,6 +434,23 @@ def embedded_release(args: argparse.Namespace) -> str:
                        f"embedded broker cannot answer as {release} with it (leave out --wire-release, or "
                        f"give {ACL_RELEASE})")
     return release
+
+
+def client_tls(args: argparse.Namespace) -> ClientTls | None:
+    """The run's TLS (``--tls`` and its options); BadInput for options that do not go together."""
+    given = [name for name in ("tls_ca", "tls_cert", "tls_key", "tls_insecure") if getattr(args, name, None)]
+    if not getattr(args, "tls", False):
+        if given:
+            raise BadInput(f"--{given[0].replace('_', '-')} goes with --tls")
+        return None
+    for name in ("tls_ca", "tls_cert", "tls_key"):
+        path = getattr(args, name)
+        if path is not None and not path.is_file():
+            raise BadInput(f"--{name.replace('_', '-')} {path} is not a file")
+    try:
+        return ClientTls(args.tls_ca, args.tls_cert, args.tls_key, args.tls_insecure, TlsMode(args.tls_mode))
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
 
 
 def _check_reachable(target: Target) -> None:
@@ -462,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             ha_master=args.ha_master,
                             sync_master=args.sync_master, ha_slave=args.ha_slave, ha_feed=args.ha_feed,
                             commitlog_file_size=args.commitlog_file_size or Target.commitlog_file_size,
-                            proxy=args.proxy)
+                            proxy=args.proxy, tls=client_tls(args))
             _check_reachable(target)
             # a broker given by address is not the embedded one --target defaults to: its profile follows
             # the version it answers with

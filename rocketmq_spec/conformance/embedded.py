@@ -26,6 +26,7 @@ from rocketmq_spec.conformance.target import Target
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from rocketmq_spec.spec.commitlog import COMMITLOG_FILE_SIZE
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, wire_release
 from rocketmq_spec.targets import EMBEDDED
 from rocketmq_spec.targets.reference import ReferenceAllInOne
@@ -105,7 +106,8 @@ def _all_started(parts: Sequence[Servers]) -> Iterator[None]:
 @contextlib.contextmanager
 def launch(workdir: Path, *, acl: bool = False, authn: bool = False, release: str = DEFAULT_RELEASE,
            store_files: Mapping[str, str] | None = None,
-           servers: ServersFactory = reference_processes) -> Iterator[Target]:
+           servers: ServersFactory = reference_processes, tls_mode: TlsMode | None = None
+           ) -> Iterator[Target]:
     """A name server and broker on loopback with their store under ``workdir``, which outlives them, and
     the HA targets.
 
@@ -119,7 +121,9 @@ def launch(workdir: Path, *, acl: bool = False, authn: bool = False, release: st
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
     settings = {WIRE_RELEASE_KEY: release, **QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES, **SHORT_HA,
                 **({"aclEnable": "true", "aclFile": str(acl_file)} if acl_file else {}),
-                **(AUTHENTICATION_ON if authn else {}), **(store_files or {})}
+                **(AUTHENTICATION_ON if authn else {}), **(store_files or {}),
+                # a system property in Java: the name server's and the broker's ports alike
+                **({TLS_MODE_KEY: tls_mode.value} if tls_mode else {})}
     feed = Endpoint(LOOPBACK, free_port())
     # 4.x had no gRPC proxy: no grpc area
     main = servers(workdir, settings, wire_release(release).is_5x)

@@ -7,6 +7,7 @@ by a thread of their own into a queue, so a case can wait for a server command w
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import queue
 import threading
@@ -17,9 +18,13 @@ from typing import Any
 import grpc
 from google.protobuf import timestamp_pb2
 
+from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.grpc.v2 import service_pb2_grpc as rpc_grpc
+from rocketmq_spec.codec.grpc_auth import signed_metadata
+from rocketmq_spec.conformance.tls import ClientTls
+from rocketmq_spec.spec.grpc_auth import DATE_TIME_FORMAT
 
 CALL_TIMEOUT_S = 10.0
 """Deadline of a unary call: a live proxy answers in milliseconds; a hung one is a failed case."""
@@ -88,18 +93,25 @@ class Telemetry:
 class ProxyClient:
     """One gRPC channel to a proxy, calling as one client id."""
 
-    def __init__(self, address: str, client_id: str | None = None, *, language: str = "PYTHON") -> None:
+    def __init__(self, address: str, client_id: str | None = None, *, language: str = "PYTHON",
+                 tls: ClientTls | None = None, credentials: Credentials | None = None) -> None:
+        """``tls``: a channel over TLS (a run with ``--tls``), plain text otherwise. ``credentials``: every
+        call signed as a 5.x SDK signs it (ACL 2.0 authentication, RMQ-GRPC-AUTHENTICATE)."""
+        self.credentials = credentials
         self.address = address
         self.client_id = (f"rmq-spec-{next(_SEQUENCE)}-{uuid.uuid4().hex[:8]}" if client_id is None
                           else client_id)
         self.language = language
-        self._channel = grpc.insecure_channel(address)
+        self._channel = tls.grpc_channel(address) if tls is not None else grpc.insecure_channel(address)
         self.stub = rpc_grpc.MessagingServiceStub(self._channel)
         self._telemetry: list[Telemetry] = []
 
     def metadata(self) -> list[tuple[str, str]]:
         values = [("x-mq-language", self.language), ("x-mq-protocol", "v2"),
                   ("x-mq-client-version", "5.0.0"), ("x-mq-request-id", uuid.uuid4().hex)]
+        if self.credentials is not None:
+            now = datetime.datetime.now(datetime.UTC).strftime(DATE_TIME_FORMAT)
+            values += signed_metadata(self.credentials.access_key, self.credentials.secret_key, now)
         return values + ([("x-mq-client-id", self.client_id)] if self.client_id else [])
 
     def call(self, rpc_name: str, request: Any, timeout: float = CALL_TIMEOUT_S) -> Any:

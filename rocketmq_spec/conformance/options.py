@@ -15,8 +15,10 @@ from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.conformance.launcher import Launcher, LauncherError
 from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.target import Target, auth_user_of
+from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.ha import HA_PORT_OFFSET
+from rocketmq_spec.spec.tls import TlsMode
 from rocketmq_spec.targets import UnknownTarget
 
 
@@ -57,6 +59,16 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--rmq-launch", metavar="NAME[,KEY=VALUE...]",
                     help="the target's implementation and broker settings, for the cases that start, stop "
                          "and kill a broker of their own (a target the suite started)")
+    group.addoption("--rmq-tls", action="store_true",
+                    help="reach the target over TLS and run the tls area (rmq-conformance --tls)")
+    group.addoption("--rmq-tls-ca", metavar="PEM",
+                    help="CA certificates the target's certificate is checked with")
+    group.addoption("--rmq-tls-cert", metavar="PEM", help="client certificate, for mutual TLS")
+    group.addoption("--rmq-tls-key", metavar="PEM", help="client key, for mutual TLS")
+    group.addoption("--rmq-tls-insecure", action="store_true",
+                    help="accept any server certificate (a self-signed target, as Apache's test mode)")
+    group.addoption("--rmq-tls-mode", choices=[m.value for m in TlsMode], default=TlsMode.PERMISSIVE.value,
+                    help="the target's tls.server.mode (default permissive)")
     group.addoption("--rmq-related", action="append", default=[], metavar="HREF=TEXT",
                     help="a link from the HTML report to another page of the run (its store report, say)")
     group.addoption("--rmq-clause-page", default=CLAUSE_PAGE, metavar="HREF",
@@ -88,7 +100,23 @@ def target_of(config: pytest.Config) -> Target:
                   proxy=Endpoint.parse(option("--rmq-proxy")) if option("--rmq-proxy") else None,
                   launcher=_launcher(option("--rmq-launch")),
                   controller=endpoints["controller"], controller_broker=endpoints["controller-broker"],
-                  follower_controller=endpoints["follower-controller"])
+                  follower_controller=endpoints["follower-controller"], tls=_client_tls(config))
+
+
+def _client_tls(config: pytest.Config) -> ClientTls | None:
+    option = config.getoption
+    if not option("--rmq-tls"):
+        return None
+    paths = {name: Path(option(f"--rmq-tls-{name}")) if option(f"--rmq-tls-{name}") else None
+             for name in ("ca", "cert", "key")}
+    for name, path in paths.items():
+        if path is not None and not path.is_file():
+            raise pytest.UsageError(f"--tls-{name} {path} is not a file")
+    try:
+        return ClientTls(**paths, insecure=option("--rmq-tls-insecure"),
+                         mode=TlsMode(option("--rmq-tls-mode")))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _launcher(text: str | None) -> Launcher | None:

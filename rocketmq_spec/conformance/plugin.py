@@ -32,6 +32,7 @@ from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.report.matrix import is_failure
 from rocketmq_spec.conformance.result import USER_PROPERTY, CaseResult, render
 from rocketmq_spec.conformance.target import NEEDS_FIXTURE, ROLES, SERVER_FIXTURE, FedSlave, Server, Target
+from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.conformance.verdict import Outcome, SuiteError, Verdict
 from rocketmq_spec.conformance.wire import Endpoint, Wire, WireError
 from rocketmq_spec.spec.errors import RocketMQSpecError
@@ -226,6 +227,14 @@ def replica_dir(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture(scope="session")
+def client_tls(request: pytest.FixtureRequest) -> ClientTls:
+    """How the run reaches the target over TLS (``--tls``); the tls area's cases need it."""
+    tls = _target(request).tls
+    assert tls is not None, "deselected when absent"
+    return tls
+
+
+@pytest.fixture(scope="session")
 def store_dir(request: pytest.FixtureRequest) -> Path:
     path = _target(request).store
     assert path is not None, "deselected when absent"
@@ -269,7 +278,7 @@ def wire(request: pytest.FixtureRequest) -> Iterator[Wire]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    item.stash[RUN] = CaseRun()
+    item.stash[RUN] = CaseRun(wire=Wire(Exchange(), item.config.stash[STATE].target.connection_tls))
 
 
 def case_id(item: pytest.Item) -> tuple[str, str]:

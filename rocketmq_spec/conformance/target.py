@@ -10,11 +10,12 @@ from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.recorder import Exchange
+from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from rocketmq_spec.spec.codes import RequestCode
 
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "store_dir": "store",
-                 "acl_file": "acl", "auth_user": "authn",
+                 "acl_file": "acl", "auth_user": "authn", "client_tls": "tls",
                  "ha_master": "ha_master", "sync_master": "sync_master", "fed_slave": "ha_slave",
                  "replica_dir": "replica", "launcher": "launcher", "controller": "controller",
                  "controller_broker": "controller_broker", "follower_controller": "follower_controller"}
@@ -104,9 +105,17 @@ class Target:
     controller_broker: Endpoint | None = None
     """A broker in controller mode that is its set's master at ``controller``: the ``ha_autoswitch`` area
     plays a slave on its HA port (listenPort + 1)."""
+    tls: ClientTls | None = None
+    """A run over TLS (``--tls``): every connection and channel of the cases uses it, and the ``tls``
+    area judges the target's mode."""
     launcher: Launcher | None = None
     """How to start the target's implementation afresh (a target the suite started itself), for the cases
     that stop, kill and restart a broker of their own (``rocketmq_spec.conformance.launcher``)."""
+
+    @property
+    def connection_tls(self) -> ClientTls | None:
+        """What the cases' connections use: the run's TLS, unless the target refuses TLS (disabled mode)."""
+        return self.tls if self.tls is not None and self.tls.connects else None
 
     def has(self, part: str) -> bool:
         return getattr(self, part) is not None
@@ -125,7 +134,9 @@ class Target:
         import grpc  # only a run with --proxy needs the gRPC runtime loaded
 
         assert self.proxy is not None
-        channel = grpc.insecure_channel(str(self.proxy))
+        address = str(self.proxy)
+        tls = self.connection_tls
+        channel = tls.grpc_channel(address) if tls else grpc.insecure_channel(address)
         try:
             grpc.channel_ready_future(channel).result(timeout=PROXY_READY_S)
         except grpc.FutureTimeoutError:
@@ -142,7 +153,7 @@ class Target:
             if endpoint is None:
                 continue
             try:
-                connection = Connection(endpoint, Exchange())
+                connection = Connection(endpoint, Exchange(), self.connection_tls)
             except ConnectionLost:
                 return None
             try:
@@ -158,7 +169,7 @@ class Target:
         roles = {self.namesrv: "namesrv", self.controller: "controller"}
         role = roles.get(endpoint, "broker")
         try:
-            connection = Connection(endpoint, Exchange())
+            connection = Connection(endpoint, Exchange(), self.connection_tls)
         except ConnectionLost as exc:
             return str(exc)
         try:

@@ -18,6 +18,7 @@ from typing import Any
 from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.codec.framing import FrameDecoder, FrameRejected
 from rocketmq_spec.conformance.recorder import Direction, Exchange
+from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.spec.language import LanguageCode
 
 CONNECT_TIMEOUT = 3.0
@@ -70,7 +71,8 @@ class Endpoint:
 
 
 class Connection:
-    def __init__(self, endpoint: Endpoint, exchange: Exchange) -> None:
+    def __init__(self, endpoint: Endpoint, exchange: Exchange, tls: ClientTls | None = None) -> None:
+        """``tls``: connect over TLS (the exchange records the plain text it carries)."""
         self.endpoint = endpoint
         self._exchange = exchange
         self.number = exchange.new_connection()
@@ -87,7 +89,14 @@ class Connection:
             exchange.event(self.number, f"connect to {endpoint} failed: {exc}")
             raise ConnectionLost(f"cannot connect to {endpoint}: {exc}") from exc
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        exchange.event(self.number, f"connected to {endpoint}")
+        if tls is not None:
+            try:
+                self._sock = tls.wrap(self._sock, endpoint.host)
+            except OSError as exc:  # ssl.SSLError included
+                self._sock.close()
+                exchange.event(self.number, f"TLS handshake with {endpoint} failed: {exc}")
+                raise ConnectionLost(f"TLS handshake with {endpoint} failed: {exc}") from exc
+        exchange.event(self.number, f"connected to {endpoint}" + (" over TLS" if tls else ""))
 
     @property
     def local_address(self) -> tuple[str, int]:
@@ -209,12 +218,17 @@ class Connection:
 class Wire:
     """The connections of one case; closed together when the case ends."""
 
-    def __init__(self, exchange: Exchange) -> None:
+    def __init__(self, exchange: Exchange, tls: ClientTls | None = None) -> None:
         self.exchange = exchange
         self.connections: list[Connection] = []
+        self.tls = tls
+        """How the run reaches its target (``--tls``): every connection of the case over TLS, or none."""
 
-    def connect(self, endpoint: Endpoint) -> Connection:
-        connection = Connection(endpoint, self.exchange)
+    def connect(self, endpoint: Endpoint, *, tls: ClientTls | bool | None = True) -> Connection:
+        """A connection to ``endpoint``: over TLS when the run is (``tls=False``: plain text whatever the
+        run; a ClientTls: over TLS with it, for the cases that judge TLS itself)."""
+        chosen = tls if isinstance(tls, ClientTls) else (self.tls if tls else None)
+        connection = Connection(endpoint, self.exchange, chosen)
         self.connections.append(connection)
         return connection
 

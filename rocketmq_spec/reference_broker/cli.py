@@ -8,9 +8,10 @@ Apache master or one broker of a mixed cluster. ``rmq-namesrv`` is the name serv
 
 Defaults match Java's (name server 9876, broker 10911 and fast port 10909) except that everything binds to
 loopback unless ``--bind`` says otherwise. ``-c`` takes Java property names. A config file that cannot be
-read, a setting that cannot be honoured or a store the broker would refuse
-(``rocketmq_spec.reference_broker.preflight``) ends the command with one line on stderr and exit status 2,
-before any port is bound or any file written; a port that cannot be bound, with exit status 1. """
+read, a setting that cannot be honoured, a port another process listens on or a store the broker would
+refuse (``rocketmq_spec.reference_broker.preflight``) ends the command with one line on stderr and exit
+status 2, before any port is bound or any file written; a port taken between that check and the bind,
+with exit status 1."""
 
 from __future__ import annotations
 
@@ -30,13 +31,16 @@ from rocketmq_spec.reference_broker.config import (
     ConfigError,
     LoadedConfig,
     NamesrvConfig,
+    apply_properties,
     load_config_file,
     load_namesrv_config_file,
     validate,
+    with_tls_file,
 )
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.namesrv.server import NameServer
-from rocketmq_spec.reference_broker.preflight import StoreRefused, check_store
+from rocketmq_spec.reference_broker.preflight import StoreRefused, broker_ports, check_ports, check_store
+from rocketmq_spec.reference_broker.tls import TlsFileError, TlsPolicy
 from rocketmq_spec.spec.cli import add_version
 
 USAGE_ERROR = 2
@@ -46,6 +50,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--loop", choices=event_loop.CHOICES, help="event loop (default $RMQ_EVENT_LOOP or "
                         "auto: uvloop where installed)")
+    parser.add_argument("-D", dest="properties", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting Java reads as a system property, such as -Dtls.server.mode=enforcing "
+                             "(the tls.* keys; any config key is taken, after the config file's)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     add_version(parser)
 
@@ -79,6 +86,24 @@ def build_namesrv_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _system_properties(args: argparse.Namespace, broker: BrokerConfig, namesrv: NamesrvConfig,
+                       loaded: LoadedConfig) -> None:
+    """``-DKEY=VALUE`` options, applied after the config file; then the TLS settings are completed with
+    ``tls.config.file`` and a server context is built once, so a certificate or key that cannot be used
+    stops the command before any port is bound (TlsFileError)."""
+    properties = {}
+    for item in args.properties:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"-D{item}", "", "KEY=VALUE", source="command line")
+        properties[key] = value
+    found = apply_properties(properties, broker, namesrv, source="command line")
+    loaded.ignored += found.ignored
+    loaded.unknown += found.unknown
+    broker.tls, namesrv.tls = with_tls_file(broker.tls), with_tls_file(namesrv.tls)
+    TlsPolicy.of(namesrv.tls)
+
+
 def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, LoadedConfig]:
     """Defaults, then the config file, then command-line options (the most specific wins).
 
@@ -88,6 +113,7 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
     loaded = LoadedConfig()
     if args.config:
         loaded = load_config_file(args.config, broker, namesrv)
+    _system_properties(args, broker, namesrv, loaded)
     if args.store:
         broker.store_path_root_dir = args.store
     if args.namesrv_port is not None:
@@ -104,6 +130,7 @@ def configure(args: argparse.Namespace) -> tuple[BrokerConfig, NamesrvConfig, Lo
         raise ConfigError("--namesrv-port", str(args.namesrv_port), "no name server port: a broker that "
                           f"joins {broker.namesrv_addr} starts no name server", source="command line")
     validate(broker)
+    check_ports(broker.bind_address, broker_ports(broker, None if broker.namesrv_addr else namesrv))
     check_store(broker)
     return broker, namesrv, loaded
 
@@ -112,10 +139,13 @@ def configure_namesrv(args: argparse.Namespace) -> tuple[NamesrvConfig, LoadedCo
     """Defaults, then the config file, then ``--port`` and ``--bind``."""
     namesrv = NamesrvConfig()
     loaded = load_namesrv_config_file(args.config, namesrv) if args.config else LoadedConfig()
+    _system_properties(args, BrokerConfig(), namesrv, loaded)
     if args.port is not None:
         namesrv.listen_port = args.port
     if args.bind:
         namesrv.bind_address = args.bind
+    if namesrv.listen_port > 0:
+        check_ports(namesrv.bind_address, [("listenPort", namesrv.listen_port)])
     return namesrv, loaded
 
 
@@ -169,7 +199,7 @@ def _run(prog: str, args: argparse.Namespace, configure_role: Callable[[argparse
     except ConfigError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    except StoreRefused as exc:
+    except (StoreRefused, TlsFileError) as exc:
         print(f"{prog}: not starting: {exc}", file=sys.stderr)
         return USAGE_ERROR
     loaded.warn()

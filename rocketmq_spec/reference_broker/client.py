@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.stream import FramedConnection
+from rocketmq_spec.reference_broker.tls import client_context
 from rocketmq_spec.spec.frame import SerializeType
 from rocketmq_spec.spec.version import CURRENT_VERSION
 
@@ -47,12 +48,18 @@ class RemotingClient:
 
     @classmethod
     async def connect(cls, addr: str, serialize_type: SerializeType = SerializeType.JSON,
-                      timeout: float = DEFAULT_TIMEOUT) -> RemotingClient:
+                      timeout: float = DEFAULT_TIMEOUT, *, tls: bool = False) -> RemotingClient:
+        """``tls``: over TLS, trusting any server certificate, as Java's remoting client with
+        ``tls.enable`` (or in enforcing mode) does unless told to check it."""
         host, _, port = addr.rpartition(":")
         client = cls(serialize_type)
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(timeout):
-            await loop.create_connection(lambda: client._stream, host, int(port))
+            if tls:
+                await loop.create_connection(lambda: client._stream, host, int(port), ssl=client_context(),
+                                             server_hostname="")
+            else:
+                await loop.create_connection(lambda: client._stream, host, int(port))
         return client
 
     @property

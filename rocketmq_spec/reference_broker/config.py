@@ -20,11 +20,13 @@ from typing import Any
 
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from rocketmq_spec.reference_broker.store.config import parse_delay_levels
+from rocketmq_spec.reference_broker.tls import TlsFileError, TlsSettings
 from rocketmq_spec.spec.consumequeue import DELAY_LEVELS
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
 from rocketmq_spec.spec.system_topics import TRACE_TOPIC
+from rocketmq_spec.spec.tls import TLS_KEYS_BY_NAME
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,8 @@ class NamesrvConfig:
     None keeps it in memory only, as an embedded name server does unless given a config."""
     wire_release: str = DEFAULT_RELEASE
     """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``)."""
+    tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
+    """The ``tls.*`` keys (Java's system properties): TLS on the name server's port."""
 
 
 @dataclass
@@ -219,6 +223,8 @@ class BrokerConfig:
     """Milliseconds between a slave's metadata syncs from its master (``SlaveSynchronize``: 10 s)."""
     ha_reconnect_interval: int = 5_000
     """Milliseconds a slave waits before connecting again to its master (``HAClient``: 5 s)."""
+    tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
+    """The ``tls.*`` keys (Java's system properties): TLS on the broker's, fast and gRPC ports."""
 
     @property
     def broker_addr(self) -> str:
@@ -401,7 +407,13 @@ def apply_properties(properties: dict[str, str], broker: BrokerConfig, namesrv: 
     for name, raw in properties.items():
         value = raw.strip()
         key = BY_NAME.get(name)
-        if key is None:
+        if name in TLS_KEYS_BY_NAME:  # system properties in Java: both processes read them
+            for config in (broker, namesrv):
+                try:
+                    config.tls.set(name, value)
+                except ValueError as exc:
+                    raise ConfigError(name, value, str(exc), source) from None
+        elif key is None:
             loaded.unknown.append(name)
         elif key.disposition is Disposition.IGNORED:
             loaded.ignored.append(key)
@@ -444,6 +456,23 @@ def load_namesrv_config_file(path: str | Path, namesrv: NamesrvConfig) -> Loaded
         _apply(namesrv, BY_NAME["listenPort"], port.strip(), str(path))
     loaded.broker_only += broker_keys
     return loaded
+
+
+def with_tls_file(settings: TlsSettings) -> TlsSettings:
+    """``settings`` overridden by the properties file ``tls.config.file`` names, when it exists (Java
+    goes on without it). Raises TlsFileError for a file that exists and cannot be read, ConfigError for
+    a value in it that cannot be taken."""
+    path = Path(settings.config_file)
+    if not path.exists():
+        return settings
+    try:
+        properties = parse_properties(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TlsFileError("tls.config.file", settings.config_file, str(exc)) from None
+    try:
+        return settings.overridden_by(properties)
+    except ValueError as exc:
+        raise ConfigError("tls.config.file", settings.config_file, str(exc), str(path)) from None
 
 
 def validate(broker: BrokerConfig) -> None:

@@ -13,9 +13,12 @@ from typing import Any
 
 from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig, apply_properties
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Owner
+from rocketmq_spec.spec.tls import TLS_KEYS_BY_NAME
 
 log = logging.getLogger(__name__)
 
+TLS_FIELD = "tls"
+"""The configs' field holding the ``tls.*`` system properties, which no admin command lists or changes."""
 _SPECIAL_WORDS = {"ip1": "IP1", "ip2": "IP2"}
 """snake_case words whose Java spelling is not simply capitalised (``brokerIP1``)."""
 
@@ -31,9 +34,10 @@ def _java_text(value: Any) -> str:
 
 
 def settings_of(config: BrokerConfig | NamesrvConfig) -> dict[str, str]:
-    """Every setting under its Java name, as strings; unset (None) ones left out as Java leaves nulls."""
+    """Every setting under its Java name, as strings; unset (None) ones left out as Java leaves nulls, and
+    the TLS settings, which are system properties in Java, not config."""
     return {java_name(f.name): _java_text(getattr(config, f.name)) for f in dataclasses.fields(config)
-            if getattr(config, f.name) is not None}
+            if getattr(config, f.name) is not None and f.name != TLS_FIELD}
 
 
 def black_listed(properties: Iterable[str], black_list: Iterable[str]) -> list[str]:
@@ -46,11 +50,13 @@ def update_settings(config: BrokerConfig | NamesrvConfig, properties: dict[str, 
     """Apply an admin update through the key table (a value that cannot be read raises ConfigError);
     returns the keys that change nothing in this process: unknown, ignored, or the other process's
     (logged: Java's ``Configuration.update`` skips them the same way)."""
+    system = [name for name in properties if name in TLS_KEYS_BY_NAME]  # read once at start, as Java's
+    settable = {name: value for name, value in properties.items() if name not in system}
     if isinstance(config, BrokerConfig):
-        loaded, other = apply_properties(properties, config, NamesrvConfig()), Owner.NAMESRV
+        loaded, other = apply_properties(settable, config, NamesrvConfig()), Owner.NAMESRV
     else:
-        loaded, other = apply_properties(properties, BrokerConfig(), config), Owner.BROKER
-    unknown = [*loaded.unknown, *(key.name for key in loaded.ignored),
+        loaded, other = apply_properties(settable, BrokerConfig(), config), Owner.BROKER
+    unknown = [*system, *loaded.unknown, *(key.name for key in loaded.ignored),
                *(name for name in properties if name in BY_NAME and BY_NAME[name].owner is other)]
     for key in unknown:
         log.warning("config update: key %s is not a setting of this process; ignored", key)

@@ -158,7 +158,8 @@ KEYS: tuple[JavaKey, ...] = (
               "clientOnewaySemaphoreValue", "clientAsyncSemaphoreValue", "connectTimeoutMillis",
               "channelNotActiveInterval", "clientChannelMaxIdleTimeSeconds", "clientSocketSndBufSize",
               "clientSocketRcvBufSize", "clientPooledByteBufAllocatorEnable", "clientCloseSocketIfTimeout"),
-    _fixed(_NCC, "useTLS", "false", "TLS is not supported"),
+    _fixed(_NCC, "useTLS", "false", "the broker's own connections use TLS as tls.enable or "
+           "tls.server.mode=enforcing say (the tls.* keys below)"),
     # -- MessageStoreConfig ---------------------------------------------------------------------------
     *_honoured(_MSC, "storePathRootDir", "storePathCommitLog", "mappedFileSizeCommitLog",
                "mappedFileSizeConsumeQueue", "flushIntervalCommitLog", "flushIntervalConsumeQueue",

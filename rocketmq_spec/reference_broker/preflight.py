@@ -1,4 +1,4 @@
-"""Every reason the broker refuses a store, found before any port is bound or any file written.
+"""Every reason the broker refuses a store or its ports, found before any port is bound or any file written.
 
 Starting on a store writes to it at once: the ``abort`` file that marks a running broker, the
 checkpoint, ``config/topics.json`` with the system topics. A store the broker would then refuse (files
@@ -6,17 +6,23 @@ of another size than configured, a config file that cannot be read, a lock anoth
 layout it cannot map) must be refused before that, so a refused start leaves it exactly as it was, as
 Apache RocketMQ's ``BrokerController.initialize`` leaves it. The checks only list directories, stat files
 and read them; :func:`check_store` raises :class:`StoreRefused` with the first reason found.
+
+A port that another process listens on is found the same way (:func:`check_ports`): each fixed port is
+bound and released at once, so ``rmq-broker`` with its gRPC port taken stops before its name server and
+broker ports are bound and before its store is touched, rather than half-way through starting.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rocketmq_spec.codec.store.configs import load_config
-from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.reference_broker.config import GRPC_DISABLED, BrokerConfig, ConfigError, NamesrvConfig
 from rocketmq_spec.reference_broker.store.mapped_file import sequence_names
 from rocketmq_spec.spec.checkpoint import CHECKPOINT_FILE_SIZE
 from rocketmq_spec.spec.errors import StoreError
@@ -160,3 +166,37 @@ def check_store(config: BrokerConfig, *, probe_lock: bool = True) -> None:
             check(config)
         except PermissionError as exc:
             raise StoreRefused(f"cannot read {exc.filename}: {exc.strerror}") from None
+
+
+def _port_taken(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (None when it can), probed as asyncio binds: with
+    SO_REUSEADDR, so a port left in TIME_WAIT by a previous run is not mistaken for a taken one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
+    return None
+
+
+def broker_ports(broker: BrokerConfig, namesrv: NamesrvConfig | None) -> list[tuple[str, int]]:
+    """The fixed ports ``rmq-broker`` will listen on, by their Java key: the name server's (when it starts
+    one), the broker's, its fast and HA ports, the gRPC port. Ports asked as 0 (free) are left out."""
+    ports = [("listenPort", broker.listen_port), ("fastListenPort", broker.resolved_fast_port),
+             ("haListenPort", broker.resolved_ha_port)]
+    if broker.resolved_grpc_port != GRPC_DISABLED:
+        ports.append(("grpcServerPort", broker.resolved_grpc_port))
+    if namesrv is not None:
+        ports.insert(0, ("namesrv listenPort", namesrv.listen_port))
+    return [(key, port) for key, port in ports if port > 0]
+
+
+def check_ports(host: str, ports: list[tuple[str, int]], source: str = "command line") -> None:
+    """Raise ConfigError naming the first of ``ports`` (``(key, port)``) that cannot be listened on."""
+    for key, port in ports:
+        reason = _port_taken(host, port)
+        if reason is not None:
+            raise ConfigError(key, str(port), f"a port free to listen on ({host}:{port}: {reason})",
+                              source=source)

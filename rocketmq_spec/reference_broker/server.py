@@ -22,6 +22,7 @@ from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.reference_broker.config import SOCKET_BACKLOG
 from rocketmq_spec.reference_broker.stream import FramedConnection
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.reference_broker.tls import TlsPolicy
 from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.bodies import BodySpec
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
@@ -92,7 +93,7 @@ class Connection(FramedConnection, Channel):
                          SERVER_CHANNEL_MAX_IDLE,
                          (lambda frame: server.going_away_above is None and lane.take(self, frame))
                          if lane else None,
-                         preamble=server.proxy_protocol)
+                         preamble=server.proxy_protocol, tls=server.tls)
         self.pending = 0
         self.awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
 
@@ -284,9 +285,13 @@ class RemotingServer:
     def __init__(self, name: str, dispatch: DispatchTable, *,
                  default_serialize_type: SerializeType = SerializeType.JSON,
                  on_close: Callable[[Connection], Any] | None = None, guard: Guard | None = None,
-                 backlog: int = SOCKET_BACKLOG, version: int = LEGACY_VERSION) -> None:
+                 backlog: int = SOCKET_BACKLOG, version: int = LEGACY_VERSION,
+                 tls: TlsPolicy | None = None) -> None:
+        """``tls``: the TLS mode and context each accepted connection is judged by (RMQ-TLS-SNIFF);
+        None serves plain text only, as a server made without TLS settings does."""
         self.name = name
         self.version = version
+        self.tls = tls
         self.proxy_protocol = holds(Rule.PROXY_PROTOCOL, version)
         """Whether connections start with an optional PROXY protocol preamble (5.1.4+)."""
         self.backlog = backlog

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol, cast
 
 from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.codec.framing import FrameDecoder, FrameRejected
 from rocketmq_spec.codec.proxy_protocol import PreambleReader
+from rocketmq_spec.reference_broker.tls import Opening, TlsPolicy, TlsSession
 from rocketmq_spec.spec.errors import SpecViolation
 
 log = logging.getLogger(__name__)
@@ -94,11 +96,15 @@ class FramedConnection(asyncio.Protocol):
 
     def __init__(self, on_command: Callable[[RemotingCommand], object],
                  on_lost: Callable[[], object] | None = None, idle_timeout: float | None = None,
-                 claim: Callable[[bytes], bool] | None = None, preamble: bool = False) -> None:
+                 claim: Callable[[bytes], bool] | None = None, preamble: bool = False,
+                 tls: TlsPolicy | None = None) -> None:
         """``claim``: a frame the send lane takes whole, before any decoding
         (``rocketmq_spec.reference_broker.lanes``). ``preamble``: read a PROXY protocol preamble first, as
-        5.1.4+ server ports do (RMQ-FRAME-PROXY-PREAMBLE); its source address becomes ``peer``."""
+        5.1.4+ server ports do (RMQ-FRAME-PROXY-PREAMBLE); its source address becomes ``peer``. ``tls``:
+        the first byte after it decides between TLS and plain text, or closes (RMQ-TLS-SNIFF)."""
         self._preamble = PreambleReader() if preamble else None
+        self._tls_policy = tls
+        self._tls: TlsSession | None = None
         self._on_command = on_command
         self._on_lost = on_lost
         self._idle_timeout = idle_timeout
@@ -129,11 +135,44 @@ class FramedConnection(asyncio.Protocol):
             if rest is None:
                 return
             data = rest
+        if self._tls_policy is not None or self._tls is not None:
+            plain = self._through_tls(data)
+            if not plain:
+                return
+            data = plain
         commands, decodable = _decoded(self._decoder, data, self)
         for command in commands:
             self._on_command(command)
         if not decodable:
             self.close()
+
+    def _through_tls(self, data: bytes) -> bytes:
+        """The plain text of ``data``: itself on a plain-text connection, what it decrypts to on a TLS one
+        (whose handshake answers are written here). The first byte decides which, or closes the
+        connection as the TLS mode says (RMQ-TLS-PERMISSIVE, RMQ-TLS-ENFORCING, RMQ-TLS-DISABLED)."""
+        if data and self._tls_policy is not None:
+            policy, self._tls_policy = self._tls_policy, None
+            opening = policy.decide(data[0])
+            if opening is Opening.CLOSE:
+                log.info("closing %s: its first byte 0x%02x is refused in TLS mode %s", self.peer, data[0],
+                         policy.mode.value)
+                self.close()
+                return b""
+            if opening is Opening.TLS:
+                self._tls = policy.session()
+        if self._tls is None:
+            return data
+        try:
+            plain, answer = self._tls.receive(data)
+        except ssl.SSLError as exc:
+            log.info("closing %s: TLS failed: %s", self.peer, exc)
+            self.abort()
+            return b""
+        if answer and self._transport is not None:
+            self._transport.write(answer)
+        if self._tls.closed_by_peer:
+            self.close()
+        return plain
 
     def _after_preamble(self, reader: PreambleReader, data: bytes) -> bytes | None:
         """The bytes after the preamble once it is decided, None while undecided (or broken: closed)."""
@@ -188,7 +227,7 @@ class FramedConnection(asyncio.Protocol):
         transport = self._transport
         if transport is None or self.closed.is_set() or transport.is_closing():
             return False
-        transport.write(frame)
+        transport.write(self._tls.send(frame) if self._tls is not None else frame)
         return True
 
     async def send(self, command: RemotingCommand) -> bool:

@@ -78,7 +78,15 @@ SUBSCRIPTION_GROUP_CONFIG = BodySpec("SubscriptionGroupConfig", (
     BodyField("retryMaxTimes", _N, "deliveries before a message goes to the DLQ"),
     BodyField("retryQueueNums", _N, "queues of the group's %RETRY% topic"),
     BodyField("whichBrokerWhenConsumeSlowly", _N, "broker id suggested to a slow consumer"),
+    BodyField("consumeMessageOrderly", _B, "5.x: the group consumes in order (a gRPC consumer's fifo)"),
 ))
+SUBSCRIPTION_GROUP_CONFIG_5X: dict[str, object] = {
+    "attributes": {}, "brokerId": 0, "consumeBroadcastEnable": True, "consumeEnable": True,
+    "consumeFromMinEnable": True, "consumeMessageOrderly": False, "consumeTimeoutMinute": 15,
+    "groupRetryPolicy": {"type": "CUSTOMIZED"}, "groupSysFlag": 0, "notifyConsumerIdsChangedEnable": True,
+    "retryMaxTimes": 16, "retryQueueNums": 1, "whichBrokerWhenConsumeSlowly": 1}
+"""``new SubscriptionGroupConfig()`` of 5.5.0 as fastjson2 writes it (keys in order, nulls left out):
+remoting/src/main/java/org/apache/rocketmq/remoting/protocol/subscription/SubscriptionGroupConfig.java."""
 TOPIC_CONFIG_AND_QUEUE_MAPPING = BodySpec("TopicConfigAndQueueMapping", (
     BodyField("attributes", _O, "topic attributes (5.x)", is_map=True),
     BodyField("order", _B, "ordered topic"),

@@ -193,6 +193,35 @@ SETTINGS_REQUIRED = clause(
     "Heartbeat and NotifyClientTermination from a client that has sent no Settings answer "
     "UNRECOGNIZED_CLIENT_TYPE.",
     source=_CLIENT)
+RECEIVE_BEFORE_SETTINGS = clause(
+    "RMQ-GRPC-RECEIVE-BEFORE-SETTINGS", Level.MAY,
+    "A ReceiveMessage from a client whose Settings the proxy has not received yet may be answered "
+    "INTERNAL_SERVER_ERROR (Apache 5.5.0's ReceiveMessageActivity dereferences the missing settings and "
+    "answers 50001 with the NullPointerException's text); a client waits for the Settings answer on "
+    "Telemetry before it receives, as the Java SDK does (settingsInitFuture, 3 s).",
+    source="proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/consumer/ReceiveMessageActivity.java "
+           "(receiveMessage); java/client/src/main/java/org/apache/rocketmq/client/java/impl/"
+           "ClientSessionImpl.java (rocketmq-clients)")
+SETTINGS_GROUP = clause(
+    "RMQ-GRPC-SETTINGS-GROUP", Level.MUST,
+    "From 5.5.0 a consumer's Settings on Telemetry naming a group its broker does not have are refused "
+    "ILLEGAL_CONSUMER_GROUP \"group not found: <g>\" (the stream fails INVALID_ARGUMENT \"process client "
+    "telemetryCommand failed. group not found: <g>\"), whatever autoCreateSubscriptionGroup says: the group "
+    "is created first (mqadmin updateSubGroup). Earlier releases accept them.",
+    source="proxy/src/main/java/org/apache/rocketmq/proxy/processor/ClientProcessor.java "
+           "(getGroupOrException)")
+GROUP_NOT_FOUND = clause(
+    "RMQ-GRPC-GROUP-NOT-FOUND", Level.MUST,
+    "ReceiveMessage for a consumer group the broker does not have answers CONSUMER_GROUP_NOT_FOUND with the "
+    "broker's remark \"subscription group [<g>] does not exist, \\nSee <faq> for further details.\" when "
+    "autoCreateSubscriptionGroup is false; with true (the default) the broker creates the group and the "
+    "receive goes on (MESSAGE_NOT_FOUND when nothing is there).",
+    source="broker/src/main/java/org/apache/rocketmq/broker/processor/PopMessageProcessor.java "
+           "(processRequest); proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/common/"
+           "ResponseBuilder.java (RESPONSE_CODE_MAPPING)")
+SETTINGS_WAIT_S = 3.0
+"""Seconds the Java SDK waits for the Settings answer before its first call
+(``SETTINGS_INITIALIZATION_TIMEOUT``)."""
 HEARTBEAT = clause(
     "RMQ-GRPC-HEARTBEAT", Level.MUST,
     "Heartbeat from a client whose Settings are known answers OK.",

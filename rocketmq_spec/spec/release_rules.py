@@ -42,6 +42,7 @@ class Rule(enum.Enum):
     ACL_V1 = "acl-v1"
     INDEX_TAG_KEY = "index-tag-key"
     QUERY_BY_INDEX_TYPE = "query-by-index-type"
+    GRPC_SETTINGS_GROUP_REQUIRED = "grpc-settings-group-required"
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,12 @@ RELEASE_RULES: tuple[ReleaseRule, ...] = (
                 "string; K, U, none or anything else as <topic>#<key>",
                 "broker/src/main/java/org/apache/rocketmq/broker/processor/QueryMessageProcessor.java; "
                 "store/src/main/java/org/apache/rocketmq/store/index/IndexService.java (queryOffset)"),
+    ReleaseRule(Rule.GRPC_SETTINGS_GROUP_REQUIRED, since("5.5.0"), "RMQ-GRPC-SETTINGS-GROUP",
+                "a consumer's Telemetry Settings naming a group the broker does not have (whatever "
+                "autoCreateSubscriptionGroup says) fail the stream INVALID_ARGUMENT \"process client "
+                "telemetryCommand failed. group not found: <g>\"",
+                "proxy/src/main/java/org/apache/rocketmq/proxy/processor/ClientProcessor.java "
+                "(getGroupOrException), seen from Apache RocketMQ 5.5.0's proxy in local mode"),
     ReleaseRule(Rule.PROXY_PROTOCOL, since("5.1.4"), "RMQ-FRAME-PROXY-PREAMBLE",
                 "server ports read a PROXY protocol preamble and decode nothing before 12 bytes have come",
                 "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingServer.java"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rocketmq_spec.spec.faq import NO_ROUTE_TEXT, suggest_todo
 from rocketmq_spec.spec.system_topics import VALID_TOPIC_CHARACTERS
 
 _PROCESSOR = "broker/src/main/java/org/apache/rocketmq/broker/processor/"
@@ -38,8 +39,11 @@ class Remark:
     template: str
     source: str
 
-    def format(self, **fields: object) -> str:
-        return self.template.format(**fields)
+    def format(self, version: int | None = None, **fields: object) -> str:
+        """The remark with ``fields`` filled in; with ``version`` (a release's MQVersion ordinal), its FAQ
+        line that release's (RMQ-ERR-FAQ-URL: the link moved with 5.1.0)."""
+        text = self.template.format(**fields)
+        return text if version is None else text.replace(FAQ_SUFFIX, suggest_todo(version))
 
 
 # -- sends (RMQ-BRK-SEND-CHECKS, RMQ-BRK-MESSAGE-ILLEGAL, RMQ-BRK-SEND) ---------------------------------
@@ -148,8 +152,7 @@ QUERY_NOT_FOUND = Remark("RMQ-BRK-QUERY-MESSAGE", "can not find message, maybe t
                          f"{_QUERY} (queryMessage)")
 
 # -- the name server (RMQ-NS-*) --------------------------------------------------------------------------
-NO_ROUTE = Remark("RMQ-NS-TOPIC-NOT-EXIST", "No topic route info in name server for the topic: {topic}"
-                  + FAQ_SUFFIX, f"{_NAMESRV} (getRouteInfoByTopic)")
+NO_ROUTE = Remark("RMQ-NS-TOPIC-NOT-EXIST", NO_ROUTE_TEXT + FAQ_SUFFIX, f"{_NAMESRV} (getRouteInfoByTopic)")
 KV_NOT_FOUND = Remark("RMQ-NS-KV", "No config item, Namespace: {namespace} Key: {key}",
                       f"{_NAMESRV} (getKVConfig)")
 KV_NAMESPACE_NOT_FOUND = Remark("RMQ-NS-KV-LIST", "No config item, Namespace: {namespace}",

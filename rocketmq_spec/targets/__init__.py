@@ -74,23 +74,27 @@ def parse_target(name: str) -> Release | RustRelease | None:
 
 
 def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None = None, heap_mb: int = 512,
-            grpc: bool = False, controller: bool = False) -> LoopbackServers:
+            grpc: bool = False, controller: bool = False,
+            system_properties: Mapping[str, str] | None = None) -> LoopbackServers:
     """The name server and broker of the target ``name`` names, not started yet (``heap_mb``: a JVM's;
     ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have; the
     reference broker always serves gRPC itself; ``controller``: a 5.x release's name server runs a
-    controller too, which neither the reference broker nor rocketmq-rust has)."""
+    controller too, which neither the reference broker nor rocketmq-rust has; ``system_properties``: Java's
+    ``-D`` settings such as ``tls.server.mode``, which the reference broker reads as config keys)."""
     found = parse_target(name)
     if controller and not isinstance(found, Release):
         raise ProvisionError(f"{name}: no controller (RocketMQ 5's automatic failover) to start",
                              expected="an apache-5.x target", seen=name)
     if found is None:
-        return ReferenceServers(home=home, broker_config=broker_config, grpc=True)
+        settings = {**(broker_config or {}), **(system_properties or {})}
+        return ReferenceServers(home=home, broker_config=settings, grpc=True)
     if isinstance(found, RustRelease):
-        if grpc:
-            raise ProvisionError(f"{name}: its broker serves no gRPC", expected="gRPC", seen="none")
+        if grpc or system_properties:
+            raise ProvisionError(f"{name}: its broker serves no gRPC and reads no Java system properties",
+                                 expected="gRPC / -D settings", seen="none")
         return RocketMQRust(found, home=home, broker_config=broker_config)
     return ApacheRocketMQ(found, home=home, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc,
-                          controller=controller)
+                          controller=controller, system_properties=system_properties)
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,8 @@ class Running:
 
 @contextlib.contextmanager
 def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | None = None,
-            heap_mb: int = 512, grpc: bool = False, controller: bool = False) -> Iterator[Running]:
+            heap_mb: int = 512, grpc: bool = False, controller: bool = False,
+            system_properties: Mapping[str, str] | None = None) -> Iterator[Running]:
     """Run the target ``name`` in ``workdir`` (its store and logs) until the block ends.
 
     ``broker_config`` takes Java's broker.conf keys for every kind of target. Releases that cannot be
@@ -122,7 +127,7 @@ def started(name: str, workdir: Path, *, broker_config: Mapping[str, object] | N
     ``controller`` starts a 5.x release's name server with a controller inside.
     """
     with servers(name, workdir, broker_config=broker_config, heap_mb=heap_mb, grpc=grpc,
-                 controller=controller) as pair:
+                 controller=controller, system_properties=system_properties) as pair:
         yield Running(name, pair.namesrv_addr, pair.broker_addr, pair.broker_pid, pair.store_path,
                       pair.grpc_addr or None, getattr(pair, "controller_addr", None) or None,
                       getattr(pair, "quorumless_controller_addr", None) or None)

@@ -22,6 +22,7 @@ from rocketmq_spec.apache.servers import (
     LoopbackServers,
     free_port,
 )
+from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 
 NAMESRV_COMMAND = ("-c", "import sys; from rocketmq_spec.reference_broker.cli import namesrv_main; "
                            "sys.exit(namesrv_main())")
@@ -41,6 +42,7 @@ class ReferenceServers(LoopbackServers):
                  broker_config: Mapping[str, object] | None = None, grpc: bool = False) -> None:
         super().__init__("the reference broker", home, store=store, namesrv=namesrv)
         self._overrides = {key: str(value) for key, value in (broker_config or {}).items()}
+        self.tls_only = self._overrides.get(TLS_MODE_KEY) == TlsMode.ENFORCING.value
         self._grpc = grpc
 
     def _prepare(self) -> None:

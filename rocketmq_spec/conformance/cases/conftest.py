@@ -36,8 +36,8 @@ def acl(broker: Server, wire: Wire, check: Check, acl_file: Path) -> AclTarget:
 
 
 @pytest.fixture
-def proxy_client(proxy: Endpoint) -> Iterator[ProxyClient]:
-    yield from connected(proxy)
+def proxy_client(proxy: Endpoint, wire: Wire) -> Iterator[ProxyClient]:
+    yield from connected(proxy, wire.tls)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.grpc_client import ProxyClient, message
+from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.conformance.verdict import Outcome, Unsupported
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.codes import RequestCode
@@ -77,8 +78,8 @@ def consumer_group(client: Client) -> str:
     return group
 
 
-def connected(proxy: Endpoint) -> Iterator[ProxyClient]:
-    client = ProxyClient(str(proxy))
+def connected(proxy: Endpoint, tls: ClientTls | None = None) -> Iterator[ProxyClient]:
+    client = ProxyClient(str(proxy), tls=tls)
     try:
         yield client
     finally:

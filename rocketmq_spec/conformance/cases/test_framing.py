@@ -18,11 +18,13 @@ from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.target import Server
+from rocketmq_spec.conformance.verdict import Unsupported
 from rocketmq_spec.conformance.wire import RESPONSE_TIMEOUT, Connection, Wire
 from rocketmq_spec.spec.binary_header import FIXED_PART_SIZE
 from rocketmq_spec.spec.frame import LENGTH_FIELD_SIZE, MAX_LENGTH_VALUE, TYPE_WORD_SIZE, SerializeType
 from rocketmq_spec.spec.proxy_protocol import DETECTION_BYTES, V2_SIGNATURE
 from rocketmq_spec.spec.release_rules import Rule, holds
+from rocketmq_spec.spec.tls import TlsMode
 
 from .support import expect_closed_and_serving, expect_success
 
@@ -163,6 +165,15 @@ def test_violation_closes_connection(garbage: Garbage, server: Server, wire: Wir
     expect_closed_and_serving(check, wire, server, connection, decode=garbage.decode_reply)
 
 
+def _before_tls(wire: Wire, server: Server) -> Connection:
+    """A plain-text connection, for what a server reads before any TLS (the PROXY preamble, the first bytes
+    of a connection): UNSUPPORTED on a run against a target that refuses plain text."""
+    if wire.tls is not None and wire.tls.mode is TlsMode.ENFORCING:
+        raise Unsupported("the case is about the first bytes of a connection, and the target "
+                          "(tls.server.mode=enforcing) serves no plain-text connection to show what it does")
+    return wire.connect(server.endpoint, tls=False)
+
+
 def _version(server: Server, wire: Wire) -> int:
     return server.ping(wire.connect(server.endpoint)).version
 
@@ -171,7 +182,7 @@ def _version(server: Server, wire: Wire) -> int:
       "on a 4.x server and only once 12 bytes have come on a 5.1.4+ server.")
 def test_short_violation_waits_for_detection(server: Server, wire: Wire, check: Check) -> None:
     detecting = holds(Rule.PROXY_PROTOCOL, _version(server, wire))
-    connection = wire.connect(server.endpoint)
+    connection = _before_tls(wire, server)
     connection.send_bytes(struct.pack(">i", 0))
     closed = connection.wait_closed(DETECTION_WAIT)
     check.equal("closed before more bytes", not detecting, closed)
@@ -191,7 +202,7 @@ def test_short_violation_waits_for_detection(server: Server, wire: Wire, check: 
 ])
 def test_proxy_preamble(preamble: bytes, server: Server, wire: Wire, check: Check) -> None:
     accepted = holds(Rule.PROXY_PROTOCOL, _version(server, wire))
-    connection = wire.connect(server.endpoint)
+    connection = _before_tls(wire, server)
     ping = server.ping_command(connection)
     connection.send_bytes(preamble + encode(ping))
     if accepted:
@@ -211,7 +222,7 @@ def test_proxy_preamble(preamble: bytes, server: Server, wire: Wire, check: Chec
                 "handshake (remoting/src/main/java/org/apache/rocketmq/remoting/netty/"
                 "NettyRemotingServer.java, HandshakeHandler).")
 def test_tls_client_hello(server: Server, wire: Wire, check: Check) -> None:
-    connection = wire.connect(server.endpoint)
+    connection = _before_tls(wire, server)  # the first bytes of a connection: not inside a TLS session
     connection.send_bytes(_tls_client_hello())
     closed = connection.wait_closed(decode=False)
     tls_reply = bytes(connection.raw[:1]) in (b"\x15", b"\x16")

@@ -12,6 +12,7 @@ import contextlib
 import time
 from collections.abc import Callable
 
+import grpc
 import pytest
 from google.protobuf import duration_pb2
 
@@ -23,12 +24,14 @@ from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.grpc_client import ProxyClient, Telemetry, message
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.verdict import Unsupported
-from rocketmq_spec.conformance.wire import Endpoint
+from rocketmq_spec.conformance.wire import Endpoint, Wire
 from rocketmq_spec.spec.admin_bodies import CONSUME_MESSAGE_DIRECTLY_RESULT, CONSUMER_RUNNING_INFO
-from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.faq import NO_ROUTE_TEXT, client_exception_message, suggest_todo
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.grpc_rpcs import MAX_MESSAGE_SIZE
 from rocketmq_spec.spec.message_id import encode_offset_msg_id
+from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, DLQ_PREFIX, SYSTEM_TOPIC_PREFIX, TOPIC_MAX_LENGTH
 
 from .grpc_support import (
@@ -46,6 +49,7 @@ from .grpc_support import (
     typed_topic,
 )
 from .messaging import Client
+from .pop_support import broker_setting
 from .support import expect_success, unique
 
 pytestmark = pytest.mark.xdist_group("grpc")
@@ -64,8 +68,8 @@ revives checkpoints every second or so, the bound only keeps a broken target fro
 
 
 @case("RMQ-GRPC-CLIENT-ID", "A request without x-mq-client-id is answered CLIENT_ID_REQUIRED.")
-def test_client_id_required(proxy: Endpoint, check: Check) -> None:
-    client = ProxyClient(str(proxy), client_id="")
+def test_client_id_required(proxy: Endpoint, wire: Wire, check: Check) -> None:
+    client = ProxyClient(str(proxy), client_id="", tls=wire.tls)
     try:
         response = call("QueryRoute", lambda: client.query_route(DEFAULT_TOPIC))
     finally:
@@ -85,6 +89,49 @@ def test_route(proxy_client: ProxyClient, admin: Client, proxy: Endpoint, check:
                 {tuple(v2.MessageType.Name(t) for t in q.accept_message_types) for q in queues})
     ports = {a.port for q in queues for a in q.broker.endpoints.addresses}
     check.equal("endpoint port (the proxy's, not the broker's remoting port)", {proxy.port}, ports)
+
+
+@case("RMQ-GRPC-TOPIC-NOT-FOUND-TEXT", "QueryRoute of an unknown topic answers TOPIC_NOT_FOUND with the "
+      "proxy's own text: \"CODE: 17  DESC: No topic route info ...\" and the release's default FAQ line.")
+def test_route_not_found_text(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic = unique("nowhere")
+    response = call("QueryRoute", lambda: proxy_client.query_route(topic))
+    expected = client_exception_message(ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE_TEXT.format(topic=topic),
+                                        admin.target_version())
+    check.equal("status", (int(Code.TOPIC_NOT_FOUND), expected),
+                (response.status.code, response.status.message))
+
+
+@case("RMQ-GRPC-SETTINGS-GROUP", "A consumer's Settings naming a group the broker does not have: refused "
+      "\"group not found: <g>\" (the stream fails INVALID_ARGUMENT) from 5.5.0, accepted before.")
+def test_settings_of_an_unknown_group(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic, group = typed_topic(admin, "NORMAL"), unique("grpc_no_group")
+    _, answer = call("Telemetry", lambda: proxy_client.announce(proxy_client.consumer_settings(group, topic)))
+    if holds(Rule.GRPC_SETTINGS_GROUP_REQUIRED, admin.target_version()):
+        expected = (grpc.StatusCode.INVALID_ARGUMENT.name,
+                    f"process client telemetryCommand failed. group not found: {group}")
+        seen = (answer.code().name, answer.details()) if isinstance(answer, grpc.RpcError) else repr(answer)
+        check.equal("Telemetry", expected, seen)
+    else:
+        check.equal("status", int(Code.OK), getattr(getattr(answer, "status", None), "code", repr(answer)))
+
+
+@case("RMQ-GRPC-GROUP-NOT-FOUND", "ReceiveMessage for a group the broker no longer has: "
+      "CONSUMER_GROUP_NOT_FOUND with the broker's remark if it does not create groups "
+      "(autoCreateSubscriptionGroup=false), else the receive goes on.")
+def test_receive_for_an_unknown_group(proxy_client: ProxyClient, admin: Client, check: Check) -> None:
+    topic = typed_topic(admin, "NORMAL")
+    group = new_consumer(check, proxy_client, admin, topic)
+    expect_success(check, f"delete group {group}", admin.call(RequestCode.DELETE_SUBSCRIPTIONGROUP,
+                                                               {"groupName": group}))
+    items, _ = receive(proxy_client, group, topic, polling_s=1)
+    statuses = [(i.status.code, i.status.message) for i in items if i.WhichOneof("content") == "status"]
+    if broker_setting(admin, "autoCreateSubscriptionGroup") == "false":
+        expected = (int(Code.CONSUMER_GROUP_NOT_FOUND),
+                    f"subscription group [{group}] does not exist, {suggest_todo(admin.target_version())}")
+        check.equal("status", [expected], statuses)
+    else:
+        check.equal("status", [int(Code.MESSAGE_NOT_FOUND)], [code for code, _ in statuses])
 
 
 @case("RMQ-GRPC-ROUTE-NOT-FOUND", "QueryRoute of an unknown topic answers TOPIC_NOT_FOUND.")
@@ -353,12 +400,12 @@ def test_change_invisible(proxy_client: ProxyClient, admin: Client, check: Check
 
 @case("RMQ-GRPC-AUTO-RENEW", "A push consumer's auto-renewed message is released when the consumer "
       "terminates: another client of the group receives it within seconds, not after 60 s.")
-def test_auto_renew_released_on_termination(proxy: Endpoint, admin: Client, check: Check) -> None:
+def test_auto_renew_released_on_termination(proxy: Endpoint, admin: Client, wire: Wire, check: Check) -> None:
     topic = typed_topic(admin, "NORMAL")
     group = consumer_group(admin)
     with contextlib.ExitStack() as stack:
-        pusher = stack.enter_context(contextlib.closing(ProxyClient(str(proxy))))
-        other = stack.enter_context(contextlib.closing(ProxyClient(str(proxy))))
+        pusher = stack.enter_context(contextlib.closing(ProxyClient(str(proxy), tls=wire.tls)))
+        other = stack.enter_context(contextlib.closing(ProxyClient(str(proxy), tls=wire.tls)))
         for client, kind in ((pusher, v2.PUSH_CONSUMER), (other, v2.SIMPLE_CONSUMER)):
             answer = announce(check, client, client.consumer_settings(group, topic, client_type=kind))
             expect_status(check, f"{v2.ClientType.Name(kind)} settings", answer.status, Code.OK)

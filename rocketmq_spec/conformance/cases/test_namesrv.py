@@ -22,6 +22,7 @@ from rocketmq_spec.conformance.case import Row, case, table, waits_on_target
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.wire import Connection, Wire
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.behaviour import BROKER_EXPIRY_MS, BROKER_SCAN_INTERVAL_MS
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.hashing import masked_crc32
@@ -409,3 +410,11 @@ def test_expiry(namesrv: Server, wire: Wire, check: Check) -> None:
                        timeout=deadline)
     expect_code(check, "route after the expiry time", route, ResponseCode.TOPIC_NOT_EXIST)
 
+
+@case("RMQ-ERR-FAQ-URL", "GET_ROUTEINFO_BY_TOPIC of an unknown topic answers 17 \"No topic route info in "
+      "name server for the topic: <t>\" and the FAQ line of the name server's release.")
+def test_no_route_remark(namesrv: Server, wire: Wire, check: Check) -> None:
+    topic = f"rmq_spec_no_route_{secrets.token_hex(4)}"
+    answer = wire.connect(namesrv.endpoint).call(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
+    expected = remarks.NO_ROUTE.format(topic=topic, version=answer.version)
+    check.equal("answer", (int(ResponseCode.TOPIC_NOT_EXIST), expected), (answer.code, answer.remark))

@@ -89,6 +89,7 @@ class PullHandlers:
         self.store = store
         self.hold = hold
         version = wire_release(config.wire_release).version
+        self._version = version
         self.sys_flags = holds(Rule.PULL_SYS_FLAGS, version)
         self._bad_queue_code = (ResponseCode.INVALID_PARAMETER if holds(Rule.BAD_QUEUE_INVALID_PARAMETER,
                                                                         version)
@@ -192,13 +193,13 @@ class PullHandlers:
         group = self.groups.find_or_create(group_name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          remarks.PULL_GROUP_NOT_EXIST.format(group=group_name))
+                          remarks.PULL_GROUP_NOT_EXIST.format(group=group_name, version=self._version))
         if not group.consume_enable:
             raise Refused(ResponseCode.NO_PERMISSION, remarks.GROUP_NO_PERMISSION.format(group=group_name))
         topic = self.topics.get(topic_name)
         if topic is None:
             raise Refused(ResponseCode.TOPIC_NOT_EXIST,
-                          remarks.PULL_TOPIC_NOT_EXIST.format(topic=topic_name))
+                          remarks.PULL_TOPIC_NOT_EXIST.format(topic=topic_name, version=self._version))
         if not topic.perm & PermName.READ:
             raise Refused(ResponseCode.NO_PERMISSION, remarks.TOPIC_PULL_FORBIDDEN.format(topic=topic_name))
         if queue_id < 0 or queue_id >= topic.read_queue_nums:
@@ -227,14 +228,14 @@ class PullHandlers:
         consumers = self.clients.consumer_group(group_name)
         if consumers is None:
             raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
-                          remarks.GROUP_INFO_NOT_EXIST.template)
+                          remarks.GROUP_INFO_NOT_EXIST.format(version=self._version))
         if not broadcast_allowed and consumers.message_model == "BROADCASTING":
             raise Refused(ResponseCode.NO_PERMISSION,
                           remarks.BROADCAST_FORBIDDEN.format(group=group_name))
         subscription = consumers.subscriptions.get(header["topic"])
         if subscription is None:
             raise Refused(ResponseCode.SUBSCRIPTION_NOT_EXIST,
-                          remarks.SUBSCRIPTION_NOT_EXIST.template)
+                          remarks.SUBSCRIPTION_NOT_EXIST.format(version=self._version))
         if int(subscription.get("subVersion", 0)) < header["subVersion"]:
             raise Refused(ResponseCode.SUBSCRIPTION_NOT_LATEST, remarks.SUBSCRIPTION_NOT_LATEST.template)
         return (subscription.get("expressionType"),

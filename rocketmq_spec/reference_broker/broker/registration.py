@@ -53,7 +53,7 @@ class BrokerRegistrar:
     async def _client(self, addr: str) -> RemotingClient:
         client = self._clients.get(addr)
         if client is None or client.closed:
-            client = self._clients[addr] = await RemotingClient.connect(addr)
+            client = self._clients[addr] = await RemotingClient.connect(addr, tls=self.config.tls.client_tls)
         return client
 
     async def register_all(self) -> None:

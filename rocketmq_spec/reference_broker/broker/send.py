@@ -96,6 +96,7 @@ class SendHandlers(StoreWriters):
         self._recall_handles = RequestCode.RECALL_MESSAGE in wire_release(config.wire_release).request_codes
         """RMQ-TIMER-RECALL-HANDLE: releases with RECALL_MESSAGE answer a parked timer message's handle."""
         release_version = wire_release(config.wire_release).version
+        self._version = release_version
         self._bad_send_code = (ResponseCode.INVALID_PARAMETER
                                if holds(Rule.SEND_CHECK_INVALID_PARAMETER, release_version)
                                else ResponseCode.SYSTEM_ERROR)
@@ -190,7 +191,7 @@ class SendHandlers(StoreWriters):
                 topic = self.topics.create_in_send_back(topic_name, RETRY_QUEUE_NUMS_ON_SEND)
             if topic is None:
                 raise Refused(ResponseCode.TOPIC_NOT_EXIST,
-                              remarks.SEND_TOPIC_NOT_EXIST.format(topic=topic_name))
+                              remarks.SEND_TOPIC_NOT_EXIST.format(topic=topic_name, version=self._version))
         queue_id = header["queueId"]
         if queue_id >= max(topic.write_queue_nums, topic.read_queue_nums):
             raise Refused(self._bad_send_code, remarks.SEND_QUEUE_ILLEGAL.format(
@@ -236,7 +237,8 @@ class SendHandlers(StoreWriters):
         group = self.groups.find_or_create(group_name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          remarks.SEND_BACK_GROUP_NOT_EXIST.format(group=group_name))
+                          remarks.SEND_BACK_GROUP_NOT_EXIST.format(group=group_name,
+                                                                   version=self._version))
         limit = group.retry_max_times
         if request.command.version >= MQVersion.V3_4_9 and header.get("maxReconsumeTimes") is not None:
             limit = header["maxReconsumeTimes"]

@@ -59,7 +59,8 @@ class SendBackHandlers(StoreWriters):
         group = self.groups.find_or_create(group_name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          remarks.SEND_BACK_GROUP_NOT_EXIST.format(group=group_name))
+                          remarks.SEND_BACK_GROUP_NOT_EXIST.format(group=group_name,
+                                                                   version=request.server_version))
         if not self.config.broker_permission & PermName.WRITE:
             raise Refused(ResponseCode.NO_PERMISSION,
                           remarks.BROKER_SEND_FORBIDDEN.format(broker_ip=self.config.broker_ip1))

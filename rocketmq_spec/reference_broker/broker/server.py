@@ -72,6 +72,7 @@ from rocketmq_spec.reference_broker.server import (
 )
 from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.reference_broker.tls import TlsPolicy
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.headers import CHECK_TRANSACTION_STATE_REQUEST
@@ -142,14 +143,18 @@ class Broker:
                                        self.notify_consumer_ids_changed, self._min_offset,
                                        self.release.version)
         self.guard = access_guard(self.config, self.release.version)
-        guard_check = _guards(self._authenticator(), self.guard.check if self.guard is not None else None)
+        self.authenticator = self._authenticator()
+        """ACL 2.0 authentication (None when off): the remoting guard's first check and the gRPC proxy's."""
+        guard_check = _guards(self.authenticator.check if self.authenticator is not None else None,
+                              self.guard.check if self.guard is not None else None)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version
+        tls = TlsPolicy.of(self.config.tls)  # RMQ-TLS-EVERY-PORT: the fast port is a server of its own
         self.server = RemotingServer("broker", dispatch, on_close=self._closed, guard=guard_check,
-                                     backlog=backlog, version=version)
+                                     backlog=backlog, version=version, tls=tls)
         self.fast_server = RemotingServer("broker-fast", dispatch.without(*PULL_CODES),
                                           on_close=self._closed, guard=guard_check, backlog=backlog,
-                                          version=version)
+                                          version=version, tls=tls)
         self._tasks: list[asyncio.Task[Any]] = []
         self._notifications: set[asyncio.Task[Any]] = set()
         self._producer_turn = 0
@@ -159,7 +164,7 @@ class Broker:
         self.slave_sync: SlaveSynchronizer | None = None
         self.grpc: GrpcProxy | None = None
 
-    def _authenticator(self) -> Guard | None:
+    def _authenticator(self) -> Authenticator | None:
         """ACL 2.0's check of each request (``authenticationEnabled``, 5.3.0+ releases only), with the
         initAuthenticationUser created first."""
         c = self.config
@@ -169,7 +174,7 @@ class Broker:
             return None
         if not self.release.serves(RequestCode.AUTH_CREATE_USER):
             raise ValueError(f"authenticationEnabled needs a 5.3.0+ wire release, not {self.release.name}")
-        return Authenticator(self.auth, whitelist(c.authentication_whitelist)).check
+        return Authenticator(self.auth, whitelist(c.authentication_whitelist))
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0
@@ -318,7 +323,8 @@ class Broker:
             store.scheduler.persist()
 
         self.slave_sync = SlaveSynchronizer(self.addr, self.config.slave_sync_interval / 1000, self.topics,
-                                            self.offsets, self.groups, save_delay_offsets)
+                                            self.offsets, self.groups, save_delay_offsets,
+                                            tls=self.config.tls.client_tls)
         self.slave_sync.start()
 
     def _registered(self, answer: dict[str, str]) -> None:

@@ -32,8 +32,10 @@ START_DELAY = 3.0
 class SlaveSynchronizer:
     def __init__(self, own_addr: str, interval: float, topics: TopicConfigManager,
                  offsets: ConsumerOffsetManager, groups: SubscriptionGroupManager,
-                 save_delay_offsets: Callable[[dict[int, int]], None]) -> None:
+                 save_delay_offsets: Callable[[dict[int, int]], None], *, tls: bool = False) -> None:
+        """``tls``: reach the master over TLS (``tls.enable``, or the enforcing mode's default)."""
         self.own_addr = own_addr
+        self._tls = tls
         self.interval = interval
         self.topics = topics
         self.offsets = offsets
@@ -62,7 +64,7 @@ class SlaveSynchronizer:
         if master is None or master == self.own_addr:
             return False
         try:
-            client = await RemotingClient.connect(master)
+            client = await RemotingClient.connect(master, tls=self._tls)
         except (OSError, TimeoutError) as exc:
             log.warning("slave sync: master %s unreachable: %s", master, exc)
             return False

@@ -16,6 +16,7 @@ from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.spec.store_layout import SUBSCRIPTION_GROUP_FIELDS
 
 SUBSCRIPTION_GROUP_FILE = "subscriptionGroup.json"
+ORDERLY = "consumeMessageOrderly"
 SYSTEM_GROUPS = ("TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY",
                  "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER", "CID_SYS_RMQ_TRANS")
 """Groups Java's SubscriptionGroupManager creates at start."""
@@ -32,14 +33,19 @@ class SubscriptionGroup:
     broker_id: int = 0
     which_broker_when_consume_slowly: int = 1
     notify_consumer_ids_changed_enable: bool = True
+    consume_message_orderly: bool = False
+    """5.x (``mqadmin updateSubGroup -o true``): the proxy tells the group's gRPC consumers fifo."""
 
     def as_json(self) -> dict[str, Any]:
-        return {name: getattr(self, snake_case(name)) for name in SUBSCRIPTION_GROUP_FIELDS}
+        """The 4.9.8 fields, and consumeMessageOrderly once set (a 4.9.8 file never has it)."""
+        fields = {name: getattr(self, snake_case(name)) for name in SUBSCRIPTION_GROUP_FIELDS}
+        return {**fields, ORDERLY: True} if self.consume_message_orderly else fields
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SubscriptionGroup:
-        """Read a stored config; absent keys keep their defaults, unknown (5.x) keys are ignored."""
-        return cls(**{snake_case(name): data[name] for name in SUBSCRIPTION_GROUP_FIELDS if name in data})
+        """Read a stored config; absent keys keep their defaults, other unknown (5.x) keys are ignored."""
+        return cls(**{snake_case(name): data[name] for name in (*SUBSCRIPTION_GROUP_FIELDS, ORDERLY)
+                      if name in data})
 
 
 class SubscriptionGroupManager:

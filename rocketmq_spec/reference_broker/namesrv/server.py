@@ -27,6 +27,7 @@ from rocketmq_spec.reference_broker.server import (
     shut_down_gracefully,
 )
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.reference_broker.tls import TlsPolicy
 from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.bodies import DATA_VERSION
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
@@ -50,7 +51,8 @@ class NameServer:
         release = wire_release(self.config.wire_release)
         self._single_topic_first_refused = holds(Rule.FIRST_REGISTRATION_NOT_SINGLE_TOPIC, release.version)
         self.server = RemotingServer("namesrv", DispatchTable(self._handlers()), on_close=self._closed,
-                                     backlog=self.config.server_socket_backlog, version=release.version)
+                                     backlog=self.config.server_socket_backlog, version=release.version,
+                                     tls=TlsPolicy.of(self.config.tls))
         self._scanner: asyncio.Task[None] | None = None
 
     @property
@@ -132,7 +134,7 @@ class NameServer:
         route = self.routes.route(topic)
         if route is None:
             return request.reply(ResponseCode.TOPIC_NOT_EXIST,
-                                 remarks.NO_ROUTE.format(topic=topic))
+                                 remarks.NO_ROUTE.format(topic=topic, version=request.server_version))
         if self.config.order_message_enable:
             order_conf = self.kv.get(ORDER_TOPIC_CONFIG, topic)
             if order_conf is not None:

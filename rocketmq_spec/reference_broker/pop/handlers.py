@@ -26,10 +26,15 @@ from rocketmq_spec.reference_broker.server import Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import ArrivalNotifier, MessageArrival
 from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.faq import suggest_todo
 from rocketmq_spec.spec.pop import BATCH_ACK_BODY, MAX_POP_NUMS, POLLING_TIMEOUT_SLACK_MS, pop_retry_topic
-from rocketmq_spec.spec.remarks import FAQ_SUFFIX
+from rocketmq_spec.spec.releases import ordinal
 from rocketmq_spec.spec.sysflag import PermName
 from rocketmq_spec.spec.system_topics import RETRY_PREFIX
+
+POP_FAQ = suggest_todo(ordinal("5.1.0"))
+"""The FAQ line of POP's refusals: the releases that pop and a reference broker answers as (5.3.3, 5.5.0)
+all have the 5.1.0+ link."""
 
 
 class PopHold:
@@ -171,7 +176,7 @@ class PopHandlers:
         topic = self.topics.get(topic_name)
         if topic is None:
             return request.reply(ResponseCode.TOPIC_NOT_EXIST,
-                                 f"topic[{topic_name}] not exist, apply first please! {FAQ_SUFFIX}")
+                                 f"topic[{topic_name}] not exist, apply first please! {POP_FAQ}")
         if not 0 <= queue_id < topic.read_queue_nums:
             return request.reply(ResponseCode.MESSAGE_ILLEGAL, _illegal_queue(queue_id, topic, request))
         low, high = self.service.store.min_offset(topic_name, queue_id), self.service.store.max_offset(
@@ -204,7 +209,7 @@ class PopHandlers:
         topic_name, queue_id = header["topic"], header["queueId"]
         topic = self.topics.get(topic_name)
         if topic is None:
-            remark = f"topic[{topic_name}] not exist, apply first please! {FAQ_SUFFIX}"
+            remark = f"topic[{topic_name}] not exist, apply first please! {POP_FAQ}"
             return request.reply(ResponseCode.TOPIC_NOT_EXIST, remark, header={})
         if not 0 <= queue_id < topic.read_queue_nums:
             return request.reply(ResponseCode.MESSAGE_ILLEGAL, _illegal_queue(queue_id, topic, request),
@@ -252,7 +257,7 @@ class PopHandlers:
         topic = self.topics.get(name)
         if topic is None:
             raise Refused(ResponseCode.TOPIC_NOT_EXIST,
-                          f"topic[{name}] not exist, apply first please! {FAQ_SUFFIX}")
+                          f"topic[{name}] not exist, apply first please! {POP_FAQ}")
         if not topic.perm & PermName.READ:
             raise Refused(ResponseCode.NO_PERMISSION, f"the topic[{name}] {verb} message is forbidden")
         if queue_id >= topic.read_queue_nums:
@@ -263,7 +268,7 @@ class PopHandlers:
         group = self.groups.find_or_create(name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          f"subscription group [{name}] does not exist, {FAQ_SUFFIX}")
+                          f"subscription group [{name}] does not exist, {POP_FAQ}")
         if not group.consume_enable:
             raise Refused(ResponseCode.NO_PERMISSION, f"subscription group no permission, {name}")
 

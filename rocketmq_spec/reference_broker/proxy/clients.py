@@ -23,6 +23,7 @@ from rocketmq_spec.reference_broker.proxy.settings import SettingsStore
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.grpc_codes import Code
 from rocketmq_spec.spec.hashing import java_string_hash
+from rocketmq_spec.spec.release_rules import Rule, holds
 
 CONSUME_TYPES = {v2.SIMPLE_CONSUMER: "CONSUME_ACTIVELY", v2.PUSH_CONSUMER: "CONSUME_PASSIVELY"}
 """``ClientActivity.buildConsumeType``."""
@@ -95,7 +96,11 @@ class Clients:
         if not settings.HasField("publishing") and not settings.HasField("subscription"):
             raise Refusal(Code.BAD_REQUEST, "there is no publishing or subscription data in settings")
         if settings.HasField("subscription"):
-            validation.group(settings.subscription.group.name)
+            group = settings.subscription.group.name
+            validation.group(group)
+            required = holds(Rule.GRPC_SETTINGS_GROUP_REQUIRED, self._broker.version)
+            if required and self._broker.group(group) is None:  # RMQ-GRPC-SETTINGS-GROUP
+                raise Refusal(Code.ILLEGAL_CONSUMER_GROUP, f"group not found: {group}")
         merged = self.settings.update(ctx.client_id, settings)
         await self._register(ctx, settings)
         return rpc.TelemetryCommand(status=OK_STATUS, settings=merged)

@@ -11,6 +11,7 @@ delivery timestamp that closes the stream.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from rocketmq_spec.spec.grpc_rpcs import (
     MAX_LONG_POLLING_MS,
     MIN_INVISIBLE_MS,
     MIN_LONG_POLLING_MS,
+    SETTINGS_WAIT_S,
 )
 from rocketmq_spec.spec.pop import (
     CHANGE_INVISIBLE_TIME_RESPONSE,
@@ -164,9 +166,15 @@ class Consumer:
     async def receive(self, ctx: CallContext, channel: GrpcClientChannel, request: rpc.ReceiveMessageRequest,
                       remaining_ms: int | None) -> list[rpc.ReceiveMessageResponse]:
         """The stream's items, the closing delivery timestamp excepted."""
-        settings = self._settings.merged(ctx.client_id)
+        # Apache answers 50001 at once (RMQ-GRPC-RECEIVE-BEFORE-SETTINGS); waiting as long as the Java SDK
+        # waits for them lets a client whose receive overtook its own Settings be served instead
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        settings = await self._settings.arrival(ctx.client_id, SETTINGS_WAIT_S)
         if settings is None:
             raise Refusal(Code.INTERNAL_SERVER_ERROR, "cannot find client settings for this client")
+        if remaining_ms is not None:  # the wait came out of the call's deadline
+            remaining_ms = max(0, remaining_ms - int((loop.time() - started) * 1000))
         polling = self._polling_ms(ctx, request, settings, remaining_ms)
         topic, group = request.message_queue.topic.name, request.group.name
         validation.topic(topic, self._broker.is_system_topic)
@@ -194,8 +202,9 @@ class Consumer:
             return [rpc.ReceiveMessageResponse(status=status(Code.TOO_MANY_REQUESTS, "polling full"))]
         if response.code in (ResponseCode.POLLING_TIMEOUT, ResponseCode.PULL_NOT_FOUND):
             return [rpc.ReceiveMessageResponse(status=status(Code.MESSAGE_NOT_FOUND, "no new message"))]
-        if response.code != ResponseCode.SUCCESS:
-            raise Refusal(Code.INTERNAL_SERVER_ERROR, response.remark or str(response.code))
+        if response.code != ResponseCode.SUCCESS:  # MQBrokerException through RESPONSE_CODE_MAPPING: a group
+            # that does not exist (autoCreateSubscriptionGroup=false) is CONSUMER_GROUP_NOT_FOUND
+            raise Refusal(code_for_remoting(response.code), response.remark or str(response.code))
         answer = decode_header(POP_MESSAGE_RESPONSE, response.ext_fields)
         kept = [m for m in await self._filtered(ctx, channel, request, settings, subscription["tagsSet"],
                                                  self._with_receipts(decode_records(response.body), answer))]

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.custom_header import encode_header
+from rocketmq_spec.reference_broker.auth.authentication import Authenticator
 from rocketmq_spec.reference_broker.broker.clients import ClientManager
 from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroup, SubscriptionGroupManager
 from rocketmq_spec.reference_broker.broker.topics import TopicConfig, TopicConfigManager
@@ -32,9 +33,11 @@ from rocketmq_spec.reference_broker.server import (
     not_supported_remark,
 )
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.faq import NO_ROUTE_TEXT, client_exception_message
 from rocketmq_spec.spec.grpc_codes import Code, code_for_remoting
 from rocketmq_spec.spec.headers import header_for
 from rocketmq_spec.spec.version import CURRENT_VERSION
+from rocketmq_spec.spec.wire_release import WireRelease
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +68,13 @@ class HostBroker(Protocol):
     @property
     def server(self) -> RemotingServer: ...
 
+    @property
+    def release(self) -> WireRelease: ...
+
+    @property
+    def authenticator(self) -> Authenticator | None:
+        """ACL 2.0 authentication, which the proxy applies to every call too (None when off)."""
+
 
 class LocalBroker:
     def __init__(self, broker: HostBroker) -> None:
@@ -75,6 +85,11 @@ class LocalBroker:
     @property
     def name(self) -> str:
         return self._broker.config.broker_name
+
+    @property
+    def version(self) -> int:
+        """The MQVersion ordinal of the release the broker answers as (release rules of the proxy)."""
+        return self._broker.release.version
 
     def topic(self, name: str) -> TopicConfig | None:
         return self._broker.topics.get(name)
@@ -134,6 +149,9 @@ class LocalBroker:
     async def route(self, topic: str) -> dict[str, Any]:
         """The topic's route data from the name server; TOPIC_NOT_FOUND when it has none."""
         response = await self._ask_namesrv(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic})
+        if response.code == ResponseCode.TOPIC_NOT_EXIST:  # the proxy's own text, not the name server's
+            raise Refusal(Code.TOPIC_NOT_FOUND, client_exception_message(
+                ResponseCode.TOPIC_NOT_EXIST, NO_ROUTE_TEXT.format(topic=topic), self.version))
         if response.code != ResponseCode.SUCCESS:
             raise Refusal(code_for_remoting(response.code), response.remark or f"no route for {topic}")
         route: dict[str, Any] = fastjson.loads(response.body or b"{}")
@@ -145,7 +163,7 @@ class LocalBroker:
                 addr = (self._broker.config.namesrv_addr or "").split(";")[0]
                 if not addr:
                     raise Refusal(Code.INTERNAL_SERVER_ERROR, "the broker has no name server")
-                self._namesrv = await RemotingClient.connect(addr)
+                self._namesrv = await RemotingClient.connect(addr, tls=self._broker.config.tls.client_tls)
             client = self._namesrv
         return await client.invoke(client.request(code, header))
 

@@ -16,14 +16,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.grpc.v2 import service_pb2_grpc as rpc_grpc
+from rocketmq_spec.reference_broker.auth.authentication import Authenticator
 from rocketmq_spec.reference_broker.proxy.call import CallContext, Refusal, status
 from rocketmq_spec.reference_broker.proxy.clients import Clients
 from rocketmq_spec.reference_broker.proxy.consumer import Consumer
 from rocketmq_spec.reference_broker.proxy.producer import Producer
 from rocketmq_spec.reference_broker.proxy.route import Routes
+from rocketmq_spec.reference_broker.server import Refused
 from rocketmq_spec.spec.grpc_codes import Code
 
 log = logging.getLogger(__name__)
@@ -31,63 +34,82 @@ log = logging.getLogger(__name__)
 Response = TypeVar("Response")
 
 
-def _context(context: grpc.aio.ServicerContext[Any, Any]) -> CallContext:
-    return CallContext.of(context.invocation_metadata(), context.peer())
-
-
-async def _answer(context: grpc.aio.ServicerContext[Any, Any], response_type: Callable[..., Response],
-                  activity: Callable[[CallContext], Awaitable[Response]]) -> Response:
-    ctx = _context(context)
-    try:
-        ctx.require_client_id()
-        return await activity(ctx)
-    except Refusal as refusal:
-        return response_type(status=refusal.status())
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        log.exception("gRPC call failed")
-        return response_type(status=status(Code.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}"))
-
-
 class MessagingService(rpc_grpc.MessagingServiceServicer):
-    def __init__(self, routes: Routes, producer: Producer, consumer: Consumer, clients: Clients) -> None:
+    def __init__(self, routes: Routes, producer: Producer, consumer: Consumer, clients: Clients,
+                 peer_of: Callable[[str], str] = str, authenticator: Authenticator | None = None) -> None:
+        """``peer_of``: the caller's address for the one grpc reports (a front's, in permissive mode).
+        ``authenticator``: ACL 2.0 authentication of every call (RMQ-GRPC-AUTHENTICATE), None when off."""
         self._routes = routes
         self._producer = producer
         self._consumer = consumer
         self._clients = clients
+        self._peer_of = peer_of
+        self._authenticator = authenticator
+
+    def _context(self, context: grpc.aio.ServicerContext[Any, Any]) -> CallContext:
+        return CallContext.of(context.invocation_metadata(), self._peer_of(context.peer()))
+
+    def _authenticate(self, context: grpc.aio.ServicerContext[Any, Any], request: Message) -> None:
+        """Refusal UNAUTHORIZED with the remoting side's remark when the call is not signed by a known,
+        enabled user (``ResponseBuilder`` turns every AuthenticationException into 40100)."""
+        if self._authenticator is None:
+            return
+        metadata = {key: value if isinstance(value, str) else value.decode("latin-1")
+                    for key, value in context.invocation_metadata() or ()}
+        try:
+            self._authenticator.check_call(metadata, request.DESCRIPTOR.full_name)
+        except Refused as refused:
+            raise Refusal(Code.UNAUTHORIZED, refused.remark) from None
+
+    async def _answer(self, request: Message, context: grpc.aio.ServicerContext[Any, Any],
+                      response_type: Callable[..., Response],
+                      activity: Callable[[CallContext], Awaitable[Response]]) -> Response:
+        ctx = self._context(context)
+        try:
+            self._authenticate(context, request)
+            ctx.require_client_id()
+            return await activity(ctx)
+        except Refusal as refusal:
+            return response_type(status=refusal.status())
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("gRPC call failed")
+            return response_type(status=status(Code.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}"))
 
     async def QueryRoute(self, request: rpc.QueryRouteRequest,
                          context: grpc.aio.ServicerContext[Any, Any]) -> rpc.QueryRouteResponse:
-        return await _answer(context, rpc.QueryRouteResponse,
-                             lambda ctx: self._routes.query_route(ctx, request))
+        return await self._answer(request, context, rpc.QueryRouteResponse,
+                                  lambda ctx: self._routes.query_route(ctx, request))
 
     async def QueryAssignment(self, request: rpc.QueryAssignmentRequest,
                               context: grpc.aio.ServicerContext[Any, Any]) -> rpc.QueryAssignmentResponse:
-        return await _answer(context, rpc.QueryAssignmentResponse,
-                             lambda ctx: self._routes.query_assignment(ctx, request))
+        return await self._answer(request, context, rpc.QueryAssignmentResponse,
+                                  lambda ctx: self._routes.query_assignment(ctx, request))
 
     async def Heartbeat(self, request: rpc.HeartbeatRequest,
                         context: grpc.aio.ServicerContext[Any, Any]) -> rpc.HeartbeatResponse:
-        return await _answer(context, rpc.HeartbeatResponse,
-                             lambda ctx: self._clients.heartbeat(ctx, request))
+        return await self._answer(request, context, rpc.HeartbeatResponse,
+                                  lambda ctx: self._clients.heartbeat(ctx, request))
 
     async def SendMessage(self, request: rpc.SendMessageRequest,
                           context: grpc.aio.ServicerContext[Any, Any]) -> rpc.SendMessageResponse:
-        return await _answer(context, rpc.SendMessageResponse, lambda ctx: self._producer.send(
+        return await self._answer(request, context, rpc.SendMessageResponse, lambda ctx: self._producer.send(
             ctx, self._clients.channel(ctx), request))
 
     async def EndTransaction(self, request: rpc.EndTransactionRequest,
                              context: grpc.aio.ServicerContext[Any, Any]) -> rpc.EndTransactionResponse:
-        return await _answer(context, rpc.EndTransactionResponse, lambda ctx: self._producer.end_transaction(
-            ctx, self._clients.channel(ctx), request))
+        return await self._answer(request, context, rpc.EndTransactionResponse,
+                                  lambda ctx: self._producer.end_transaction(
+                                      ctx, self._clients.channel(ctx), request))
 
     async def ReceiveMessage(self, request: rpc.ReceiveMessageRequest,
                              context: grpc.aio.ServicerContext[Any, Any]
                              ) -> AsyncIterator[rpc.ReceiveMessageResponse]:
-        ctx = _context(context)
+        ctx = self._context(context)
         remaining = context.time_remaining()
         try:
+            self._authenticate(context, request)
             ctx.require_client_id()
             items = await self._consumer.receive(ctx, self._clients.channel(ctx), request,
                                                  None if remaining is None else int(remaining * 1000))
@@ -105,27 +127,27 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
 
     async def AckMessage(self, request: rpc.AckMessageRequest,
                          context: grpc.aio.ServicerContext[Any, Any]) -> rpc.AckMessageResponse:
-        return await _answer(context, rpc.AckMessageResponse, lambda ctx: self._consumer.ack(
+        return await self._answer(request, context, rpc.AckMessageResponse, lambda ctx: self._consumer.ack(
             ctx, self._clients.channel(ctx), request))
 
     async def ChangeInvisibleDuration(
             self, request: rpc.ChangeInvisibleDurationRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ChangeInvisibleDurationResponse:
-        return await _answer(context, rpc.ChangeInvisibleDurationResponse,
-                             lambda ctx: self._consumer.change_invisible(ctx, self._clients.channel(ctx),
-                                                                         request))
+        return await self._answer(request, context, rpc.ChangeInvisibleDurationResponse,
+                                  lambda ctx: self._consumer.change_invisible(
+                                      ctx, self._clients.channel(ctx), request))
 
     async def ForwardMessageToDeadLetterQueue(
             self, request: rpc.ForwardMessageToDeadLetterQueueRequest,
             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.ForwardMessageToDeadLetterQueueResponse:
-        return await _answer(context, rpc.ForwardMessageToDeadLetterQueueResponse,
-                             lambda ctx: self._consumer.forward_to_dlq(ctx, self._clients.channel(ctx),
-                                                                       request))
+        return await self._answer(request, context, rpc.ForwardMessageToDeadLetterQueueResponse,
+                                  lambda ctx: self._consumer.forward_to_dlq(
+                                      ctx, self._clients.channel(ctx), request))
 
     async def RecallMessage(self, request: rpc.RecallMessageRequest,
                             context: grpc.aio.ServicerContext[Any, Any]) -> rpc.RecallMessageResponse:
-        return await _answer(context, rpc.RecallMessageResponse, lambda ctx: self._producer.recall(
-            ctx, self._clients.channel(ctx), request))
+        return await self._answer(request, context, rpc.RecallMessageResponse,
+                                  lambda ctx: self._producer.recall(ctx, self._clients.channel(ctx), request))
 
     async def NotifyClientTermination(
             self, request: rpc.NotifyClientTerminationRequest,
@@ -135,11 +157,11 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             await self._consumer.renewals.clear(ctx.client_id)
             return answer
 
-        return await _answer(context, rpc.NotifyClientTerminationResponse, terminate)
+        return await self._answer(request, context, rpc.NotifyClientTerminationResponse, terminate)
 
     async def Telemetry(self, request_iterator: AsyncIterator[rpc.TelemetryCommand],
                         context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[rpc.TelemetryCommand]:
-        ctx = _context(context)
+        ctx = self._context(context)
         outgoing: asyncio.Queue[rpc.TelemetryCommand | None] = asyncio.Queue()
         refusal: list[Refusal] = []
 
@@ -147,6 +169,11 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             try:
                 ctx.require_client_id()
                 async for command in request_iterator:
+                    try:
+                        self._authenticate(context, command)
+                    except Refusal as unauthorized:  # answered as a command, then the stream ends
+                        outgoing.put_nowait(rpc.TelemetryCommand(status=unauthorized.status()))
+                        return
                     kind = command.WhichOneof("command")
                     if kind == "settings":
                         answer = await self._clients.settings_received(ctx, command)
@@ -161,6 +188,7 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             finally:
                 outgoing.put_nowait(None)
 
+        self._clients.settings.expect(ctx.client_id)
         reader = asyncio.ensure_future(read())
         try:
             while (item := await outgoing.get()) is not None:
@@ -169,6 +197,7 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
+            self._clients.settings.unexpect(ctx.client_id)
             channel = self._clients.channels.find(ctx.client_id)
             if channel is not None:
                 channel.detach(outgoing)

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rocketmq_spec.admin.groups import sub_group_body
 from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.admin.wire import AdminError
 from rocketmq_spec.codec.custom_header import encode_header
@@ -144,11 +145,15 @@ class JudgingServer:
         stem = re.sub(r"[^A-Za-z0-9_-]", "_", scenario.key)[:60]
         return f"CT_{stem}_{self._serial}", f"CG_{stem}_{self._serial}"
 
-    def _create_topic(self, topic: str, queues: int) -> None:
+    def _create_topic(self, topic: str, group: str, queues: int) -> None:
+        """The topic and the consumer group, as an application's operator creates them first: a 5.5.0
+        proxy refuses a consumer's settings for a group the broker does not have
+        (``Rule.GRPC_SETTINGS_GROUP_REQUIRED``), whatever autoCreateSubscriptionGroup says."""
         admin = Admin(self.namesrv_addr, ADMIN_TIMEOUT_S)
         admin.update_topic(
             topic, broker=self.broker_addr, cluster=None, read_queues=queues, write_queues=queues
         )
+        admin.update_sub_group(sub_group_body(group, {}), broker=self.broker_addr, cluster=None)
         deadline = time.monotonic() + ROUTE_WAIT_S
         while True:
             try:
@@ -194,7 +199,7 @@ class JudgingServer:
         assert self.relay is not None, "use the server as a context manager"
         topic, group = self._names(scenario)
         if scenario.create_topic:
-            self._create_topic(topic, scenario.queues)
+            self._create_topic(topic, group, scenario.queues)
         body = body_of(scenario)
         prefilled = self._prefill(topic, scenario.prefill, body) if scenario.prefill else []
         workdir = self.workdir / "drivers" / topic

@@ -1,20 +1,23 @@
-"""A store handed from Apache RocketMQ 5.5.0 to the reference broker and back to Apache 5.5.0, with timers
-pending and pop checkpoints in flight at each clean stop, judged by a ledger of deliveries: each message is
-delivered as often as Apache alone delivers it (once).
+"""A store handed from Apache RocketMQ 5.5.0 to the reference broker and back to Apache 5.5.0, and from the
+reference broker to Apache 5.5.0 and back to the reference broker, with timers pending and pop checkpoints
+in flight at each clean stop, judged by a ledger of deliveries: each message is delivered as often as
+Apache alone delivers it (once).
 
-The first Apache broker delivers one timer message, leaves three pending (one due while the reference
-broker runs, two due after the store is back with Apache) and runs a pop group's checkpoint to its revival
-(the revived messages popped and acked); a second group's checkpoint is still a pending timer when it
-stops. The reference broker parks one more timer message and stops. The second Apache broker must then
-deliver each pending timer message once, never before its time, revive the second group's messages once,
-and the first group's not again: RMQ-TIMER-PROPERTIES, RMQ-TIMER-RESTART (the reference broker takes Java's
-timer index over from the wheel queue, ``rocketmq_spec.reference_broker.store.timer.java_index``) and
-RMQ-POP-REVIVE-OFFSET. Skipped without a JDK or the provisioned 5.5.0 jars.
+The first broker delivers one timer message, leaves three pending (one due while the middle broker runs,
+two due after the store is back with the first implementation) and runs a pop group's checkpoint to its
+revival (the revived messages popped and acked); a second group's checkpoint is still a pending timer when
+it stops. The middle broker parks one more timer message and stops. The last broker must then deliver each
+pending timer message once, never before its time, revive the second group's messages once, and the first
+group's not again: RMQ-TIMER-PROPERTIES, RMQ-TIMER-RESTART (the reference broker takes Java's timer index
+over from the wheel queue, ``rocketmq_spec.reference_broker.store.timer.java_index``, and leaves its own
+pending timers in the wheel queue for Java to read) and RMQ-POP-REVIVE-OFFSET. Skipped without a JDK or
+the provisioned 5.5.0 jars.
 
 The long form (``-m slow``) kills each broker but the last with SIGKILL instead, over five legs (Apache,
-reference, Apache, reference, Apache), each parking one more timer message. A killed broker's last
-checkpoints lag, so Apache alone delivers again after a crash what it delivered since them: there each
-message must come at least once, never early, and at most once more per kill it lived through.
+reference, Apache, reference, Apache, and the other way round), each parking one more timer message. A
+killed broker's last checkpoints lag, so Apache alone delivers again after a crash what it delivered since
+them: there each message must come at least once, never early, and at most once more per kill it lived
+through.
 """
 
 from __future__ import annotations
@@ -45,10 +48,10 @@ pytestmark = pytest.mark.interop
 RELEASE = "5.5.0"
 EARLY_DELAY_MS = 1500
 DURING_DELAY_S = 25
-"""Due after the first Apache broker stopped, while the reference broker runs (or, on a slow machine, with
-either Apache broker: the ledger counts deliveries, not who made them)."""
+"""Due after the first broker stopped, while the middle one runs (or, on a slow machine, with the first or
+the last: the ledger counts deliveries, not who made them)."""
 THROUGH_DELAY_S = 110
-"""Due after the last Apache broker started: pending through both hand-overs (the long form's legs
+"""Due after the last broker started: pending through both hand-overs (the long form's legs
 stretch it, see :func:`_through_delay_s`)."""
 LEG_S = 45
 """What one more leg of the long form adds to the time the chain takes (a JVM's start included)."""
@@ -101,7 +104,7 @@ def _park(connection: AdminConnection, ledger: Ledger, key: str, delay_ms: int) 
          {PropertyKey.TIMER_DELIVER_MS: str(ledger.due[key])})
 
 
-def _first_apache(broker: str, suffix: str, through_s: int) -> Ledger:
+def _first(broker: str, suffix: str, through_s: int) -> Ledger:
     ledger = Ledger(f"chain_timer_{suffix}", f"chain_pop_{suffix}", f"chain_revived_{suffix}",
                     f"chain_open_{suffix}")
     with AdminConnection(broker, 10.0) as connection:
@@ -151,7 +154,7 @@ def _middle(broker: str, ledger: Ledger, key: str, delay_s: int) -> None:
         time.sleep(SETTLE_S)
 
 
-def _last_apache(broker: str, ledger: Ledger, kills: int) -> list[str]:
+def _last(broker: str, ledger: Ledger, kills: int) -> list[str]:
     """The ledger's problems: each message delivered once, or with ``kills``, at least once and at most
     once more per kill."""
     retry = pop_retry_topic(ledger.pop_topic, ledger.revived_group)
@@ -200,33 +203,46 @@ def _reference_leg(tmp_path: Path, store: Path, leg: int, kill: bool, work: Call
             assert reference.stop() == 0, reference.log_tail()
 
 
-def _chain(tmp_path: Path, legs: int, kill: bool) -> list[str]:
-    """Apache and the reference broker in turn on one store, Apache first and last; every leg but the last
-    ends by ``kill`` (SIGKILL) or a clean stop."""
+Leg = Callable[[Path, Path, int, bool, Callable[[str], None]], None]
+
+
+def _chain(tmp_path: Path, legs: int, kill: bool, first: Leg, other: Leg) -> list[str]:
+    """``first`` and ``other`` in turn on one store, ``first`` first and last (``legs`` is odd); every leg
+    but the last ends by ``kill`` (SIGKILL) or a clean stop."""
     _provisioned()
     store, suffix = tmp_path / "store", uuid.uuid4().hex[:8]
     holder: list[Ledger] = []
     through_s = _through_delay_s(legs)
-    _apache_leg(tmp_path, store, 1, kill, lambda broker: holder.append(_first_apache(broker, suffix,
-                                                                                      through_s)))
+    first(tmp_path, store, 1, kill, lambda broker: holder.append(_first(broker, suffix, through_s)))
     ledger = holder[0]
     for leg in range(2, legs):
         key, delay_s = f"leg{leg}_{suffix}", through_s - (leg - 1) * LEG_S
-        launch = _reference_leg if leg % 2 == 0 else _apache_leg
+        launch = other if leg % 2 == 0 else first
         launch(tmp_path, store, leg, kill, lambda broker, k=key, d=delay_s: _middle(  # type: ignore[misc]
             broker, ledger, k, d))
     found: list[str] = []
-    _apache_leg(tmp_path, store, legs, False, lambda broker: found.extend(_last_apache(
+    first(tmp_path, store, legs, False, lambda broker: found.extend(_last(
         broker, ledger, legs - 2 if kill else 0)))
     return found
 
 
 def test_apache_to_reference_to_apache_delivers_each_message_once(tmp_path: Path) -> None:
-    found = _chain(tmp_path, 3, kill=False)
+    found = _chain(tmp_path, 3, False, _apache_leg, _reference_leg)
+    assert not found, found
+
+
+def test_reference_to_apache_to_reference_delivers_each_message_once(tmp_path: Path) -> None:
+    found = _chain(tmp_path, 3, False, _reference_leg, _apache_leg)
     assert not found, found
 
 
 @pytest.mark.slow
 def test_kill_9_cycles_between_apache_and_the_reference_lose_nothing(tmp_path: Path) -> None:
-    found = _chain(tmp_path, 5, kill=True)
+    found = _chain(tmp_path, 5, True, _apache_leg, _reference_leg)
+    assert not found, found
+
+
+@pytest.mark.slow
+def test_kill_9_cycles_between_the_reference_and_apache_lose_nothing(tmp_path: Path) -> None:
+    found = _chain(tmp_path, 5, True, _reference_leg, _apache_leg)
     assert not found, found

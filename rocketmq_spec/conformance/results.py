@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import re
 import shutil
 import subprocess
@@ -36,21 +35,17 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from rocketmq_spec.conformance.report.json_files import CASES_DIR
-from rocketmq_spec.conformance.report.matrix import Report, differences, render_comparison
+from rocketmq_spec.conformance.report.matrix import Report, render_comparison
+from rocketmq_spec.conformance.results_store import INDEX, RESULTS_DIR, ROOT, compare, keep_reproducers
 from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
 from rocketmq_spec.rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from rocketmq_spec.spec.cli import add_version
 from rocketmq_spec.targets import EMBEDDED, PROJECT_TARGETS, parse_target
 
-ROOT = Path(__file__).resolve().parents[2]
-RESULTS_DIR = ROOT / "docs" / "results"
 RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
-INDEX = "index.json"
 STORE, ACL, AUTHN, GRPC = "store", "acl", "authn", "grpc"
 """Subdirectories of a target's results: the embedded broker's store checked offline, its ACL 1.0 run (as
 4.9.8) and its ACL 2.0 authentication run (as 5.5.0, ``--authn``), and
@@ -132,36 +127,6 @@ them out of the comparison (and says so) rather than fail CI on a verdict no cha
 here only when its clause cannot be judged deterministically; one that can is made so instead."""
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """A fresh run beside the committed report: cases whose verdict changed (the rerun agreed with the
-    fresh run), cases that flipped (the rerun went back to the committed verdict), and cases left out."""
-
-    changed: list[tuple[str, str, str]]
-    """(case, committed verdict, this run's verdict)."""
-    flaky: list[tuple[str, str, str]]
-    """(case, committed verdict, the verdict of the run that differed)."""
-    left_out: list[str]
-
-
-def compare(committed: Report, fresh: Report, rerun: Callable[[list[str]], Report | None]) -> Comparison:
-    """Compare ``fresh`` with ``committed``; the cases that differ are run once more (``rerun``, which may
-    answer None when it cannot), and a case whose second verdict is the committed one is flaky, not
-    changed. Cases of :data:`TIMING_SENSITIVE` are left out."""
-    pair = [committed, fresh]
-    left_out = [case for case in differences(pair) if case in TIMING_SENSITIVE]
-    differing = [case for case in differences(pair) if case not in TIMING_SENSITIVE]
-    again = rerun(differing) if differing else None
-    changed, flaky = [], []
-    for case in differing:
-        row = (case, committed.verdict(case), fresh.verdict(case))
-        if again is not None and again.verdict(case) == committed.verdict(case):
-            flaky.append(row)
-        else:
-            changed.append(row)
-    return Comparison(changed, flaky, left_out)
-
-
 def _rerun(target: str, sub: str, work: Path) -> Callable[[list[str]], Report | None]:
     """Rerun the cases named (their functions, every row of a table) of one report of ``target``."""
     def run(cases: list[str]) -> Report | None:
@@ -200,7 +165,8 @@ def check(targets: Sequence[str]) -> int:
                     continue
                 sub = subs[index] if index < len(subs) else None  # the store report is not rerun alone
                 rerun = _rerun(target, sub, Path(work)) if sub is not None else (lambda cases: None)
-                found = compare(Report.load(committed, "committed"), Report.load(fresh, "this run"), rerun)
+                found = compare(Report.load(committed, "committed"), Report.load(fresh, "this run"), rerun,
+                                TIMING_SENSITIVE)
                 for case, before, now in found.changed:
                     print(f"{target}: {case}: committed {before}, this run {now} (and again when rerun)")
                 for case, before, now in found.flaky:
@@ -228,21 +194,6 @@ def update(targets: Sequence[str]) -> int:
                 shutil.copyfile(fresh, committed)
                 keep_reproducers(fresh.parent, committed.parent)
     return render(check_only=False)
-
-
-def keep_reproducers(fresh: Path, committed: Path) -> list[Path]:
-    """Copy the case files of the non-PASS cases of the report in ``fresh`` to ``committed``, replacing
-    what an earlier update left there."""
-    index = json.loads((fresh / INDEX).read_text(encoding="utf-8"))
-    cases = committed / CASES_DIR
-    shutil.rmtree(cases, ignore_errors=True)
-    kept = []
-    for entry in index["cases"]:
-        source = fresh / entry.get("file", "")
-        if entry["verdict"] != Verdict.PASS.value and entry.get("file") and source.is_file():
-            cases.mkdir(parents=True, exist_ok=True)
-            kept.append(Path(shutil.copyfile(source, committed / entry["file"])))
-    return kept
 
 
 # -- documents generated from the reports --------------------------------------------------------------

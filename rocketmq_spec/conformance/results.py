@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rocketmq_spec.conformance import client_results
 from rocketmq_spec.conformance.report.matrix import Report, render_comparison
 from rocketmq_spec.conformance.results_store import INDEX, RESULTS_DIR, ROOT, compare, keep_reproducers
 from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
@@ -226,6 +227,7 @@ SPANS: dict[str, Callable[[], str]] = {
     "results-table": lambda: "\n" + _totals_table() + "\n",
     "grpc-cases": lambda: str(len(_report(EMBEDDED, GRPC).cases)),
     "grpc-table": lambda: "\n" + _totals_table(GRPC) + "\n",
+    "clients-table": client_results.table,
 }
 """Generated spans by name, each made from the committed reports."""
 
@@ -292,15 +294,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     for name in ("check", "update"):
         sub = commands.add_parser(name)
-        sub.add_argument("targets", nargs="*", metavar="TARGET", help=f"default: {' '.join(CHECKED)}")
+        sub.add_argument("targets", nargs="*", metavar="TARGET",
+                         help=f"default: {' '.join(CHECKED)}; client:DRIVER for a client column, "
+                              f"{client_results.ALL} for {' '.join(client_results.CLIENTS_CHECKED)}")
     commands.add_parser("render").add_argument("--check", action="store_true", help="only say whether stale")
     args = parser.parse_args(argv)
     if args.command == "render":
         return render(check_only=args.check)
-    targets = args.targets or list(CHECKED)
-    if unknown := [t for t in targets if t not in PUBLISHED]:
-        parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(PUBLISHED)})")
-    return check(targets) if args.command == "check" else update(targets)
+    names = args.targets or list(CHECKED)
+    clients = [name for name in names if client_results.is_client(name)]
+    targets = [name for name in names if not client_results.is_client(name)]
+    known = [*PUBLISHED, client_results.ALL, *client_results.known()]
+    if unknown := [t for t in targets if t not in PUBLISHED] + client_results.unknown(clients):
+        parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(known)})")
+    if args.command == "update":
+        client_results.update(clients)
+        return update(targets) if targets else render(check_only=False)
+    codes = [client_results.check(clients)] if clients else []
+    return max([*codes, check(targets)] if targets else codes)
 
 
 if __name__ == "__main__":

@@ -135,7 +135,8 @@ def committed() -> list[Report]:
 
 
 def table() -> str:
-    """Verdict counts per driver, then every case that did not PASS with its clause and message."""
+    """Verdict counts per driver, then every case that did not PASS with its clause and message (the cases of
+    one driver with the same verdict and message in one row: a gRPC driver's remoting cases, say)."""
     verdicts = [v for v in VERDICT_ORDER if v is not Verdict.INFO]
     reports = committed()
     rows = ["| driver | checked in CI | cases | " + " | ".join(v.value for v in verdicts) + " |",
@@ -143,12 +144,16 @@ def table() -> str:
     for report in reports:
         rows.append(f"| `{report.label}` | {'yes' if report.label in CLIENTS_CHECKED else 'when named'} | "
                     f"{len(report.cases)} | " + " | ".join(str(report.total(v)) for v in verdicts) + " |")
-    rows += ["", "| driver | case | clause | verdict | what the run saw |", "|---|---|---|---|---|"]
+    rows += ["", "| driver | cases | clauses | verdict | what the run saw |", "|---|---|---|---|---|"]
     for report in reports:
-        for case, entry in sorted(report.cases.items()):
+        alike: dict[tuple[str, str], list[dict[str, str]]] = {}  # cases one reason covers share a row
+        for _, entry in sorted(report.cases.items()):
             if entry["verdict"] != Verdict.PASS.value:
                 message = " ".join(str(entry.get("message", "")).split()).replace("|", "\\|")
-                shown = message[:200] + ("…" if len(message) > 200 else "")
-                rows.append(f"| `{report.label}` | `{case}` | {entry.get('clause', '')} | {entry['verdict']} "
-                            f"| {shown} |")
+                alike.setdefault((entry["verdict"], message), []).append(entry)
+        for (verdict, message), entries in alike.items():
+            cases = ", ".join(f"`{entry['case']}`" for entry in entries)
+            clauses = ", ".join(dict.fromkeys(str(entry.get("clause", "")) for entry in entries))
+            shown = message[:200] + ("…" if len(message) > 200 else "")
+            rows.append(f"| `{report.label}` | {cases} | {clauses} | {verdict} | {shown} |")
     return "\n" + "\n".join(rows) + "\n"

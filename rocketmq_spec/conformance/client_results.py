@@ -34,6 +34,8 @@ ALL = "clients"
 """Names every driver of :data:`CLIENTS_CHECKED` at once."""
 CLIENTS_DIR = RESULTS_DIR / "clients"
 RUN_TIMEOUT = 900.0
+MANY = 3
+"""More UNSUPPORTED cases of one reason than this are counted in the table, not named."""
 CLIENTS_CHECKED = ("java-4.9.7", "java-5.5.0", "sdk5-python")
 """The drivers ``.ci/run`` checks: Apache's Java client of each line (the clauses' source) and a 5.x SDK,
 each installed from Maven Central or PyPI in a few minutes and judged in about two. The other drivers'
@@ -154,6 +156,9 @@ def table() -> str:
         for (verdict, message), entries in alike.items():
             cases = ", ".join(f"`{entry['case']}`" for entry in entries)
             clauses = ", ".join(dict.fromkeys(str(entry.get("clause", "")) for entry in entries))
+            if verdict == Verdict.UNSUPPORTED.value and len(entries) > MANY:  # a scenario the driver lacks
+                areas = ", ".join(dict.fromkeys(f"`{entry['case'].split('::', 1)[0]}`" for entry in entries))
+                cases, clauses = f"{len(entries)} cases of {areas}", f"{len(clauses.split(', '))} clauses"
             shown = message[:200] + ("…" if len(message) > 200 else "")
             rows.append(f"| `{report.label}` | {cases} | {clauses} | {verdict} | {shown} |")
     return "\n" + "\n".join(rows) + "\n"

@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
+from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.conformance.clients.grpc_relay import GrpcRelay
 from rocketmq_spec.conformance.grpc_client import ProxyClient
+from rocketmq_spec.spec.grpc_rpcs import RPCS
 from rocketmq_spec.targets import EMBEDDED, started
+
+BY_NAME = {r.name: r for r in RPCS}
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +50,18 @@ def test_a_telemetry_stream_records_the_clients_first_command(relay: GrpcRelay) 
     sent = recording.of("Telemetry")
     assert sent and sent[0].decoded().HasField("settings")
     assert recording.of("Telemetry", outbound=False)[0].decoded().HasField("settings")
+
+
+def test_route_answers_name_the_relay_as_every_brokers_endpoint(relay: GrpcRelay) -> None:
+    """A proxy names itself in its routes; an SDK told so would send past the relay, unrecorded."""
+    proxy = v2.Endpoints(scheme=v2.IPv4, addresses=[v2.Address(host="127.0.0.1", port=1)])
+    queue = v2.MessageQueue(topic=v2.Resource(name="t"), id=0, broker=v2.Broker(name="b", endpoints=proxy))
+    route = (rpc.QueryRouteResponse(message_queues=[queue]), rpc.QueryAssignmentResponse(
+        assignments=[v2.Assignment(message_queue=queue)]))
+    host, port = relay.address.rsplit(":", 1)
+    for answer, name in zip(route, ("QueryRoute", "QueryAssignment"), strict=True):
+        told = type(answer).FromString(relay.through_relay(BY_NAME[name], answer.SerializeToString()))
+        queues = told.message_queues if name == "QueryRoute" else [a.message_queue for a in told.assignments]
+        assert [(a.host, a.port) for q in queues for a in q.broker.endpoints.addresses] == [(host, int(port))]
+    ack = rpc.AckMessageResponse().SerializeToString()
+    assert relay.through_relay(BY_NAME["AckMessage"], ack) == ack

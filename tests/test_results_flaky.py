@@ -8,7 +8,8 @@ from pathlib import Path
 from rocketmq_spec.conformance.report import json_files
 from rocketmq_spec.conformance.report.matrix import Report
 from rocketmq_spec.conformance.result import CaseResult
-from rocketmq_spec.conformance.results import TIMING_SENSITIVE, compare, keep_reproducers
+from rocketmq_spec.conformance.results import TIMING_SENSITIVE
+from rocketmq_spec.conformance.results_store import compare, keep_reproducers
 from rocketmq_spec.conformance.verdict import Verdict
 
 
@@ -27,7 +28,7 @@ def test_a_case_that_flips_back_is_flaky_and_one_that_stays_is_changed() -> None
         asked.append(cases)
         return report("rerun", query__a="PASS", pull__b="FAIL")
 
-    found = compare(committed, fresh, rerun)
+    found = compare(committed, fresh, rerun, TIMING_SENSITIVE)
     assert asked == [["pull::b", "query::a"]]
     assert found.flaky == [("query::a", "PASS", "FAIL")]
     assert found.changed == [("pull::b", "PASS", "FAIL")]
@@ -35,8 +36,8 @@ def test_a_case_that_flips_back_is_flaky_and_one_that_stays_is_changed() -> None
 
 def test_nothing_is_rerun_when_nothing_differs_and_a_rerun_that_cannot_run_changes_nothing() -> None:
     same = report("x", a__b="PASS")
-    assert compare(same, same, lambda cases: None).changed == []
-    found = compare(same, report("y", a__b="FAIL"), lambda cases: None)
+    assert compare(same, same, lambda cases: None, {}).changed == []
+    found = compare(same, report("y", a__b="FAIL"), lambda cases: None, {})
     assert found.changed == [("a::b", "PASS", "FAIL")] and found.flaky == []
 
 
@@ -44,7 +45,7 @@ def test_timing_sensitive_cases_are_left_out_with_a_reason() -> None:
     case = next(iter(TIMING_SENSITIVE))
     committed = Report("c", "c", {}, {case: {"verdict": "PASS"}})
     fresh = Report("f", "f", {}, {case: {"verdict": "INFO"}})
-    found = compare(committed, fresh, lambda cases: None)
+    found = compare(committed, fresh, lambda cases: None, TIMING_SENSITIVE)
     assert found.left_out == [case] and not found.changed and all(TIMING_SENSITIVE.values())
 
 

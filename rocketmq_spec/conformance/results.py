@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import re
 import shutil
 import subprocess
@@ -36,21 +35,18 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from rocketmq_spec.conformance.report.json_files import CASES_DIR
-from rocketmq_spec.conformance.report.matrix import Report, differences, render_comparison
+from rocketmq_spec.conformance import client_results
+from rocketmq_spec.conformance.report.matrix import Report, render_comparison
+from rocketmq_spec.conformance.results_store import INDEX, RESULTS_DIR, ROOT, compare, keep_reproducers
 from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
 from rocketmq_spec.rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from rocketmq_spec.spec.cli import add_version
 from rocketmq_spec.targets import EMBEDDED, PROJECT_TARGETS, parse_target
 
-ROOT = Path(__file__).resolve().parents[2]
-RESULTS_DIR = ROOT / "docs" / "results"
 RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
-INDEX = "index.json"
 STORE, ACL, AUTHN, GRPC = "store", "acl", "authn", "grpc"
 """Subdirectories of a target's results: the embedded broker's store checked offline, its ACL 1.0 run (as
 4.9.8) and its ACL 2.0 authentication run (as 5.5.0, ``--authn``), and
@@ -132,36 +128,6 @@ them out of the comparison (and says so) rather than fail CI on a verdict no cha
 here only when its clause cannot be judged deterministically; one that can is made so instead."""
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """A fresh run beside the committed report: cases whose verdict changed (the rerun agreed with the
-    fresh run), cases that flipped (the rerun went back to the committed verdict), and cases left out."""
-
-    changed: list[tuple[str, str, str]]
-    """(case, committed verdict, this run's verdict)."""
-    flaky: list[tuple[str, str, str]]
-    """(case, committed verdict, the verdict of the run that differed)."""
-    left_out: list[str]
-
-
-def compare(committed: Report, fresh: Report, rerun: Callable[[list[str]], Report | None]) -> Comparison:
-    """Compare ``fresh`` with ``committed``; the cases that differ are run once more (``rerun``, which may
-    answer None when it cannot), and a case whose second verdict is the committed one is flaky, not
-    changed. Cases of :data:`TIMING_SENSITIVE` are left out."""
-    pair = [committed, fresh]
-    left_out = [case for case in differences(pair) if case in TIMING_SENSITIVE]
-    differing = [case for case in differences(pair) if case not in TIMING_SENSITIVE]
-    again = rerun(differing) if differing else None
-    changed, flaky = [], []
-    for case in differing:
-        row = (case, committed.verdict(case), fresh.verdict(case))
-        if again is not None and again.verdict(case) == committed.verdict(case):
-            flaky.append(row)
-        else:
-            changed.append(row)
-    return Comparison(changed, flaky, left_out)
-
-
 def _rerun(target: str, sub: str, work: Path) -> Callable[[list[str]], Report | None]:
     """Rerun the cases named (their functions, every row of a table) of one report of ``target``."""
     def run(cases: list[str]) -> Report | None:
@@ -200,7 +166,8 @@ def check(targets: Sequence[str]) -> int:
                     continue
                 sub = subs[index] if index < len(subs) else None  # the store report is not rerun alone
                 rerun = _rerun(target, sub, Path(work)) if sub is not None else (lambda cases: None)
-                found = compare(Report.load(committed, "committed"), Report.load(fresh, "this run"), rerun)
+                found = compare(Report.load(committed, "committed"), Report.load(fresh, "this run"), rerun,
+                                TIMING_SENSITIVE)
                 for case, before, now in found.changed:
                     print(f"{target}: {case}: committed {before}, this run {now} (and again when rerun)")
                 for case, before, now in found.flaky:
@@ -228,21 +195,6 @@ def update(targets: Sequence[str]) -> int:
                 shutil.copyfile(fresh, committed)
                 keep_reproducers(fresh.parent, committed.parent)
     return render(check_only=False)
-
-
-def keep_reproducers(fresh: Path, committed: Path) -> list[Path]:
-    """Copy the case files of the non-PASS cases of the report in ``fresh`` to ``committed``, replacing
-    what an earlier update left there."""
-    index = json.loads((fresh / INDEX).read_text(encoding="utf-8"))
-    cases = committed / CASES_DIR
-    shutil.rmtree(cases, ignore_errors=True)
-    kept = []
-    for entry in index["cases"]:
-        source = fresh / entry.get("file", "")
-        if entry["verdict"] != Verdict.PASS.value and entry.get("file") and source.is_file():
-            cases.mkdir(parents=True, exist_ok=True)
-            kept.append(Path(shutil.copyfile(source, committed / entry["file"])))
-    return kept
 
 
 # -- documents generated from the reports --------------------------------------------------------------
@@ -275,6 +227,7 @@ SPANS: dict[str, Callable[[], str]] = {
     "results-table": lambda: "\n" + _totals_table() + "\n",
     "grpc-cases": lambda: str(len(_report(EMBEDDED, GRPC).cases)),
     "grpc-table": lambda: "\n" + _totals_table(GRPC) + "\n",
+    "clients-table": client_results.table,
 }
 """Generated spans by name, each made from the committed reports."""
 
@@ -341,15 +294,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     for name in ("check", "update"):
         sub = commands.add_parser(name)
-        sub.add_argument("targets", nargs="*", metavar="TARGET", help=f"default: {' '.join(CHECKED)}")
+        sub.add_argument("targets", nargs="*", metavar="TARGET",
+                         help=f"default: {' '.join(CHECKED)}; client:DRIVER for a client column, "
+                              f"{client_results.ALL} for {' '.join(client_results.CLIENTS_CHECKED)}")
     commands.add_parser("render").add_argument("--check", action="store_true", help="only say whether stale")
     args = parser.parse_args(argv)
     if args.command == "render":
         return render(check_only=args.check)
-    targets = args.targets or list(CHECKED)
-    if unknown := [t for t in targets if t not in PUBLISHED]:
-        parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(PUBLISHED)})")
-    return check(targets) if args.command == "check" else update(targets)
+    names = args.targets or list(CHECKED)
+    clients = [name for name in names if client_results.is_client(name)]
+    targets = [name for name in names if not client_results.is_client(name)]
+    known = [*PUBLISHED, client_results.ALL, *client_results.known()]
+    if unknown := [t for t in targets if t not in PUBLISHED] + client_results.unknown(clients):
+        parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(known)})")
+    if args.command == "update":
+        client_results.update(clients)
+        return update(targets) if targets else render(check_only=False)
+    codes = [client_results.check(clients)] if clients else []
+    return max([*codes, check(targets)] if targets else codes)
 
 
 if __name__ == "__main__":

@@ -114,8 +114,12 @@ CLIENT_ROUTE_POLL = clause(
 CLIENT_HEARTBEAT_CONTENT = clause(
     "RMQ-CLIENT-HEARTBEAT-CONTENT", Level.MUST,
     "HEART_BEAT (34) carries a JSON HeartbeatData body: a non-empty clientID, producerDataSet with each "
-    "started producer group, consumerDataSet with each consumer group and its subscriptions.",
-    source=_INSTANCE + " (prepareHeartbeatData); common/.../protocol/heartbeat/HeartbeatData.java")
+    "started producer group, consumerDataSet with each consumer group and its subscriptions. Heartbeats go "
+    "only to brokers the client knows from a route: a producer's start() heartbeat finds none before its "
+    "first send fetches one, so its first comes at the next tick of the schedule (1 s after start, then "
+    "every heartbeatBrokerInterval), and a run shorter than that may carry none.",
+    source=_INSTANCE + " (prepareHeartbeatData; sendHeartbeatToAllBroker returns when brokerAddrTable is "
+    "empty; startScheduledTask); common/.../protocol/heartbeat/HeartbeatData.java")
 CLIENT_HEARTBEAT_START = clause(
     "RMQ-CLIENT-HEARTBEAT-START", Level.MUST,
     "A started consumer sends HEART_BEAT to the broker before it pulls, so that the broker knows the "

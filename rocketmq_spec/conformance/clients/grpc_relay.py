@@ -28,6 +28,8 @@ WORKERS = 32
 _NOT_FORWARDED = ("user-agent", "grpc-", ":")
 """Metadata grpcio sets itself on the upstream call."""
 _BY_PATH = {r.path: r for r in RPCS}
+ROUTE_RPCS = ("QueryRoute", "QueryAssignment")
+"""The RPCs whose answers name broker endpoints."""
 NO_DEADLINE_S = 365 * 24 * 3600.0
 """A remaining time beyond this is a call without deadline."""
 
@@ -97,6 +99,21 @@ class GrpcRelay:
         self.recording = GrpcRecording()
         return self.recording
 
+    def through_relay(self, spec: Rpc, answer: bytes) -> bytes:
+        """``answer`` with every broker endpoint of a route or an assignment replaced by the relay's own
+        address: a proxy names itself (its host, its gRPC port) in the routes it gives, and an SDK sends
+        everything after QueryRoute to those endpoints, past a relay it was not told of."""
+        if spec.name not in ROUTE_RPCS:
+            return answer
+        message = getattr(service_pb2, spec.response).FromString(answer)
+        queues = ([a.message_queue for a in message.assignments] if spec.name == "QueryAssignment"
+                  else list(message.message_queues))
+        host, port = self.address.rsplit(":", 1)
+        for queue in queues:
+            del queue.broker.endpoints.addresses[:]
+            queue.broker.endpoints.addresses.add(host=host, port=int(port))
+        return bytes(message.SerializeToString())
+
     def upstream_callable(self, spec: Rpc) -> Callable[..., Any]:
         kind = {
             (False, False): self._channel.unary_unary,
@@ -147,7 +164,7 @@ class _Handler(grpc.GenericRpcHandler):
             timeout = remaining if remaining is not None and remaining < NO_DEADLINE_S else None
             try:
                 if not spec.server_streaming:
-                    answer = upstream(request, metadata=metadata, timeout=timeout)
+                    answer = relay.through_relay(spec, upstream(request, metadata=metadata, timeout=timeout))
                     recording.add(call, spec.name, False, answer, metadata)
                     return answer
                 responses = upstream(request, metadata=metadata, timeout=timeout)

@@ -145,7 +145,7 @@ class JudgingServer:
         stem = re.sub(r"[^A-Za-z0-9_-]", "_", scenario.key)[:60]
         return f"CT_{stem}_{self._serial}", f"CG_{stem}_{self._serial}"
 
-    def _create_topic(self, topic: str, group: str, queues: int) -> None:
+    def _create_topic_and_group(self, topic: str, group: str, queues: int) -> None:
         """The topic and the consumer group, as an application's operator creates them first: a 5.5.0
         proxy refuses a consumer's settings for a group the broker does not have
         (``Rule.GRPC_SETTINGS_GROUP_REQUIRED``), whatever autoCreateSubscriptionGroup says."""
@@ -199,7 +199,7 @@ class JudgingServer:
         assert self.relay is not None, "use the server as a context manager"
         topic, group = self._names(scenario)
         if scenario.create_topic:
-            self._create_topic(topic, group, scenario.queues)
+            self._create_topic_and_group(topic, group, scenario.queues)
         body = body_of(scenario)
         prefilled = self._prefill(topic, scenario.prefill, body) if scenario.prefill else []
         workdir = self.workdir / "drivers" / topic

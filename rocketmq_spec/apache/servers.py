@@ -264,7 +264,8 @@ class LoopbackServers:
     def _bind_failed(self, role: str) -> bool:
         path = self.home / "logs" / f"{role}.out"
         text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-        return "Address already in use" in text or "BindException" in text
+        # Java's "Address already in use", and the reference broker's up-front port check's lower-case one
+        return "address already in use" in text.lower() or "BindException" in text
 
     def _wait(self, role: str, ready: Callable[[], bool]) -> None:
         deadline = time.monotonic() + self._start_timeout

@@ -25,6 +25,12 @@ _QUERY = _PROCESSOR + "QueryMessageProcessor.java"
 _NAMESRV = "namesrv/src/main/java/org/apache/rocketmq/namesrv/processor/DefaultRequestProcessor.java"
 _VALIDATOR = "common/src/main/java/org/apache/rocketmq/common/topic/TopicValidator.java"
 _REMOTING = "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java"
+_POP = _PROCESSOR + "PopMessageProcessor.java"
+_ACK = _PROCESSOR + "AckMessageProcessor.java"
+_CHANGE_INVISIBLE = _PROCESSOR + "ChangeInvisibleTimeProcessor.java"
+_ADMIN = _PROCESSOR + "AdminBrokerProcessor.java"
+_PERMISSION = "acl/src/main/java/org/apache/rocketmq/acl/common/Permission.java"
+_PLAIN_MANAGER = "acl/src/main/java/org/apache/rocketmq/acl/plain/PlainPermissionManager.java"
 
 FAQ_SUFFIX = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
 """``FAQUrl.suggestTodo``: 4.9.8 points every "apply first" and "does not exist" remark at one FAQ page."""
@@ -150,6 +156,48 @@ VIEW_NOT_FOUND = Remark("RMQ-BRK-VIEW-BY-ID", "can not find message by the offse
                         f"{_QUERY} (viewMessageById)")
 QUERY_NOT_FOUND = Remark("RMQ-BRK-QUERY-MESSAGE", "can not find message, maybe time range not correct",
                          f"{_QUERY} (queryMessage)")
+
+# -- pop, ack, change invisible time (5.x processors; RMQ-POP-*) -----------------------------------------
+POP_TIMEOUT_TOO_MUCH = Remark("RMQ-POP-LIMITS", "the broker[{broker_ip}] pop message is timeout too much",
+                              f"{_POP} (processRequest: bornTime older than pollTime + 3 s)")
+BROKER_POP_FORBIDDEN = Remark("RMQ-POP-LIMITS", "the broker[{broker_ip}] pop message is forbidden",
+                              f"{_POP} (processRequest)")
+POP_TOO_MANY = Remark("RMQ-POP-LIMITS", "the broker[{broker_ip}] pop message's num is greater than 32",
+                      f"{_POP} (processRequest, 5.3.2+)")
+POP_TOPIC_NOT_EXIST = Remark("RMQ-POP-LIMITS", "topic[{topic}] not exist, apply first please! " + FAQ_SUFFIX,
+                             f"{_POP} (processRequest); {_ACK}; {_CHANGE_INVISIBLE}")
+TOPIC_POP_FORBIDDEN = Remark("RMQ-POP-LIMITS", "the topic[{topic}] {verb} message is forbidden",
+                             f"{_POP} (processRequest: 'peeking', as Java's copy of the peek check says)")
+POP_QUEUE_ILLEGAL = Remark(
+    "RMQ-POP-LIMITS",
+    "queueId[{queue_id}] is illegal, topic:[{topic}] topicConfig.readQueueNums:[{read_queues}] "
+    "consumer:[{consumer}]", f"{_POP} (processRequest); {_ACK}; {_CHANGE_INVISIBLE}")
+POP_GROUP_NOT_EXIST = Remark("RMQ-POP-LIMITS", "subscription group [{group}] does not exist, " + FAQ_SUFFIX,
+                             f"{_POP} (processRequest)")
+POP_GROUP_NO_PERMISSION = Remark("RMQ-POP-LIMITS", "subscription group no permission, {group}",
+                                 f"{_POP} (processRequest)")
+ACK_OFFSET_ILLEGAL = Remark("RMQ-POP-ACK-OFFSET",
+                            "offset is illegal, key:{key}@{queue_id}, commit:{offset}, store:{low}~{high}",
+                            f"{_ACK} (processRequest)")
+
+# -- ACL 1.0 administration (RMQ-ACL-ADMIN-*, RMQ-ACL-PERM-VALUES) ---------------------------------------
+ACL_DELETE_FAILED = Remark(
+    "RMQ-ACL-ADMIN-DELETE",
+    "The accesskey[{access_key}] corresponding to accessConfig has been deleted failed.",
+    f"{_ADMIN} (deleteAccessConfig)")
+ACL_WHITE_UPDATE_FAILED = Remark("RMQ-ACL-ADMIN-WHITE",
+                                 "The globalWhiteAddresses[{addresses}] has been updated failed.",
+                                 f"{_ADMIN} (updateGlobalWhiteAddrsConfig)")
+ACL_RESOURCE_FORMAT = Remark("RMQ-ACL-PERM-VALUES",
+                             "Parse Resource format error for {entry}.\nThe expected resource format is "
+                             "'Res=Perm'. For example: topicA=SUB", f"{_PERMISSION} (checkResourcePerms)")
+ACL_RESOURCE_PERMISSION = Remark(
+    "RMQ-ACL-PERM-VALUES",
+    "Parse resource permission error for {entry}.\nThe expected permissions are 'SUB' or 'PUB' or "
+    "'SUB|PUB' or 'PUB|SUB'.", f"{_PERMISSION} (checkResourcePerms)")
+ACL_ACCESS_KEY_SHORT = Remark("RMQ-ACL-ADMIN-UPDATE",
+                              "The accessKey={access_key} cannot be null and length should longer than 6",
+                              f"{_PLAIN_MANAGER} (createAclAccessConfigMap)")
 
 # -- the name server (RMQ-NS-*) --------------------------------------------------------------------------
 NO_ROUTE = Remark("RMQ-NS-TOPIC-NOT-EXIST", NO_ROUTE_TEXT + FAQ_SUFFIX, f"{_NAMESRV} (getRouteInfoByTopic)")

@@ -15,6 +15,7 @@ from typing import Any
 
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.server import Handler, Request
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.acl import parse_permission
 from rocketmq_spec.spec.acl_file import KEY_MIN_LENGTH
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
@@ -44,11 +45,9 @@ def check_resource_perms(entries: list[str] | None) -> None:
     for entry in entries or []:
         items = [item for item in entry.split("=") if item]
         if len(items) != 2:
-            raise AclFileError(f"Parse Resource format error for {entry}.\nThe expected resource format is "
-                               "'Res=Perm'. For example: topicA=SUB")
+            raise AclFileError(remarks.ACL_RESOURCE_FORMAT.format(entry=entry))
         if items[1].strip() != "DENY" and parse_permission(items[1]) == parse_permission("DENY"):
-            raise AclFileError(f"Parse resource permission error for {entry}.\nThe expected permissions are "
-                               "'SUB' or 'PUB' or 'SUB|PUB' or 'PUB|SUB'.")
+            raise AclFileError(remarks.ACL_RESOURCE_PERMISSION.format(entry=entry))
 
 
 def account_entry(existing: dict[str, Any] | None, wanted: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +55,7 @@ def account_entry(existing: dict[str, Any] | None, wanted: dict[str, Any]) -> di
     entry = existing if existing is not None else {}
     access_key = wanted.get("accessKey") or ""
     if len(access_key) <= KEY_MIN_LENGTH:
-        raise AclFileError(f"The accessKey={access_key} cannot be null and length should longer than 6")
+        raise AclFileError(remarks.ACL_ACCESS_KEY_SHORT.format(access_key=access_key))
     entry["accessKey"] = access_key
     if wanted.get("secretKey"):
         entry["secretKey"] = wanted["secretKey"]
@@ -117,8 +116,8 @@ class AclAdminHandlers:
 
     async def delete_account(self, request: Request) -> Any:
         access_key = request.header()["accessKey"]
-        failed = request.reply(ResponseCode.DELETE_ACL_CONFIG_FAILED, f"The accesskey[{access_key}] "
-                               "corresponding to accessConfig has been deleted failed.")
+        failed = request.reply(ResponseCode.DELETE_ACL_CONFIG_FAILED,
+                               remarks.ACL_DELETE_FAILED.format(access_key=access_key))
         if not access_key or access_key not in self.policy.owner:
             return failed
         path = self.policy.file_of(access_key)
@@ -141,7 +140,7 @@ class AclAdminHandlers:
         header = request.header()
         addresses = java_split(header["globalWhiteAddrs"]) or []
         path = Path(header.get("aclFileFullPath") or self.policy.default)
-        remark = f"The globalWhiteAddresses[{header['globalWhiteAddrs']}] has been updated failed."
+        remark = remarks.ACL_WHITE_UPDATE_FAILED.format(addresses=header["globalWhiteAddrs"])
         failed = request.reply(ResponseCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED, remark)
         if path not in self.policy.paths():
             return failed  # Java: the file must exist below rocketmq.home.dir

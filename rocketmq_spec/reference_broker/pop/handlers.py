@@ -26,15 +26,14 @@ from rocketmq_spec.reference_broker.server import Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import ArrivalNotifier, MessageArrival
 from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from rocketmq_spec.spec.faq import suggest_todo
 from rocketmq_spec.spec.pop import BATCH_ACK_BODY, MAX_POP_NUMS, POLLING_TIMEOUT_SLACK_MS, pop_retry_topic
 from rocketmq_spec.spec.releases import ordinal
 from rocketmq_spec.spec.sysflag import PermName
 from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
-POP_FAQ = suggest_todo(ordinal("5.1.0"))
-"""The FAQ line of POP's refusals: the releases that pop and a reference broker answers as (5.3.3, 5.5.0)
-all have the 5.1.0+ link."""
+POP_RELEASE = ordinal("5.1.0")
+"""The release whose FAQ line POP's refusals carry: the releases that pop and a reference broker answers as
+(5.3.3, 5.5.0) all have the 5.1.0+ link."""
 
 
 class PopHold:
@@ -176,7 +175,7 @@ class PopHandlers:
         topic = self.topics.get(topic_name)
         if topic is None:
             return request.reply(ResponseCode.TOPIC_NOT_EXIST,
-                                 f"topic[{topic_name}] not exist, apply first please! {POP_FAQ}")
+                                 remarks.POP_TOPIC_NOT_EXIST.format(POP_RELEASE, topic=topic_name))
         if not 0 <= queue_id < topic.read_queue_nums:
             return request.reply(ResponseCode.MESSAGE_ILLEGAL, _illegal_queue(queue_id, topic, request))
         low, high = self.service.store.min_offset(topic_name, queue_id), self.service.store.max_offset(
@@ -188,8 +187,8 @@ class PopHandlers:
             low, high = self.service.store.min_offset(real, queue_id), self.service.store.max_offset(real,
                                                                                                      queue_id)
         if not low <= offset <= high:
-            return request.reply(ResponseCode.NO_MESSAGE, f"offset is illegal, key:{real or topic_name}@"
-                                 f"{queue_id}, commit:{offset}, store:{low}~{high}")
+            return request.reply(ResponseCode.NO_MESSAGE, remarks.ACK_OFFSET_ILLEGAL.format(
+                key=real or topic_name, queue_id=queue_id, offset=offset, low=low, high=high))
         outcome = self.service.ack(header["consumerGroup"], topic_name, queue_id, header["extraInfo"], offset)
         return request.reply(outcome.code, outcome.remark)
 
@@ -209,8 +208,8 @@ class PopHandlers:
         topic_name, queue_id = header["topic"], header["queueId"]
         topic = self.topics.get(topic_name)
         if topic is None:
-            remark = f"topic[{topic_name}] not exist, apply first please! {POP_FAQ}"
-            return request.reply(ResponseCode.TOPIC_NOT_EXIST, remark, header={})
+            return request.reply(ResponseCode.TOPIC_NOT_EXIST,
+                                 remarks.POP_TOPIC_NOT_EXIST.format(POP_RELEASE, topic=topic_name), header={})
         if not 0 <= queue_id < topic.read_queue_nums:
             return request.reply(ResponseCode.MESSAGE_ILLEGAL, _illegal_queue(queue_id, topic, request),
                                  header={})
@@ -238,12 +237,11 @@ class PopHandlers:
         ip = self.config.broker_ip1
         born = header["bornTime"]
         if born and now_ms() - born > header["pollTime"] + POLLING_TIMEOUT_SLACK_MS:
-            raise Refused(ResponseCode.POLLING_TIMEOUT, f"the broker[{ip}] pop message is timeout too much")
+            raise Refused(ResponseCode.POLLING_TIMEOUT, remarks.POP_TIMEOUT_TOO_MUCH.format(broker_ip=ip))
         if not self.config.broker_permission & PermName.READ:
-            raise Refused(ResponseCode.NO_PERMISSION, f"the broker[{ip}] pop message is forbidden")
+            raise Refused(ResponseCode.NO_PERMISSION, remarks.BROKER_POP_FORBIDDEN.format(broker_ip=ip))
         if header["maxMsgNums"] > MAX_POP_NUMS:
-            raise Refused(ResponseCode.INVALID_PARAMETER,
-                          f"the broker[{ip}] pop message's num is greater than 32")
+            raise Refused(ResponseCode.INVALID_PARAMETER, remarks.POP_TOO_MANY.format(broker_ip=ip))
         topic = self._topic(header["topic"], header["queueId"], ResponseCode.INVALID_PARAMETER, "peeking",
                             request)
         self._group(header["consumerGroup"])
@@ -257,9 +255,10 @@ class PopHandlers:
         topic = self.topics.get(name)
         if topic is None:
             raise Refused(ResponseCode.TOPIC_NOT_EXIST,
-                          f"topic[{name}] not exist, apply first please! {POP_FAQ}")
+                          remarks.POP_TOPIC_NOT_EXIST.format(POP_RELEASE, topic=name))
         if not topic.perm & PermName.READ:
-            raise Refused(ResponseCode.NO_PERMISSION, f"the topic[{name}] {verb} message is forbidden")
+            raise Refused(ResponseCode.NO_PERMISSION,
+                          remarks.TOPIC_POP_FORBIDDEN.format(topic=name, verb=verb))
         if queue_id >= topic.read_queue_nums:
             raise Refused(bad_queue, _illegal_queue(queue_id, topic, request))
         return topic
@@ -268,15 +267,15 @@ class PopHandlers:
         group = self.groups.find_or_create(name)
         if group is None:
             raise Refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-                          f"subscription group [{name}] does not exist, {POP_FAQ}")
+                          remarks.POP_GROUP_NOT_EXIST.format(POP_RELEASE, group=name))
         if not group.consume_enable:
-            raise Refused(ResponseCode.NO_PERMISSION, f"subscription group no permission, {name}")
+            raise Refused(ResponseCode.NO_PERMISSION, remarks.POP_GROUP_NO_PERMISSION.format(group=name))
 
 
 def _illegal_queue(queue_id: int, topic: TopicConfig, request: Request | None) -> str:
     peer = f"/{request.connection.peer}" if request is not None else ""
-    return (f"queueId[{queue_id}] is illegal, topic:[{topic.topic_name}] topicConfig.readQueueNums:"
-            f"[{topic.read_queue_nums}] consumer:[{peer}]")
+    return remarks.POP_QUEUE_ILLEGAL.format(queue_id=queue_id, topic=topic.topic_name,
+                                            read_queues=topic.read_queue_nums, consumer=peer)
 
 
 def now_ms() -> int:

@@ -26,6 +26,7 @@ from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.reference_broker.small_store import small_config
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import CREATE_TOPIC_REQUEST
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests.interop_clients import (
     ALI_ONS,
     ROCKETMQ_NODEJS,
@@ -158,7 +159,7 @@ class RestartableBroker:
 async def create_topic_at(broker_addr: str, namesrv_addr: str, topic: str, queues: int,
                         credentials: Credentials | None) -> None:
     fields = encode_header(CREATE_TOPIC_REQUEST, {
-        "topic": topic, "defaultTopic": "TBW102", "readQueueNums": queues, "writeQueueNums": queues,
+        "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": queues, "writeQueueNums": queues,
         "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
     broker = await RemotingClient.connect(broker_addr)
     namesrv = await RemotingClient.connect(namesrv_addr)

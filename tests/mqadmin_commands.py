@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocketmq_spec.apache.drivers import java_command
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 if TYPE_CHECKING:
     from rocketmq_spec.admin.wire import AdminConnection
@@ -200,12 +201,12 @@ def prepare(ns: str, broker: str, broker_name: str, *, cluster: str = "DefaultCl
     topic, group, key = f"{label}_topic_{suffix}", f"{label}_group_{suffix}", f"key_{suffix}"
     with AdminConnection(broker) as connection:
         connection.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-            "topic": topic, "defaultTopic": "TBW102", "readQueueNums": 4, "writeQueueNums": 4, "perm": 6,
+            "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": 4, "writeQueueNums": 4, "perm": 6,
             "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
         for number in range(messages):
             uniq = uuid.uuid4().hex.upper()
             connection.call(RequestCode.SEND_MESSAGE_V2, {
-                "producerGroup": f"{group}_producer", "topic": topic, "defaultTopic": "TBW102",
+                "producerGroup": f"{group}_producer", "topic": topic, "defaultTopic": DEFAULT_TOPIC,
                 "defaultTopicQueueNums": 4, "queueId": 0, "sysFlag": 0,
                 "bornTimestamp": int(time.time() * 1000),
                 "flag": 0, "properties": encode_properties({"KEYS": key, "TAGS": "TagA", "UNIQ_KEY": uniq,

@@ -18,6 +18,7 @@ from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.conformance.clients import sdk5 as installer
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests.messaging_support import pull
 
 RUN_TIMEOUT_S = 180.0
@@ -68,7 +69,7 @@ async def create_group(client: RemotingClient, group: str) -> None:
 
 
 async def create_topic(client: RemotingClient, topic: str, message_type: str, queues: int = 4) -> None:
-    header = {"topic": topic, "defaultTopic": "TBW102", "readQueueNums": str(queues),
+    header = {"topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": str(queues),
               "writeQueueNums": str(queues), "perm": "6", "topicFilterType": "SINGLE_TAG", "order": "false",
               "attributes": f"+message.type={message_type}"}
     answer = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, header))

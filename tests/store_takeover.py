@@ -19,6 +19,7 @@ from rocketmq_spec.codec.store import MessageRecord, decode_records
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import encode_properties
 from rocketmq_spec.spec.sysflag import PullSysFlag
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests.mqadmin_commands import create_group
 
 QUEUES = 4
@@ -48,7 +49,7 @@ def send(connection: AdminConnection, topic: str, queue_id: int, body: bytes, ke
          extra: dict[str, str] | None = None) -> int:
     """Send one keyed message (``extra``: more properties, e.g. a timer's); returns its queue offset."""
     answer = connection.call(RequestCode.SEND_MESSAGE_V2, {
-        "producerGroup": "takeover_producer", "topic": topic, "defaultTopic": "TBW102",
+        "producerGroup": "takeover_producer", "topic": topic, "defaultTopic": DEFAULT_TOPIC,
         "defaultTopicQueueNums": QUEUES, "queueId": queue_id, "sysFlag": 0,
         "bornTimestamp": int(time.time() * 1000), "flag": 0,
         "properties": encode_properties({"KEYS": key, "TAGS": "TagT", "UNIQ_KEY": uuid.uuid4().hex.upper(),
@@ -59,7 +60,7 @@ def send(connection: AdminConnection, topic: str, queue_id: int, body: bytes, ke
 
 def create_topic(connection: AdminConnection, topic: str, queues: int) -> None:
     connection.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-        "topic": topic, "defaultTopic": "TBW102", "readQueueNums": queues, "writeQueueNums": queues,
+        "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": queues, "writeQueueNums": queues,
         "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
 
 

@@ -28,6 +28,7 @@ from rocketmq_spec.spec.acl import Permission, Refusal
 from rocketmq_spec.spec.bodies import HEARTBEAT_DATA
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.releases import ordinal
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 from tests.broker_support import run
 
 PEER = "127.0.0.1:50000"
@@ -132,7 +133,7 @@ def test_resources_follow_java_hashmap_order(guard: AccessGuard) -> None:
     fields = {"topic": policy.TOPIC_PUB, "consumerGroup": policy.GROUP_DENY}
     command = _signed(RequestCode.PULL_MESSAGE, fields)
     needs = needed_resources(command)
-    assert set(needs) == {policy.TOPIC_PUB, f"%RETRY%{policy.GROUP_DENY}"}
+    assert set(needs) == {policy.TOPIC_PUB, f"{RETRY_PREFIX}{policy.GROUP_DENY}"}
     first = next(iter(needs))
     label = f"topic:{first}" if first == policy.TOPIC_PUB else f"group:{policy.GROUP_DENY}"
     assert _refusal(guard, command) == Refusal.NO_PERMISSION.remark(resource=label)

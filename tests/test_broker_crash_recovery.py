@@ -33,6 +33,7 @@ from rocketmq_spec.spec.headers import CREATE_TOPIC_REQUEST
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.store_layout import ABORT_FILE
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.broker_support import run
 from tests.golden import PROJECT_ROOT
@@ -155,7 +156,7 @@ async def _create_topic(addr: str) -> None:
     client = await RemotingClient.connect(addr)
     try:
         fields = encode_header(CREATE_TOPIC_REQUEST, {
-            "topic": TOPIC, "defaultTopic": "TBW102", "readQueueNums": QUEUES, "writeQueueNums": QUEUES,
+            "topic": TOPIC, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": QUEUES, "writeQueueNums": QUEUES,
             "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
         created = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, fields))
         assert created.code == ResponseCode.SUCCESS, created.remark

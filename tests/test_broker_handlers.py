@@ -9,6 +9,13 @@ from rocketmq_spec.codec.store.configs import load_config
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.system_topics import (
+    DEFAULT_TOPIC,
+    SCHEDULE_TOPIC,
+    TIMER_TOPIC,
+    TRANS_HALF_TOPIC,
+    TRANS_OP_HALF_TOPIC,
+)
 from tests.broker_support import config_file, golden_command, run
 
 
@@ -35,7 +42,8 @@ def _heartbeat(client_id: str, group: str, topic: str) -> bytes:
 def test_system_topics_registered_and_persisted(tmp_path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         namesrv = await RemotingClient.connect(mq.namesrv_addr)
-        route = await namesrv.invoke(namesrv.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": "TBW102"}))
+        route = await namesrv.invoke(namesrv.request(RequestCode.GET_ROUTEINFO_BY_TOPIC,
+                                                     {"topic": DEFAULT_TOPIC}))
         await namesrv.close()
         data = fastjson.loads(route.body)
         assert data["queueDatas"] == [{"brokerName": "broker-a", "perm": 7, "readQueueNums": 8,
@@ -44,7 +52,7 @@ def test_system_topics_registered_and_persisted(tmp_path) -> None:
         table = load_config(config_file(mq.store_path, "topics.json"))["topicConfigTable"]
         golden = fastjson.loads(golden_command("json", 1).body)["topicConfigSerializeWrapper"]
         assert set(table) == set(golden["topicConfigTable"])
-        assert table["SCHEDULE_TOPIC_XXXX"] == golden["topicConfigTable"]["SCHEDULE_TOPIC_XXXX"]
+        assert table[SCHEDULE_TOPIC] == golden["topicConfigTable"][SCHEDULE_TOPIC]
         assert table["DefaultCluster"]["perm"] == 7
 
     run(_with_broker(scenario, tmp_path, wire_release="4.9.8"))  # the golden registration is 4.9.8's
@@ -54,8 +62,8 @@ def test_5x_system_topics(tmp_path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         table = load_config(config_file(mq.store_path, "topics.json"))["topicConfigTable"]
         assert table["rmq_sys_REVIVE_LOG_DefaultCluster"]["readQueueNums"] == 8
-        assert {"rmq_sys_wheel_timer", "rmq_sys_SYNC_BROKER_MEMBER_broker-a", "RMQ_SYS_TRANS_HALF_TOPIC",
-                "RMQ_SYS_TRANS_OP_HALF_TOPIC"} <= set(table)
+        assert {TIMER_TOPIC, "rmq_sys_SYNC_BROKER_MEMBER_broker-a", TRANS_HALF_TOPIC,
+                TRANS_OP_HALF_TOPIC} <= set(table)
 
     run(_with_broker(scenario, tmp_path))
 
@@ -80,7 +88,7 @@ def test_create_topic_like_java_and_route_follows(tmp_path) -> None:
         finally:
             await namesrv.close()
         assert route.code == ResponseCode.SUCCESS
-        conflict = dict(request.ext_fields, topic="SCHEDULE_TOPIC_XXXX")
+        conflict = dict(request.ext_fields, topic=SCHEDULE_TOPIC)
         refused = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, conflict))
         assert refused.code == ResponseCode.SYSTEM_ERROR
         assert refused.remark == "The topic[SCHEDULE_TOPIC_XXXX] is conflict with system topic."
@@ -88,7 +96,7 @@ def test_create_topic_like_java_and_route_follows(tmp_path) -> None:
                                                      {"topic": "GoldenTopicA"}))
         assert deleted.code == ResponseCode.SUCCESS and mq.broker.topics.get("GoldenTopicA") is None
         everything = await client.invoke(client.request(RequestCode.GET_ALL_TOPIC_CONFIG))
-        assert "TBW102" in fastjson.loads(everything.body)["topicConfigTable"]
+        assert DEFAULT_TOPIC in fastjson.loads(everything.body)["topicConfigTable"]
 
     run(_with_broker(scenario, tmp_path, wire_release="4.9.8"))  # 4.9.8's answers
 

@@ -13,12 +13,14 @@ from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.client_requests import PRODUCER_GROUP, pull_fields
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.frame import SerializeType
 from rocketmq_spec.spec.golden import CLIENT_FRAMES, JAVA_FRAMES
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.sysflag import TransactionType
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 from rocketmq_spec.spec.wire_release import wire_release
 from tests.broker_support import golden_command, host_port, run
 from tests.messaging_support import pull, send, send_batch, with_broker
@@ -132,7 +134,7 @@ def test_send_checks_refuse_like_java(tmp_path, release: str) -> None:
     bad_code = ResponseCode.INVALID_PARAMETER if invalid else ResponseCode.SYSTEM_ERROR
 
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
-        forbidden = await send(client, "SCHEDULE_TOPIC_XXXX", b"x", {})
+        forbidden = await send(client, SCHEDULE_TOPIC, b"x", {})
         assert forbidden.code == ResponseCode.NO_PERMISSION
         assert forbidden.remark == "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."
         assert forbidden.ext_fields == SEND_EXT
@@ -258,7 +260,7 @@ def test_query_by_key_and_unique_key(tmp_path) -> None:
         assert [r.body for r in decode_records(by_uniq.body)] == [b"one"]
         nothing = await query("order-9")
         assert (nothing.code, nothing.remark) == (ResponseCode.QUERY_NOT_FOUND,
-                                                  "can not find message, maybe time range not correct")
+                                                  remarks.QUERY_NOT_FOUND.template)
 
     run(with_broker(tmp_path / "store", scenario))
 
@@ -315,7 +317,8 @@ def test_transaction_commit_rollback_and_unknown(tmp_path) -> None:
         assert committed.code == ResponseCode.SUCCESS
         assert (await pull(client, "TopicT", 0, 0)).code == ResponseCode.PULL_NOT_FOUND
         wrong = await end(committed, TransactionType.COMMIT, group="other")
-        assert (wrong.code, wrong.remark) == (ResponseCode.SYSTEM_ERROR, "The producer group wrong")
+        assert (wrong.code, wrong.remark) == (ResponseCode.SYSTEM_ERROR,
+                                              remarks.PRODUCER_GROUP_WRONG.template)
         ok = await end(committed, TransactionType.COMMIT)
         assert (ok.code, ok.remark) == (ResponseCode.SUCCESS, None)
         assert (await end(rolled_back, TransactionType.ROLLBACK)).code == ResponseCode.SUCCESS

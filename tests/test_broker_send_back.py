@@ -15,14 +15,14 @@ from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import CONSUMER_SEND_MSG_BACK_REQUEST
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
-from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
+from rocketmq_spec.spec.system_topics import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
 from rocketmq_spec.spec.version import MQVersion
 from tests.broker_support import run
 from tests.messaging_support import pull, send, with_broker
 
 GROUP = "cg-back"
-RETRY_TOPIC = f"%RETRY%{GROUP}"
-DLQ_TOPIC = f"%DLQ%{GROUP}"
+RETRY_TOPIC = f"{RETRY_PREFIX}{GROUP}"
+DLQ_TOPIC = f"{DLQ_PREFIX}{GROUP}"
 SHORT_LEVELS = {"message_delay_level": "1s 1s 1s 1s 1s"}
 """Every level one second, so a retry comes back quickly; level 3 + reconsumeTimes stays within 5."""
 POLL_MS = 4000

@@ -17,6 +17,7 @@ from rocketmq_spec.conformance.wire import Connection, Endpoint
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests.messaging_support import with_broker
 
 UNKNOWN_CODE = 29999
@@ -43,7 +44,7 @@ def record_exchange(broker: Endpoint) -> Exchange:
     connection = Connection(broker, exchange)
     try:
         connection.call(UNKNOWN_CODE)
-        connection.call(RequestCode.GET_MAX_OFFSET, {"topic": "TBW102", "queueId": "0"})
+        connection.call(RequestCode.GET_MAX_OFFSET, {"topic": DEFAULT_TOPIC, "queueId": "0"})
     finally:
         connection.close()
     return exchange

@@ -19,6 +19,7 @@ from rocketmq_spec.spec.headers import (
     SEND_MESSAGE_REQUEST_V2,
     header_for,
 )
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 
 def test_v2_short_names_map_to_v1_fields() -> None:
@@ -63,10 +64,10 @@ def test_bad_integer(bad: str) -> None:
 
 def test_encode_like_java() -> None:
     ext = encode_header(SEND_MESSAGE_REQUEST_V2, {
-        "producerGroup": "p", "topic": "t", "defaultTopic": "TBW102", "defaultTopicQueueNums": 4,
+        "producerGroup": "p", "topic": "t", "defaultTopic": DEFAULT_TOPIC, "defaultTopicQueueNums": 4,
         "queueId": 1, "sysFlag": 0, "bornTimestamp": 1700000000000, "flag": 0, "unitMode": False,
         "batch": True, "properties": None})
-    assert ext == {"a": "p", "b": "t", "c": "TBW102", "d": "4", "e": "1", "f": "0", "g": "1700000000000",
+    assert ext == {"a": "p", "b": "t", "c": DEFAULT_TOPIC, "d": "4", "e": "1", "f": "0", "g": "1700000000000",
                    "h": "0", "k": "false", "m": "true"}
     with pytest.raises(HeaderError):
         encode_header(SEND_MESSAGE_REQUEST_V2, {"nope": 1})

@@ -9,6 +9,7 @@ import sys
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ, SyncEmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, OFFSET_MOVED_EVENT_TOPIC, SELF_TEST_TOPIC
 from tests.broker_support import run
 
 
@@ -25,14 +26,14 @@ def test_sync_runner_starts_registers_and_cleans_up() -> None:
     with SyncEmbeddedRocketMQ() as mq:
         store = mq.store_path
         assert (store / "config" / "topics.json").exists()
-        assert run(_route(mq.namesrv_addr, "TBW102")) == ResponseCode.SUCCESS
+        assert run(_route(mq.namesrv_addr, DEFAULT_TOPIC)) == ResponseCode.SUCCESS
     assert not store.exists()
 
 
 def test_fixture(rocketmq_broker) -> None:
     assert rocketmq_broker.broker_addr.startswith("127.0.0.1:")
     assert rocketmq_broker.store_path.is_dir()
-    assert run(_route(rocketmq_broker.namesrv_addr, "SELF_TEST_TOPIC")) == ResponseCode.SUCCESS
+    assert run(_route(rocketmq_broker.namesrv_addr, SELF_TEST_TOPIC)) == ResponseCode.SUCCESS
 
 
 def test_console_script_serves_until_terminated(tmp_path) -> None:
@@ -44,7 +45,7 @@ def test_console_script_serves_until_terminated(tmp_path) -> None:
         line = process.stdout.readline()
         assert line.startswith("name server 127.0.0.1:")
         namesrv_addr = line.split()[2].rstrip(",")
-        assert run(_route(namesrv_addr, "TBW102")) == ResponseCode.SUCCESS
+        assert run(_route(namesrv_addr, DEFAULT_TOPIC)) == ResponseCode.SUCCESS
     finally:
         process.terminate()
         assert process.wait(timeout=10) == 0
@@ -55,6 +56,6 @@ def test_async_runner_in_a_caller_loop(tmp_path) -> None:
     async def scenario() -> int:
         async with EmbeddedRocketMQ(tmp_path) as mq:
             await asyncio.sleep(0)
-            return await _route(mq.namesrv_addr, "OFFSET_MOVED_EVENT")
+            return await _route(mq.namesrv_addr, OFFSET_MOVED_EVENT_TOPIC)
 
     assert run(scenario()) == ResponseCode.SUCCESS

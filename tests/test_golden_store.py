@@ -27,9 +27,10 @@ from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import java_hashmap_order
 from rocketmq_spec.spec.store_layout import CONFIG_DIR
 from rocketmq_spec.spec.sysflag import TransactionType
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
 
-SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
-HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC"
+SCHEDULE_TOPIC = SCHEDULE_TOPIC
+HALF_TOPIC = TRANS_HALF_TOPIC
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,7 @@ from rocketmq_spec.spec.grpc_mapping import (
 )
 from rocketmq_spec.spec.hashing import guava_consistent_hash, java_string_hash
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 
 def test_guava_consistent_hash_matches_guava() -> None:
@@ -85,7 +86,7 @@ def test_topic_and_group_names() -> None:
         with pytest.raises(Refusal):
             validation.topic(bad, lambda name: False)
     with pytest.raises(Refusal):
-        validation.topic("TBW102", lambda name: name == "TBW102")
+        validation.topic(DEFAULT_TOPIC, lambda name: name == DEFAULT_TOPIC)
     with pytest.raises(Refusal) as refused:
         validation.group("CID_RMQ_SYS_x")
     assert refused.value.code is Code.ILLEGAL_CONSUMER_GROUP

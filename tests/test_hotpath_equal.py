@@ -42,6 +42,7 @@ from rocketmq_spec.spec.hashing import java_string_hash as spec_java_string_hash
 from rocketmq_spec.spec.headers import PULL_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
 from rocketmq_spec.spec.properties import encode_properties, parse_properties
 from rocketmq_spec.spec.sysflag import MessageSysFlag
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 compiled = load_compiled()
 pytestmark = pytest.mark.skipif(compiled is None,
@@ -284,7 +285,7 @@ def test_join_answer_equal(pieces: list[bytes], data: st.DataObject, opaque: int
 
 def test_send_fields_round_trip_through_the_scanner() -> None:
     """What the project's own clients send (``encode_header`` of the spec's table) is taken."""
-    header = {"producerGroup": "pg", "topic": "T", "defaultTopic": "TBW102", "defaultTopicQueueNums": 4,
+    header = {"producerGroup": "pg", "topic": "T", "defaultTopic": DEFAULT_TOPIC, "defaultTopicQueueNums": 4,
               "queueId": 1, "sysFlag": 0, "bornTimestamp": 1, "flag": 0, "properties": "WAIT\x01true",
               "batch": False}
     fields = encode_header(SEND_MESSAGE_REQUEST_V2, header)

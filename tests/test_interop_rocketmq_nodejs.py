@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 from tests.interop_checks import (
     RestartableBroker,
     consume_across_restart,
@@ -45,6 +46,6 @@ def test_refused_message_comes_back_through_the_retry_topic(tmp_path: Path) -> N
     topic = "InteropNodejsRetry"
     message = make_messages("retry", 1, TAGS, properties=False, binary=False)[0]
     with RestartableBroker(tmp_path / "store") as broker:
-        broker.create_topic(f"%RETRY%{retry_group(topic)}", queues=1)
+        broker.create_topic(f"{RETRY_PREFIX}{retry_group(topic)}", queues=1)
         deliveries = refused_then_accepted(ROCKETMQ_NODEJS, broker, topic, message, times=2, properties=False)
     assert len({event["msgId"] for event in deliveries}) == 1

@@ -30,6 +30,7 @@ from rocketmq_spec.reference_broker.store import puts as puts_module
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.sysflag import MessageSysFlag, TransactionType
+from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 from tests.messaging_support import pull, send
 from tests.test_store_engine_helpers import tiny_config
 
@@ -116,7 +117,7 @@ REQUESTS: list[tuple[str, dict[str, Any]]] = [
     ("%RETRY%cg", {}),
     ("Missing", {"default_topic": "Nope"}),
     ("bad topic!", {}),
-    ("SCHEDULE_TOPIC_XXXX", {}),
+    (SCHEDULE_TOPIC, {}),
 ]
 PROPERTIES = [{"TAGS": "t", "WAIT": "true"}, {"DELAY": "1"}, {"TRAN_MSG": "true"},
               {"WAIT": "false", "KEYS": "a b"}]

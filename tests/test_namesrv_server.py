@@ -10,8 +10,10 @@ from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import NamesrvConfig
 from rocketmq_spec.reference_broker.namesrv.server import NameServer
+from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.frame import SerializeType
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, SCHEDULE_TOPIC
 from tests.broker_support import golden_command, host_port, run
 
 
@@ -77,12 +79,12 @@ def test_unknown_topic_gets_java_remark() -> None:
 def test_old_clients_get_unquoted_integer_keys() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
         await client.invoke(_replay(client, "json", 1, 1))
-        old = client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": "TBW102"})
+        old = client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": DEFAULT_TOPIC})
         old.version = 400
         body = (await client.invoke(old)).body
         assert b'"brokerAddrs":{0:"127.0.0.2:10911"}' in body
         asked = client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC,
-                               {"topic": "TBW102", "acceptStandardJsonOnly": "true"})
+                               {"topic": DEFAULT_TOPIC, "acceptStandardJsonOnly": "true"})
         asked.version = 400
         assert b'"brokerAddrs":{"0":"127.0.0.2:10911"}' in (await client.invoke(asked)).body
 
@@ -107,7 +109,8 @@ def test_bad_crc_is_refused() -> None:
         request = _replay(client, "json", 1, 1)
         request.ext_fields = {**request.ext_fields, "bodyCrc32": "12345"}
         response = await client.invoke(request)
-        assert (response.code, response.remark) == (ResponseCode.SYSTEM_ERROR, "crc32 not match")
+        assert (response.code, response.remark) == (ResponseCode.SYSTEM_ERROR,
+                                                    remarks.REGISTER_CRC_MISMATCH.template)
 
     run(_with_namesrv(scenario))
 
@@ -185,13 +188,13 @@ def test_topic_list_delete_and_wipe_write_perm() -> None:
         await client.invoke(_replay(client, "json", 1, 1))
         listed = fastjson.loads((await client.invoke(
             client.request(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER))).body)
-        assert "TBW102" in listed["topicList"] and "SCHEDULE_TOPIC_XXXX" in listed["topicList"]
+        assert DEFAULT_TOPIC in listed["topicList"] and SCHEDULE_TOPIC in listed["topicList"]
         wiped = await client.invoke(client.request(RequestCode.WIPE_WRITE_PERM_OF_BROKER,
                                                    {"brokerName": "broker-a"}))
         assert wiped.ext_fields == {"wipeTopicCount": str(len(listed["topicList"]))}
         route = fastjson.loads((await client.invoke(_replay(client, "json", 4, 5))).body)
         assert route["queueDatas"][0]["perm"] == 5
-        await client.invoke(client.request(RequestCode.DELETE_TOPIC_IN_NAMESRV, {"topic": "TBW102"}))
+        await client.invoke(client.request(RequestCode.DELETE_TOPIC_IN_NAMESRV, {"topic": DEFAULT_TOPIC}))
         assert (await client.invoke(_replay(client, "json", 4, 6))).code == ResponseCode.TOPIC_NOT_EXIST
 
     run(_with_namesrv(scenario))

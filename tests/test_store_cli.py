@@ -17,6 +17,7 @@ import pytest
 from rocketmq_spec.codec.cli.store import main
 from rocketmq_spec.reference_broker.store import MessageStore
 from rocketmq_spec.spark.fixtures import extract_store
+from rocketmq_spec.spec.system_topics import TRANS_HALF_TOPIC
 from tests.capture_apache_stores import TAGGED_TOPIC
 from tests.test_golden_store import golden_store
 from tests.test_store_engine_helpers import message, tiny_config
@@ -134,4 +135,4 @@ def test_query_finds_records_by_key_and_by_tag_in_a_5_5_0_store(tmp_path: Path,
     assert found(TAGGED_TOPIC, "TagA", "--tag") == [(TAGGED_TOPIC, None), (TAGGED_TOPIC, "T#TagA")]
     assert found(TAGGED_TOPIC, "T#TagA") == [(TAGGED_TOPIC, "T#TagA")]
     assert found(TAGGED_TOPIC, "TagA") == []
-    assert found("RMQ_SYS_TRANS_HALF_TOPIC", "TxTag0", "--tag") == [("RMQ_SYS_TRANS_HALF_TOPIC", None)]
+    assert found(TRANS_HALF_TOPIC, "TxTag0", "--tag") == [(TRANS_HALF_TOPIC, None)]

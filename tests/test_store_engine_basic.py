@@ -24,6 +24,7 @@ from rocketmq_spec.spec.hashing import java_string_hash
 from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.store_layout import ABORT_FILE, LOCK_CONTENT, LOCK_FILE
+from rocketmq_spec.spec.system_topics import TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
 from tests.test_store_engine_helpers import BORN_HOST, TINY_COMMITLOG, assert_consistent, message, tiny_config
 
 
@@ -233,12 +234,12 @@ def test_transaction_commit_and_rollback(store: MessageStore) -> None:
     rolled_back = store.put_half_message(message("TopicTx", 3, 2, extra=half_props))
     assert (committed.queue_offset, rolled_back.queue_offset) == (0, 1)
     half = store.read_record(committed.phys_offset)
-    assert half is not None and half.topic == "RMQ_SYS_TRANS_HALF_TOPIC" and half.queue_id == 0
+    assert half is not None and half.topic == TRANS_HALF_TOPIC and half.queue_id == 0
     assert half.properties[PropertyKey.REAL_TOPIC] == "TopicTx"
     assert store.end_transaction(committed.phys_offset, commit=True).ok
     assert store.end_transaction(rolled_back.phys_offset, commit=False).ok
     final = decode_record(store.get_messages("TopicTx", 2, 0, 32).messages[0])
     assert (final.sys_flag & 0xC, final.prepared_transaction_offset) == (0x8, committed.phys_offset)
     assert store.max_offset("TopicTx", 3) == 0
-    ops = [decode_record(r) for r in store.get_messages("RMQ_SYS_TRANS_OP_HALF_TOPIC", 0, 0, 32).messages]
+    ops = [decode_record(r) for r in store.get_messages(TRANS_OP_HALF_TOPIC, 0, 0, 32).messages]
     assert [(op.body, op.tags) for op in ops] == [(b"0", "d"), (b"1", "d")]

@@ -31,6 +31,7 @@ from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.pop import POP_MESSAGE_REQUEST
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests.messaging_support import pull, send
 
 pytestmark = pytest.mark.interop
@@ -57,8 +58,8 @@ async def _write(addr: str) -> None:
     try:
         for topic in ("HoPlain", "HoTimer", "HoPop"):
             created = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-                "topic": topic, "defaultTopic": "TBW102", "readQueueNums": 1, "writeQueueNums": 1, "perm": 6,
-                "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": "false"}))
+                "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": 1, "writeQueueNums": 1,
+                "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": "false"}))
             assert created.code == ResponseCode.SUCCESS, created.remark
         for number in range(MESSAGES):
             sent = await send(client, "HoPlain", f"plain {number}".encode(), {"KEYS": f"k{number}"})

@@ -10,12 +10,13 @@ from rocketmq_spec.codec.store.configs import load_config
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from rocketmq_spec.spec.topic_attributes import TopicAttributeError, apply
 from tests.broker_support import config_file, run
 
 
 def _create(topic: str, attributes: str | None) -> dict[str, str]:
-    header = {"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "4", "writeQueueNums": "4",
+    header = {"topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": "4", "writeQueueNums": "4",
               "perm": "6", "topicFilterType": "SINGLE_TAG", "order": "false"}
     return header if attributes is None else {**header, "attributes": attributes}
 

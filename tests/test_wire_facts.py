@@ -21,6 +21,10 @@ from tests.golden import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "rocketmq_spec"
 SPEC = PACKAGE / "spec"
+TESTS = PROJECT_ROOT / "tests"
+SEARCHED = (PACKAGE, TESTS)
+"""The product and its tests: a test that spells a reserved name out checks the broker against its own copy,
+not against spec's (the golden tests check spec's against Java's bytes)."""
 NAMES = {value: name for name, value in vars(system_topics).items()
          if name.isupper() and isinstance(value, str) and len(value) > 1 and name != "VALID_TOPIC_CHARACTERS"}
 """Every reserved name and prefix, by the constant that declares it (not the one-letter op tag, which any
@@ -47,8 +51,10 @@ def _literals(path: Path) -> list[tuple[int, str]]:
 
 def _repeats(facts: dict[str, str]) -> list[str]:
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(path for root in SEARCHED for path in root.rglob("*.py")):
         if SPEC in path.parents or "grpc/v2" in path.as_posix():  # protoc's output quotes the .proto
+            continue
+        if path == Path(__file__) or TESTS / "data" in path.parents:
             continue
         for line, text in _literals(path):
             if text in facts:

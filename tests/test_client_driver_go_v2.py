@@ -18,7 +18,7 @@ import pytest
 from rocketmq_spec.conformance.clients import go_v2
 from rocketmq_spec.conformance.clients.registry import DRIVERS
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
-from tests.test_client_drivers_java import _body, _run, _skip_unless_installable, _topic, broker
+from tests.test_client_drivers_java import COUNT, _body, _run, _skip_unless_installable, _topic, broker
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 __all__ = ["broker"]  # the module-scoped broker fixture, shared with the other drivers' test
@@ -44,6 +44,20 @@ def test_go_client_produces_and_consumes(consume: str, broker: SyncEmbeddedRocke
     assert {e["body_b64"] for e in received} >= {_body(e["index"]) for e in sent}
     assert {e["topic"] for e in received} == {topic}
     assert {e["reconsumeTimes"] for e in received} == {0}
+
+
+@pytest.mark.parametrize("scenario", ["produce-async", "produce-oneway", "produce-batch", "produce-delay",
+                                      "produce-fifo"])
+def test_each_send_mode_reports_every_message(scenario: str, broker: SyncEmbeddedRocketMQ,
+                                              tmp_path: Path) -> None:
+    row = DRIVERS[go_v2.NAME]
+    _skip_unless_installable(row)
+    topic = _topic(broker)
+    events = _run(row, scenario, broker, tmp_path, topic=topic, group=f"p-{topic}", delay_level="1")
+    sent = [e for e in events if e["event"] == "sent"]
+    assert sorted(e["index"] for e in sent) == list(range(COUNT)), events
+    if scenario == "produce-fifo":
+        assert {e["group"] for e in sent} == {"g0", "g1"}, events
 
 
 def test_a_scenario_the_client_lacks_is_unsupported(tmp_path: Path) -> None:

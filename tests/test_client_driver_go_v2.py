@@ -1,9 +1,10 @@
 """The driver of Apache's Go remoting client (rocketmq-client-go v2), built from the Go module proxy at first
 use and run as the client conformance suite runs it, against the reference broker: ``produce`` reports
 each acknowledged send with its id, and ``consume-push`` and ``consume-pull`` (the client's pull consumer)
-then receive exactly those messages with the driver's bodies, both ending with ``done``.
+then receive exactly those messages with the driver's bodies, both ending with ``done``; every other send
+mode reports each message of its run.
 
-The first build downloads and compiles the client (a minute or two), so the test is ``slow``; a machine
+The first build downloads and compiles the client (a minute or two), so the runs are ``slow``; a machine
 without ``go`` skips it with the reason. The broker, the topic and the run helpers are those of the other
 shipped drivers' test (tests/test_client_drivers_java.py).
 """
@@ -20,7 +21,7 @@ from rocketmq_spec.conformance.clients.registry import DRIVERS
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from tests.test_client_drivers_java import COUNT, _body, _run, _skip_unless_installable, _topic, broker
 
-pytestmark = [pytest.mark.interop, pytest.mark.slow]
+pytestmark = pytest.mark.interop
 __all__ = ["broker"]  # the module-scoped broker fixture, shared with the other drivers' test
 
 
@@ -30,6 +31,7 @@ def test_the_registry_names_the_pinned_client() -> None:
     assert f"{go_v2.MODULE} {go_v2.VERSION}" in (go_v2.SOURCE_DIR / "go.mod").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("consume", ["consume-push", "consume-pull"])
 def test_go_client_produces_and_consumes(consume: str, broker: SyncEmbeddedRocketMQ, tmp_path: Path) -> None:
     row = DRIVERS[go_v2.NAME]
@@ -46,6 +48,7 @@ def test_go_client_produces_and_consumes(consume: str, broker: SyncEmbeddedRocke
     assert {e["reconsumeTimes"] for e in received} == {0}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["produce-async", "produce-oneway", "produce-batch", "produce-delay",
                                       "produce-fifo"])
 def test_each_send_mode_reports_every_message(scenario: str, broker: SyncEmbeddedRocketMQ,
@@ -60,6 +63,7 @@ def test_each_send_mode_reports_every_message(scenario: str, broker: SyncEmbedde
         assert {e["group"] for e in sent} == {"g0", "g1"}, events
 
 
+@pytest.mark.slow
 def test_a_scenario_the_client_lacks_is_unsupported(tmp_path: Path) -> None:
     row = DRIVERS[go_v2.NAME]
     _skip_unless_installable(row)

@@ -69,6 +69,8 @@ BREAKS = {
     "reactions::slow_answer": "impatient",
     "reactions::reconnect": "no-reconnect",
     "reactions::topic_not_exist": "no-tbw102",
+    "reactions::send_busy": "retry-on-busy",
+    "reactions::go_away": "go-away-same-connection",
     "consumer::pull_queue": "bad-pull-queue",
     "consumer::pull_next": "pull-repeat",
     "consumer::pull_suspend": "no-suspend",

@@ -9,6 +9,7 @@ Java client of release 4.9.7 unless a clause names 5.x.
 from __future__ import annotations
 
 from rocketmq_spec.spec.clauses import Level, clause
+from rocketmq_spec.spec.releases import since
 
 _CLIENT = "client/src/main/java/org/apache/rocketmq/client/"
 _PRODUCER = _CLIENT + "impl/producer/DefaultMQProducerImpl.java"
@@ -16,11 +17,17 @@ _API = _CLIENT + "impl/MQClientAPIImpl.java"
 _ID_SETTER = "common/src/main/java/org/apache/rocketmq/common/message/MessageClientIDSetter.java"
 _RETRY_CODES = _CLIENT + "producer/DefaultMQProducer.java (retryResponseCodes)"
 _DECODER = "common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java"
+_REMOTING_CLIENT = "remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingClient.java"
 
 SEND_RETRY_CODES_4X = (17, 14, 1, 16, 204, 205)
 """Broker answers a 4.9.7 sync send retries: TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
 NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT (``DefaultMQProducer.retryResponseCodes``); 5.3.0 adds
 SYSTEM_BUSY (2) and 5.3.1 GO_AWAY (1500)."""
+SEND_BUSY_RETRIED = since("5.3.0")
+"""Client releases whose sync send retries SYSTEM_BUSY: 5.3.0 added code 2 to retryResponseCodes."""
+GO_AWAY_RESENT = since("5.2.0")
+"""Client releases whose remoting client reconnects and resends a request answered GO_AWAY (1500)
+(``NettyClientConfig.enableReconnectForGoAway``, default true); older ones know no such code."""
 
 PRODUCER_UNIQ_KEY = clause(
     "RMQ-CLIENT-UNIQ-KEY", Level.MUST,
@@ -120,3 +127,20 @@ PRODUCER_TXN_END = clause(
     "After the local transaction the client sends END_TRANSACTION (37) oneway to the half message's broker "
     "with commitOrRollback 8 (commit) or 12 (rollback), its msgId and its producerGroup.",
     source=_PRODUCER + " (endTransaction); " + _API + " (endTransactionOneway)")
+PRODUCER_SEND_BUSY = clause(
+    "RMQ-CLIENT-SEND-BUSY", Level.SHOULD,
+    "A sync send answered SYSTEM_BUSY (2, a flow-controlling broker) is handled as the client's release "
+    "handles it (its version word): up to 5.2 it is not tried again and the error goes to the application "
+    "at once (code 2 is outside retryResponseCodes, processSendResponse throws MQBrokerException, unlike "
+    "SYSTEM_ERROR 1, which is retried); from 5.3.0 it is retried like SYSTEM_ERROR, keeping the UNIQ_KEY.",
+    source=_PRODUCER + " (sendDefaultImpl: the MQBrokerException branch); " + _API
+    + " (processSendResponse); " + _RETRY_CODES)
+PRODUCER_GO_AWAY = clause(
+    "RMQ-CLIENT-GO-AWAY", Level.SHOULD,
+    "A request answered GO_AWAY (1500, a server shutting down gracefully: RMQ-SRV-GO-AWAY) is never sent "
+    "again on that connection. A client of 5.2.0 or later (its version word) opens a new connection to the "
+    "same address and resends the request once there, with the same header and body and a new opaque, "
+    "so the send succeeds; an older client, which knows no such code, handles it as a refusal it does not "
+    "retry: the error goes to the application.",
+    source=_REMOTING_CLIENT + " (invokeImpl, ChannelWrapper.reconnect; 5.2.0+); " + _API
+    + " (processSendResponse: an unknown code is an MQBrokerException; 4.9.7)")

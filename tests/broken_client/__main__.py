@@ -138,6 +138,9 @@ class Producer:
         retryable = {
             *SEND_RETRY_CODES_4X,
             *([ResponseCode.MESSAGE_ILLEGAL] if broken("retry-on-illegal") else []),
+            *([ResponseCode.SYSTEM_BUSY] if broken("retry-on-busy") else []),
+            # a client that takes GO_AWAY for a retryable refusal resends on the connection it came on
+            *([ResponseCode.GO_AWAY] if broken("go-away-same-connection") else []),
         }
         error = "no attempt"
         for _ in range(attempts):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 
 from rocketmq_spec.apache.drivers import compiled
-from rocketmq_spec.apache.maven import ProvisionError
+from rocketmq_spec.apache.maven import CACHE_ENV, ProvisionError, cache_root
 from rocketmq_spec.conformance.clients import sdk5
 from rocketmq_spec.conformance.clients.driver_row import DriverRow
 
@@ -28,8 +28,16 @@ JAVA_RELEASES = ("4.9.7", "5.5.0")
 """The newest 4.x release, and a 5.x release whose push consumer offers pop (clientRebalance=false)."""
 
 
-def _no_environment() -> dict[str, str]:
-    return {}
+def _java_cache() -> dict[str, str]:
+    """The cache the row installed into, named to the driver: the suite sets ``HOME`` to each scenario's
+    work directory, and a cache found through ``HOME`` there would be empty (a 5.x release is then
+    provisioned again, for longer than the suite's first probe waits)."""
+    return {CACHE_ENV: str(cache_root())}
+
+
+def _sdk5_cache() -> dict[str, str]:
+    """As :func:`_java_cache`, for the SDKs' cache."""
+    return {sdk5.CACHE_ENV: str(sdk5.CACHE_DIR)}
 
 
 def _java(version: str) -> DriverRow:
@@ -42,7 +50,7 @@ def _java(version: str) -> DriverRow:
 
     return DriverRow(f"java-{version}", "remoting", install,
                      lambda: [sys.executable, "-m", "rocketmq_spec.apache.client_driver", version],
-                     _no_environment,
+                     _java_cache,
                      f"Apache RocketMQ {version}'s Java client (Maven Central): DefaultMQProducer, "
                      "TransactionMQProducer, DefaultMQPushConsumer, DefaultLitePullConsumer")
 
@@ -54,7 +62,7 @@ def _sdk5(sdk: sdk5.Sdk) -> DriverRow:
 
     return DriverRow(f"sdk5-{sdk.name}", "grpc", install,
                      lambda: [sys.executable, "-m", sdk5.__name__, "run", sdk.name],
-                     _no_environment, f"Apache RocketMQ's 5.x {sdk.name} SDK ({sdk.package})")
+                     _sdk5_cache, f"Apache RocketMQ's 5.x {sdk.name} SDK ({sdk.package})")
 
 
 DRIVERS: tuple[DriverRow, ...] = (*map(_java, JAVA_RELEASES), *map(_sdk5, sdk5.SDKS))

@@ -2,8 +2,8 @@
 
 A scenario is a contract scenario with settings and a script for the relay. Scripts follow the Java
 client's observable reactions: one refused send for a retry, every send refused for the retry bound, a
-late answer inside sendMsgTimeout, a dropped connection, a route the name server denies, a moved pull
-offset and a group the broker has no offset for.
+late answer inside sendMsgTimeout, a dropped connection, a busy broker, a server going away, a route the name
+server denies, a moved pull offset and a group the broker has no offset for.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from rocketmq_spec.conformance.clients.judge import Scenario
 from rocketmq_spec.conformance.clients.recording import Role
 from rocketmq_spec.spec.client import COMPRESS_OVER, HEARTBEAT_INTERVAL, PERIOD_SLACK_MS
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.shutdown import GO_AWAY_REMARK
 
 SEND = RequestCode.SEND_MESSAGE_V2
 PULL = RequestCode.PULL_MESSAGE
@@ -83,6 +84,27 @@ ROUTE_DENIED = Scenario(
         ),
     ),
 )
+
+SEND_BUSY = Scenario(
+    "send-system-busy",
+    "produce",
+    count=1,
+    rules=(
+        s.answer(SEND, ResponseCode.SYSTEM_BUSY, remark="scripted: busy"),
+        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.SYSTEM_BUSY, remark="scripted: busy"),
+    ),
+)
+"""The first send refused as a flow-controlling broker refuses it; the next one is the broker's."""
+SEND_GO_AWAY = Scenario(
+    "send-go-away",
+    "produce",
+    count=1,
+    rules=(
+        s.answer(SEND, ResponseCode.GO_AWAY, remark=GO_AWAY_REMARK),
+        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.GO_AWAY, remark=GO_AWAY_REMARK),
+    ),
+)
+"""The first send answered as a gracefully stopping server answers it; the next one is the broker's."""
 
 CONSUME = Scenario("consume-push", "consume-push", prefill=3, timeout_s=40)
 OFFSET_MOVED_TO = 1

@@ -37,7 +37,8 @@ from pathlib import Path
 from rocketmq_spec.apache.maven import project_cache
 
 SDK5_DIR = Path(__file__).resolve().with_name("sdk5_drivers")
-CACHE_DIR = project_cache("sdk5", "RMQ_SDK5_CACHE")
+CACHE_ENV = "RMQ_SDK5_CACHE"
+CACHE_DIR = project_cache("sdk5", CACHE_ENV)
 STAMP_FILE = CACHE_DIR / "stamp.json"
 INSTALL_TIMEOUT_S = 900
 """A cold Go build downloads and compiles gRPC: minutes, not hours."""

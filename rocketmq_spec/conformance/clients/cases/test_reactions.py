@@ -9,8 +9,10 @@ from rocketmq_spec.conformance.clients.observe import sends
 from rocketmq_spec.conformance.clients.plugin import CaseRunner
 from rocketmq_spec.conformance.clients.recording import Role, answer_to, requests
 from rocketmq_spec.spec.client import SEND_RETRIES
+from rocketmq_spec.spec.client_producer import GO_AWAY_RESENT, SEND_BUSY_RETRIED
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.releases import release_of_version
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 
 
@@ -124,3 +126,90 @@ def test_topic_not_exist(run: CaseRunner, check: Check) -> None:
     )
     topics = [s.fields.get("topic") for s in sends(result.frames)]
     check.that("a send to the topic", result.topic in topics, expected=result.topic, actual=topics)
+
+
+def _release(version: int) -> str:
+    """The release a client's version word names, for the report (the Go client writes 317, a 4.x ordinal
+    below the covered history)."""
+    found = release_of_version(version)
+    return f"{version} ({found.name if found else 'before the covered releases'})"
+
+
+@case(
+    "RMQ-CLIENT-SEND-BUSY",
+    "A send refused with SYSTEM_BUSY is given up at once before 5.3.0 and retried from 5.3.0",
+)
+def test_send_busy(run: CaseRunner, check: Check) -> None:
+    result = run(sc.SEND_BUSY)
+    attempts = sends(result.frames)
+    check.that("sends", bool(attempts), expected="at least one", actual=0)
+    version = attempts[0].frame.command.version
+    check.note("the client's version word", _release(version))
+    if not SEND_BUSY_RETRIED.holds_for_version(version):
+        check.equal("attempts (SYSTEM_BUSY is outside retryResponseCodes)", 1, len(attempts))
+        check.that(
+            "error reported",
+            bool(result.driver.of("error")),
+            expected="an error event",
+            actual=[e.data for e in result.driver.events],
+        )
+        return
+    check.that(
+        "attempts",
+        2 <= len(attempts) <= 1 + SEND_RETRIES.value,
+        expected=f"2..{1 + SEND_RETRIES.value}",
+        actual=len(attempts),
+    )
+    check.equal(
+        "UNIQ_KEY of the retry",
+        attempts[0].properties.get(PropertyKey.UNIQ_KEY),
+        attempts[1].properties.get(PropertyKey.UNIQ_KEY),
+    )
+    check.that(
+        "the send succeeded",
+        bool(result.driver.of("sent")),
+        expected="a sent event",
+        actual=result.driver.of("error"),
+    )
+
+
+@case(
+    "RMQ-CLIENT-GO-AWAY",
+    "A send answered GO_AWAY is not resent on its connection; from 5.2.0 it is resent on a new one",
+)
+def test_go_away(run: CaseRunner, check: Check) -> None:
+    result = run(sc.SEND_GO_AWAY)
+    attempts = sends(result.frames)
+    check.that("sends", bool(attempts), expected="at least one", actual=0)
+    first = attempts[0]
+    uniq = first.properties.get(PropertyKey.UNIQ_KEY)
+    again = [a.frame for a in attempts[1:] if a.properties.get(PropertyKey.UNIQ_KEY) == uniq]
+    check.equal(
+        "resends on the connection told to go away (opaques)",
+        [],
+        [f.command.opaque for f in again if f.connection == first.frame.connection],
+    )
+    version = first.frame.command.version
+    check.note("the client's version word", _release(version))
+    sent, errors = result.driver.of("sent"), result.driver.of("error")
+    if not GO_AWAY_RESENT.holds_for_version(version):
+        check.that(
+            "outcome reported (an error, unless a resend on a new connection succeeded)",
+            bool(errors) or (bool(again) and bool(sent)),
+            expected="an error event",
+            actual=[e.data for e in result.driver.events],
+        )
+        return
+    check.that(
+        "resent on a new connection",
+        bool(again),
+        expected=f"a send with UNIQ_KEY {uniq} on another connection",
+        actual=[(a.frame.connection, a.properties.get(PropertyKey.UNIQ_KEY)) for a in attempts],
+    )
+    check.that(
+        "opaque of the resend",
+        again[0].command.opaque != first.frame.command.opaque,
+        expected=f"not {first.frame.command.opaque}",
+        actual=again[0].command.opaque,
+    )
+    check.that("the send succeeded", bool(sent), expected="a sent event", actual=errors)

@@ -1,0 +1,466 @@
+// Drives Apache RocketMQ's Go remoting client (github.com/apache/rocketmq-client-go/v2) as a client-suite
+// driver:
+//
+//	driver SCENARIO      (configuration in RMQ_* variables: docs/clients.md, "Ten minutes: write a driver")
+//
+// with the scenarios and JSON events of the Java ClientDriver. The client keeps its defaults: only the name
+// server, the group, credentials (primitive.Credentials, ACL 1.0) and what a scenario needs are set, so the
+// frames the suite judges are the client's own. Built by rocketmq_spec.conformance.clients.go_v2 into the
+// clients cache; go.sum pins the module.
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+)
+
+const (
+	unsupported    = 3
+	shutdownMargin = 5 * time.Second
+	pollEvery      = 100 * time.Millisecond
+	pullPoll       = time.Second
+)
+
+var (
+	out     = json.NewEncoder(os.Stdout)
+	outLock sync.Mutex
+)
+
+func emit(event string, fields map[string]any) {
+	fields["event"] = event
+	outLock.Lock()
+	defer outLock.Unlock()
+	_ = out.Encode(fields)
+}
+
+func env(name, fallback string) string {
+	if value := os.Getenv(name); value != "" {
+		return value
+	}
+	return fallback
+}
+
+func number(name string, fallback int) int {
+	value, err := strconv.Atoi(env(name, strconv.Itoa(fallback)))
+	if err != nil {
+		return fallback
+	}
+	return value
+}
+
+// deadline is when the scenario stops, leaving the client time to shut down.
+func deadline() time.Time {
+	total, err := strconv.ParseFloat(env("RMQ_TIMEOUT_S", "60"), 64)
+	if err != nil {
+		total = 60
+	}
+	budget := time.Duration(total * float64(time.Second))
+	if budget-shutdownMargin > budget/2 {
+		return time.Now().Add(budget - shutdownMargin)
+	}
+	return time.Now().Add(budget / 2)
+}
+
+// idleFor is RMQ_IDLE_S (fractions allowed), cut to what is left of the budget.
+func idleFor(end time.Time) time.Duration {
+	seconds, err := strconv.ParseFloat(env("RMQ_IDLE_S", "0"), 64)
+	if err != nil {
+		seconds = 0
+	}
+	wait := time.Duration(seconds * float64(time.Second))
+	if left := time.Until(end); left < wait {
+		wait = left
+	}
+	return wait
+}
+
+// body is RMQ_BODY_B64 when set, else the index in decimal and a dash, padded with 'x' to RMQ_BODY_SIZE.
+func body(index int) []byte {
+	if exact := os.Getenv("RMQ_BODY_B64"); exact != "" {
+		decoded, _ := base64.StdEncoding.DecodeString(exact)
+		return decoded
+	}
+	text := fmt.Sprintf("%d-", index)
+	if size := number("RMQ_BODY_SIZE", 16); len(text) < size {
+		text += strings.Repeat("x", size-len(text))
+	}
+	return []byte(text)
+}
+
+func message(index int) *primitive.Message {
+	msg := primitive.NewMessage(os.Getenv("RMQ_TOPIC"), body(index))
+	if tag := os.Getenv("RMQ_TAG"); tag != "" {
+		msg.WithTag(tag)
+	}
+	if keys := strings.Fields(os.Getenv("RMQ_KEYS")); len(keys) > 0 {
+		msg.WithKeys(keys)
+	}
+	return msg
+}
+
+func credentials() (primitive.Credentials, bool) {
+	access := os.Getenv("RMQ_ACCESS_KEY")
+	return primitive.Credentials{AccessKey: access, SecretKey: os.Getenv("RMQ_SECRET_KEY")}, access != ""
+}
+
+func nameServer() primitive.NsResolver {
+	return primitive.NewPassthroughResolver([]string{os.Getenv("RMQ_NAMESRV")})
+}
+
+func producerOptions(extra ...producer.Option) []producer.Option {
+	options := []producer.Option{producer.WithNsResolver(nameServer()), producer.WithGroupName(os.Getenv("RMQ_GROUP"))}
+	if c, ok := credentials(); ok {
+		options = append(options, producer.WithCredentials(c))
+	}
+	return append(options, extra...)
+}
+
+func consumerOptions() []consumer.Option {
+	options := []consumer.Option{consumer.WithNsResolver(nameServer()), consumer.WithGroupName(os.Getenv("RMQ_GROUP"))}
+	if c, ok := credentials(); ok {
+		options = append(options, consumer.WithCredentials(c))
+	}
+	return options
+}
+
+func selector() consumer.MessageSelector {
+	return consumer.MessageSelector{Type: consumer.TAG, Expression: env("RMQ_TAG", "*")}
+}
+
+var statuses = map[primitive.SendStatus]string{primitive.SendOK: "SEND_OK",
+	primitive.SendFlushDiskTimeout: "FLUSH_DISK_TIMEOUT", primitive.SendFlushSlaveTimeout: "FLUSH_SLAVE_TIMEOUT",
+	primitive.SendSlaveNotAvailable: "SLAVE_NOT_AVAILABLE", primitive.SendUnknownError: "UNKNOWN_ERROR"}
+
+func sent(index int, msgID string, result *primitive.SendResult) map[string]any {
+	fields := map[string]any{"index": index, "msgId": msgID, "status": nil}
+	if result != nil {
+		fields["status"] = statuses[result.Status]
+		if result.MessageQueue != nil {
+			fields["queueId"] = result.MessageQueue.QueueId
+		}
+	}
+	return fields
+}
+
+func received(msg *primitive.MessageExt) {
+	emit("received", map[string]any{"msgId": msg.MsgId, "topic": msg.Topic,
+		"body_b64": base64.StdEncoding.EncodeToString(msg.Body), "reconsumeTimes": msg.ReconsumeTimes,
+		"queueId": msg.Queue.QueueId, "queueOffset": msg.QueueOffset, "tag": msg.GetTags(), "keys": msg.GetKeys()})
+}
+
+type clientError struct {
+	stage string
+	err   error
+}
+
+func (e clientError) Error() string { return e.stage + ": " + e.err.Error() }
+
+// produce sends RMQ_COUNT messages one by one in the given mode, then stays RMQ_IDLE_S (when set).
+func produce(mode string) error {
+	var extra []producer.Option
+	if mode == "fifo" {
+		extra = append(extra, producer.WithQueueSelector(producer.NewHashQueueSelector()))
+	}
+	p, err := producer.NewDefaultProducer(producerOptions(extra...)...)
+	if err == nil {
+		err = p.Start()
+	}
+	if err != nil {
+		return clientError{"start", err}
+	}
+	defer func() { _ = p.Shutdown() }()
+	emit("ready", map[string]any{})
+	end, groups := deadline(), number("RMQ_MESSAGE_GROUPS", 2)
+	var pending sync.WaitGroup
+	for i := 0; i < number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
+		index, msg := i, message(i)
+		switch mode {
+		case "async":
+			pending.Add(1)
+			err = p.SendAsync(context.Background(), func(_ context.Context, result *primitive.SendResult, err error) {
+				defer pending.Done()
+				if err != nil {
+					emit("error", map[string]any{"stage": "send", "message": err.Error()})
+					return
+				}
+				emit("sent", sent(index, result.MsgID, result))
+			}, msg)
+			if err != nil {
+				pending.Done()
+				emit("error", map[string]any{"stage": "send", "message": err.Error()})
+			}
+			continue
+		case "oneway":
+			// no answer: the id is the one the client put on the message
+			if err = p.SendOneWay(context.Background(), msg); err == nil {
+				emit("sent", sent(index, msg.GetProperty(primitive.PropertyUniqueClientMessageIdKeyIndex), nil))
+			}
+		case "delay":
+			msg.WithDelayTimeLevel(number("RMQ_DELAY_LEVEL", 1))
+			err = sendSync(p, index, msg, nil)
+		case "fifo":
+			key := fmt.Sprintf("g%d", i%groups)
+			msg.WithShardingKey(key)
+			err = sendSync(p, index, msg, map[string]any{"group": key})
+		default:
+			err = sendSync(p, index, msg, nil)
+		}
+		if err != nil {
+			emit("error", map[string]any{"stage": "send", "message": err.Error()})
+		}
+	}
+	pending.Wait()
+	time.Sleep(idleFor(end))
+	return nil
+}
+
+func sendSync(p interface {
+	SendSync(context.Context, ...*primitive.Message) (*primitive.SendResult, error)
+}, index int, msg *primitive.Message, more map[string]any) error {
+	result, err := p.SendSync(context.Background(), msg)
+	if err != nil {
+		return err
+	}
+	fields := sent(index, result.MsgID, result)
+	for k, v := range more {
+		fields[k] = v
+	}
+	emit("sent", fields)
+	return nil
+}
+
+// produceBatch sends RMQ_COUNT messages as one batch; the result's id list names each message.
+func produceBatch() error {
+	p, err := producer.NewDefaultProducer(producerOptions()...)
+	if err == nil {
+		err = p.Start()
+	}
+	if err != nil {
+		return clientError{"start", err}
+	}
+	defer func() { _ = p.Shutdown() }()
+	emit("ready", map[string]any{})
+	count := number("RMQ_COUNT", 1)
+	batch := make([]*primitive.Message, count)
+	for i := range batch {
+		batch[i] = message(i)
+	}
+	result, err := p.SendSync(context.Background(), batch...)
+	if err != nil {
+		emit("error", map[string]any{"stage": "send", "message": err.Error()})
+		return nil
+	}
+	ids := strings.Split(result.MsgID, ",")
+	for i := 0; i < count; i++ {
+		var id any
+		if i < len(ids) && ids[i] != "" {
+			id = ids[i]
+		}
+		fields := sent(i, "", result)
+		fields["msgId"] = id
+		emit("sent", fields)
+	}
+	return nil
+}
+
+func state(answer string) primitive.LocalTransactionState {
+	switch answer {
+	case "commit":
+		return primitive.CommitMessageState
+	case "rollback":
+		return primitive.RollbackMessageState
+	}
+	return primitive.UnkonwnState
+}
+
+// listener answers local transactions RMQ_TX_ANSWER and check-backs RMQ_TX_CHECK_ANSWER, and keeps the ids
+// whose fate is still open (answered unknown, not settled by a check).
+type listener struct {
+	answer, checkAnswer string
+	open                sync.Map
+}
+
+func (l *listener) ExecuteLocalTransaction(msg *primitive.Message) primitive.LocalTransactionState {
+	if l.answer == "unknown" {
+		l.open.Store(msg.GetProperty(primitive.PropertyUniqueClientMessageIdKeyIndex), true)
+	}
+	return state(l.answer)
+}
+
+func (l *listener) CheckLocalTransaction(msg *primitive.MessageExt) primitive.LocalTransactionState {
+	id := msg.GetProperty(primitive.PropertyUniqueClientMessageIdKeyIndex)
+	emit("checked", map[string]any{"msgId": id, "answer": l.checkAnswer})
+	if l.checkAnswer != "unknown" {
+		l.open.Delete(id)
+	}
+	return state(l.checkAnswer)
+}
+
+func (l *listener) anyOpen() bool {
+	left := false
+	l.open.Range(func(_, _ any) bool { left = true; return false })
+	return left
+}
+
+// produceTransaction stays up while a message's fate is open, so that the broker's check-back reaches it.
+func produceTransaction() error {
+	l := &listener{answer: env("RMQ_TX_ANSWER", "commit"), checkAnswer: env("RMQ_TX_CHECK_ANSWER", "commit")}
+	p, err := producer.NewTransactionProducer(l, producerOptions()...)
+	if err == nil {
+		err = p.Start()
+	}
+	if err != nil {
+		return clientError{"start", err}
+	}
+	defer func() { _ = p.Shutdown() }()
+	emit("ready", map[string]any{})
+	end := deadline()
+	for i := 0; i < number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
+		result, err := p.SendMessageInTransaction(context.Background(), message(i))
+		if err != nil {
+			emit("error", map[string]any{"stage": "send", "message": err.Error()})
+			continue
+		}
+		fields := sent(i, result.MsgID, result.SendResult)
+		fields["localTransactionState"] = l.answer
+		emit("sent", fields)
+	}
+	for l.anyOpen() && time.Now().Before(end) {
+		time.Sleep(pollEvery)
+	}
+	return nil
+}
+
+func pushConsumer(onMessage func(*primitive.MessageExt)) (interface{ Shutdown() error }, error) {
+	c, err := consumer.NewPushConsumer(consumerOptions()...)
+	if err == nil {
+		err = c.Subscribe(os.Getenv("RMQ_TOPIC"), selector(),
+			func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+				for _, msg := range msgs {
+					onMessage(msg)
+				}
+				return consumer.ConsumeSuccess, nil
+			})
+	}
+	if err == nil {
+		err = c.Start()
+	}
+	if err != nil {
+		return nil, clientError{"start", err}
+	}
+	return c, nil
+}
+
+func consumePush() error {
+	var got atomic.Int32
+	c, err := pushConsumer(func(msg *primitive.MessageExt) { received(msg); got.Add(1) })
+	if err != nil {
+		return err
+	}
+	emit("ready", map[string]any{})
+	end := deadline()
+	for int(got.Load()) < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+		time.Sleep(pollEvery)
+	}
+	return c.Shutdown()
+}
+
+// consumePull polls the client's pull consumer (its lite pull: rebalanced queues, pulled in the background).
+func consumePull() error {
+	c, err := consumer.NewPullConsumer(consumerOptions()...)
+	if err == nil {
+		err = c.Subscribe(os.Getenv("RMQ_TOPIC"), selector())
+	}
+	if err == nil {
+		err = c.Start()
+	}
+	if err != nil {
+		return clientError{"start", err}
+	}
+	emit("ready", map[string]any{})
+	end, got := deadline(), 0
+	for got < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+		request, err := c.Poll(context.Background(), pullPoll)
+		if err != nil || request == nil {
+			continue // Poll reports an empty wait as an error
+		}
+		for _, msg := range request.GetMsgList() {
+			received(msg)
+			got++
+		}
+		c.ACK(context.Background(), request, consumer.ConsumeSuccess)
+	}
+	return c.Shutdown()
+}
+
+// idle starts one producer and one push consumer, leaves them alone RMQ_IDLE_S and shuts them down.
+func idle(stay bool) error {
+	p, err := producer.NewDefaultProducer(producerOptions()...)
+	if err == nil {
+		err = p.Start()
+	}
+	if err != nil {
+		return clientError{"start", err}
+	}
+	c, err := pushConsumer(received)
+	if err != nil {
+		_ = p.Shutdown()
+		return err
+	}
+	emit("ready", map[string]any{})
+	if stay {
+		time.Sleep(idleFor(deadline()))
+	}
+	_ = c.Shutdown()
+	return p.Shutdown()
+}
+
+var scenarios = map[string]func() error{
+	"produce":             func() error { return produce("sync") },
+	"produce-async":       func() error { return produce("async") },
+	"produce-oneway":      func() error { return produce("oneway") },
+	"produce-delay":       func() error { return produce("delay") },
+	"produce-fifo":        func() error { return produce("fifo") },
+	"produce-batch":       produceBatch,
+	"produce-transaction": produceTransaction,
+	"consume-push":        consumePush,
+	"consume-pull":        consumePull,
+	"idle":                func() error { return idle(true) },
+	"shutdown":            func() error { return idle(false) },
+}
+
+func main() {
+	scenario := ""
+	if len(os.Args) > 1 {
+		scenario = os.Args[1]
+	}
+	if protocol := env("RMQ_PROTOCOL", "remoting"); protocol != "remoting" {
+		emit("unsupported", map[string]any{"reason": "a remoting client does not speak " + protocol})
+		os.Exit(unsupported)
+	}
+	run, ok := scenarios[scenario]
+	if !ok {
+		emit("unsupported", map[string]any{"reason": fmt.Sprintf("scenario %q is not offered by the Go client "+
+			"(no pop consumer in rocketmq-client-go v2)", scenario)})
+		os.Exit(unsupported)
+	}
+	rlog.SetLogLevel(env("ROCKETMQ_GO_LOG_LEVEL", "warn")) // its logrus logger writes to stderr, kept for the report
+	if err := run(); err != nil {                          // what the client raised (a failed start, say) is an event
+		emit("error", map[string]any{"stage": scenario, "message": err.Error()})
+	}
+	emit("done", map[string]any{})
+	os.Exit(0)
+}

@@ -9,7 +9,8 @@ sent to the master is on the slave too, the master is killed (SIGKILL: no shutdo
 reset) and two times are taken from the kill: until the controller names the slave master, and until the
 slave serves as master (registered with the name server as broker id 0).
 
-``python -m rocketmq_spec.targets.failover [reference|apache ...]`` prints both figures for each controller,
+``python -m rocketmq_spec.targets.failover [--freeze] [reference|apache ...]`` prints both figures for each
+controller (``--freeze``: the master stopped with SIGSTOP, so only its heartbeat running out tells),
 one after the other in the same run. Apache's controller runs with ``notifyBrokerRoleChanged=false`` there
 (``rocketmq_spec.apache.cluster.CONTROLLER_SETTINGS``), so its slave learns of its new role from its own
 poll of the controller (``syncBrokerMetadataPeriod``, 5 s); the reference controller tells it at once.
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -181,8 +184,12 @@ def _named(controller: str, broker_id: int) -> bool | None:
     return True if info and info[0].get("masterBrokerId") == broker_id else None
 
 
-def measure(controller: str, workdir: Path) -> Failover:
-    """Start the set against ``controller`` (one of :data:`CONTROLLERS`), fail its master over, measure."""
+def measure(controller: str, workdir: Path, *, freeze: bool = False) -> Failover:
+    """Start the set against ``controller`` (one of :data:`CONTROLLERS`), fail its master over, measure.
+
+    ``freeze``: stop the master with SIGSTOP rather than kill it: its connections stay open, so only its
+    heartbeat running out (``controllerHeartBeatTimeoutMills``, 10 s) tells the controller; it is killed
+    once the slave serves."""
     topic = f"failover-{controller}"
     with broker_set(controller, workdir) as (namesrv, controller_addr, master, slave):
         formed = _until("the SyncStateSet {1, 2}", lambda: _formed(controller_addr), FORM_WAIT_S)
@@ -190,12 +197,17 @@ def measure(controller: str, workdir: Path) -> Failover:
         _until("the message on the slave", lambda: (_max_offset(slave.broker_addr, topic) or 0) > 0 or None,
                FORM_WAIT_S)
         killed = time.monotonic()
-        master.kill_broker()
+        if freeze:
+            os.kill(master.broker_pid, signal.SIGSTOP)
+        else:
+            master.kill_broker()
         _until("the slave named master", lambda: _named(controller_addr, SLAVE_ID), FAILOVER_WAIT_S)
         elected = time.monotonic() - killed
         _until("the slave serving as master",
                lambda: _registered_master(namesrv) == slave.broker_addr or None, FAILOVER_WAIT_S)
         serving = time.monotonic() - killed
+        if freeze:
+            master.kill_broker()
         header, members = replica_info(controller_addr) or ({}, ())
         epoch, master_id = header.get("masterEpoch"), header.get("masterBrokerId")
         return Failover(controller, formed, master_id if isinstance(master_id, int) else None,
@@ -208,12 +220,14 @@ def main(argv: list[str] | None = None) -> int:
                                      description="kill -9 the master of two Apache RocketMQ "
                                      f"{RELEASE} brokers in controller mode and time the failover")
     parser.add_argument("controllers", nargs="*", choices=CONTROLLERS, default=list(CONTROLLERS))
+    parser.add_argument("--freeze", action="store_true", help="SIGSTOP the master instead: the controller "
+                        "learns of it only when its heartbeat runs out")
     args = parser.parse_args(argv)
     print("| controller | SyncStateSet before | new master (epoch) | SyncStateSet after | elected | "
           "serving as master | messages kept |\n|---|---|---|---|---:|---:|---:|", flush=True)
     for controller in args.controllers:
         with tempfile.TemporaryDirectory(prefix=f"rmq-failover-{controller}-") as work:
-            f = measure(controller, Path(work))
+            f = measure(controller, Path(work), freeze=args.freeze)
         print(f"| {f.controller} | {list(f.formed)} | {f.master_id} ({f.master_epoch}) | "
               f"{list(f.sync_state_set)} | {f.elected_s:.2f} s | {f.serving_s:.2f} s | {f.kept} |",
               flush=True)

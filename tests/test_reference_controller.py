@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from rocketmq_spec.apache.cluster import controller_answers
 from rocketmq_spec.apache.servers import free_port
 from rocketmq_spec.codec.bodies import decode_body
 from rocketmq_spec.codec.custom_header import decode_header, encode_header
@@ -26,6 +27,7 @@ from rocketmq_spec.spec.controller import (
     GET_REPLICA_INFO_RESPONSE,
     SYNC_STATE_SET,
 )
+from rocketmq_spec.targets.reference import ReferenceServers
 
 _R = ResponseCode
 CLUSTER, NAME = "c", "bs"
@@ -232,3 +234,11 @@ def test_a_master_whose_connection_closes_is_replaced_at_once(tmp_path: Path) ->
     assert result == {"masterBrokerId": 2, "masterAddress": "127.0.0.1:102", "masterEpoch": 2,
                       "syncStateSet": [2], "syncStateSetEpoch": 3}
     assert TableFile(tmp_path).load().sets[NAME].master == 2
+
+
+def test_the_embedded_target_runs_a_leading_and_a_following_controller(tmp_path: Path) -> None:
+    """``rmq-namesrv`` with enableControllerInNamesrv leads its lone group; ``rmq-controller`` in a group of
+    two, whose other peer is absent, never leads (what --target embedded --controller judges)."""
+    with ReferenceServers(home=tmp_path, controller=True) as servers:
+        assert controller_answers(servers.controller_addr) is True
+        assert controller_answers(servers.quorumless_controller_addr) is False

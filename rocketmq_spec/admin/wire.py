@@ -18,7 +18,7 @@ from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.codec.framing import FrameDecoder, FrameRejected
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode, code_name
-from rocketmq_spec.spec.headers import header_for
+from rocketmq_spec.spec.headers import HeaderSpec, header_for
 from rocketmq_spec.spec.version import CURRENT_VERSION
 
 DEFAULT_TIMEOUT = 5.0
@@ -82,9 +82,11 @@ class AdminConnection:
         self.close()
 
     def call(self, code: RequestCode, values: Mapping[str, Any] | None = None, body: bytes | None = None, *,
-             accept: tuple[int, ...] = (ResponseCode.SUCCESS,)) -> Answer:
-        """Send one request; the answer must carry one of the ``accept`` codes."""
-        spec = header_for(code, is_response=False)
+             accept: tuple[int, ...] = (ResponseCode.SUCCESS,), spec: HeaderSpec | None = None) -> Answer:
+        """Send one request; the answer must carry one of the ``accept`` codes. ``spec``: the request's
+        header table where the code's own is not the one to use (a controller's requests, whose tables are
+        ``rocketmq_spec.spec.controller``'s); the answer's header is then left to the caller."""
+        spec = spec or header_for(code, is_response=False)
         fields = encode_header(spec, values or {}) if spec is not None and spec.fields else None
         request = RemotingCommand.request(int(code), fields, body, opaque=next(_opaques),
                                           version=int(CURRENT_VERSION))

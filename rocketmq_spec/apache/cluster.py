@@ -125,21 +125,11 @@ class ApacheRocketMQ(LoopbackServers):
             "controllerStorePath": self.home / "controller-quorumless"})
         self._spawn("controller", self.java_command(CONTROLLER_MAIN, "-c", str(config), heap_mb=128))
         addr = self.quorumless_controller_addr
-        self._wait("controller", lambda: self._controller_answers(addr) is not None)
+        self._wait("controller", lambda: controller_answers(addr) is not None)
 
     def _controller_leads(self) -> bool:
         """The controller answers CONTROLLER_GET_METADATA_INFO and leads its (one-peer) group."""
-        return self._controller_answers(self.controller_addr) is True
-
-    @staticmethod
-    def _controller_answers(addr: str) -> bool | None:
-        """Whether the controller at ``addr`` leads; None while it does not answer its metadata."""
-        try:
-            with AdminConnection(addr, 2.0) as connection:
-                answer = connection.call(RequestCode.CONTROLLER_GET_METADATA_INFO)
-        except AdminError:
-            return None
-        return decode_header(GET_METADATA_RESPONSE, answer.command.ext_fields).get("isLeader") is True
+        return controller_answers(self.controller_addr) is True
 
     def _start_broker(self) -> None:
         self._broker_settings()
@@ -161,6 +151,16 @@ class ApacheRocketMQ(LoopbackServers):
                                     "grpcServerPort": grpc_port, "remotingListenPort": free_port(),
                                     "namesrvAddr": self.namesrv_addr}), encoding="utf-8")
         return path
+
+
+def controller_answers(addr: str) -> bool | None:
+    """Whether the controller at ``addr`` leads; None while it does not answer its metadata."""
+    try:
+        with AdminConnection(addr, 2.0) as connection:
+            answer = connection.call(RequestCode.CONTROLLER_GET_METADATA_INFO)
+    except AdminError:
+        return None
+    return decode_header(GET_METADATA_RESPONSE, answer.command.ext_fields).get("isLeader") is True
 
 
 def java_options(row: Release, home: Path, heap_mb: int) -> list[str]:

@@ -137,8 +137,9 @@ def _wire_parser() -> argparse.ArgumentParser:
                         help=f"release the embedded broker answers as (default {DEFAULT_RELEASE})")
     ctl = parser.add_argument_group("controller (RocketMQ 5's automatic failover): the controller area alone")
     ctl.add_argument("--controller", action="store_true",
-                     help="with --target apache-5.x: start its name server with a controller inside "
-                          "(enableControllerInNamesrv=true) and judge that controller")
+                     help="with --target apache-5.x or embedded: start its name server with a controller "
+                          "inside (enableControllerInNamesrv=true) and judge that controller (the "
+                          "reference controller, for embedded)")
     ctl.add_argument("--controller-addr", type=_endpoint, metavar="HOST:PORT",
                      help="a running controller to judge (its controllerDLegerPeers port)")
     ctl.add_argument("--controller-broker", type=_endpoint, metavar="HOST:PORT",
@@ -353,7 +354,8 @@ def _pytest(argv: list[str]) -> ExitStatus:
 
 
 def _provisioned(args: argparse.Namespace) -> int:
-    """Run the wire cases against a release started for the run and stopped after it."""
+    """Run the wire cases against a release started for the run and stopped after it (or the controller
+    area against the embedded target's controller)."""
     from rocketmq_spec.apache import ProvisionError
     from rocketmq_spec.targets import started
 
@@ -372,8 +374,11 @@ def _provisioned(args: argparse.Namespace) -> int:
             print(f"started {args.target}: controller {running.controller_addr} in the name server "
                   f"{running.namesrv_addr}", flush=True)
             follower = running.quorumless_controller_addr
-            target = Target(controller=Endpoint.parse(running.controller_addr),
-                            controller_broker=Endpoint.parse(running.broker_addr),
+            # a release's broker is in controller mode, master at that controller; the reference broker has
+            # no controller mode, so its run leaves the ha_autoswitch area out
+            master = Endpoint.parse(running.broker_addr) if isinstance(parse_target(args.target), Release) \
+                else None
+            target = Target(controller=Endpoint.parse(running.controller_addr), controller_broker=master,
                             follower_controller=Endpoint.parse(follower) if follower else None)
             return _pytest(pytest_args(target, args))
         proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None
@@ -406,9 +411,11 @@ def _check_options(args: argparse.Namespace) -> None:
                            "--broker)")
     if getattr(args, "controller", False):
         found = parse_target(args.target)
-        if not isinstance(found, Release) or not CONTROLLER_RELEASES.holds_for_version(found.mq_version):
-            raise BadInput(f"--controller starts the controller of a --target apache-5.x ({args.target} has "
-                           "no controller); give --controller-addr HOST:PORT to judge a running one")
+        if found is not None and (not isinstance(found, Release)
+                                  or not CONTROLLER_RELEASES.holds_for_version(found.mq_version)):
+            raise BadInput(f"--controller starts the controller of a --target apache-5.x or embedded "
+                           f"({args.target} has no controller); give --controller-addr HOST:PORT to judge a "
+                           "running one")
     if getattr(args, "controller_broker", None) and not args.controller_addr:
         raise BadInput("--controller-broker goes with --controller-addr (the controller it is master at)")
     if args.profile and args.profile != profiles.NONE:
@@ -496,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _pytest(pytest_args(Target(store=require_store(args.directory), replica=replica), args))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
-        if args.target != EMBEDDED:
+        if args.target != EMBEDDED or args.controller:
             return _provisioned(args)
         if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave \
                 or args.controller_addr:

@@ -1,6 +1,10 @@
 """``rmq-broker`` and ``rmq-namesrv``: the reference broker and name server, in the roles Apache RocketMQ's
 ``mqbroker`` and ``mqnamesrv`` have.
 
+``rmq-controller`` is a controller alone, as ``mqcontroller`` (``ControllerStartup``): RocketMQ 5's
+automatic failover for brokers in controller mode; ``rmq-namesrv`` runs one too with
+``enableControllerInNamesrv=true``.
+
 ``rmq-broker`` without ``namesrvAddr`` is the all-in-one: a name server and a broker in one process, the
 broker registered with it. With ``namesrvAddr`` (in broker.conf, or ``-n``) the broker joins those name
 servers, Apache RocketMQ's or ``rmq-namesrv``'s, and starts none of its own, so it can be a slave of an
@@ -37,6 +41,7 @@ from rocketmq_spec.reference_broker.config import (
     validate,
     with_tls_file,
 )
+from rocketmq_spec.reference_broker.controller.server import Controller
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.namesrv.server import NameServer
 from rocketmq_spec.reference_broker.preflight import StoreRefused, broker_ports, check_ports, check_store
@@ -82,6 +87,16 @@ def build_namesrv_parser() -> argparse.ArgumentParser:
     parser.add_argument("-c", "--config", help="namesrv.conf with Java property names (listenPort, "
                         "kvConfigPath, orderMessageEnable, ...)")
     parser.add_argument("-p", "--port", type=int, help="listenPort (default 9876; 0 = free port)")
+    _common_options(parser)
+    return parser
+
+
+def build_controller_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rmq-controller", description="the reference controller alone, as "
+                                     "mqcontroller: brokers in controller mode (enableControllerMode) take "
+                                     "their ids and roles from it")
+    parser.add_argument("-c", "--config", required=True, help="controller.conf with Java property names "
+                        "(controllerDLegerPeers, controllerDLegerSelfId, controllerStorePath, ...)")
     _common_options(parser)
     return parser
 
@@ -149,6 +164,16 @@ def configure_namesrv(args: argparse.Namespace) -> tuple[NamesrvConfig, LoadedCo
     return namesrv, loaded
 
 
+def configure_controller(args: argparse.Namespace) -> tuple[NamesrvConfig, LoadedConfig]:
+    """The controller's keys are read as a name server with a controller reads them."""
+    config = NamesrvConfig()
+    loaded = load_namesrv_config_file(args.config, config)
+    _system_properties(args, BrokerConfig(), config, loaded)
+    if args.bind:
+        config.bind_address = args.bind
+    return config, loaded
+
+
 def _stop_on_signal() -> asyncio.Event:
     """An event SIGINT and SIGTERM set, installed before any server starts: a signal that arrives while
     they start (a supervisor stopping a broker it just saw register) stops them cleanly once started,
@@ -179,10 +204,22 @@ async def serve_namesrv(config: NamesrvConfig) -> None:
     namesrv = NameServer(config)
     await namesrv.start()
     try:
-        print(f"name server {namesrv.addr}", flush=True)
+        controller = f", controller {namesrv.controller.addr}" if namesrv.controller else ""
+        print(f"name server {namesrv.addr}{controller}", flush=True)
         await stop.wait()
     finally:
         await namesrv.stop()
+
+
+async def serve_controller(config: NamesrvConfig) -> None:
+    stop = _stop_on_signal()
+    controller = Controller(config)
+    await controller.start()
+    try:
+        print(f"controller {controller.addr}", flush=True)
+        await stop.wait()
+    finally:
+        await controller.stop()
 
 
 def _run(prog: str, args: argparse.Namespace, configure_role: Callable[[argparse.Namespace], tuple[Any, ...]],
@@ -223,6 +260,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def namesrv_main(argv: list[str] | None = None) -> int:
     return _run("rmq-namesrv", build_namesrv_parser().parse_args(argv), configure_namesrv, serve_namesrv)
+
+
+def controller_main(argv: list[str] | None = None) -> int:
+    return _run("rmq-controller", build_controller_parser().parse_args(argv), configure_controller,
+                serve_controller)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,21 @@ class NamesrvConfig:
     """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``)."""
     tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
     """The ``tls.*`` keys (Java's system properties): TLS on the name server's port."""
+    # -- ControllerConfig: the controller a name server runs with enableControllerInNamesrv, or
+    # rmq-controller alone (``rocketmq_spec.reference_broker.controller``)
+    enable_controller_in_namesrv: bool = False
+    controller_d_leger_group: str | None = None
+    controller_d_leger_peers: str | None = None
+    """``id-ip:port;...``: the controller serves on its own entry's port; with other peers it never leads."""
+    controller_d_leger_self_id: str | None = None
+    controller_store_path: str | None = None
+    """Where the controller's table is kept (None: in memory only)."""
+    enable_elect_unclean_master: bool = False
+    notify_broker_role_changed: bool = True
+    scan_inactive_master_interval: int = 5000
+    """ms between the checks for a dead master (``scanInactiveMasterInterval``)."""
+    elect_master_max_retry_count: int = 3
+    """Elections the controller tries after its master died, until one succeeds."""
 
 
 @dataclass

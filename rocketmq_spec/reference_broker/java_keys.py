@@ -62,6 +62,7 @@ class JavaKey:
 
 _BC, _MSC, _NSC, _NCC, _NC, _OURS = ("BrokerConfig", "MessageStoreConfig", "NettyServerConfig",
                                      "NettyClientConfig", "NamesrvConfig", "reference broker")
+_CC = "ControllerConfig"
 _AC = "AuthConfig"
 """5.3.0+: the broker fills it from the same file (``BrokerStartup``)."""
 
@@ -226,6 +227,19 @@ KEYS: tuple[JavaKey, ...] = (
               owner=Owner.NAMESRV),
     JavaKey("clusterTest", Disposition.REFUSED, _NC, Owner.NAMESRV, "cluster-test routes are not supported",
             accepted=("false",)),
+    # -- ControllerConfig: read by a name server with enableControllerInNamesrv=true, and rmq-controller --
+    *_honoured(_NC, "enableControllerInNamesrv", owner=Owner.NAMESRV),
+    *(JavaKey(name, Disposition.HONOURED, _CC, Owner.NAMESRV, field=field) for name, field in (
+        ("controllerDLegerGroup", "controller_d_leger_group"),
+        ("controllerDLegerPeers", "controller_d_leger_peers"),
+        ("controllerDLegerSelfId", "controller_d_leger_self_id"))),
+    *_honoured(_CC, "controllerStorePath", "enableElectUncleanMaster", "notifyBrokerRoleChanged",
+               "scanInactiveMasterInterval", "electMasterMaxRetryCount", owner=Owner.NAMESRV),
+    _fixed(_CC, "controllerType", "DLedger", "a lone controller: neither DLedger nor JRaft replication"),
+    *_ignored(_CC, _THREADS, "controllerThreadPoolNums", "controllerRequestThreadPoolQueueCapacity",
+              owner=Owner.NAMESRV),
+    *_ignored(_CC, "the controller keeps its table in one JSON file, not a DLedger log", "mappedFileSize",
+              owner=Owner.NAMESRV),
     # -- ProxyConfig: the gRPC proxy the broker runs in its process (local mode) ----------------------
     *_honoured("ProxyConfig", "grpcServerPort"),
     # -- the reference broker's own keys --------------------------------------------------------------

@@ -149,6 +149,17 @@ BROKER_HEARTBEAT_REQUEST = HeaderSpec("BrokerHeartbeatRequestHeader", _fields(
     ("heartbeatTimeoutMills", L, False, "how long the heartbeat keeps it alive (absent: 10 s)", 48),
     ("electionPriority", INT, False, "lower is preferred among equals (absent: Integer.MAX_VALUE)", 50)))
 
+NOTIFY_BROKER_ROLE_CHANGED_REQUEST = HeaderSpec("NotifyBrokerRoleChangedRequestHeader", _fields(
+    REMOTING + "header/NotifyBrokerRoleChangedRequestHeader.java",
+    ("masterAddress", S, False, "the new master's address", 28),
+    ("masterEpoch", INT, False, "its master epoch", 29),
+    ("syncStateSetEpoch", INT, False, "the SyncStateSet epoch", 30),
+    ("masterBrokerId", L, False, "the new master's id", 31)))
+"""What a controller sends, oneway, to every alive broker of a set it elected a master for (with
+``notifyBrokerRoleChanged=true``): NOTIFY_BROKER_ROLE_CHANGED with the SyncStateSet as body
+(ControllerManager.doNotifyBrokerRoleChanged:222; the broker's AdminBrokerProcessor hands it to
+ReplicasManager.changeBrokerRole)."""
+
 _S, _N, _A, _O, _B = Json.STRING, Json.NUMBER, Json.ARRAY, Json.OBJECT, Json.BOOLEAN
 SYNC_STATE_SET = BodySpec("SyncStateSet", (
     BodyField("syncStateSet", _A, "broker ids in step with the master (SyncStateSet.java:25)"),

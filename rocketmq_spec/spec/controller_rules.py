@@ -34,6 +34,14 @@ DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000
 """``BrokerHeartbeatManager.DEFAULT_BROKER_CHANNEL_EXPIRED_TIME`` (BrokerHeartbeatManager.java:29)."""
 NO_ELECTOR = -1
 """The brokerId of an election the controller starts itself when a master stops heartbeating."""
+NOT_LEADER_REMARK = "The controller is not in leader state"
+"""Remark of 2007 CONTROLLER_NOT_LEADER (DLedgerController.EventScheduler.appendEvent:405)."""
+HEARTBEAT_REMARK = "Heart beat success"
+"""Remark of a BROKER_HEARTBEAT's SUCCESS (ControllerRequestProcessor.handleBrokerHeartbeat:215)."""
+NO_BROKER_ID_REMARK = "Heart beat with empty brokerId"
+"""Remark of a BROKER_HEARTBEAT without brokerId (ControllerRequestProcessor.handleBrokerHeartbeat:211)."""
+METADATA_NOT_EXIST_REMARK = "Broker metadata is not existed"
+"""Remark of an unknown set in GET_REPLICA_INFO and ALTER_SYNC_STATE_SET (ReplicasInfoManager:118,383)."""
 CHECK_CODE_SEPARATOR = ";"
 """registerCheckCode is ``ip:port;timestamp`` (ReplicasManager.createTempMetadataFile)."""
 

@@ -78,16 +78,16 @@ def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None
             system_properties: Mapping[str, str] | None = None) -> LoopbackServers:
     """The name server and broker of the target ``name`` names, not started yet (``heap_mb``: a JVM's;
     ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have; the
-    reference broker always serves gRPC itself; ``controller``: a 5.x release's name server runs a
-    controller too, which neither the reference broker nor rocketmq-rust has; ``system_properties``: Java's
+    reference broker always serves gRPC itself; ``controller``: the name server of a 5.x release or of
+    the embedded target runs a controller too (rocketmq-rust has none); ``system_properties``: Java's
     ``-D`` settings such as ``tls.server.mode``, which the reference broker reads as config keys)."""
     found = parse_target(name)
-    if controller and not isinstance(found, Release):
+    if controller and isinstance(found, RustRelease):
         raise ProvisionError(f"{name}: no controller (RocketMQ 5's automatic failover) to start",
-                             expected="an apache-5.x target", seen=name)
+                             expected="an apache-5.x or the embedded target", seen=name)
     if found is None:
         settings = {**(broker_config or {}), **(system_properties or {})}
-        return ReferenceServers(home=home, broker_config=settings, grpc=True)
+        return ReferenceServers(home=home, broker_config=settings, grpc=True, controller=controller)
     if isinstance(found, RustRelease):
         if grpc or system_properties:
             raise ProvisionError(f"{name}: its broker serves no gRPC and reads no Java system properties",

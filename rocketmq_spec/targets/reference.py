@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from rocketmq_spec.apache.cluster import CONTROLLER_GROUP, CONTROLLER_PEER, controller_answers
 from rocketmq_spec.apache.home import write_properties
 from rocketmq_spec.apache.servers import (
     LOOPBACK,
@@ -27,6 +28,9 @@ from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 NAMESRV_COMMAND = ("-c", "import sys; from rocketmq_spec.reference_broker.cli import namesrv_main; "
                            "sys.exit(namesrv_main())")
 """``rmq-namesrv`` through the running interpreter: the console script need not be on PATH."""
+CONTROLLER_COMMAND = ("-c", "import sys; from rocketmq_spec.reference_broker.cli import controller_main; "
+                            "sys.exit(controller_main())")
+"""``rmq-controller`` likewise."""
 BROKER_COMMAND = ("-m", "rocketmq_spec.reference_broker.cli")
 NO_GRPC = "-1"
 NAMESRV_ADDR = "namesrvAddr"
@@ -39,11 +43,18 @@ class ReferenceServers(LoopbackServers):
     endpoint (``grpc_addr``) beside the broker."""
 
     def __init__(self, *, home: Path | None = None, store: Path | None = None, namesrv: str | None = None,
-                 broker_config: Mapping[str, object] | None = None, grpc: bool = False) -> None:
+                 broker_config: Mapping[str, object] | None = None, grpc: bool = False,
+                 controller: bool = False) -> None:
+        """``controller``: the name server runs the reference controller (``enableControllerInNamesrv``),
+        and a second controller runs beside it that never leads (its group names a peer that is not
+        there), as :class:`rocketmq_spec.apache.ApacheRocketMQ` does for a release."""
         super().__init__("the reference broker", home, store=store, namesrv=namesrv)
         self._overrides = {key: str(value) for key, value in (broker_config or {}).items()}
         self.tls_only = self._overrides.get(TLS_MODE_KEY) == TlsMode.ENFORCING.value
         self._grpc = grpc
+        self._controller = controller
+        self.controller_addr = ""
+        self.quorumless_controller_addr = ""
 
     def _prepare(self) -> None:
         for directory in ("logs", "conf"):
@@ -52,8 +63,28 @@ class ReferenceServers(LoopbackServers):
     def _start_namesrv(self) -> None:
         port = self._namesrv_port or free_port()
         self.namesrv_addr = f"{LOOPBACK}:{port}"
-        self._spawn("namesrv", [sys.executable, *NAMESRV_COMMAND, "--port", str(port)])
+        options = ["--port", str(port)]
+        if self._controller:
+            self.controller_addr = f"{LOOPBACK}:{free_port()}"
+            options += ["-c", str(self._controller_config("namesrv", self.controller_addr,
+                                                          enableControllerInNamesrv="true"))]
+        self._spawn("namesrv", [sys.executable, *NAMESRV_COMMAND, *options])
         self._wait("namesrv", self._namesrv_ready)
+        if self._controller:
+            self._wait("namesrv", lambda: controller_answers(self.controller_addr) is True)
+            self.quorumless_controller_addr = f"{LOOPBACK}:{free_port()}"
+            absent = f"{LOOPBACK}:{free_port()}"
+            config = self._controller_config("controller-quorumless", self.quorumless_controller_addr,
+                                             peers=f";n1-{absent}")
+            self._spawn("controller", [sys.executable, *CONTROLLER_COMMAND, "-c", str(config)])
+            self._wait("controller", lambda: controller_answers(self.quorumless_controller_addr) is not None)
+
+    def _controller_config(self, name: str, addr: str, peers: str = "", **settings: str) -> Path:
+        """A config file of one controller: a group of its own, its peers, its table in the home."""
+        return write_properties(self.home / "conf" / f"{name}.conf", {
+            "controllerDLegerGroup": f"{CONTROLLER_GROUP}-{name}", "controllerDLegerSelfId": CONTROLLER_PEER,
+            "controllerDLegerPeers": f"{CONTROLLER_PEER}-{addr}{peers}",
+            "controllerStorePath": self.home / name / "controller", **settings})
 
     def _start_broker(self) -> None:
         port = self._broker_settings()

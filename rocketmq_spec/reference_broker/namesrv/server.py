@@ -15,6 +15,7 @@ from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.bodies import decode_register_broker_body
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.config import NamesrvConfig
+from rocketmq_spec.reference_broker.controller.server import Controller
 from rocketmq_spec.reference_broker.namesrv.admin import NamesrvAdminHandlers
 from rocketmq_spec.reference_broker.namesrv.kv import ORDER_TOPIC_CONFIG, KVConfig
 from rocketmq_spec.reference_broker.namesrv.routes import RouteTable, route_data_json
@@ -54,6 +55,8 @@ class NameServer:
                                      backlog=self.config.server_socket_backlog, version=release.version,
                                      tls=TlsPolicy.of(self.config.tls))
         self._scanner: asyncio.Task[None] | None = None
+        self.controller = Controller(self.config) if self.config.enable_controller_in_namesrv else None
+        """Java's ``enableControllerInNamesrv``: a controller on its own port in the same process."""
 
     @property
     def addr(self) -> str:
@@ -61,12 +64,20 @@ class NameServer:
 
     async def start(self) -> None:
         await self.server.start(self.config.bind_address, self.config.listen_port)
+        if self.controller is not None:
+            try:
+                await self.controller.start()
+            except BaseException:
+                await self.server.stop()
+                raise
         self._scanner = asyncio.ensure_future(self._scan())
 
     async def stop(self) -> None:
         await shut_down_gracefully([self.server], self.config)
         if self._scanner is not None:
             await cancel_and_wait([self._scanner])
+        if self.controller is not None:
+            await self.controller.stop()
         await self.server.stop()
 
     async def _scan(self) -> None:

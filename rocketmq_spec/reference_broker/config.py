@@ -56,8 +56,10 @@ class NamesrvConfig:
     shutdown_wait_time_seconds: int = SHUTDOWN_WAIT_SECONDS
     """With the key above, seconds of GO_AWAY before a 5.2.0+ release stops
     (``rocketmq_spec.spec.shutdown``)."""
-    scan_not_active_broker_interval: float = 10.0
-    """Seconds between scans for silent brokers (4.9.8: every 10 s)."""
+    scan_not_active_broker_interval: int = 10_000
+    """Milliseconds between scans for silent brokers: 5.x's ``NamesrvConfig.scanNotActiveBrokerInterval``
+    (default 5000), in Java's unit so that a Java namesrv.conf means the same here; the default keeps
+    4.9.8's fixed 10 s."""
     broker_channel_expired_time: float = 120.0
     """Seconds without REGISTER_BROKER after which a broker is dropped (``BROKER_CHANNEL_EXPIRED_TIME``)."""
     order_message_enable: bool = False

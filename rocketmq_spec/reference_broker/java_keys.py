@@ -222,7 +222,8 @@ KEYS: tuple[JavaKey, ...] = (
     *_ignored(_MSC, "delivery of due delayed messages is synchronous here", "enableScheduleAsyncDeliver",
               "scheduleAsyncDeliverMaxPendingLimit", "scheduleAsyncDeliverMaxResendNum2Blocked"),
     # -- NamesrvConfig --------------------------------------------------------------------------------
-    *_honoured(_NC, "kvConfigPath", "orderMessageEnable", "productEnvName", owner=Owner.NAMESRV),
+    *_honoured(_NC, "kvConfigPath", "orderMessageEnable", "productEnvName", "scanNotActiveBrokerInterval",
+               owner=Owner.NAMESRV),
     *_ignored(_NC, "UPDATE_NAMESRV_CONFIG changes are not written back to a file", "configStorePath",
               owner=Owner.NAMESRV),
     JavaKey("clusterTest", Disposition.REFUSED, _NC, Owner.NAMESRV, "cluster-test routes are not supported",
@@ -248,7 +249,7 @@ KEYS: tuple[JavaKey, ...] = (
     *_honoured(_OURS, "aclFile"),
     *_honoured(_OURS, "fastListenPort", "channelExpiredTimeout", "clientScanInterval", "lockMaxLiveTime",
                "diskSpaceWarningLevelRatio", "diskSpaceCleanForciblyRatio", "haReconnectInterval"),
-    *_honoured(_OURS, "scanNotActiveBrokerInterval", "brokerChannelExpiredTime", owner=Owner.NAMESRV),
+    *_honoured(_OURS, "brokerChannelExpiredTime", owner=Owner.NAMESRV),
 )
 
 BY_NAME: dict[str, JavaKey] = {key.name: key for key in KEYS}

@@ -81,12 +81,12 @@ class NameServer:
         await self.server.stop()
 
     async def _scan(self) -> None:
-        await asyncio.sleep(min(FIRST_SCAN_DELAY, self.config.scan_not_active_broker_interval))
+        await asyncio.sleep(min(FIRST_SCAN_DELAY, self.config.scan_not_active_broker_interval / 1000))
         while True:
             for addr in self.routes.expire(time.monotonic(), self.config.broker_channel_expired_time):
                 log.warning("broker %s expired: no registration for %s s", addr,
                             self.config.broker_channel_expired_time)
-            await asyncio.sleep(self.config.scan_not_active_broker_interval)
+            await asyncio.sleep(self.config.scan_not_active_broker_interval / 1000)
 
     def _closed(self, connection: Connection) -> None:
         for addr in self.routes.channel_closed(connection):

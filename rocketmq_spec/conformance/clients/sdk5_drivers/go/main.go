@@ -219,8 +219,18 @@ func produce(kind string) error {
 	return nil
 }
 
+// settleRedelivery gives consume-nack's redelivery more time first (its invisible duration changed once
+// more), then acks it: the ack must carry the receipt handle that change answered, which the SDK keeps on
+// the view.
+func settleRedelivery(consumer rmq.SimpleConsumer, mv *rmq.MessageView) error {
+	if err := consumer.ChangeInvisibleDuration(mv, receiveInvisible); err != nil {
+		return err
+	}
+	return consumer.Ack(context.TODO(), mv)
+}
+
 // consumeSimple receives and acks; with nack, a first delivery's invisible duration is changed instead and
-// only its redelivery is acked (and counted).
+// only its redelivery is acked (and counted), after a change of its own (settleRedelivery).
 func consumeSimple(nack bool) error {
 	consumer, err := rmq.NewSimpleConsumer(config(), rmq.WithSimpleSubscriptionExpressions(subscriptions()),
 		rmq.WithSimpleAwaitDuration(simpleAwait))
@@ -241,9 +251,13 @@ func consumeSimple(nack bool) error {
 		}
 		for _, mv := range views {
 			received(mv)
-			if nack && mv.GetDeliveryAttempt() <= 1 {
+			switch {
+			case nack && mv.GetDeliveryAttempt() <= 1:
 				err = consumer.ChangeInvisibleDuration(mv, nackInvisible)
-			} else {
+			case nack:
+				err = settleRedelivery(consumer, mv)
+				done++
+			default:
 				err = consumer.Ack(context.TODO(), mv)
 				done++
 			}

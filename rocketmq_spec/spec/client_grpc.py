@@ -54,7 +54,10 @@ GCLIENT_TXN_RECOVER = clause(
     "On RecoverOrphanedTransactionCommand an SDK answers COMMIT or ROLLBACK with EndTransaction "
     "(source SOURCE_SERVER_CHECK, the command's transaction_id and message_id) and sends nothing for "
     "UNKNOWN.",
-    source=_SDK + "impl/producer/ProducerImpl.java (onRecoverOrphanedTransactionCommand)")
+    source=_SDK + "impl/producer/ProducerImpl.java (onRecoverOrphanedTransactionCommand); "
+           + _PROXY + "transaction/EndTransactionActivity.java (fromTransactionCheck from the source); "
+           "broker/src/main/java/org/apache/rocketmq/broker/processor/EndTransactionProcessor.java "
+           "(rejectCommitOrRollback spares only ends from a check)")
 GCLIENT_TERMINATION = clause(
     "RMQ-GCLIENT-TERMINATION", Level.SHOULD,
     "On shutdown an SDK sends NotifyClientTermination to its endpoints and completes its Telemetry streams.",
@@ -88,9 +91,11 @@ GCLIENT_CHANGE_HANDLE = clause(
 GCLIENT_TXN_SEND = clause(
     "RMQ-GCLIENT-TXN-SEND", Level.MUST,
     "A transactional message is sent with message_type TRANSACTION, and the EndTransaction that resolves "
-    "it (source SOURCE_CLIENT) names its topic and the message_id and transaction_id of the SendMessage "
-    "answer's entry.",
+    "it names its topic and the message_id and transaction_id of the SendMessage answer's entry, with "
+    "source SOURCE_CLIENT (never SOURCE_SERVER_CHECK; a proxy tells only that value apart, so an unset "
+    "source is tolerated).",
     source=_SDK + "message/PublishingMessageImpl.java (messageType TRANSACTION); "
            + _SDK + "impl/producer/TransactionImpl.java (commit, rollback); "
            + _SDK + "impl/producer/ProducerImpl.java (endTransaction); "
-           + _PROXY + "transaction/EndTransactionActivity.java (transaction_id required)")
+           + _PROXY + "transaction/EndTransactionActivity.java (transaction_id required; "
+           "fromTransactionCheck = source is SOURCE_SERVER_CHECK)")

@@ -117,15 +117,8 @@ async function produce(kind) {
   }
 }
 
-// consume-nack's redelivery gets more time first (its invisible duration changed once more), then is acked:
-// the ack must carry the receipt handle that change answered, which the SDK keeps on the view.
-async function settleRedelivery(consumer, view) {
-  await consumer.changeInvisibleDuration(view, RECEIVE_INVISIBLE_MS);
-  await consumer.ack(view);
-}
-
 // Receive and ack; with `nack`, a first delivery's invisible duration is changed instead and only its
-// redelivery is acked (and counted), after a change of its own (settleRedelivery).
+// redelivery is acked (and counted).
 async function consumeSimple(nack) {
   const consumer = new SimpleConsumer({ ...options(), consumerGroup: env.RMQ_GROUP, subscriptions: subscriptions() });
   await consumer.startup();
@@ -138,10 +131,10 @@ async function consumeSimple(nack) {
         received(view);
         if (nack && (view.deliveryAttempt || 1) === 1) {
           await consumer.changeInvisibleDuration(view, NACK_INVISIBLE_MS);
-          continue;
+        } else {
+          await consumer.ack(view);
+          done += 1;
         }
-        await (nack ? settleRedelivery(consumer, view) : consumer.ack(view));
-        done += 1;
       }
     }
   } finally {

@@ -163,16 +163,9 @@ def _receive(consumer: SimpleConsumer) -> list[Message]:
         return []
 
 
-def settle_redelivery(consumer: SimpleConsumer, got: Message) -> None:
-    """consume-nack's redelivery gets more time first (its invisible duration changed once more), then is
-    acked: the ack must carry the receipt handle that change answered, which the SDK keeps on the message."""
-    consumer.change_invisible_duration(got, RECEIVE_INVISIBLE_S)
-    consumer.ack(got)
-
-
 def consume_simple(nack: bool) -> None:
     """Receive and ack; with ``nack``, a first delivery's invisible duration is changed instead and only its
-    redelivery is acked (and counted), after a change of its own (:func:`settle_redelivery`)."""
+    redelivery is acked (and counted)."""
     consumer = SimpleConsumer(configuration(), ENV["RMQ_GROUP"],
                               {ENV["RMQ_TOPIC"]: FilterExpression(ENV.get("RMQ_TAG") or "*")}, tls_enable=TLS)
     consumer.startup()
@@ -184,12 +177,9 @@ def consume_simple(nack: bool) -> None:
                 received(got)
                 if nack and (got.delivery_attempt or 1) == 1:
                     consumer.change_invisible_duration(got, NACK_INVISIBLE_S)
-                    continue
-                if nack:
-                    settle_redelivery(consumer, got)
                 else:
                     consumer.ack(got)
-                done += 1
+                    done += 1
     finally:
         consumer.shutdown()
 

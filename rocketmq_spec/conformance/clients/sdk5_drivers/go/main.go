@@ -219,18 +219,8 @@ func produce(kind string) error {
 	return nil
 }
 
-// settleRedelivery gives consume-nack's redelivery more time first (its invisible duration changed once
-// more), then acks it: the ack must carry the receipt handle that change answered, which the SDK keeps on
-// the view.
-func settleRedelivery(consumer rmq.SimpleConsumer, mv *rmq.MessageView) error {
-	if err := consumer.ChangeInvisibleDuration(mv, receiveInvisible); err != nil {
-		return err
-	}
-	return consumer.Ack(context.TODO(), mv)
-}
-
 // consumeSimple receives and acks; with nack, a first delivery's invisible duration is changed instead and
-// only its redelivery is acked (and counted), after a change of its own (settleRedelivery).
+// only its redelivery is acked (and counted).
 func consumeSimple(nack bool) error {
 	consumer, err := rmq.NewSimpleConsumer(config(), rmq.WithSimpleSubscriptionExpressions(subscriptions()),
 		rmq.WithSimpleAwaitDuration(simpleAwait))
@@ -251,13 +241,9 @@ func consumeSimple(nack bool) error {
 		}
 		for _, mv := range views {
 			received(mv)
-			switch {
-			case nack && mv.GetDeliveryAttempt() <= 1:
+			if nack && mv.GetDeliveryAttempt() <= 1 {
 				err = consumer.ChangeInvisibleDuration(mv, nackInvisible)
-			case nack:
-				err = settleRedelivery(consumer, mv)
-				done++
-			default:
+			} else {
 				err = consumer.Ack(context.TODO(), mv)
 				done++
 			}

@@ -18,7 +18,6 @@ import java.util.function.Consumer;
 
 import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientConfigurationBuilder;
-import org.apache.rocketmq.client.apis.ClientException;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
 import org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider;
 import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
@@ -236,15 +235,8 @@ public class SdkDriver {
         }
     }
 
-    /** consume-nack's redelivery gets more time first (its invisible duration changed once more), then is
-     * acked: the ack must carry the receipt handle that change answered, which the SDK keeps on the view. */
-    static void settleRedelivery(SimpleConsumer consumer, MessageView view) throws ClientException {
-        consumer.changeInvisibleDuration(view, RECEIVE_INVISIBLE);
-        consumer.ack(view);
-    }
-
     /** Receive and ack; with nack, a first delivery's invisible duration is changed instead and only its
-     * redelivery is acked (and counted), after a change of its own (settleRedelivery). */
+     * redelivery is acked (and counted). */
     static void consumeSimple(boolean nack) throws Exception {
         try (SimpleConsumer consumer = PROVIDER.newSimpleConsumerBuilder().setClientConfiguration(configuration())
             .setConsumerGroup(ENV.get("RMQ_GROUP")).setAwaitDuration(AWAIT)
@@ -257,14 +249,10 @@ public class SdkDriver {
                     received(view);
                     if (nack && view.getDeliveryAttempt() <= 1) {
                         consumer.changeInvisibleDuration(view, NACK_INVISIBLE);
-                        continue;
-                    }
-                    if (nack) {
-                        settleRedelivery(consumer, view);
                     } else {
                         consumer.ack(view);
+                        done++;
                     }
-                    done++;
                 }
             }
         }

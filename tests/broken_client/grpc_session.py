@@ -18,13 +18,17 @@ from rocketmq_spec.conformance.grpc_client import ProxyClient, Telemetry, messag
 
 ENV = os.environ
 TOPIC, GROUP = ENV["RMQ_TOPIC"], ENV["RMQ_GROUP"]
-SUPPORTED = ("produce", "produce-fifo", "produce-transaction", "consume-pop", "consume-nack")
+SUPPORTED = (
+    "produce", "produce-fifo", "produce-transaction", "consume-pop", "consume-nack", "consume-extend"
+)
 SETTINGS_WAIT_S = 5.0
 RECEIVE_DEADLINE_S = 20.0
 LONG_POLLING_S = 5
 RECEIVE_INVISIBLE_S = 30
 NACK_INVISIBLE_S = 5
 """consume-nack makes a first delivery invisible again for this long, as the SDK drivers do."""
+EXTEND_INVISIBLE_S = 30
+"""consume-extend gives each delivery this long before acking it."""
 MESSAGE_GROUPS = 2
 COUNT = int(ENV.get("RMQ_COUNT", "1"))
 DEADLINE = time.monotonic() + float(ENV.get("RMQ_TIMEOUT_S", "30")) - 3
@@ -75,23 +79,25 @@ def _ack(client: ProxyClient, messages: list[v2.Message]) -> None:
 
 def _change(client: ProxyClient, m: v2.Message, seconds: int) -> None:
     """ChangeInvisibleDuration; the handle it answers replaces the message's (RMQ-GCLIENT-CHANGE-HANDLE)."""
+    duration = duration_pb2.Duration(nanos=-1) if broken("change-negative") else _duration(seconds)
     answer = client.call(
         "ChangeInvisibleDuration",
         rpc.ChangeInvisibleDurationRequest(
             group=v2.Resource(name=GROUP),
             topic=v2.Resource(name=TOPIC),
             receipt_handle=m.system_properties.receipt_handle,
-            invisible_duration=_duration(seconds),
+            invisible_duration=duration,
             message_id=m.system_properties.message_id,
         ),
     )
-    if answer.receipt_handle and not broken("nack-stale-handle"):
+    if answer.receipt_handle and not broken("ack-stale-handle"):
         m.system_properties.receipt_handle = answer.receipt_handle
 
 
-def consume(client: ProxyClient, nack: bool) -> None:
-    """Receive until RMQ_COUNT acks. With ``nack`` a first delivery is made invisible again; its
-    redelivery gets more time (a second change) and is then acked."""
+def consume(client: ProxyClient, scenario: str) -> None:
+    """Receive until RMQ_COUNT acks. consume-nack makes a first delivery invisible again and acks its
+    redelivery; consume-extend gives each delivery more time (a change) before acking it."""
+    nack, extend = scenario == "consume-nack", scenario == "consume-extend"
     request = rpc.ReceiveMessageRequest(
         group=v2.Resource(name=GROUP),
         message_queue=v2.MessageQueue(topic=v2.Resource(name=TOPIC), id=-1),
@@ -108,11 +114,12 @@ def consume(client: ProxyClient, nack: bool) -> None:
             _received(m)
         settled = []
         for m in messages:
-            first = m.system_properties.delivery_attempt <= 1
-            if nack:
-                _change(client, m, NACK_INVISIBLE_S if first else RECEIVE_INVISIBLE_S)
-            if not (nack and first):
-                settled.append(m)
+            if nack and m.system_properties.delivery_attempt <= 1:
+                _change(client, m, NACK_INVISIBLE_S)
+                continue
+            if extend:
+                _change(client, m, EXTEND_INVISIBLE_S)
+            settled.append(m)
         if settled:
             _ack(client, settled)
             acked += len(settled)
@@ -196,7 +203,7 @@ def main(scenario: str) -> int:
             ),
         )
     if consumer:
-        consume(client, nack=scenario == "consume-nack")
+        consume(client, scenario)
     else:
         produce(client, scenario.removeprefix("produce-") if "-" in scenario else "normal")
         if scenario == "produce-transaction":

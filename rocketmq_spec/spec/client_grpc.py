@@ -2,9 +2,9 @@
 
 Read off rocketmq-clients' Java SDK (``java/client``, release java-5.2.1): the Telemetry session that
 must open with Settings, heartbeats, receipt handles in acks and invisible-duration changes, FIFO
-message groups and the answers to transaction recovery. The ``client`` subcommand judges them from what
-its gRPC relay records (FIFO groups, invisible-duration changes and transaction recovery have no
-scenario yet).
+message groups and the answers to transaction recovery; where a clause is about what the proxy expects
+of the calls, Apache's proxy (``proxy/``, 5.3.3, unchanged to 5.5.0 in these classes) is cited beside
+the SDK. The ``client`` subcommand judges them from what its gRPC relay records.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from rocketmq_spec.spec.clauses import Level, clause
 
 _SDK = "java/client/src/main/java/org/apache/rocketmq/client/java/"
+_PROXY = "proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/"
 
 GRPC_HEARTBEAT_INTERVAL_MS = 10_000
 """Period of the SDK's Heartbeat RPC to each endpoint (``ClientManagerImpl``)."""
@@ -53,8 +54,48 @@ GCLIENT_TXN_RECOVER = clause(
     "On RecoverOrphanedTransactionCommand an SDK answers COMMIT or ROLLBACK with EndTransaction "
     "(source SOURCE_SERVER_CHECK, the command's transaction_id and message_id) and sends nothing for "
     "UNKNOWN.",
-    source=_SDK + "impl/producer/ProducerImpl.java (onRecoverOrphanedTransactionCommand)")
+    source=_SDK + "impl/producer/ProducerImpl.java (onRecoverOrphanedTransactionCommand); "
+           + _PROXY + "transaction/EndTransactionActivity.java (fromTransactionCheck from the source); "
+           "broker/src/main/java/org/apache/rocketmq/broker/processor/EndTransactionProcessor.java "
+           "(rejectCommitOrRollback spares only ends from a check)")
 GCLIENT_TERMINATION = clause(
     "RMQ-GCLIENT-TERMINATION", Level.SHOULD,
     "On shutdown an SDK sends NotifyClientTermination to its endpoints and completes its Telemetry streams.",
     source=_SDK + "impl/ClientImpl.java (shutDown, notifyClientTermination)")
+GCLIENT_FIFO_SEND = clause(
+    "RMQ-GCLIENT-FIFO-SEND", Level.MUST,
+    "A message given a message group is sent with message_type FIFO and the group in "
+    "system_properties.message_group, and the messages of one group are sent in the application's order, "
+    "each after the answer to the one before.",
+    source=_SDK + "message/PublishingMessageImpl.java (constructor: messageType FIFO for a message group); "
+           + _SDK + "impl/producer/ProducerImpl.java (send0); "
+           + _PROXY + "producer/SendMessageActivity.java (buildMessage: message_group to __SHARDINGKEY)")
+GCLIENT_FIFO_CONSUME = clause(
+    "RMQ-GCLIENT-FIFO-CONSUME", Level.MUST,
+    "A consumer of an orderly group (Settings answer with subscription.fifo) acks the messages of a "
+    "message group in the order they were delivered, and acks each before the group's next message is "
+    "delivered by a later ReceiveMessage (the broker holds a queue's next batch until the last is acked).",
+    source=_SDK + "impl/consumer/ProcessQueueImpl.java (fifoConsume, eraseFifoMessage); "
+           + _PROXY + "consumer/ReceiveMessageActivity.java (fifo of the client's settings); "
+           + _PROXY + "common/GrpcClientSettingsManager.java (fifo from consumeMessageOrderly); "
+           + "broker/src/main/java/org/apache/rocketmq/broker/offset/ConsumerOrderInfoManager.java")
+GCLIENT_CHANGE_HANDLE = clause(
+    "RMQ-GCLIENT-CHANGE-HANDLE", Level.MUST,
+    "ChangeInvisibleDuration names the message_id with the message's current receipt handle (of the "
+    "ReceiveMessage answer that delivered it, or of the last ChangeInvisibleDuration answer for it) and a "
+    "non-negative invisible_duration; the next ack or change of that message uses the receipt handle the "
+    "change answered with, since the change ends the old handle's validity.",
+    source=_SDK + "impl/consumer/SimpleConsumerImpl.java (changeInvisibleDuration0: refresh the receipt "
+           "handle); " + _SDK + "impl/consumer/ConsumerImpl.java (wrapChangeInvisibleDuration); "
+           + _PROXY + "consumer/ChangeInvisibleDurationActivity.java (validateInvisibleTime, new handle)")
+GCLIENT_TXN_SEND = clause(
+    "RMQ-GCLIENT-TXN-SEND", Level.MUST,
+    "A transactional message is sent with message_type TRANSACTION, and the EndTransaction that resolves "
+    "it names its topic and the message_id and transaction_id of the SendMessage answer's entry, with "
+    "source SOURCE_CLIENT (never SOURCE_SERVER_CHECK; a proxy tells only that value apart, so an unset "
+    "source is tolerated).",
+    source=_SDK + "message/PublishingMessageImpl.java (messageType TRANSACTION); "
+           + _SDK + "impl/producer/TransactionImpl.java (commit, rollback); "
+           + _SDK + "impl/producer/ProducerImpl.java (endTransaction); "
+           + _PROXY + "transaction/EndTransactionActivity.java (transaction_id required; "
+           "fromTransactionCheck = source is SOURCE_SERVER_CHECK)")

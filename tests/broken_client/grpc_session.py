@@ -14,13 +14,25 @@ from google.protobuf import duration_pb2
 
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
-from rocketmq_spec.conformance.grpc_client import ProxyClient, message
+from rocketmq_spec.conformance.grpc_client import ProxyClient, Telemetry, message
 
 ENV = os.environ
 TOPIC, GROUP = ENV["RMQ_TOPIC"], ENV["RMQ_GROUP"]
-SUPPORTED = ("produce", "consume-pop")
+SUPPORTED = (
+    "produce", "produce-fifo", "produce-transaction", "consume-pop", "consume-nack", "consume-extend"
+)
 SETTINGS_WAIT_S = 5.0
 RECEIVE_DEADLINE_S = 20.0
+LONG_POLLING_S = 5
+RECEIVE_INVISIBLE_S = 30
+NACK_INVISIBLE_S = 5
+"""consume-nack makes a first delivery invisible again for this long, as the SDK drivers do."""
+EXTEND_INVISIBLE_S = 30
+"""consume-extend gives each delivery this long before acking it."""
+MESSAGE_GROUPS = 2
+COUNT = int(ENV.get("RMQ_COUNT", "1"))
+DEADLINE = time.monotonic() + float(ENV.get("RMQ_TIMEOUT_S", "30")) - 3
+RESOLUTIONS = {"commit": v2.COMMIT, "rollback": v2.ROLLBACK}
 
 
 class SdkLikeClient(ProxyClient):
@@ -30,6 +42,140 @@ class SdkLikeClient(ProxyClient):
         return [*super().metadata(), ("x-mq-date-time", time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))]
 
 
+def _duration(seconds: int) -> duration_pb2.Duration:
+    return duration_pb2.Duration(seconds=seconds)
+
+
+def _received(m: v2.Message) -> None:
+    emit(
+        "received",
+        msgId=m.system_properties.message_id,
+        topic=m.topic.name,
+        body_b64=base64.b64encode(m.body).decode(),
+        reconsumeTimes=m.system_properties.delivery_attempt - 1,
+        group=m.system_properties.message_group,
+    )
+
+
+def _ack(client: ProxyClient, messages: list[v2.Message]) -> None:
+    """Ack in delivery order, each with the receipt handle it holds now."""
+    handle = (lambda h: h[::-1]) if broken("bad-handle") else (lambda h: h)
+    ordered = messages[::-1] if broken("fifo-ack-reverse") else messages
+    client.call(
+        "AckMessage",
+        rpc.AckMessageRequest(
+            group=v2.Resource(name=GROUP),
+            topic=v2.Resource(name=TOPIC),
+            entries=[
+                rpc.AckMessageEntry(
+                    message_id=m.system_properties.message_id,
+                    receipt_handle=handle(m.system_properties.receipt_handle),
+                )
+                for m in ordered
+            ],
+        ),
+    )
+
+
+def _change(client: ProxyClient, m: v2.Message, seconds: int) -> None:
+    """ChangeInvisibleDuration; the handle it answers replaces the message's (RMQ-GCLIENT-CHANGE-HANDLE)."""
+    duration = duration_pb2.Duration(nanos=-1) if broken("change-negative") else _duration(seconds)
+    answer = client.call(
+        "ChangeInvisibleDuration",
+        rpc.ChangeInvisibleDurationRequest(
+            group=v2.Resource(name=GROUP),
+            topic=v2.Resource(name=TOPIC),
+            receipt_handle=m.system_properties.receipt_handle,
+            invisible_duration=duration,
+            message_id=m.system_properties.message_id,
+        ),
+    )
+    if answer.receipt_handle and not broken("ack-stale-handle"):
+        m.system_properties.receipt_handle = answer.receipt_handle
+
+
+def consume(client: ProxyClient, scenario: str) -> None:
+    """Receive until RMQ_COUNT acks. consume-nack makes a first delivery invisible again and acks its
+    redelivery; consume-extend gives each delivery more time (a change) before acking it."""
+    nack, extend = scenario == "consume-nack", scenario == "consume-extend"
+    request = rpc.ReceiveMessageRequest(
+        group=v2.Resource(name=GROUP),
+        message_queue=v2.MessageQueue(topic=v2.Resource(name=TOPIC), id=-1),
+        filter_expression=v2.FilterExpression(type=v2.TAG, expression="*"),
+        batch_size=32,
+        invisible_duration=_duration(RECEIVE_INVISIBLE_S),
+        long_polling_timeout=_duration(LONG_POLLING_S),
+    )
+    acked = 0
+    while acked < COUNT and time.monotonic() < DEADLINE:
+        items = list(client.stream("ReceiveMessage", request, timeout=RECEIVE_DEADLINE_S))
+        messages = [item.message for item in items if item.WhichOneof("content") == "message"]
+        for m in messages:
+            _received(m)
+        settled = []
+        for m in messages:
+            if nack and m.system_properties.delivery_attempt <= 1:
+                _change(client, m, NACK_INVISIBLE_S)
+                continue
+            if extend:
+                _change(client, m, EXTEND_INVISIBLE_S)
+            settled.append(m)
+        if settled:
+            _ack(client, settled)
+            acked += len(settled)
+
+
+def produce(client: ProxyClient, kind: str) -> None:
+    """Sends one by one: ``normal``, ``fifo`` (message groups g0, g1...) or ``transaction``."""
+    body = base64.b64decode(ENV.get("RMQ_BODY_B64", "")) or b"x"
+    message_type = {"fifo": v2.FIFO, "transaction": v2.TRANSACTION}.get(kind, v2.NORMAL)
+    for index in range(COUNT):
+        group = f"g{index % MESSAGE_GROUPS}" if kind == "fifo" and not broken("fifo-no-group") else ""
+        sent = message(TOPIC, body, tag=ENV.get("RMQ_TAG", ""), message_group=group,
+                       message_type=v2.NORMAL if broken("fifo-no-group") else message_type)
+        answer = client.send(sent)
+        entry = answer.entries[0] if answer.entries else None
+        emit("sent", index=index, msgId=entry.message_id if entry else None,
+             status=v2.Code.Name(answer.status.code), group=group or None)
+        answer_tx = ENV.get("RMQ_TX_ANSWER", "commit")
+        if kind == "transaction" and entry is not None and answer_tx in RESOLUTIONS:
+            transaction_id = entry.transaction_id[::-1] if broken("txn-wrong-id") else entry.transaction_id
+            _end(client, entry.message_id, transaction_id, RESOLUTIONS[answer_tx], v2.SOURCE_CLIENT)
+
+
+def _end(
+    client: ProxyClient,
+    message_id: str,
+    transaction_id: str,
+    resolution: v2.TransactionResolution,
+    source: v2.TransactionSource,
+) -> None:
+    client.call(
+        "EndTransaction",
+        rpc.EndTransactionRequest(topic=v2.Resource(name=TOPIC), message_id=message_id,
+                                  transaction_id=transaction_id, resolution=resolution, source=source),
+    )
+
+
+def recover(client: ProxyClient, stream: Telemetry) -> None:
+    """For RMQ_IDLE_S, answer every RecoverOrphanedTransactionCommand with RMQ_TX_CHECK_ANSWER."""
+    until = min(DEADLINE, time.monotonic() + float(ENV.get("RMQ_IDLE_S", "0")))
+    resolution = RESOLUTIONS.get(ENV.get("RMQ_TX_CHECK_ANSWER", "commit"))
+    while time.monotonic() < until:
+        try:
+            command = stream.receive(max(0.1, until - time.monotonic()))
+        except TimeoutError:
+            return
+        if not isinstance(command, rpc.TelemetryCommand):
+            return
+        if command.WhichOneof("command") != "recover_orphaned_transaction_command" or resolution is None:
+            continue
+        orphan = command.recover_orphaned_transaction_command
+        emit("checked", msgId=orphan.message.system_properties.message_id)
+        source = v2.SOURCE_CLIENT if broken("recover-as-client") else v2.SOURCE_SERVER_CHECK
+        _end(client, orphan.message.system_properties.message_id, orphan.transaction_id, resolution, source)
+
+
 def main(scenario: str) -> int:
     if scenario not in SUPPORTED:
         emit("unsupported", reason=f"the test client's gRPC side does not implement {scenario!r}")
@@ -37,7 +183,7 @@ def main(scenario: str) -> int:
     client = SdkLikeClient(ENV["RMQ_ENDPOINT"])
     if broken("no-client-id"):
         client.client_id = ""
-    consumer = scenario == "consume-pop"
+    consumer = scenario.startswith("consume")
     client.query_route(TOPIC)
     stream = client.telemetry()
     if broken("settings-late"):
@@ -56,51 +202,12 @@ def main(scenario: str) -> int:
                 client_type=v2.SIMPLE_CONSUMER if consumer else v2.PRODUCER,
             ),
         )
-    body = base64.b64decode(ENV.get("RMQ_BODY_B64", "")) or b"x"
     if consumer:
-        request = rpc.ReceiveMessageRequest(
-            group=v2.Resource(name=GROUP),
-            message_queue=v2.MessageQueue(topic=v2.Resource(name=TOPIC), id=-1),
-            filter_expression=v2.FilterExpression(type=v2.TAG, expression="*"),
-            batch_size=32,
-            invisible_duration=duration_pb2.Duration(seconds=30),
-            long_polling_timeout=duration_pb2.Duration(seconds=5),
-        )
-        items = list(client.stream("ReceiveMessage", request, timeout=RECEIVE_DEADLINE_S))
-        messages = [item.message for item in items if item.WhichOneof("content") == "message"]
-        for m in messages:
-            emit(
-                "received",
-                msgId=m.system_properties.message_id,
-                topic=m.topic.name,
-                body_b64=base64.b64encode(m.body).decode(),
-                reconsumeTimes=m.system_properties.delivery_attempt - 1,
-            )
-        handle = (lambda h: h[::-1]) if broken("bad-handle") else (lambda h: h)
-        if messages:
-            client.call(
-                "AckMessage",
-                rpc.AckMessageRequest(
-                    group=v2.Resource(name=GROUP),
-                    topic=v2.Resource(name=TOPIC),
-                    entries=[
-                        rpc.AckMessageEntry(
-                            message_id=m.system_properties.message_id,
-                            receipt_handle=handle(m.system_properties.receipt_handle),
-                        )
-                        for m in messages
-                    ],
-                ),
-            )
+        consume(client, scenario)
     else:
-        for index in range(int(ENV.get("RMQ_COUNT", "1"))):
-            answer = client.send(message(TOPIC, body, tag=ENV.get("RMQ_TAG", "")))
-            emit(
-                "sent",
-                index=index,
-                msgId=answer.entries[0].message_id if answer.entries else None,
-                status=v2.Code.Name(answer.status.code),
-            )
+        produce(client, scenario.removeprefix("produce-") if "-" in scenario else "normal")
+        if scenario == "produce-transaction":
+            recover(client, stream)
     if not broken("no-termination"):
         client.call(
             "NotifyClientTermination",

@@ -31,6 +31,7 @@ from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from rocketmq_spec.spec.topic_attributes import MESSAGE_TYPE
 from rocketmq_spec.targets import EMBEDDED, started
 
 QUICK_TRANSACTION_CHECKS = {
@@ -65,6 +66,14 @@ class Scenario:
     create_topic: bool = True
     prefill: int = 0
     """Messages the suite stores in the topic before the driver starts (for consumers)."""
+    prefill_groups: int = 0
+    """When set, prefilled message ``i`` belongs to message group ``g<i % prefill_groups>``, each group
+    in a queue of its own (as a FIFO producer sends them)."""
+    message_type: str | None = None
+    """The topic's ``message.type`` attribute (FIFO, TRANSACTION...): a 5.x SDK's message of another
+    type than NORMAL is refused by a topic without it."""
+    orderly: bool = False
+    """The consumer group consumes in order (``updateSubGroup -o true``): a proxy answers fifo in Settings."""
     tx_answer: str = "commit"
     tx_check_answer: str = "commit"
     protocol: str = "remoting"
@@ -145,15 +154,19 @@ class JudgingServer:
         stem = re.sub(r"[^A-Za-z0-9_-]", "_", scenario.key)[:60]
         return f"CT_{stem}_{self._serial}", f"CG_{stem}_{self._serial}"
 
-    def _create_topic_and_group(self, topic: str, group: str, queues: int) -> None:
+    def _create_topic_and_group(self, topic: str, group: str, scenario: Scenario) -> None:
         """The topic and the consumer group, as an application's operator creates them first: a 5.5.0
         proxy refuses a consumer's settings for a group the broker does not have
         (``Rule.GRPC_SETTINGS_GROUP_REQUIRED``), whatever autoCreateSubscriptionGroup says."""
         admin = Admin(self.namesrv_addr, ADMIN_TIMEOUT_S)
+        queues = scenario.queues
+        attributes = f"+{MESSAGE_TYPE}={scenario.message_type}" if scenario.message_type else None
         admin.update_topic(
-            topic, broker=self.broker_addr, cluster=None, read_queues=queues, write_queues=queues
+            topic, broker=self.broker_addr, cluster=None, read_queues=queues, write_queues=queues,
+            attributes=attributes,
         )
-        admin.update_sub_group(sub_group_body(group, {}), broker=self.broker_addr, cluster=None)
+        options = {"orderly": True} if scenario.orderly else {}
+        admin.update_sub_group(sub_group_body(group, options), broker=self.broker_addr, cluster=None)
         deadline = time.monotonic() + ROUTE_WAIT_S
         while True:
             try:
@@ -164,24 +177,30 @@ class JudgingServer:
                     raise
                 time.sleep(0.2)
 
-    def _prefill(self, topic: str, count: int, body: bytes) -> list[bytes]:
-        """Store ``count`` messages, one per queue in turn, straight at the broker."""
+    def _prefill(self, topic: str, scenario: Scenario, body: bytes) -> list[bytes]:
+        """Store the scenario's messages straight at the broker: one per queue in turn, or each message
+        group in its own queue."""
         wire = Wire(Exchange())
         connection = wire.connect(Endpoint.parse(self.broker_addr))
         bodies = []
         try:
-            for index in range(count):
+            for index in range(scenario.prefill):
                 message = body + str(index).encode()
+                properties = {PropertyKey.WAIT: "true", PropertyKey.TAGS: "TagA"}
+                queue = index % scenario.queues
+                if scenario.prefill_groups:
+                    queue = index % scenario.prefill_groups % scenario.queues
+                    properties[PropertyKey.SHARDING_KEY] = f"g{index % scenario.prefill_groups}"
                 values = {
                     "producerGroup": "CLIENT_SUITE_PREFILL",
                     "topic": topic,
                     "defaultTopic": DEFAULT_TOPIC,
                     "defaultTopicQueueNums": 4,
-                    "queueId": index % 4,
+                    "queueId": queue,
                     "sysFlag": 0,
                     "bornTimestamp": int(time.time() * 1000),
                     "flag": 0,
-                    "properties": encode_properties({PropertyKey.WAIT: "true", PropertyKey.TAGS: "TagA"}),
+                    "properties": encode_properties(properties),
                 }
                 answer = connection.call(
                     RequestCode.SEND_MESSAGE_V2, encode_header(SEND_MESSAGE_REQUEST_V2, values), message
@@ -199,9 +218,9 @@ class JudgingServer:
         assert self.relay is not None, "use the server as a context manager"
         topic, group = self._names(scenario)
         if scenario.create_topic:
-            self._create_topic_and_group(topic, group, scenario.queues)
+            self._create_topic_and_group(topic, group, scenario)
         body = body_of(scenario)
-        prefilled = self._prefill(topic, scenario.prefill, body) if scenario.prefill else []
+        prefilled = self._prefill(topic, scenario, body) if scenario.prefill else []
         workdir = self.workdir / "drivers" / topic
         workdir.mkdir(parents=True, exist_ok=True)
         env = {

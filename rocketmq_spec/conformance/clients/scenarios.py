@@ -146,6 +146,46 @@ NO_OFFSET = Scenario(
 
 GRPC_PRODUCE = Scenario("grpc-produce", "produce", count=2, protocol="grpc")
 GRPC_POP = Scenario("grpc-pop", "consume-pop", count=2, prefill=2, protocol="grpc", timeout_s=40)
+GRPC_FIFO_GROUPS = 2
+GRPC_FIFO = Scenario("grpc-produce-fifo", "produce-fifo", count=6, protocol="grpc", message_type="FIFO")
+"""Three messages in each of the drivers' two message groups (RMQ_MESSAGE_GROUPS defaults to 2)."""
+GRPC_FIFO_CONSUME = Scenario(
+    "grpc-consume-fifo",
+    "consume-pop",
+    count=6,
+    prefill=6,
+    prefill_groups=GRPC_FIFO_GROUPS,
+    protocol="grpc",
+    message_type="FIFO",
+    orderly=True,
+    timeout_s=60,
+)
+"""An orderly group over two message groups of three: each group's next batch comes after an ack."""
+GRPC_NACK = Scenario("grpc-consume-nack", "consume-nack", count=2, prefill=2, protocol="grpc", timeout_s=60)
+"""First deliveries made invisible again, redeliveries received after the new invisible duration."""
+GRPC_EXTEND = Scenario(
+    "grpc-consume-extend", "consume-extend", count=2, prefill=2, protocol="grpc", timeout_s=40
+)
+"""Each delivery given more time, then acked: the ack must carry the handle the change answered. Its two
+messages lie in two queues, each first of its pop batch: Apache's broker (and the reference broker)
+settles an ack after a change only for such a message (apache/rocketmq#9583), and this run judges what
+the client sends, not that defect."""
+GRPC_TRANSACTION = Scenario(
+    "grpc-produce-transaction", "produce-transaction", count=2, protocol="grpc", message_type="TRANSACTION"
+)
+GRPC_TRANSACTION_RECOVERED = Scenario(
+    "grpc-transaction-recovery",
+    "produce-transaction",
+    count=1,
+    protocol="grpc",
+    message_type="TRANSACTION",
+    tx_answer="unknown",
+    tx_check_answer="commit",
+    idle_s=8,
+    timeout_s=40,
+)
+"""A local transaction left unknown: the broker checks back (after 1 s) and its proxy sends the producer a
+RecoverOrphanedTransactionCommand on Telemetry; the check answers commit, which an SDK must send."""
 
 IDLE = Scenario(
     "idle",

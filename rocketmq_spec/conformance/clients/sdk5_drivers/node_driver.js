@@ -17,6 +17,7 @@ const UNSUPPORTED = 3;
 const SHUTDOWN_MARGIN_MS = 5000;
 const RECEIVE_INVISIBLE_MS = 15000; // the SDK's own default invisible duration of a receive
 const NACK_INVISIBLE_MS = 5000; // consume-nack: a first delivery's new invisible duration
+const EXTEND_INVISIBLE_MS = 30000; // consume-extend: each delivery's new invisible duration before its ack
 const BATCH = 16;
 const RESOLUTIONS = { commit: TransactionResolution.COMMIT, rollback: TransactionResolution.ROLLBACK,
   unknown: TransactionResolution.TRANSACTION_RESOLUTION_UNSPECIFIED };
@@ -117,9 +118,16 @@ async function produce(kind) {
   }
 }
 
+// consume-extend: the delivery gets more time (its invisible duration changed), then is acked; the ack must
+// carry the receipt handle that change answered, which the SDK keeps on the view.
+async function extendThenAck(consumer, view) {
+  await consumer.changeInvisibleDuration(view, EXTEND_INVISIBLE_MS);
+  await consumer.ack(view);
+}
+
 // Receive and ack; with `nack`, a first delivery's invisible duration is changed instead and only its
-// redelivery is acked (and counted).
-async function consumeSimple(nack) {
+// redelivery is acked (and counted); with `extend`, each delivery is extended before its ack.
+async function consumeSimple(nack, extend = false) {
   const consumer = new SimpleConsumer({ ...options(), consumerGroup: env.RMQ_GROUP, subscriptions: subscriptions() });
   await consumer.startup();
   emit('ready');
@@ -132,7 +140,7 @@ async function consumeSimple(nack) {
         if (nack && (view.deliveryAttempt || 1) === 1) {
           await consumer.changeInvisibleDuration(view, NACK_INVISIBLE_MS);
         } else {
-          await consumer.ack(view);
+          await (extend ? extendThenAck(consumer, view) : consumer.ack(view));
           done += 1;
         }
       }
@@ -177,7 +185,8 @@ const SCENARIOS = {
   'produce-delay': () => produce('delay'), 'produce-fifo': () => produce('fifo'),
   'produce-transaction': () => produce('transaction'),
   'consume-simple': () => consumeSimple(false), 'consume-pop': () => consumeSimple(false),
-  'consume-nack': () => consumeSimple(true), 'consume-push': consumePush,
+  'consume-nack': () => consumeSimple(true), 'consume-extend': () => consumeSimple(false, true),
+  'consume-push': consumePush,
   'idle': () => idle(Number(env.RMQ_IDLE_S || 0) * 1000), 'shutdown': () => idle(0),
 };
 

@@ -44,6 +44,8 @@ RECEIVE_INVISIBLE_S = 15
 """The invisible duration of a receive: the SDK's examples' 15 s."""
 NACK_INVISIBLE_S = 5
 """consume-nack changes a first delivery's invisible duration to this, then acks the redelivery."""
+EXTEND_INVISIBLE_S = 30
+"""consume-extend changes each delivery's invisible duration to this (more time), then acks it."""
 BATCH = 16
 
 
@@ -163,9 +165,16 @@ def _receive(consumer: SimpleConsumer) -> list[Message]:
         return []
 
 
-def consume_simple(nack: bool) -> None:
+def extend_then_ack(consumer: SimpleConsumer, got: Message) -> None:
+    """consume-extend: the delivery gets more time (its invisible duration changed), then is acked; the ack
+    must carry the receipt handle that change answered, which the SDK keeps on the message."""
+    consumer.change_invisible_duration(got, EXTEND_INVISIBLE_S)
+    consumer.ack(got)
+
+
+def consume_simple(nack: bool, extend: bool = False) -> None:
     """Receive and ack; with ``nack``, a first delivery's invisible duration is changed instead and only its
-    redelivery is acked (and counted)."""
+    redelivery is acked (and counted); with ``extend``, each delivery is extended before its ack."""
     consumer = SimpleConsumer(configuration(), ENV["RMQ_GROUP"],
                               {ENV["RMQ_TOPIC"]: FilterExpression(ENV.get("RMQ_TAG") or "*")}, tls_enable=TLS)
     consumer.startup()
@@ -177,6 +186,9 @@ def consume_simple(nack: bool) -> None:
                 received(got)
                 if nack and (got.delivery_attempt or 1) == 1:
                     consumer.change_invisible_duration(got, NACK_INVISIBLE_S)
+                elif extend:
+                    extend_then_ack(consumer, got)
+                    done += 1
                 else:
                     consumer.ack(got)
                     done += 1
@@ -229,7 +241,8 @@ SCENARIOS: dict[str, Callable[[], None]] = {
     "produce-delay": lambda: produce("delay"), "produce-fifo": lambda: produce("fifo"),
     "produce-transaction": lambda: produce("transaction"),
     "consume-simple": lambda: consume_simple(False), "consume-pop": lambda: consume_simple(False),
-    "consume-nack": lambda: consume_simple(True), "consume-push": consume_push,
+    "consume-nack": lambda: consume_simple(True),
+    "consume-extend": lambda: consume_simple(False, extend=True), "consume-push": consume_push,
     "idle": lambda: idle(float(ENV.get("RMQ_IDLE_S", "0"))), "shutdown": lambda: idle(0.0)}
 
 

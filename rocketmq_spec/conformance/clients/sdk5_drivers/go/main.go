@@ -30,6 +30,7 @@ const (
 	shutdownMargin   = 5 * time.Second
 	receiveInvisible = 15 * time.Second // the other SDKs' default invisible duration of a receive
 	nackInvisible    = 5 * time.Second  // consume-nack: a first delivery's new invisible duration
+	extendInvisible  = 30 * time.Second // consume-extend: each delivery's new invisible duration before its ack
 	receiveBatch     = 16
 	// simpleAwait is the simple consumer's long-polling wait. The SDK's default is 0, which a proxy refuses
 	// (ILLEGAL_POLLING_TIME: no time left for polling); 30 s is what the Java driver gives, the proxy's default.
@@ -219,9 +220,18 @@ func produce(kind string) error {
 	return nil
 }
 
+// extendThenAck is consume-extend's settling: the delivery gets more time (its invisible duration changed),
+// then is acked; the ack must carry the receipt handle that change answered, which the SDK keeps on the view.
+func extendThenAck(consumer rmq.SimpleConsumer, mv *rmq.MessageView) error {
+	if err := consumer.ChangeInvisibleDuration(mv, extendInvisible); err != nil {
+		return err
+	}
+	return consumer.Ack(context.TODO(), mv)
+}
+
 // consumeSimple receives and acks; with nack, a first delivery's invisible duration is changed instead and
-// only its redelivery is acked (and counted).
-func consumeSimple(nack bool) error {
+// only its redelivery is acked (and counted); with extend, each delivery is extended before its ack.
+func consumeSimple(nack, extend bool) error {
 	consumer, err := rmq.NewSimpleConsumer(config(), rmq.WithSimpleSubscriptionExpressions(subscriptions()),
 		rmq.WithSimpleAwaitDuration(simpleAwait))
 	if err == nil {
@@ -243,6 +253,9 @@ func consumeSimple(nack bool) error {
 			received(mv)
 			if nack && mv.GetDeliveryAttempt() <= 1 {
 				err = consumer.ChangeInvisibleDuration(mv, nackInvisible)
+			} else if extend {
+				err = extendThenAck(consumer, mv)
+				done++
 			} else {
 				err = consumer.Ack(context.TODO(), mv)
 				done++
@@ -312,9 +325,10 @@ var scenarios = map[string]func() error{
 	"produce": func() error { return produce("normal") }, "produce-async": func() error { return produce("async") },
 	"produce-delay": func() error { return produce("delay") }, "produce-fifo": func() error { return produce("fifo") },
 	"produce-transaction": func() error { return produce("transaction") },
-	"consume-simple":      func() error { return consumeSimple(false) },
-	"consume-pop":         func() error { return consumeSimple(false) },
-	"consume-nack":        func() error { return consumeSimple(true) },
+	"consume-simple":      func() error { return consumeSimple(false, false) },
+	"consume-pop":         func() error { return consumeSimple(false, false) },
+	"consume-nack":        func() error { return consumeSimple(true, false) },
+	"consume-extend":      func() error { return consumeSimple(false, true) },
 	"consume-push":        consumePush,
 	"idle":                func() error { return idle(time.Duration(number("RMQ_IDLE_S", 0)) * time.Second) },
 	"shutdown":            func() error { return idle(0) },

@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 
 import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientConfigurationBuilder;
+import org.apache.rocketmq.client.apis.ClientException;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
 import org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider;
 import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
@@ -40,6 +41,8 @@ public class SdkDriver {
     static final Duration RECEIVE_INVISIBLE = Duration.ofSeconds(15);
     /** consume-nack changes a first delivery's invisible duration to this, then acks the redelivery. */
     static final Duration NACK_INVISIBLE = Duration.ofSeconds(5);
+    /** consume-extend changes each delivery's invisible duration to this (more time), then acks it. */
+    static final Duration EXTEND_INVISIBLE = Duration.ofSeconds(30);
     /** The simple consumer's long-polling wait: the SDK has no default (its builder requires one); 30 s is
      * its examples' value and the proxy's default. */
     static final Duration AWAIT = Duration.ofSeconds(30);
@@ -235,9 +238,16 @@ public class SdkDriver {
         }
     }
 
+    /** consume-extend: the delivery gets more time (its invisible duration changed), then is acked; the ack
+     * must carry the receipt handle that change answered, which the SDK keeps on the view. */
+    static void extendThenAck(SimpleConsumer consumer, MessageView view) throws ClientException {
+        consumer.changeInvisibleDuration(view, EXTEND_INVISIBLE);
+        consumer.ack(view);
+    }
+
     /** Receive and ack; with nack, a first delivery's invisible duration is changed instead and only its
-     * redelivery is acked (and counted). */
-    static void consumeSimple(boolean nack) throws Exception {
+     * redelivery is acked (and counted); with extend, each delivery is extended before its ack. */
+    static void consumeSimple(boolean nack, boolean extend) throws Exception {
         try (SimpleConsumer consumer = PROVIDER.newSimpleConsumerBuilder().setClientConfiguration(configuration())
             .setConsumerGroup(ENV.get("RMQ_GROUP")).setAwaitDuration(AWAIT)
             .setSubscriptionExpressions(subscriptions()).build()) {
@@ -250,7 +260,11 @@ public class SdkDriver {
                     if (nack && view.getDeliveryAttempt() <= 1) {
                         consumer.changeInvisibleDuration(view, NACK_INVISIBLE);
                     } else {
-                        consumer.ack(view);
+                        if (extend) {
+                            extendThenAck(consumer, view);
+                        } else {
+                            consumer.ack(view);
+                        }
                         done++;
                     }
                 }
@@ -305,8 +319,9 @@ public class SdkDriver {
                 case "produce-fifo": produce("fifo"); break;
                 case "produce-transaction": produce("transaction"); break;
                 case "consume-simple":
-                case "consume-pop": consumeSimple(false); break;
-                case "consume-nack": consumeSimple(true); break;
+                case "consume-pop": consumeSimple(false, false); break;
+                case "consume-nack": consumeSimple(true, false); break;
+                case "consume-extend": consumeSimple(false, true); break;
                 case "consume-push": consumePush(); break;
                 case "idle": idle(Long.parseLong(env("RMQ_IDLE_S", "0")) * 1000); break;
                 case "shutdown": idle(0); break;

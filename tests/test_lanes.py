@@ -171,6 +171,8 @@ async def _answers(root: Path, lane: bool) -> list[tuple[Any, ...]]:
                 remark = re.sub(r"consumer:\[/\S+\]", "consumer:[(peer)]", answer.remark or "")
                 fields = dict(answer.ext_fields or {})
                 answers.append((answer.code, remark, fields, _record_fields(answer.body)))
+            assert mq.broker is not None
+            answers.append(("pull offsets", mq.broker.offsets.pulled))  # what queryPullOffset reports
         finally:
             await client.close()
     assert (mq.broker is not None and mq.broker.server.lane is not None) == lane
@@ -224,6 +226,6 @@ def test_a_rule_added_to_a_plan_holds_on_both_routes(tmp_path: Path, monkeypatch
     monkeypatch.setattr(RemotingServer, "use_lane", lambda self, lane: None)
     without = asyncio.run(_answers(tmp_path / "general", lane=False))
     assert with_lane == without
-    fields = [answer[2] for answer in with_lane]
-    assert any(f.get("queueId") == "1" for f in fields[:len(REQUESTS) * len(PROPERTIES)])
-    assert any(f.get("suggestWhichBrokerId") == "7" for f in fields[len(REQUESTS) * len(PROPERTIES):])
+    sends = len(REQUESTS) * len(PROPERTIES)
+    assert any(answer[2].get("queueId") == "1" for answer in with_lane[:sends])
+    assert any(answer[2].get("suggestWhichBrokerId") == "7" for answer in with_lane[sends:sends + len(PULLS)])

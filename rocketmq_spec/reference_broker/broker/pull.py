@@ -5,6 +5,9 @@ carries the queue's bounds so a consumer can correct its offset. A pull that fin
 suspended is parked; when it wakes (a matching message, or the hold time is over) it runs again without
 suspension and its answer goes out the way Java's hold service writes it, in the server's own
 serialization.
+
+What a pull does is decided by ``PullHandlers.plan``, ``settle`` and ``commit_requested``, which the pull
+lane (``pull_lane``) calls too: the two routes differ only in how the answer is written.
 """
 
 from __future__ import annotations

@@ -56,6 +56,9 @@ _STATUS_CODES = {
     GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
 }
 """Status -> code for every status whose code does not depend on the requested offset."""
+_COMMIT_OFFSET = int(PullSysFlag.COMMIT_OFFSET)
+_SUSPEND = int(PullSysFlag.SUSPEND)
+"""The flags a pull's every answer tests, as plain ints: an int ``&`` an IntFlag builds a flag object."""
 _BROKER_FORBIDDEN = {"forbiddenType": str(int(ForbiddenType.BROKER_FORBIDDEN))}
 """The header of a refused 5.x pull: Java sets forbiddenType alone and leaves the offsets null, which the
 spec's table (offsets required) cannot encode."""
@@ -91,15 +94,12 @@ class PullPlan(NamedTuple):
     result: GetResult
     codes: TagCodes
     """The tag filter, which a parked pull waits on."""
-
-    @property
-    def body(self) -> bytes | None:
-        """The records of a pull that found some; no body otherwise."""
-        return self.result.body if self.code == ResponseCode.SUCCESS else None
+    body: bytes | None
+    """The records of a pull that found some (joined once); no body otherwise."""
 
     def parks(self, sys_flag: int) -> bool:
         """Nothing found and the consumer lets the broker hold the request (FLAG_SUSPEND)."""
-        return self.code == ResponseCode.PULL_NOT_FOUND and bool(sys_flag & PullSysFlag.SUSPEND)
+        return self.code == ResponseCode.PULL_NOT_FOUND and bool(sys_flag & _SUSPEND)
 
 
 class PullHandlers:
@@ -174,7 +174,8 @@ class PullHandlers:
         if self.sys_flags:
             topic = self.topics.get(header["topic"])
             values |= {"topicSysFlag": topic.topic_sys_flag if topic else 0, "groupSysFlag": 0}
-        return PullPlan(code, status, values, result, codes)
+        return PullPlan(code, status, values, result, codes,
+                        result.body if code == ResponseCode.SUCCESS else None)
 
     def settle(self, header: Mapping[str, Any], plan: PullPlan) -> None:
         """What an answered or parked pull writes: the OFFSET_MOVED_EVENT of a corrected offset and the
@@ -187,7 +188,7 @@ class PullHandlers:
     def commit_requested(self, header: Mapping[str, Any]) -> None:
         """FLAG_COMMIT_OFFSET: the consumer's offset, committed once per request (not again when a parked
         pull wakes), and never by a slave."""
-        if header["sysFlag"] & PullSysFlag.COMMIT_OFFSET and self.config.role is not BrokerRole.SLAVE:
+        if header["sysFlag"] & _COMMIT_OFFSET and self.config.role is not BrokerRole.SLAVE:
             self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
                                 header["commitOffset"])
 

@@ -53,12 +53,12 @@ class PullLane:
             return False
         pulls.settle(header, plan)
         pulls.commit_requested(header)
-        values = plan.values
+        values, records = plan.values, plan.body
         answer = self._template(int(plan.code), plan.status.name).frame(
-            opaque, tuple(str(values[key]) for key in self._slots), plan.body or b"")
+            opaque, tuple(str(values[key]) for key in self._slots), records or b"")
         assert answer is not None, "decimal numbers are plain text"
         connection.write_frame(answer)
-        if plan.body is not None and plan.result.messages:
+        if records is not None and plan.result.messages:
             self._stats.count_get(header["consumerGroup"], header["topic"], len(plan.result.messages))
         return True
 

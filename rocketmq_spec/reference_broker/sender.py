@@ -14,12 +14,11 @@ high-water mark and the reading pause behave as without the sender until it is e
 writes to a duplicate of the socket's descriptor, closed only once nothing is queued for it, so a descriptor
 number reused by a newer connection never gets an older one's bytes.
 
-It is switched on with ``RMQ_ANSWER_THREAD=1`` (and never where the extension is not built, or with
-``RMQ_PURE_PYTHON=1``). It is off by default because on the shared two-core machine it measured worse in
-sends per second although it takes a fifth to a third off the loop thread's CPU per send (and, through the
-answers it writes in bursts, as much off the producers'): each answer waits for the second thread to be
-scheduled, and on a loaded machine that wait costs more than the core it frees (docs/DESIGN.md, "More than
-one core").
+It is on wherever the extension is built; ``RMQ_ANSWER_THREAD=0`` (or ``RMQ_PURE_PYTHON=1``) writes the
+answers from the loop's thread as before. Measured on the shared two-core machine it takes a third off the
+loop thread's CPU per send and, through the answers it writes in bursts, half off the producers'; where
+the machine is overloaded (twenty runnable tasks per core) each answer's wait for the second thread to be
+scheduled can cost more than the core it frees (docs/DESIGN.md, "More than one core").
 """
 
 from __future__ import annotations
@@ -34,11 +33,11 @@ from types import ModuleType
 from rocketmq_spec.codec.hotpath import ENVIRONMENT as PURE_PYTHON
 
 ENVIRONMENT = "RMQ_ANSWER_THREAD"
-"""Set to 1 to write answers from a thread of their own."""
+"""Set to 0 to write answers from the event loop's thread."""
 
 
 def _load() -> ModuleType | None:
-    if os.environ.get(PURE_PYTHON, "") not in ("", "0") or os.environ.get(ENVIRONMENT, "") != "1":
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0") or os.environ.get(ENVIRONMENT, "") == "0":
         return None
     try:
         return importlib.import_module("rocketmq_spec.reference_broker._sender")

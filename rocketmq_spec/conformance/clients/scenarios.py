@@ -17,6 +17,14 @@ from rocketmq_spec.spec.shutdown import GO_AWAY_REMARK
 
 SEND = RequestCode.SEND_MESSAGE_V2
 PULL = RequestCode.PULL_MESSAGE
+SENDS = (SEND, RequestCode.SEND_MESSAGE)
+"""The two codes a client may send a message with: Java's V2 (short field names) and the long-named one
+the C++ and Go clients use; a script acts on whichever the client sends."""
+
+
+def _answer_sends(answer_code: int, *, remark: str | None = None,
+                  times: int | None = 1) -> tuple[s.Rule, ...]:
+    return tuple(s.answer(code, answer_code, remark=remark, times=times) for code in SENDS)
 
 PRODUCE = Scenario("produce", "produce")
 PRODUCE_ONEWAY = Scenario("produce-oneway", "produce-oneway")
@@ -40,35 +48,24 @@ SEND_ERROR_ONCE = Scenario(
     "send-system-error-once",
     "produce",
     count=1,
-    rules=(
-        s.answer(SEND, ResponseCode.SYSTEM_ERROR, remark="scripted"),
-        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.SYSTEM_ERROR, remark="scripted"),
-    ),
+    rules=_answer_sends(ResponseCode.SYSTEM_ERROR, remark="scripted"),
 )
 SEND_ERROR_ALWAYS = Scenario(
     "send-system-error-always",
     "produce",
     count=1,
-    rules=(
-        s.answer(SEND, ResponseCode.SYSTEM_ERROR, times=None),
-        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.SYSTEM_ERROR, times=None),
-    ),
+    rules=_answer_sends(ResponseCode.SYSTEM_ERROR, times=None),
 )
 SEND_ILLEGAL = Scenario(
     "send-message-illegal",
     "produce",
     count=1,
-    rules=(
-        s.answer(SEND, ResponseCode.MESSAGE_ILLEGAL, remark="scripted"),
-        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.MESSAGE_ILLEGAL),
-    ),
+    rules=_answer_sends(ResponseCode.MESSAGE_ILLEGAL, remark="scripted"),
 )
-SEND_SLOW = Scenario(
-    "send-slow-answer", "produce", count=2, rules=(s.delay(SEND, 1.5), s.delay(RequestCode.SEND_MESSAGE, 1.5))
-)
-SEND_DROPPED = Scenario(
-    "send-connection-dropped", "produce", count=3, rules=(s.drop(SEND), s.drop(RequestCode.SEND_MESSAGE))
-)
+SEND_SLOW = Scenario("send-slow-answer", "produce", count=2,
+                     rules=tuple(s.delay(code, 1.5) for code in SENDS))
+SEND_DROPPED = Scenario("send-connection-dropped", "produce", count=3,
+                        rules=tuple(s.drop(code) for code in SENDS))
 ROUTE_DENIED = Scenario(
     "route-topic-not-exist",
     "produce",
@@ -89,20 +86,14 @@ SEND_BUSY = Scenario(
     "send-system-busy",
     "produce",
     count=1,
-    rules=(
-        s.answer(SEND, ResponseCode.SYSTEM_BUSY, remark="scripted: busy"),
-        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.SYSTEM_BUSY, remark="scripted: busy"),
-    ),
+    rules=_answer_sends(ResponseCode.SYSTEM_BUSY, remark="scripted: busy"),
 )
 """The first send refused as a flow-controlling broker refuses it; the next one is the broker's."""
 SEND_GO_AWAY = Scenario(
     "send-go-away",
     "produce",
     count=1,
-    rules=(
-        s.answer(SEND, ResponseCode.GO_AWAY, remark=GO_AWAY_REMARK),
-        s.answer(RequestCode.SEND_MESSAGE, ResponseCode.GO_AWAY, remark=GO_AWAY_REMARK),
-    ),
+    rules=_answer_sends(ResponseCode.GO_AWAY, remark=GO_AWAY_REMARK),
 )
 """The first send answered as a gracefully stopping server answers it; the next one is the broker's."""
 

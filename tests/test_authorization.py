@@ -38,7 +38,7 @@ def _authorizer(tmp_path: Path, entries: list[dict[str, Any]] | None, user_type:
     metadata.create_user({"username": "u", "password": "p", "userType": user_type})
     if entries is not None:
         metadata.put_acl("User:u", {"policies": [{"policyType": "Custom", "entries": entries}]})
-    return Authorizer(metadata, whitelist)
+    return Authorizer(metadata, whitelist, "C")
 
 
 def _entry(resource: str, actions: list[str], decision: str = "Allow", **more: Any) -> dict[str, Any]:
@@ -118,17 +118,17 @@ def test_grpc_request_without_resource(request_: Any, message: str) -> None:
 
 def test_remoting_contexts() -> None:
     send = RemotingCommand(code=RequestCode.SEND_MESSAGE_V2, ext_fields={"b": "T", "a": "P"})
-    assert remoting_contexts(send) == [Context(TOPIC, (Action.PUB,))]
+    assert remoting_contexts(send, "C") == [Context(TOPIC, (Action.PUB,))]
     retry = RemotingCommand(code=RequestCode.SEND_MESSAGE_V2, ext_fields={"b": "%RETRY%G"})
-    assert remoting_contexts(retry) == [Context(GROUP, (Action.SUB,))]
+    assert remoting_contexts(retry, "C") == [Context(GROUP, (Action.SUB,))]
     pull = RemotingCommand(code=RequestCode.PULL_MESSAGE,
                            ext_fields={"topic": "%RETRY%G", "consumerGroup": "G"})
-    assert remoting_contexts(pull) == [Context(GROUP, (Action.SUB,))]
+    assert remoting_contexts(pull, "C") == [Context(GROUP, (Action.SUB,))]
     heartbeat = RemotingCommand(code=RequestCode.HEART_BEAT, ext_fields={"AccessKey": "u"}, body=json.dumps(
         {"clientID": "c", "consumerDataSet": [{"groupName": "G", "subscriptionDataSet": [{"topic": "T"}]}]}
     ).encode())
-    assert remoting_contexts(heartbeat) == [Context(GROUP, (Action.SUB,)), Context(TOPIC, (Action.SUB,))]
-    assert remoting_contexts(RemotingCommand(code=RequestCode.SEND_MESSAGE_V2)) == []
+    assert remoting_contexts(heartbeat, "C") == [Context(GROUP, (Action.SUB,)), Context(TOPIC, (Action.SUB,))]
+    assert remoting_contexts(RemotingCommand(code=RequestCode.SEND_MESSAGE_V2), "C") == []
 
 
 def test_whitelisted_request_is_not_authorized(tmp_path: Path) -> None:
@@ -138,3 +138,17 @@ def test_whitelisted_request_is_not_authorized(tmp_path: Path) -> None:
         authorizer.check(RemotingCommand(code=RequestCode.SEND_MESSAGE, ext_fields={"topic": "T",
                                                                                     "AccessKey": "u"}),
                          "127.0.0.1:1")
+
+
+def test_annotated_contexts() -> None:
+    """Codes outside REMOTING_NEEDS: the header class's resource fields, else its cluster."""
+    users = RemotingCommand(code=RequestCode.AUTH_LIST_USER, ext_fields={"filter": "a"})
+    cluster = Resource(ResourceType.CLUSTER, ResourcePattern.LITERAL, "C")
+    assert remoting_contexts(users, "C") == [Context(cluster, (Action.GET,))]
+    stats = RemotingCommand(code=RequestCode.GET_CONSUME_STATS,
+                            ext_fields={"consumerGroup": "G", "topicList": "T;%RETRY%H;"})
+    assert remoting_contexts(stats, "C") == [
+        Context(GROUP, (Action.GET,)), Context(TOPIC, (Action.GET,)),
+        Context(Resource(ResourceType.GROUP, ResourcePattern.LITERAL, "H"), (Action.GET,))]
+    config = RemotingCommand(code=RequestCode.GET_BROKER_CONFIG, ext_fields={"a": "b"})
+    assert remoting_contexts(config, "C") == []

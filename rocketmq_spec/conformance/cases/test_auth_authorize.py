@@ -17,6 +17,7 @@ from rocketmq_spec.conformance.wire import Wire
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.system_topics import RETRY_PREFIX
 
+from .admin_support import properties
 from .authz_support import denied, entry, signed, user_with_acl
 from .messaging import Client
 from .support import expect_code
@@ -80,3 +81,27 @@ def test_offset_query_needs_group(broker: Server, wire: Wire, auth_user: Credent
         answer = signed(wire, broker, user).call(RequestCode.QUERY_CONSUMER_OFFSET,
                                                  {"consumerGroup": GROUP, "topic": TOPIC, "queueId": "0"})
     _refused(check, answer, denied(user, f"Group:{GROUP}"))
+
+
+@case("RMQ-AUTHZ-REMOTING", "An admin command of a cluster-level header class (AUTH_LIST_USER: Cluster, Get) "
+      "by a Normal user without an entry for the cluster is refused on Cluster:<brokerClusterName>.")
+def test_cluster_command_needs_cluster(broker: Server, wire: Wire, auth_user: Credentials,
+                                       check: Check) -> None:
+    cluster = properties(signed(wire, broker, auth_user).call(RequestCode.GET_BROKER_CONFIG).body).get(
+        "brokerClusterName", "")
+    with user_with_acl(wire, broker, auth_user, check, [entry("Topic:*", ["All"])]) as user:
+        answer = signed(wire, broker, user).call(RequestCode.AUTH_LIST_USER, {})
+    _refused(check, answer, denied(user, f"Cluster:{cluster}"))
+
+
+@case("RMQ-AUTHZ-REMOTING", "GET_MAX_OFFSET needs Get on its topic (its header class's annotation): Sub does "
+      "not let it through, Get does.")
+def test_max_offset_needs_get(broker: Server, wire: Wire, auth_user: Credentials, check: Check) -> None:
+    header = {"topic": TOPIC, "queueId": "0"}
+    with user_with_acl(wire, broker, auth_user, check, [entry(f"Topic:{TOPIC}", ["Sub"])]) as user:
+        answer = signed(wire, broker, user).call(RequestCode.GET_MAX_OFFSET, header)
+    _refused(check, answer, denied(user, f"Topic:{TOPIC}"))
+    with user_with_acl(wire, broker, auth_user, check, [entry(f"Topic:{TOPIC}", ["Get"])]) as user:
+        answer = signed(wire, broker, user).call(RequestCode.GET_MAX_OFFSET, header)
+    check.that("not NO_PERMISSION", answer.code != ResponseCode.NO_PERMISSION, expected="any other code",
+               actual=f"{answer.code} {answer.remark}")

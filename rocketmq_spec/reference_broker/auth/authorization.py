@@ -24,6 +24,7 @@ from rocketmq_spec.spec import authorization as authz
 from rocketmq_spec.spec.acl import ACCESS_KEY
 from rocketmq_spec.spec.auth import Action, Decision, PolicyType, ResourceType, UserStatus, UserType
 from rocketmq_spec.spec.auth_resource import Resource, ResourcePattern, ip_in_range, parse_resource
+from rocketmq_spec.spec.authorization_annotations import ANNOTATED_BY_CODE, Annotated
 from rocketmq_spec.spec.bodies import HEARTBEAT_DATA, LOCK_BATCH_REQUEST, BodySpec
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.system_topics import DLQ_PREFIX, RETRY_PREFIX
@@ -125,13 +126,17 @@ def grpc_contexts(message: Message) -> list[Context]:
     return contexts
 
 
-def remoting_contexts(command: RemotingCommand) -> list[Context]:
-    """The contexts of a remoting request of ``REMOTING_NEEDS`` (``build(ChannelHandlerContext,
-    RemotingCommand)``); none for other codes and for a request without extFields."""
+def remoting_contexts(command: RemotingCommand, cluster: str) -> list[Context]:
+    """The contexts of a remoting request (``build(ChannelHandlerContext, RemotingCommand)``): by
+    ``REMOTING_NEEDS``, else by its header class's annotations (``ANNOTATED``); none for a request
+    without extFields or of a code neither names."""
     needs = authz.REMOTING_NEEDS_BY_CODE.get(command.code)
     fields = command.ext_fields or {}
-    if needs is None or not fields:
+    if not fields:
         return []
+    if needs is None:
+        annotated = ANNOTATED_BY_CODE.get(command.code)
+        return _annotated(annotated, fields, cluster) if annotated is not None else []
     body = decode_body(BODIES[command.code], command.body or b"{}") if any(n.body for n in needs) else {}
     contexts = []
     for need in needs:
@@ -145,6 +150,23 @@ def remoting_contexts(command: RemotingCommand) -> list[Context]:
                     contexts.append(Context(_group(name), need.retry_actions))
                 continue
             contexts.append(Context(_resource(need.resource, name), need.actions))
+    return contexts
+
+
+def _annotated(row: Annotated, fields: Mapping[str, str], cluster: str) -> list[Context]:
+    """``buildContextByAnnotation``."""
+    contexts = []
+    for field in row.fields:
+        value = fields.get(field.name)
+        if value is None:
+            continue
+        for name in [part for part in value.split(field.splitter) if part] if field.splitter else [value]:
+            retry = field.resource is ResourceType.TOPIC and name.startswith(RETRY_PREFIX)
+            resource = _group(name) if retry else Resource(field.resource, ResourcePattern.LITERAL, name)
+            contexts.append(Context(resource, row.actions))
+    if not contexts and row.cluster:
+        whole = Resource(ResourceType.CLUSTER, ResourcePattern.LITERAL, cluster)
+        contexts.append(Context(whole, row.actions))
     return contexts
 
 
@@ -184,15 +206,17 @@ def _specificity(one: dict[str, Any], other: dict[str, Any]) -> int:
 
 
 class Authorizer:
-    def __init__(self, metadata: AuthMetadata, whitelisted: frozenset[str]) -> None:
+    def __init__(self, metadata: AuthMetadata, whitelisted: frozenset[str], cluster: str) -> None:
+        """``cluster``: the broker's brokerClusterName, the resource of cluster-level requests."""
         self.metadata = metadata
         self.whitelisted = whitelisted
+        self.cluster = cluster
 
     def check(self, command: RemotingCommand, peer: str) -> None:
         """The remoting guard (RMQ-AUTHZ-REMOTING)."""
         if str(command.code) in self.whitelisted:
             return
-        contexts = remoting_contexts(command)
+        contexts = remoting_contexts(command, self.cluster)
         username = (command.ext_fields or {}).get(ACCESS_KEY)
         for context in contexts:
             self.decide(username, context, source_ip(peer))

@@ -188,7 +188,7 @@ class Broker:
             return None
         if not self.release.serves(RequestCode.AUTH_CREATE_ACL):
             raise ValueError(f"authorizationEnabled needs a 5.3.0+ wire release, not {self.release.name}")
-        return Authorizer(self.auth, whitelist(c.authorization_whitelist))
+        return Authorizer(self.auth, whitelist(c.authorization_whitelist), c.broker_cluster_name)
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0

@@ -95,7 +95,8 @@ def embedded() -> Iterator[SyncEmbeddedRocketMQ]:
 
 
 def test_reference_broker(embedded: SyncEmbeddedRocketMQ, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _scenario(capsys, embedded.namesrv_addr, embedded.broker_addr) == expected_rows(embedded.broker_addr)
+    seen = _scenario(capsys, embedded.namesrv_addr, embedded.broker_addr)
+    assert seen == expected_rows(embedded.broker_addr)
 
 
 def test_a_command_without_b_or_c_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

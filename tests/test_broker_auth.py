@@ -19,7 +19,6 @@ from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import (
     BrokerConfig,
-    ConfigError,
     NamesrvConfig,
     apply_properties,
     load_config_file,
@@ -225,8 +224,11 @@ def test_authentication_needs_a_release_with_acl_2(tmp_path: Path) -> None:
         run(_java_settings(tmp_path, "4.9.8").start())
 
 
-def test_authorization_is_refused_rather_than_ignored(tmp_path: Path) -> None:
+def test_authorization_needs_a_release_with_acl_2(tmp_path: Path) -> None:
     conf = tmp_path / "broker.conf"
     conf.write_text("authorizationEnabled=true\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="authorizationEnabled"):
-        load_config_file(conf, BrokerConfig(), NamesrvConfig())
+    config = BrokerConfig(listen_port=0, store_path_root_dir=str(tmp_path))
+    load_config_file(conf, config, NamesrvConfig())
+    assert config.authorization_enabled
+    with pytest.raises(ValueError, match=r"authorizationEnabled needs a 5\.3\.0\+ wire release"):
+        run(EmbeddedRocketMQ(broker_config=config, wire_release="4.9.8").start())

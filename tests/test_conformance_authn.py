@@ -1,5 +1,5 @@
-"""The authentication cases of ``rmq-conformance`` against the embedded broker started with
-authenticationEnabled, as a user runs them (``--authn``)."""
+"""The ACL 2.0 cases of ``rmq-conformance`` against the embedded broker started with
+authenticationEnabled and authorizationEnabled, as a user runs them (``--authn``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_authn_cases_pass_against_the_embedded_broker(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     cases = json.loads((report / "index.json").read_text())["cases"]
     areas = {c["area"] for c in cases}
-    assert areas == {"auth_authenticate", "grpc_auth"}, "only the authentication cases run"
+    assert areas == {"auth_authenticate", "auth_authorize", "grpc_auth"}, "only the ACL 2.0 cases run"
     assert {c["verdict"] for c in cases} == {"PASS"}
 
 

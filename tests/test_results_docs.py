@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocketmq_spec.conformance import results
+from rocketmq_spec.conformance import results, results_tls
 from rocketmq_spec.conformance.verdict import Verdict
 
 
@@ -52,3 +52,15 @@ def test_the_check_ci_runs_names_only_the_project_targets(monkeypatch: pytest.Mo
     assert results.main(["check"]) == 0
     assert checked == list(results.CHECKED)
     assert not set(checked) & set(results.OTHER_TARGETS)
+
+
+def test_tls_columns_are_shown_but_not_checked_by_ci() -> None:
+    """Each TLS column is one run per tls.server.mode of a project target (its gRPC port too when it has
+    one); none is among what ``check`` runs without targets."""
+    assert not set(results_tls.TLS_COLUMNS) & set(results.CHECKED)
+    for column, target in results_tls.TLS_COLUMNS.items():
+        runs = results._runs(column)
+        assert [args[args.index("--tls-mode") + 1] for args in runs.values()] == [
+            mode.value for mode in results_tls.MODES]
+        assert all(("--grpc" in args) == (target == "apache-5.5.0") for args in runs.values()), column
+        assert all(args[-2:] == ["-k", results_tls.AREA] for args in runs.values()), column

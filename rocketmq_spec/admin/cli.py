@@ -14,24 +14,16 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from rocketmq_spec.admin.auth_commands import AUTH_COMMANDS
 from rocketmq_spec.admin.groups import OPTION_FIELDS, sub_group_body
 from rocketmq_spec.admin.operations import Admin
-from rocketmq_spec.admin.wire import DEFAULT_TIMEOUT, AdminError, parse_addr
+from rocketmq_spec.admin.options import BROKER_OR_CLUSTER, Options, Runner, address
+from rocketmq_spec.admin.wire import DEFAULT_TIMEOUT, AdminError
 from rocketmq_spec.spec.cli import Parser, add_version
 from rocketmq_spec.spec.indexfile import INDEX_KEY_TYPE, INDEX_TAG_TYPE
-
-Runner = Callable[[Admin, argparse.Namespace], Any]
-
-
-def _address(text: str) -> str:
-    try:
-        parse_addr(text)
-    except AdminError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
 
 
 def _queues(text: str) -> int:
@@ -94,22 +86,17 @@ def _update_broker_config(admin: Admin, args: argparse.Namespace) -> list[dict[s
     return [{"broker": addr, "key": args.key, "value": args.value, "result": "updated"} for addr in done]
 
 
-_BROKER_OR_CLUSTER: list[tuple[tuple[str, ...], dict[str, Any]]] = [
-    (("-b", "--brokerAddr"), {"dest": "broker", "type": _address}),
-    (("-c", "--clusterName"), {"dest": "cluster"})]
-
-
 def _connections(admin: Admin, args: argparse.Namespace) -> list[dict[str, Any]]:
     found = admin.consumer_connection(args.group)
     return [{**connection, "consumeType": found.get("consumeType"), "messageModel": found.get("messageModel")}
             for connection in found.get("connectionSet") or []]
 
 
-COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Runner]] = {
+COMMANDS: dict[str, tuple[str, Options, Runner]] = {
     "clusterList": ("list the brokers of every cluster with their version and rates", [],
                     lambda admin, args: admin.cluster_list()),
     "brokerStatus": ("a broker's runtime figures", [(("-b", "--brokerAddr"), {
-        "dest": "broker", "type": _address, "required": True})],
+        "dest": "broker", "type": address, "required": True})],
                      lambda admin, args: admin.broker_status(args.broker)),
     "topicList": ("every topic the name server knows", [],
                   lambda admin, args: [{"topic": topic} for topic in admin.topic_list()]),
@@ -119,7 +106,7 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
                     lambda admin, args: admin.topic_status(args.topic)),
     "updateTopic": ("create or change a topic on a broker or a cluster", [
         (("-t", "--topic"), {"required": True}),
-        (("-b", "--brokerAddr"), {"dest": "broker", "type": _address}),
+        (("-b", "--brokerAddr"), {"dest": "broker", "type": address}),
         (("-c", "--clusterName"), {"dest": "cluster"}),
         (("-r", "--readQueueNums"), {"dest": "read", "type": _queues, "default": 8}),
         (("-w", "--writeQueueNums"), {"dest": "write", "type": _queues, "default": 8}),
@@ -130,7 +117,7 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
         (("-c", "--clusterName"), {"dest": "cluster", "required": True})],
                     _delete_topic),
     "updateSubGroup": ("create or change a consumer group, as mqadmin updateSubGroup", [
-        *_BROKER_OR_CLUSTER, (("-g", "--groupName"), {"dest": "group", "required": True}),
+        *BROKER_OR_CLUSTER, (("-g", "--groupName"), {"dest": "group", "required": True}),
         (("-s", "--consumeEnable"), {"dest": "consume_enable", "type": _bool}),
         (("-m", "--consumeFromMinEnable"), {"dest": "consume_from_min", "type": _bool}),
         (("-d", "--consumeBroadcastEnable"), {"dest": "broadcast", "type": _bool}),
@@ -145,13 +132,13 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
         (("-a", "--notifyConsumerIdsChanged"), {"dest": "notify", "type": _bool}),
         (("--attributes",), {"help": "5.x group attributes, e.g. +a=b,-c"})], _update_sub_group),
     "deleteSubGroup": ("delete a consumer group", [
-        *_BROKER_OR_CLUSTER, (("-g", "--groupName"), {"dest": "group", "required": True}),
+        *BROKER_OR_CLUSTER, (("-g", "--groupName"), {"dest": "group", "required": True}),
         (("-r", "--removeOffset"), {"dest": "remove_offset", "type": _bool, "default": False,
                                     "help": "true: delete its consumer offsets too"})], _delete_sub_group),
-    "getBrokerConfig": ("a broker's settings, as mqadmin getBrokerConfig", _BROKER_OR_CLUSTER,
+    "getBrokerConfig": ("a broker's settings, as mqadmin getBrokerConfig", BROKER_OR_CLUSTER,
                         _get_broker_config),
     "updateBrokerConfig": ("change one setting of a broker or a cluster's masters", [
-        *_BROKER_OR_CLUSTER, (("-k", "--key"), {"required": True}), (("-v", "--value"), {"required": True})],
+        *BROKER_OR_CLUSTER, (("-k", "--key"), {"required": True}), (("-v", "--value"), {"required": True})],
                            _update_broker_config),
     "consumerProgress": ("each queue's broker offset, group offset and lag", [
         (("-g", "--groupName"), {"dest": "group", "required": True})],
@@ -164,6 +151,7 @@ COMMANDS: dict[str, tuple[str, list[tuple[tuple[str, ...], dict[str, Any]]], Run
                                "default": INDEX_KEY_TYPE,
                                "help": "K: a KEYS entry; T: a TAGS string (5.4.0+ brokers index it)"})],
                       lambda admin, args: admin.query_by_key(args.topic, args.key, args.key_type)),
+    **AUTH_COMMANDS,
 }
 
 
@@ -173,7 +161,7 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     for name, (summary, options, _) in COMMANDS.items():
         sub = commands.add_parser(name, help=summary, description=summary)
-        sub.add_argument("-n", "--namesrvAddr", dest="namesrv", type=_address, required=True,
+        sub.add_argument("-n", "--namesrvAddr", dest="namesrv", type=address, required=True,
                          help="name server host:port")
         for flags, settings in options:
             sub.add_argument(*flags, **settings)

@@ -148,7 +148,7 @@ class Admin:
             connection.call(RequestCode.DELETE_TOPIC_IN_NAMESRV, {"topic": topic, "clusterName": cluster})
         return targets
 
-    def _targets(self, broker: str | None, cluster: str | None, command: str) -> list[str]:
+    def targets(self, broker: str | None, cluster: str | None, command: str) -> list[str]:
         """-b's broker, or every master of -c's cluster (``CommandUtil.fetchMasterAddrByClusterName``)."""
         if not broker and not cluster:
             raise AdminError(f"{command} needs -b BROKER_ADDR or -c CLUSTER")
@@ -156,7 +156,7 @@ class Admin:
 
     def update_sub_group(self, body: bytes, *, broker: str | None, cluster: str | None) -> list[str]:
         """Create or change a consumer group (a ``groups.sub_group_body``); returns the brokers."""
-        targets = self._targets(broker, cluster, "updateSubGroup")
+        targets = self.targets(broker, cluster, "updateSubGroup")
         for addr in targets:
             with connected(addr, self.timeout, self.tls) as connection:
                 connection.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, None, body)
@@ -165,7 +165,7 @@ class Admin:
     def delete_sub_group(self, group: str, *, broker: str | None, cluster: str | None,
                          clean_offset: bool) -> list[str]:
         """Delete a consumer group (and its offsets with ``clean_offset``); returns the brokers."""
-        targets = self._targets(broker, cluster, "deleteSubGroup")
+        targets = self.targets(broker, cluster, "deleteSubGroup")
         for addr in targets:
             with connected(addr, self.timeout, self.tls) as connection:
                 connection.call(RequestCode.DELETE_SUBSCRIPTIONGROUP,
@@ -175,7 +175,7 @@ class Admin:
     def broker_config(self, *, broker: str | None, cluster: str | None) -> dict[str, dict[str, str]]:
         """Each broker's settings as GET_BROKER_CONFIG answers them (Properties text)."""
         found = {}
-        for addr in self._targets(broker, cluster, "getBrokerConfig"):
+        for addr in self.targets(broker, cluster, "getBrokerConfig"):
             with connected(addr, self.timeout, self.tls) as connection:
                 answer = connection.call(RequestCode.GET_BROKER_CONFIG)
                 found[addr] = decode_properties_text(answer.command.body or b"")
@@ -184,7 +184,7 @@ class Admin:
     def update_broker_config(self, key: str, value: str, *, broker: str | None,
                              cluster: str | None) -> list[str]:
         """Change one setting of each broker (UPDATE_BROKER_CONFIG with a Properties body)."""
-        targets = self._targets(broker, cluster, "updateBrokerConfig")
+        targets = self.targets(broker, cluster, "updateBrokerConfig")
         for addr in targets:
             with connected(addr, self.timeout, self.tls) as connection:
                 connection.call(RequestCode.UPDATE_BROKER_CONFIG, None, encode_properties_text({key: value}))

@@ -26,6 +26,11 @@ from rocketmq_spec.apache.servers import (
     free_port,
 )
 from rocketmq_spec.codec.custom_header import decode_header
+from rocketmq_spec.spec.auth import (
+    PROXY_AUTH_KEYS,
+    PROXY_AUTHENTICATION_PROVIDER,
+    PROXY_AUTHORIZATION_PROVIDER,
+)
 from rocketmq_spec.spec.codes import RequestCode
 from rocketmq_spec.spec.controller import CONTROLLER_RELEASES, GET_METADATA_RESPONSE
 from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
@@ -149,8 +154,18 @@ class ApacheRocketMQ(LoopbackServers):
         path = self.home / "conf" / "rmq-proxy.json"
         path.write_text(json.dumps({"rocketMQClusterName": self.broker_config["brokerClusterName"],
                                     "grpcServerPort": grpc_port, "remotingListenPort": free_port(),
-                                    "namesrvAddr": self.namesrv_addr}), encoding="utf-8")
+                                    "namesrvAddr": self.namesrv_addr, **self._proxy_auth()}),
+                        encoding="utf-8")
         return path
+
+    def _proxy_auth(self) -> dict[str, str]:
+        """The proxy authenticates and authorizes gRPC calls as broker.conf says its broker does remoting
+        requests, reading the same users and ACLs (a proxy takes AuthConfig from its own file)."""
+        found = {key: str(self.broker_config[key]) for key in PROXY_AUTH_KEYS if key in self.broker_config}
+        if found:
+            found.update(authenticationMetadataProvider=PROXY_AUTHENTICATION_PROVIDER,
+                         authorizationMetadataProvider=PROXY_AUTHORIZATION_PROVIDER)
+        return found
 
 
 def controller_answers(addr: str) -> bool | None:

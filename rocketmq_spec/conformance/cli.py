@@ -53,7 +53,14 @@ from rocketmq_spec.conformance import cli_help, embedded
 from rocketmq_spec.conformance import profile as profiles
 from rocketmq_spec.conformance.acl_policy import ACL_RELEASE, write_acl_file
 from rocketmq_spec.conformance.cli_help import ExitStatus
-from rocketmq_spec.conformance.embedded import AUTH_TABLES, QUICK_CHECKS, RECALL_ON
+from rocketmq_spec.conformance.embedded import (
+    AUTH_TABLES,
+    AUTHENTICATION_ON,
+    AUTHN_USER,
+    AUTHORIZATION_ON,
+    QUICK_CHECKS,
+    RECALL_ON,
+)
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
 from rocketmq_spec.conformance.target import Target, auth_user_of
@@ -132,7 +139,8 @@ def _wire_parser() -> argparse.ArgumentParser:
                         help="the target broker runs with authenticationEnabled=true and this "
                              "initAuthenticationUser: run the authentication cases")
     parser.add_argument("--authn", action="store_true",
-                        help="embedded broker with authenticationEnabled: run the authentication cases")
+                        help="embedded broker (or --target apache-5.x) with authenticationEnabled and "
+                             "authorizationEnabled: run the authentication and authorization cases")
     parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES,
                         help=f"release the embedded broker answers as (default {DEFAULT_RELEASE})")
     ctl = parser.add_argument_group("controller (RocketMQ 5's automatic failover): the controller area alone")
@@ -353,6 +361,14 @@ def _pytest(argv: list[str]) -> ExitStatus:
     return exit_status(pytest.main(argv))
 
 
+def _provisioned_settings(args: argparse.Namespace) -> dict[str, object]:
+    """broker.conf of a started release: with ``--authn`` ACL 2.0 authentication and authorization on (and
+    on its proxy), as the embedded broker's ``--authn`` run has them."""
+    if not args.authn:
+        return PROVISIONED_SETTINGS
+    return {**PROVISIONED_SETTINGS, **AUTHENTICATION_ON, **AUTHORIZATION_ON}
+
+
 def _provisioned(args: argparse.Namespace) -> int:
     """Run the wire cases against a release started for the run and stopped after it (or the controller
     area against the embedded target's controller)."""
@@ -364,7 +380,7 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"starting {args.target} ...", flush=True)
         try:
             running = stack.enter_context(started(args.target, Path(work),
-                                                  broker_config=PROVISIONED_SETTINGS,
+                                                  broker_config=_provisioned_settings(args),
                                                   grpc=args.grpc, controller=args.controller,
                                                   system_properties={TLS_MODE_KEY: tls.mode.value}
                                                   if tls else None))
@@ -385,7 +401,8 @@ def _provisioned(args: argparse.Namespace) -> int:
         print(f"started {args.target}: namesrv {running.namesrv_addr}, broker {running.broker_addr}"
               + (f", gRPC proxy {proxy}" if proxy else ""), flush=True)
         target = Target(Endpoint.parse(running.namesrv_addr), Endpoint.parse(running.broker_addr),
-                        proxy=proxy, tls=tls, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS))
+                        proxy=proxy, tls=tls, launcher=Launcher.of(args.target, PROVISIONED_SETTINGS),
+                        authn=AUTHN_USER if args.authn else None)
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 
@@ -405,10 +422,11 @@ def _check_options(args: argparse.Namespace) -> None:
         except UnknownTarget as exc:
             raise BadInput(str(exc)) from None
         if args.namesrv or args.broker or args.proxy or args.acl_file or args.acl or args.auth_user \
-                or args.authn or args.controller_addr:
+                or args.controller_addr:
             raise BadInput("--target starts a target of its own: give it or --namesrv/--broker, not both "
-                           "(--acl/--acl-file and --authn/--auth-user go with the embedded broker or "
-                           "--broker)")
+                           "(--acl/--acl-file and --auth-user go with the embedded broker or --broker)")
+        if args.authn and not isinstance(parse_target(args.target), Release):
+            raise BadInput(f"--authn starts an Apache release with ACL 2.0 on, not {args.target}")
     if getattr(args, "controller", False):
         found = parse_target(args.target)
         if found is not None and (not isinstance(found, Release)

@@ -50,6 +50,9 @@ AUTHN_USER = Credentials("rmqAuthnRoot", "rmqAuthnPassword")
 AUTHENTICATION_ON = {"authenticationEnabled": "true", "initAuthenticationUser": json.dumps(
     {"username": AUTHN_USER.access_key, "password": AUTHN_USER.secret_key})}
 """A broker that authenticates every request (RMQ-AUTH-AUTHENTICATE)."""
+AUTHORIZATION_ON = {"authorizationEnabled": "true"}
+"""...and authorizes it against the signed user's ACL (RMQ-AUTHZ-DECIDE): the initial user is Super, so
+only the authorization cases' own Normal users meet it."""
 WIRE_RELEASE_KEY = "wireRelease"
 """The broker.conf key of the release the reference broker answers as, for the brokers the life-cycle
 cases start (``rocketmq_spec.conformance.launcher``)."""
@@ -121,7 +124,7 @@ def launch(workdir: Path, *, acl: bool = False, authn: bool = False, release: st
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
     settings = {WIRE_RELEASE_KEY: release, **QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES, **SHORT_HA,
                 **({"aclEnable": "true", "aclFile": str(acl_file)} if acl_file else {}),
-                **(AUTHENTICATION_ON if authn else {}), **(store_files or {}),
+                **({**AUTHENTICATION_ON, **AUTHORIZATION_ON} if authn else {}), **(store_files or {}),
                 # a system property in Java: the name server's and the broker's ports alike
                 **({TLS_MODE_KEY: tls_mode.value} if tls_mode else {})}
     feed = Endpoint(LOOPBACK, free_port())

@@ -18,6 +18,8 @@ differs from the committed one, in the run and again when rerun, fails CI, which
 the report is updated in the same change that explains it; a case that differs once and not on the rerun
 is reported as flaky with both verdicts.
 
+The TLS columns (:mod:`rocketmq_spec.conformance.results_tls`) are published but run only when named.
+
 ``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md`` and the guides
 under ``docs/``, the text between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by
 what :data:`SPANS` makes of the reports; with ``--check`` it writes nothing and exits 1 when a file is stale
@@ -37,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rocketmq_spec.conformance import client_results
+from rocketmq_spec.conformance import client_results, results_tls
 from rocketmq_spec.conformance.report.matrix import Report, render_comparison
 from rocketmq_spec.conformance.results_store import INDEX, RESULTS_DIR, ROOT, compare, keep_reproducers
 from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
@@ -49,7 +51,8 @@ RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
 STORE, ACL, AUTHN, GRPC = "store", "acl", "authn", "grpc"
 """Subdirectories of a target's results: the embedded broker's store checked offline, its ACL 1.0 run (as
-4.9.8) and its ACL 2.0 authentication run (as 5.5.0, ``--authn``), and
+4.9.8), the ACL 2.0 run (authentication and authorization, ``--authn``) of the embedded broker and of
+:data:`AUTHN_TARGETS`, and
 every target's ``grpc`` area against the gRPC proxy it serves (the reference broker's own; an Apache 5.x
 release's rocketmq-proxy in local mode)."""
 RUN_TIMEOUT = 1800.0
@@ -69,7 +72,10 @@ ACL_COLUMN = f"{EMBEDDED}-4.9.8"
 """The column with the ACL 1.0 run: the reference broker answering as a release that has ACL 1.0."""
 CHECKED = (EMBEDDED, *WIRE_RELEASE_COLUMNS, *(target for target in PROJECT_TARGETS if target != EMBEDDED))
 """What ``check`` and ``update`` run without targets, and the documents' first columns."""
-PUBLISHED = (*CHECKED, *OTHER_TARGETS)
+PUBLISHED = (*CHECKED, *OTHER_TARGETS, *results_tls.TLS_COLUMNS)
+AUTHN_TARGETS = ("apache-5.5.0",)
+"""Releases with an ``authn`` run (``--target R --grpc --authn``: ACL 2.0 authentication and authorization on
+the broker and its proxy): the release the spec's authorization tables were read from."""
 
 
 def shown() -> list[str]:
@@ -84,6 +90,8 @@ def _embedded(target: str) -> bool:
 def _runs(target: str) -> dict[str, list[str]]:
     """Report subdirectory -> the ``rmq-conformance`` arguments producing it (the store report is written
     by the embedded run itself)."""
+    if target in results_tls.TLS_COLUMNS:
+        return results_tls.runs(target)
     if target in WIRE_RELEASE_COLUMNS:
         as_release = ["--wire-release", WIRE_RELEASE_COLUMNS[target]]
         return {"": as_release, ACL: ["--acl", *as_release]}  # a 4.x broker serves no gRPC
@@ -93,6 +101,8 @@ def _runs(target: str) -> dict[str, list[str]]:
         runs[GRPC] = ["-k", GRPC]
     elif (release := parse_target(target)) is not None and release.has_proxy:
         runs[GRPC] = ["--target", target, "--grpc", "-k", GRPC]
+        if target in AUTHN_TARGETS:
+            runs[AUTHN] = ["--target", target, "--grpc", "--authn"]
     return runs
 
 
@@ -254,6 +264,10 @@ GRPC_TITLE = ("gRPC (RocketMQ 5's SDK protocol, the grpc area): the reference br
               "RocketMQ's rocketmq-proxy in local mode")
 
 
+AUTHN_TITLE = ("ACL 2.0 (--authn: authentication and authorization on, remoting and gRPC): the reference "
+               "broker and Apache RocketMQ with its rocketmq-proxy in local mode")
+
+
 def _without_area(report: Report, area: str) -> Report:
     """``report`` less the cases of ``area``, totals counted again: a target that serves the area runs its
     cases in the main run too, and the area has a comparison of its own."""
@@ -268,7 +282,13 @@ def results_text() -> str:
     title = TITLE_WITH_OTHERS if set(targets) & set(OTHER_TARGETS) else TITLE
     remoting = render_comparison([_without_area(_report(target), GRPC) for target in targets], title=title)
     grpc = render_comparison([_report(target, GRPC) for target in grpc_targets()], title=GRPC_TITLE)
-    return remoting.rstrip("\n") + "\n\n" + grpc
+    authn = render_comparison([_report(target, AUTHN) for target in (EMBEDDED, *AUTHN_TARGETS)],
+                              title=AUTHN_TITLE)
+    text = "\n\n".join(part.rstrip("\n") for part in (remoting, grpc, authn))
+    tls = [dataclasses.replace(_report(column, sub), label=results_tls.label(column, sub))
+           for column in results_tls.TLS_COLUMNS if (RESULTS_DIR / column / INDEX).is_file()
+           for sub in _runs(column)]
+    return text + "\n\n" + render_comparison(tls, title=results_tls.TITLE) if tls else text + "\n"
 
 
 def render(*, check_only: bool) -> int:

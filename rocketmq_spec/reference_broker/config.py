@@ -173,6 +173,11 @@ class BrokerConfig:
     authentication metadata provider and a 5.3.0+ wire release."""
     authentication_whitelist: str | None = None
     """Request codes (comma-separated) that pass unsigned when authentication is on."""
+    authorization_enabled: bool = False
+    """5.3.0+: every request is checked against the signed user's ACL (RMQ-AUTHZ-DECIDE); needs both
+    metadata providers and a 5.3.0+ wire release."""
+    authorization_whitelist: str | None = None
+    """Request codes (gRPC: request message full names), comma-separated, that are not authorized."""
     init_authentication_user: str | None = None
     """JSON ``{"username": ..., "password": ...}`` of a Super user created at start when absent."""
     flush_consumer_offset_interval: int = 5000

@@ -200,9 +200,8 @@ KEYS: tuple[JavaKey, ...] = (
             choices=(LOCAL_AUTHENTICATION_PROVIDER,)),  # 5.3.0+: users for the AUTH_* commands
     JavaKey("authorizationMetadataProvider", Disposition.HONOURED, _AC,
             choices=(LOCAL_AUTHORIZATION_PROVIDER,)),  # 5.3.0+: ACLs for the AUTH_* commands
-    *_honoured(_AC, "authenticationEnabled", "authenticationWhitelist", "initAuthenticationUser"),  # 5.3.0+
-    *_refused(_AC, "ACL 2.0 authorization (policies checked on each request) is not implemented",
-              "authorizationEnabled", accepted=("false",)),
+    *_honoured(_AC, "authenticationEnabled", "authenticationWhitelist", "initAuthenticationUser",
+               "authorizationEnabled", "authorizationWhitelist"),  # 5.3.0+
     *_honoured(_MSC, "haSendHeartbeatInterval", "haHousekeepingInterval", "haTransferBatchSize",
                "haMasterAddress", "haSlaveFallbehindMax", "slaveTimeout"),
     JavaKey("haListenPort", Disposition.IGNORED, _MSC,

@@ -42,6 +42,13 @@ LOCAL_AUTHENTICATION_PROVIDER = \
 LOCAL_AUTHORIZATION_PROVIDER = \
     "org.apache.rocketmq.auth.authorization.provider.LocalAuthorizationMetadataProvider"
 """The providers a broker.conf names to keep users and ACLs in the broker's own store."""
+PROXY_AUTHENTICATION_PROVIDER = "org.apache.rocketmq.proxy.auth.ProxyAuthenticationMetadataProvider"
+PROXY_AUTHORIZATION_PROVIDER = "org.apache.rocketmq.proxy.auth.ProxyAuthorizationMetadataProvider"
+"""The providers a proxy's rmq-proxy.json names to read the users and ACLs of its brokers (in local mode,
+of the broker in its own process)."""
+PROXY_AUTH_KEYS = ("authenticationEnabled", "authenticationWhitelist", "authorizationEnabled",
+                   "authorizationWhitelist")
+"""AuthConfig keys a proxy reads from its own rmq-proxy.json, not from broker.conf."""
 
 
 class UserType(enum.Enum):

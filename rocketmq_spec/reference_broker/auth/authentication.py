@@ -63,11 +63,12 @@ class Authenticator:
         if fields.get(SIGNATURE) != expected:
             raise _refused(AuthenticationRemark.SIGNATURE)
 
-    def check_call(self, metadata: Mapping[str, str], request_name: str) -> None:
-        """A gRPC call (its metadata, its request message's full name): through, or Refused with the
-        remark Java's proxy answers UNAUTHORIZED with (RMQ-GRPC-AUTHENTICATE)."""
+    def check_call(self, metadata: Mapping[str, str], request_name: str) -> str | None:
+        """A gRPC call (its metadata, its request message's full name): the user it is signed by (None
+        for a whitelisted request), or Refused with the remark Java's proxy answers UNAUTHORIZED with
+        (RMQ-GRPC-AUTHENTICATE)."""
         if request_name in self.whitelisted:
-            return
+            return None
         authorization = metadata.get(AUTHORIZATION)
         date_time = metadata.get(DATE_TIME, "")
         if authorization and not date_time:
@@ -76,3 +77,4 @@ class Authenticator:
         password = self.password(read.username if read else None)
         if read is None or read.signature != signature(date_time.encode("utf-8"), password):
             raise _refused(AuthenticationRemark.SIGNATURE)
+        return read.username

@@ -23,6 +23,7 @@ from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.reference_broker.acl.admin import AclAdminHandlers
 from rocketmq_spec.reference_broker.acl.guard import AccessGuard, access_guard
 from rocketmq_spec.reference_broker.auth.authentication import Authenticator, whitelist
+from rocketmq_spec.reference_broker.auth.authorization import Authorizer
 from rocketmq_spec.reference_broker.auth.handlers import AuthAdminHandlers
 from rocketmq_spec.reference_broker.auth.metadata import AuthMetadata
 from rocketmq_spec.reference_broker.broker.admin import AdminHandlers, BrokerParts
@@ -98,7 +99,8 @@ PULL_CODES = (RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE)
 
 
 def _guards(*checks: Guard | None) -> Guard | None:
-    """The checks a request passes before dispatch, in order (ACL 2.0 authentication, then ACL 1.0)."""
+    """The checks a request passes before dispatch, in order (ACL 2.0 authentication and authorization,
+    then ACL 1.0)."""
     present = [check for check in checks if check is not None]
     if len(present) <= 1:
         return present[0] if present else None
@@ -145,7 +147,10 @@ class Broker:
         self.guard = access_guard(self.config, self.release.version)
         self.authenticator = self._authenticator()
         """ACL 2.0 authentication (None when off): the remoting guard's first check and the gRPC proxy's."""
+        self.authorizer = self._authorizer()
+        """ACL 2.0 authorization (None when off): checked after authentication, by remoting and gRPC."""
         guard_check = _guards(self.authenticator.check if self.authenticator is not None else None,
+                              self.authorizer.check if self.authorizer is not None else None,
                               self.guard.check if self.guard is not None else None)
         dispatch = DispatchTable(self.handlers.table(), self.release.request_codes)
         backlog, version = self.config.server_socket_backlog, self.release.version
@@ -175,6 +180,15 @@ class Broker:
         if not self.release.serves(RequestCode.AUTH_CREATE_USER):
             raise ValueError(f"authenticationEnabled needs a 5.3.0+ wire release, not {self.release.name}")
         return Authenticator(self.auth, whitelist(c.authentication_whitelist))
+
+    def _authorizer(self) -> Authorizer | None:
+        """ACL 2.0's decision on each request (``authorizationEnabled``, 5.3.0+ releases only)."""
+        c = self.config
+        if not c.authorization_enabled:
+            return None
+        if not self.release.serves(RequestCode.AUTH_CREATE_ACL):
+            raise ValueError(f"authorizationEnabled needs a 5.3.0+ wire release, not {self.release.name}")
+        return Authorizer(self.auth, whitelist(c.authorization_whitelist), c.broker_cluster_name)
 
     def _min_offset(self, topic: str, queue_id: int) -> int:
         return self.store.min_offset(topic, queue_id) if self.store is not None else 0

@@ -18,6 +18,7 @@ from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.reference_broker.auth.authentication import Authenticator
+from rocketmq_spec.reference_broker.auth.authorization import Authorizer
 from rocketmq_spec.reference_broker.broker.clients import ClientManager
 from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGroup, SubscriptionGroupManager
 from rocketmq_spec.reference_broker.broker.topics import TopicConfig, TopicConfigManager
@@ -74,6 +75,10 @@ class HostBroker(Protocol):
     @property
     def authenticator(self) -> Authenticator | None:
         """ACL 2.0 authentication, which the proxy applies to every call too (None when off)."""
+
+    @property
+    def authorizer(self) -> Authorizer | None:
+        """ACL 2.0 authorization, likewise (None when off)."""
 
 
 class LocalBroker:

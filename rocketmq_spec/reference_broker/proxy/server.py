@@ -62,6 +62,7 @@ class GrpcProxy:
         self.local = LocalBroker(broker)
         self._tls = broker.config.tls
         self._authenticator = broker.authenticator
+        self._authorizer = broker.authorizer
         self.producer = Producer(self.local)
         self.channels = ChannelRegistry(self._to_client, relay_command)
         settings = SettingsStore(self.local.group)
@@ -87,7 +88,7 @@ class GrpcProxy:
                                           ("grpc.max_receive_message_length", MAX_INBOUND_MESSAGE_BYTES)])
         rpc_grpc.add_MessagingServiceServicer_to_server(
             MessagingService(self.routes, self.producer, self.consumer, self.clients, self._peer,
-                             self._authenticator), server)
+                             self._authenticator, self._authorizer), server)
         settings = self._tls
         if settings.mode is TlsMode.PERMISSIVE:
             plain = _bind(server, "127.0.0.1:0", None)

@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.grpc.v2 import service_pb2_grpc as rpc_grpc
 from rocketmq_spec.reference_broker.auth.authentication import Authenticator
+from rocketmq_spec.reference_broker.auth.authorization import Authorizer
 from rocketmq_spec.reference_broker.proxy.call import CallContext, Refusal, status
 from rocketmq_spec.reference_broker.proxy.clients import Clients
 from rocketmq_spec.reference_broker.proxy.consumer import Consumer
@@ -36,28 +37,36 @@ Response = TypeVar("Response")
 
 class MessagingService(rpc_grpc.MessagingServiceServicer):
     def __init__(self, routes: Routes, producer: Producer, consumer: Consumer, clients: Clients,
-                 peer_of: Callable[[str], str] = str, authenticator: Authenticator | None = None) -> None:
+                 peer_of: Callable[[str], str] = str, authenticator: Authenticator | None = None,
+                 authorizer: Authorizer | None = None) -> None:
         """``peer_of``: the caller's address for the one grpc reports (a front's, in permissive mode).
-        ``authenticator``: ACL 2.0 authentication of every call (RMQ-GRPC-AUTHENTICATE), None when off."""
+        ``authenticator``: ACL 2.0 authentication of every call (RMQ-GRPC-AUTHENTICATE), None when off;
+        ``authorizer``: ACL 2.0 authorization after it (RMQ-AUTHZ-GRPC), None when off."""
         self._routes = routes
         self._producer = producer
         self._consumer = consumer
         self._clients = clients
         self._peer_of = peer_of
         self._authenticator = authenticator
+        self._authorizer = authorizer
 
     def _context(self, context: grpc.aio.ServicerContext[Any, Any]) -> CallContext:
         return CallContext.of(context.invocation_metadata(), self._peer_of(context.peer()))
 
     def _authenticate(self, context: grpc.aio.ServicerContext[Any, Any], request: Message) -> None:
         """Refusal UNAUTHORIZED with the remoting side's remark when the call is not signed by a known,
-        enabled user (``ResponseBuilder`` turns every AuthenticationException into 40100)."""
-        if self._authenticator is None:
+        enabled user, or that user may not do what it asks (``ResponseBuilder`` turns every
+        AuthenticationException and AuthorizationException into 40100)."""
+        if self._authenticator is None and self._authorizer is None:
             return
         metadata = {key: value if isinstance(value, str) else value.decode("latin-1")
                     for key, value in context.invocation_metadata() or ()}
         try:
-            self._authenticator.check_call(metadata, request.DESCRIPTOR.full_name)
+            username = None
+            if self._authenticator is not None:
+                username = self._authenticator.check_call(metadata, request.DESCRIPTOR.full_name)
+            if self._authorizer is not None:
+                self._authorizer.check_call(request, username, self._peer_of(context.peer()))
         except Refused as refused:
             raise Refusal(Code.UNAUTHORIZED, refused.remark) from None
 

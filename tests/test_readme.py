@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rocketmq_spec.conformance import cli
+from rocketmq_spec.conformance import cli_compare, cli_options
 from rocketmq_spec.conformance.cli_help import EXIT_MEANINGS, ExitStatus
 from rocketmq_spec.conformance.profile import shipped
 from rocketmq_spec.conformance.report.html_page import MEANINGS, SEVERITY_ORDER
@@ -98,7 +98,8 @@ def test_conformance_help_explains_every_option_without_markup() -> None:
         assert heading in helped
     for profile in shipped():
         assert profile.file in helped
-    parsers = (cli._wire_parser(), cli._store_parser(), cli._compare_parser(), cli._compare_html_parser())
+    parsers = (cli_options.wire_parser(), cli_options.store_parser(), cli_compare.compare_parser(),
+               cli_compare.compare_html_parser())
     for parser in parsers:
         silent = [action.option_strings or action.dest for action in parser._actions if not action.help]
         assert silent == [], parser.prog

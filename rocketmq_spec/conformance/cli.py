@@ -48,11 +48,11 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.apache.releases import Release
-from rocketmq_spec.codec.acl import Credentials
-from rocketmq_spec.conformance import cli_help, embedded
+from rocketmq_spec.conformance import cli_compare, cli_options, embedded
 from rocketmq_spec.conformance import profile as profiles
 from rocketmq_spec.conformance.acl_policy import ACL_RELEASE, write_acl_file
 from rocketmq_spec.conformance.cli_help import ExitStatus
+from rocketmq_spec.conformance.cli_options import PROG
 from rocketmq_spec.conformance.embedded import (
     AUTH_TABLES,
     AUTHENTICATION_ON,
@@ -63,17 +63,15 @@ from rocketmq_spec.conformance.embedded import (
 )
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
-from rocketmq_spec.conformance.target import Target, auth_user_of
+from rocketmq_spec.conformance.target import Target
 from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.conformance.wire import Endpoint
-from rocketmq_spec.spec.cli import BadInput, Parser, add_version, fail, one_line, require_file, require_store
+from rocketmq_spec.spec.cli import BadInput, fail, require_store
 from rocketmq_spec.spec.controller import CONTROLLER_RELEASES
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
-from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, SUPPORTED_RELEASES, wire_release
-from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target, target_names
-
-PROG = "rmq-conformance"
+from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, wire_release
+from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target
 
 CASES_DIR = Path(__file__).with_name("cases")
 
@@ -96,158 +94,6 @@ into every run and every worker: the suite judges a broker over TCP and never im
 DEFAULT_WORKERS = "4"
 """pytest-xdist workers for wire runs: cases are mostly waiting on the target, and four keep a local
 broker busy without making timing-sensitive cases (long polling) compete for it."""
-
-
-def _endpoint(text: str) -> Endpoint:
-    try:
-        return Endpoint.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--report", type=Path, metavar="DIR", help="write index.json, junit.xml, index.html")
-    parser.add_argument("--strict", action="store_true", help="NON-STRICT verdicts fail the run")
-    parser.add_argument("-k", dest="selection", metavar="SELECTION", help="pytest -k expression")
-    parser.add_argument("--profile", metavar="FILE|NAME", help="target profile of known deviations")
-    parser.add_argument("-n", dest="workers", default=None, metavar="N", help="pytest-xdist workers")
-    parser.add_argument("-v", dest="verbose", action="store_true", help="one line per case")
-
-
-def _wire_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description=cli_help.DESCRIPTION, epilog=cli_help.epilog(),
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_version(parser)
-    parser.add_argument("--target", default=EMBEDDED, metavar="NAME",
-                        help=f"a target the suite starts and stops: {', '.join(target_names())} "
-                             f"(default {EMBEDDED})")
-    parser.add_argument("--namesrv", type=_endpoint, metavar="HOST:PORT",
-                        help="a running name server to check")
-    parser.add_argument("--broker", type=_endpoint, metavar="HOST:PORT", help="a running broker to check")
-    parser.add_argument("--proxy", type=_endpoint, metavar="HOST:PORT",
-                        help="a running gRPC proxy (RocketMQ 5's SDK endpoint): run the grpc area against it")
-    parser.add_argument("--grpc", action="store_true",
-                        help="with --target apache-5.x: start the broker inside the release's rocketmq-proxy "
-                             "(local mode), so the grpc area runs against Apache's proxy too")
-    parser.add_argument("--slow", action="store_true", help="include slow cases (expiry, long timeouts)")
-    parser.add_argument("--acl-file", type=Path, metavar="PATH",
-                        help="the target broker runs with aclEnable=true on this file: run the acl cases")
-    parser.add_argument("--acl", action="store_true",
-                        help=f"embedded broker with ACL 1.0: run the acl cases (it answers as {ACL_RELEASE} "
-                             "unless --wire-release names another release that has ACL 1.0)")
-    parser.add_argument("--auth-user", type=_credentials, metavar="NAME:PASSWORD",
-                        help="the target broker runs with authenticationEnabled=true and this "
-                             "initAuthenticationUser: run the authentication cases")
-    parser.add_argument("--authn", action="store_true",
-                        help="embedded broker (or --target apache-5.x) with authenticationEnabled and "
-                             "authorizationEnabled: run the authentication and authorization cases")
-    parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES,
-                        help=f"release the embedded broker answers as (default {DEFAULT_RELEASE})")
-    ctl = parser.add_argument_group("controller (RocketMQ 5's automatic failover): the controller area alone")
-    ctl.add_argument("--controller", action="store_true",
-                     help="with --target apache-5.x or embedded: start its name server with a controller "
-                          "inside (enableControllerInNamesrv=true) and judge that controller (the "
-                          "reference controller, for embedded)")
-    ctl.add_argument("--controller-addr", type=_endpoint, metavar="HOST:PORT",
-                     help="a running controller to judge (its controllerDLegerPeers port)")
-    ctl.add_argument("--controller-broker", type=_endpoint, metavar="HOST:PORT",
-                     help="with --controller-addr: a broker in controller mode, master of its set there, "
-                          "whose HA port the ha_autoswitch area connects to as a slave")
-    tls = parser.add_argument_group("TLS")
-    tls.add_argument("--tls", action="store_true",
-                     help="reach the target over TLS (remoting and gRPC) and run the tls area; with the "
-                          "embedded broker, start it in --tls-mode")
-    tls.add_argument("--tls-mode", choices=[m.value for m in TlsMode], default=TlsMode.PERMISSIVE.value,
-                     help="the target's tls.server.mode (default permissive, as Apache's)")
-    tls.add_argument("--tls-ca", type=Path, metavar="PEM", help="CA the target's certificate is checked with")
-    tls.add_argument("--tls-cert", type=Path, metavar="PEM", help="client certificate (mutual TLS)")
-    tls.add_argument("--tls-key", type=Path, metavar="PEM", help="client key (mutual TLS)")
-    tls.add_argument("--tls-insecure", action="store_true",
-                     help="accept any server certificate: for a self-signed target (Apache's test mode, the "
-                          "embedded broker)")
-    ha = parser.add_argument_group("HA replication targets")
-    ha.add_argument("--ha-master", type=Endpoint.parse, metavar="HOST:PORT",
-                    help="a master's HA port (default: the broker's port + 1)")
-    ha.add_argument("--commitlog-file-size", type=int, metavar="BYTES",
-                    help="mappedFileSizeCommitLog of that master (default 1 GiB)")
-    ha.add_argument("--sync-master", type=Endpoint.parse, metavar="HOST:PORT",
-                    help="a SYNC_MASTER broker without a slave of its own")
-    ha.add_argument("--ha-slave", type=Endpoint.parse, metavar="HOST:PORT",
-                    help="a slave broker whose haMasterAddress is --ha-feed")
-    ha.add_argument("--ha-feed", type=Endpoint.parse, metavar="HOST:PORT",
-                    help="where the suite listens as the slave's master")
-    _common(parser)
-    return parser
-
-
-def _store_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=f"{PROG} store", description="check a store directory")
-    parser.add_argument("directory", type=Path, help="the store root (the directory holding commitlog/)")
-    parser.add_argument("--index-sizes", metavar="SLOTS,ENTRIES",
-                        help="maxHashSlotNum,maxIndexNum of the index files, when not in Java's 1:4 ratio")
-    parser.add_argument("--replica", type=Path, metavar="DIR",
-                        help="a slave's store: its CommitLog and queues must agree with DIR's (its master's)")
-    _common(parser)
-    return parser
-
-
-def _compare_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=f"{PROG} compare", description="write the case × run matrix of two or more reports")
-    parser.add_argument("reports", type=Path, nargs="+", metavar="INDEX_JSON", help="each run's index.json")
-    parser.add_argument("--label", action="append", default=[], metavar="NAME",
-                        help="column name of each report, in order (default: its target's addresses)")
-    parser.add_argument("--title", default="Conformance results", help="the document's heading")
-    parser.add_argument("--out", type=Path, metavar="FILE", help="write here instead of standard output")
-    return parser
-
-
-def _compare(argv: Sequence[str]) -> int:
-    from rocketmq_spec.conformance.report.matrix import Report, ReportError, differences, render_comparison
-
-    args = _compare_parser().parse_args(argv)
-    if args.label and len(args.label) != len(args.reports):
-        raise BadInput(f"{len(args.label)} labels for {len(args.reports)} reports")
-    labels = args.label or [None] * len(args.reports)
-    try:
-        reports = [Report.load(path, label) for path, label in zip(args.reports, labels, strict=True)]
-        text = render_comparison(reports, title=args.title)
-    except ReportError as exc:
-        raise BadInput(str(exc)) from None
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        args.out.write_text(text, encoding="utf-8")
-        changed = len(differences(reports))
-        print(f"wrote {args.out}: {len(reports)} runs, {changed} case(s) with different verdicts")
-    return 0
-
-
-def _compare_html_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=f"{PROG} compare-html",
-                    description="an HTML page comparing two report directories, differing verdicts first")
-    parser.add_argument("reports", nargs=2, type=Path, metavar="REPORT_DIR", help="two report directories")
-    parser.add_argument("--html", type=Path, required=True, metavar="FILE", help="the page to write")
-    parser.add_argument("--labels", metavar="A,B", help="names for the two sides (default: their targets)")
-    return parser
-
-
-def _compare_html(args: argparse.Namespace) -> int:
-    from rocketmq_spec.conformance.report import html_compare
-
-    labels = args.labels.split(",", 1) if args.labels else [None, None]
-    if len(labels) != 2:
-        raise BadInput(f"--labels takes two names separated by a comma, got {args.labels!r}")
-    sides = []
-    for directory, label in zip(args.reports, labels, strict=True):
-        require_file(directory / "index.json", "report index")
-        try:
-            sides.append(html_compare.load(directory, label))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise BadInput(f"cannot read the report in {directory}: {one_line(exc)}") from None
-    page = html_compare.write(args.html, *sides)
-    differing = sum(p.differs for p in html_compare.pairs(*sides))
-    print(f"{differing} case(s) with different verdicts; wrote {page}")
-    return 0
 
 
 def _target_name(args: argparse.Namespace) -> str | None:
@@ -406,13 +252,6 @@ def _provisioned(args: argparse.Namespace) -> int:
         return _pytest(pytest_args(target, args, slow=args.slow))
 
 
-def _credentials(text: str) -> Credentials:
-    try:
-        return auth_user_of(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def _check_options(args: argparse.Namespace) -> None:
     """Options that would otherwise fail inside every case: a profile that cannot be read, a report
     directory that is a file, a target that is not known."""
@@ -507,19 +346,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return coverage_main(argv[1:])
         if argv[:1] == ["compare"]:
-            return _compare(argv[1:])
+            return cli_compare.compare(argv[1:])
         if argv[:1] in (["reproduce"], ["report-findings"]):
             from rocketmq_spec.conformance import findings, reproduce
 
             return (reproduce if argv[0] == "reproduce" else findings).main(argv[1:], sys.stdout)
         if argv[:1] == ["compare-html"]:
-            return _compare_html(_compare_html_parser().parse_args(argv[1:]))
+            return cli_compare.compare_html(cli_compare.compare_html_parser().parse_args(argv[1:]))
         if argv[:1] == ["store"]:
-            args = _store_parser().parse_args(argv[1:])
+            args = cli_options.store_parser().parse_args(argv[1:])
             _check_options(args)
             replica = require_store(args.replica) if args.replica is not None else None
             return _pytest(pytest_args(Target(store=require_store(args.directory), replica=replica), args))
-        args = _wire_parser().parse_args(argv)
+        args = cli_options.wire_parser().parse_args(argv)
         _check_options(args)
         if args.target != EMBEDDED or args.controller:
             return _provisioned(args)

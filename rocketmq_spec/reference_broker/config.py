@@ -21,6 +21,7 @@ from typing import Any
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from rocketmq_spec.reference_broker.store.config import parse_delay_levels
 from rocketmq_spec.reference_broker.tls import TlsFileError, TlsSettings
+from rocketmq_spec.spec.broker_identity import CONTROLLER_MODE_DEFAULTS
 from rocketmq_spec.spec.consumequeue import DELAY_LEVELS
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
@@ -223,6 +224,14 @@ class BrokerConfig:
     """Milliseconds between a slave's metadata syncs from its master (``SlaveSynchronize``: 10 s)."""
     ha_reconnect_interval: int = 5_000
     """Milliseconds a slave waits before connecting again to its master (``HAClient``: 5 s)."""
+    enable_controller_mode: bool = False
+    """The broker's id and role come from a controller (``rocketmq_spec.spec.broker_identity``);
+    brokerRole and brokerId are then the controller's to set."""
+    controller_addr: str = ""
+    """Controllers, ``ip:port;ip:port``; the one that leads is asked."""
+    sync_broker_metadata_period: int = CONTROLLER_MODE_DEFAULTS["syncBrokerMetadataPeriod"]
+    broker_heartbeat_interval: int = CONTROLLER_MODE_DEFAULTS["brokerHeartbeatInterval"]
+    controller_heart_beat_timeout_mills: int = CONTROLLER_MODE_DEFAULTS["controllerHeartBeatTimeoutMills"]
     tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
     """The ``tls.*`` keys (Java's system properties): TLS on the broker's, fast and gRPC ports."""
 

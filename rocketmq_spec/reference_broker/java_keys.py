@@ -228,6 +228,9 @@ KEYS: tuple[JavaKey, ...] = (
             accepted=("false",)),
     # -- ProxyConfig: the gRPC proxy the broker runs in its process (local mode) ----------------------
     *_honoured("ProxyConfig", "grpcServerPort"),
+    # -- BrokerConfig 5.x: controller mode (rocketmq_spec.spec.broker_identity) -------------------------
+    *_honoured(_BC, "enableControllerMode", "controllerAddr", "syncBrokerMetadataPeriod",
+               "brokerHeartbeatInterval", "controllerHeartBeatTimeoutMills"),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),

@@ -233,6 +233,23 @@ class MessageStore(StorePuts, StoreReads):
                 position = end
             self._replica_dispatched = position
 
+    def truncate_files(self, end: int) -> None:
+        """Cut the CommitLog at ``end`` and what the consume queues and index hold beyond it
+        (``DefaultMessageStore.truncateFiles``): a slave going back to its consistent point with a new
+        master (RMQ-HA2-TRUNCATE)."""
+        with self._put_lock:
+            if end >= self.commitlog.max_offset:
+                return
+            self.commitlog.truncate(end)
+            for queue in self.queues.values():
+                queue.truncate_dirty(end)
+            rebuild_from = self.index.drop_beyond(end)
+            if rebuild_from is not None and self.config.message_index_enable:
+                for record in self.commitlog.records(max(rebuild_from, self.commitlog.min_offset)):
+                    self.index.build(record)
+            self._next_queue_offset = {key: queue.max_offset for key, queue in self.queues.items()}
+            self._replica_dispatched = min(self._replica_dispatched, end)
+
     # ---------------------------------------------------------------- dispatching
 
     def _queue(self, topic: str, queue_id: int) -> ConsumeQueue:

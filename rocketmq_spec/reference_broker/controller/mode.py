@@ -1,0 +1,91 @@
+"""A broker in controller mode: the roles its controller gives it, applied to the running broker.
+
+The broker starts fenced: nothing is registered with the name servers until the controller has named a
+role (Java's broker is isolated until ``ReplicasManager`` runs). A slave replicates through the
+auto-switch HA stream (``AutoSwitchReplicaSession``) from the master its name server names; a master
+records its new epoch in the epoch file after its last byte (RMQ-HA2-EPOCH-ORDER,
+``AutoSwitchHAService.changeToMaster``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from rocketmq_spec.reference_broker.controller.agent import BrokerStatus, ControllerAgent
+from rocketmq_spec.reference_broker.controller.roles import BecomeMaster, BecomeSlave, Role
+from rocketmq_spec.reference_broker.ha.autoswitch_slave import AutoSwitchReplicaSession
+from rocketmq_spec.reference_broker.store.epochs import EpochCache
+from rocketmq_spec.reference_broker.store.message_store import MessageStore
+from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
+
+if TYPE_CHECKING:
+    from rocketmq_spec.reference_broker.broker.server import Broker
+
+log = logging.getLogger(__name__)
+
+
+class ControllerMode:
+    def __init__(self, broker: Broker, store: MessageStore) -> None:
+        self.broker = broker
+        self.store = store
+        self.epochs = EpochCache(store.root)
+        self.agent = ControllerAgent(broker.config, store.root, self.change_role, self.status)
+        self.role: Role | None = None
+
+    def start(self) -> None:
+        self.agent.start()
+
+    async def stop(self) -> None:
+        await self.agent.stop()
+
+    def status(self) -> BrokerStatus:
+        end = self.store.max_phy_offset
+        return BrokerStatus(self.epochs.last_epoch, end, end)
+
+    @property
+    def broker_id(self) -> int:
+        assert self.agent.keeper is not None
+        return self.agent.keeper.broker_id
+
+    async def change_role(self, role: Role) -> None:
+        if isinstance(role, BecomeSlave):
+            await self._to_slave(role)
+        else:
+            await self._to_master(role)
+        first = self.role is None
+        self.role = role
+        if first:
+            await self.broker.registrar.start()
+        else:
+            self.broker.registrar.topics_changed()  # registers again: the name server learns the role
+
+    async def _to_slave(self, role: BecomeSlave) -> None:
+        """``ReplicasManager.changeToSlave``: the broker id is the controller's, the HA client follows the
+        master the name server names (a new master's address reconnects it)."""
+        if self.epochs.last_epoch > role.master_epoch:
+            log.warning("not following master epoch %d: the epoch file is at %d", role.master_epoch,
+                        self.epochs.last_epoch)
+            return
+        await self.broker.stop_replica()
+        self.broker.config.broker_id = self.broker_id
+        self._set_role(BrokerRole.SLAVE)
+        broker_id, epochs = self.broker_id, self.epochs
+
+        def session(store: MessageStore, now: float) -> AutoSwitchReplicaSession:
+            return AutoSwitchReplicaSession(store, epochs, broker_id, now)
+
+        self.broker.start_replica(self.store, session)
+
+    async def _to_master(self, role: BecomeMaster) -> None:
+        """``AutoSwitchHAService.changeToMaster``: the new epoch starts at the log's end."""
+        await self.broker.stop_replica()
+        if self.epochs.last_epoch >= role.master_epoch:
+            self.epochs.truncate_from_epoch(role.master_epoch)
+        self.epochs.append(role.master_epoch, self.store.max_phy_offset)
+        self.broker.config.broker_id = MASTER_ID
+        self._set_role(BrokerRole.ASYNC_MASTER)
+
+    def _set_role(self, role: BrokerRole) -> None:
+        self.broker.config.broker_role = role.value
+        self.store.config.broker_role = role

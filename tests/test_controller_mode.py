@@ -1,6 +1,7 @@
 """Controller mode's sans-IO parts: the role a controller's answer gives (RMQ-BROKER-ROLE), the epoch
 file a store keeps (RMQ-HA2-EPOCH-ORDER, RMQ-EPOCH-FILE-BACKUP), the broker identity file
-(RMQ-BROKER-IDENTITY) and a slave's auto-switch session, truncation included (RMQ-HA2-TRUNCATE)."""
+(RMQ-BROKER-IDENTITY), a slave's auto-switch session, truncation included (RMQ-HA2-TRUNCATE), and a
+master's, with its SyncStateSet (RMQ-HA2-TRANSFER, RMQ-HA2-EXPAND, RMQ-HA2-CONFIRM)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,15 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.codec.ha_autoswitch import (
+    MasterHandshakeReceived,
+    MasterStreamDecoder,
     SlaveHandshakeReceived,
     SlaveReported,
     SlaveStreamDecoder,
+    TransferReceived,
     encode_master_handshake,
+    encode_slave_handshake,
+    encode_slave_report,
     encode_transfer,
 )
 from rocketmq_spec.codec.store.epoch_file import encode_epoch_file, read_epochs
@@ -23,12 +29,14 @@ from rocketmq_spec.reference_broker.controller.roles import (
     MasterAnswer,
     RoleKeeper,
 )
+from rocketmq_spec.reference_broker.ha.autoswitch_master import AutoSwitchSlaveSession
 from rocketmq_spec.reference_broker.ha.autoswitch_slave import AutoSwitchReplicaSession
+from rocketmq_spec.reference_broker.ha.sync_state_set import SyncStateSet
 from rocketmq_spec.reference_broker.store.epochs import EpochCache
 from rocketmq_spec.spec.epoch_file import BACKUP_SUFFIX, EPOCH_FILE_NAME
 from rocketmq_spec.spec.errors import HAStreamError, StoreError
 from rocketmq_spec.spec.ha_autoswitch import RMQ_HA2_TRUNCATE
-from tests.test_ha_sessions import _fill, _store
+from tests.test_ha_sessions import SETTINGS, _fill, _store
 
 
 def test_only_a_newer_master_epoch_changes_the_role() -> None:
@@ -122,3 +130,44 @@ def test_slave_session_truncates_to_the_consistent_point(tmp_path: Path) -> None
     finally:
         old.close()
         slave.close()
+
+
+def test_master_session_answers_the_handshake_and_keeps_blocks_within_an_epoch(tmp_path: Path) -> None:
+    master = _store(tmp_path / "m")
+    try:
+        _fill(master, 6)
+        records = list(master.commitlog.records(0))
+        second = records[2].physical_offset
+        epochs = EpochCache(master.root)
+        epochs.append(1, 0)
+        epochs.append(2, second)
+        proposed: list[frozenset[int]] = []
+        members = SyncStateSet(1, proposed.append)
+        session = AutoSwitchSlaveSession(master, epochs, members, SETTINGS, now=0.0)
+        assert session.next_write(0.0) is None  # nothing before the slave's handshake
+        assert session.received(encode_slave_handshake(7), 0.0) is None
+        decoder = MasterStreamDecoder()
+        (answer,) = decoder.receive_data(session.next_write(0.0) or b"")
+        assert answer == MasterHandshakeReceived(master.max_phy_offset, 2, ((1, 0), (2, second)))
+        assert session.next_write(0.1) is None  # the transfer waits for the first report
+        assert session.received(encode_slave_report(0), 1.0) is None
+        blocks = []
+        while (unit := session.next_write(1.0)) is not None:
+            blocks += decoder.receive_data(unit)
+        assert all(isinstance(b, TransferReceived) for b in blocks)
+        tagged = [(b.offset, b.epoch, b.epoch_start_offset) for b in blocks
+                  if isinstance(b, TransferReceived)]
+        assert tagged[0] == (0, 1, 0) and tagged[1] == (second, 2, second)  # epoch 1 ends the first block
+        assert {epoch for _, epoch, _ in tagged[1:]} == {2}
+        assert b"".join(b.data for b in blocks if isinstance(b, TransferReceived)) == \
+            master.commitlog.data_from(0, master.max_phy_offset)
+        assert proposed == [] and members.confirm_offset(master.max_phy_offset) == master.max_phy_offset
+        session.received(encode_slave_report(master.max_phy_offset), 2.0)
+        assert proposed == [frozenset({1, 7})]  # caught up: the master proposes it to the controller
+        members.accepted(frozenset({1, 7}), 2)
+        session.received(encode_slave_report(second), 3.0)
+        assert members.confirm_offset(master.max_phy_offset) == second
+        session.closed()
+        assert proposed[-1] == frozenset({1})
+    finally:
+        master.close()

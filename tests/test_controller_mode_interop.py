@@ -24,12 +24,14 @@ pytestmark = pytest.mark.slow
 
 RELEASE = "5.5.0"
 MESSAGES = 200
+APACHE_SLAVE_ID = "2"
+"""The id the controller gives the Apache broker, second of its set: the name server lists it under it."""
 TAIL_CHECK = 4096
 """Bytes past the replica's end that must be empty on the master too (the master wrote nothing more)."""
 
 
-def _controller_broker(java: ApacheRocketMQ, store: Path) -> Broker:
-    return Broker(BrokerConfig(listen_port=0, broker_name=java.broker_name,
+def _controller_broker(java: ApacheRocketMQ, store: Path, broker_name: str | None = None) -> Broker:
+    return Broker(BrokerConfig(listen_port=0, broker_name=broker_name or java.broker_name,
                                broker_cluster_name=java.broker_config["brokerClusterName"],
                                namesrv_addr=java.namesrv_addr, store_path_root_dir=str(store),
                                enable_controller_mode=True, controller_addr=java.controller_addr,
@@ -76,3 +78,50 @@ def test_reference_slave_of_an_apache_master(tmp_path: Path) -> None:
         assert master_epochs is not None and replica_epochs is not None
         assert replica_epochs.entries == master_epochs.entries == ((1, 0),)
         assert (store / EPOCH_FILE_NAME).read_bytes() == (master_store / EPOCH_FILE_NAME).read_bytes()
+
+
+def test_apache_slave_of_a_reference_master(tmp_path: Path) -> None:
+    """The reference broker is the first of its broker-set, so the controller elects it; an Apache broker
+    of the same set then joins as its slave."""
+    topic, broker_set = f"CtlMaster{int(time.time())}", "broker-ref"
+    store = tmp_path / "reference"
+    seen: dict[str, object] = {}
+
+    async def scenario(java: ApacheRocketMQ) -> None:
+        master = _controller_broker(java, store, broker_set)
+        await master.start()
+        slave = ApacheRocketMQ(RELEASE, home=tmp_path / "java-slave", namesrv=java.namesrv_addr,
+                               broker_config={"brokerName": broker_set, "brokerId": APACHE_SLAVE_ID,
+                                              "enableControllerMode": "true",
+                                              "controllerAddr": java.controller_addr})
+        try:
+            assert await _eventually(lambda: _is_master(master), 1, 60) == 1
+            await _send_all(master.addr, topic)  # before the slave exists: caught up from offset 0
+            await asyncio.to_thread(slave.start)
+            seen["slave"] = slave
+            assert await _eventually(lambda: _queue_total(slave.broker_addr, topic), MESSAGES, 90) == MESSAGES
+            await _send_all(master.addr, topic)
+            assert await _eventually(lambda: _queue_total(slave.broker_addr, topic), 2 * MESSAGES, 60) \
+                == 2 * MESSAGES
+            assert master.store is not None
+            seen["end"] = master.store.max_phy_offset
+            await asyncio.to_thread(slave.stop_broker)
+        finally:
+            await master.stop()
+            await asyncio.to_thread(slave.stop)
+
+    with running_or_skip(RELEASE, tmp_path / "java", controller=True) as java:
+        asyncio.run(asyncio.wait_for(scenario(java), 240))
+    slave = seen["slave"]
+    assert isinstance(slave, ApacheRocketMQ)
+    _replica_agrees(store, slave.store_path)
+    end = seen["end"]
+    assert isinstance(end, int) and end > 0
+    _same_commitlog(store, slave.store_path, end)
+    assert (store / EPOCH_FILE_NAME).read_bytes() == (slave.store_path / EPOCH_FILE_NAME).read_bytes()
+    epochs = read_epochs(store)
+    assert epochs is not None and epochs.entries == ((1, 0),)
+
+
+async def _is_master(broker: Broker) -> int:
+    return int(broker.config.role is BrokerRole.ASYNC_MASTER and broker.registrar.registrations > 0)

@@ -25,6 +25,7 @@ from rocketmq_spec.spec.broker_identity import CONTROLLER_MODE_DEFAULTS
 from rocketmq_spec.spec.consumequeue import DELAY_LEVELS
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
+from rocketmq_spec.spec.ha_autoswitch import AUTOSWITCH_DEFAULTS
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
 from rocketmq_spec.spec.system_topics import TRACE_TOPIC
 from rocketmq_spec.spec.tls import TLS_KEYS_BY_NAME
@@ -232,6 +233,8 @@ class BrokerConfig:
     sync_broker_metadata_period: int = CONTROLLER_MODE_DEFAULTS["syncBrokerMetadataPeriod"]
     broker_heartbeat_interval: int = CONTROLLER_MODE_DEFAULTS["brokerHeartbeatInterval"]
     controller_heart_beat_timeout_mills: int = CONTROLLER_MODE_DEFAULTS["controllerHeartBeatTimeoutMills"]
+    check_sync_state_set_period: int = CONTROLLER_MODE_DEFAULTS["checkSyncStateSetPeriod"]
+    ha_max_time_slave_not_catchup: int = int(AUTOSWITCH_DEFAULTS["haMaxTimeSlaveNotCatchup"])
     tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
     """The ``tls.*`` keys (Java's system properties): TLS on the broker's, fast and gRPC ports."""
 

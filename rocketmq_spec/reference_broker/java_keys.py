@@ -230,7 +230,8 @@ KEYS: tuple[JavaKey, ...] = (
     *_honoured("ProxyConfig", "grpcServerPort"),
     # -- BrokerConfig 5.x: controller mode (rocketmq_spec.spec.broker_identity) -------------------------
     *_honoured(_BC, "enableControllerMode", "controllerAddr", "syncBrokerMetadataPeriod",
-               "brokerHeartbeatInterval", "controllerHeartBeatTimeoutMills"),
+               "brokerHeartbeatInterval", "controllerHeartBeatTimeoutMills", "checkSyncStateSetPeriod"),
+    *_honoured(_MSC, "haMaxTimeSlaveNotCatchup"),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocketmq_spec.codec.bodies import decode_body
+from rocketmq_spec.codec.bodies import decode_body, encode_body
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.reference_broker.client import RemotingClient
@@ -62,10 +62,13 @@ class BrokerStatus:
 
 class ControllerAgent:
     def __init__(self, config: BrokerConfig, store_root: Path, on_role: Callable[[Role], Awaitable[None]],
-                 status: Callable[[], BrokerStatus]) -> None:
+                 status: Callable[[], BrokerStatus],
+                 on_set: Callable[[frozenset[int], int], None] = lambda members, epoch: None) -> None:
         self.config = config
         self.files = IdentityFiles(store_root)
         self._on_role = on_role
+        self._on_set = on_set
+        """Told the SyncStateSet (and its epoch) the controller holds while the broker is master."""
         self._status = status
         self.leader: str | None = None
         self.keeper: RoleKeeper | None = None
@@ -180,7 +183,24 @@ class ControllerAgent:
         if role is not None:
             log.info("controller says: %s", role)
             await self._on_role(role)
+        if self.keeper.is_master:
+            self._on_set(self.keeper.sync_state_set, self.keeper.sync_state_set_epoch)
         return answer.master_id is not None and bool(answer.master_addr)
+
+    async def alter_sync_state_set(self, members: frozenset[int]) -> None:
+        """RMQ-HA2-EXPAND / RMQ-HA2-SHRINK: a master reports its new SyncStateSet
+        (``doReportSyncStateSetChanged``); the controller's answer is the set now in force."""
+        assert self.keeper is not None
+        body = encode_body(SYNC_STATE_SET, {"syncStateSet": sorted(members),
+                                            "syncStateSetEpoch": self.keeper.sync_state_set_epoch})
+        answer = await self._call(RequestCode.CONTROLLER_ALTER_SYNC_STATE_SET, {
+            "brokerName": self.config.broker_name, "masterBrokerId": self.keeper.broker_id,
+            "masterEpoch": self.keeper.master_epoch, "invokeTime": _now_ms()}, body)
+        accepted = decode_body(SYNC_STATE_SET, answer.command.body or b"{}")
+        keeper = self.keeper
+        await self._take(MasterAnswer(keeper.broker_id, self.config.broker_addr, keeper.master_epoch,
+                                      int(accepted.get("syncStateSetEpoch") or 0),
+                                      frozenset(int(m) for m in accepted.get("syncStateSet") or ())))
 
     async def _heartbeats(self) -> None:
         while True:
@@ -211,20 +231,21 @@ class ControllerAgent:
                             int(body.get("syncStateSetEpoch") or header.get("syncStateSetEpoch") or 0),
                             frozenset(int(member) for member in body.get("syncStateSet") or ()))
 
-    async def _call(self, code: RequestCode, values: dict[str, Any]) -> _Answer:
+    async def _call(self, code: RequestCode, values: dict[str, Any], body: bytes | None = None) -> _Answer:
         if self.leader is None:  # a controller said it no longer leads
             self.leader = await self._find_leader()
         spec = CONTROLLER_REQUEST_HEADERS[code]
-        command = await self._raw_call(self.leader, code, encode_header(spec, values))
+        command = await self._raw_call(self.leader, code, encode_header(spec, values), body)
         answer_spec = CONTROLLER_RESPONSE_HEADERS.get(code)
         header = decode_header(answer_spec, command.ext_fields) if answer_spec is not None else {}
         return _Answer(command, header)
 
-    async def _raw_call(self, addr: str, code: RequestCode, ext: dict[str, str] | None) -> RemotingCommand:
+    async def _raw_call(self, addr: str, code: RequestCode, ext: dict[str, str] | None,
+                        body: bytes | None = None) -> RemotingCommand:
         client = self._clients.get(addr)
         if client is None or client.closed:
             client = self._clients[addr] = await RemotingClient.connect(addr)
-        command = await client.invoke(client.request(int(code), ext))
+        command = await client.invoke(client.request(int(code), ext, body))
         if command.code != ResponseCode.SUCCESS:
             if command.code == ResponseCode.CONTROLLER_NOT_LEADER:
                 self.leader = None

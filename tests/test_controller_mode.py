@@ -164,7 +164,9 @@ def test_master_session_answers_the_handshake_and_keeps_blocks_within_an_epoch(t
         assert proposed == [] and members.confirm_offset(master.max_phy_offset) == master.max_phy_offset
         session.received(encode_slave_report(master.max_phy_offset), 2.0)
         assert proposed == [frozenset({1, 7})]  # caught up: the master proposes it to the controller
+        assert members.members == {1} and members.counted == {1, 7}  # pending, yet counted
         members.accepted(frozenset({1, 7}), 2)
+        assert members.pending is None
         session.received(encode_slave_report(second), 3.0)
         assert members.confirm_offset(master.max_phy_offset) == second
         session.closed()

@@ -235,6 +235,8 @@ class BrokerConfig:
     controller_heart_beat_timeout_mills: int = CONTROLLER_MODE_DEFAULTS["controllerHeartBeatTimeoutMills"]
     check_sync_state_set_period: int = CONTROLLER_MODE_DEFAULTS["checkSyncStateSetPeriod"]
     ha_max_time_slave_not_catchup: int = int(AUTOSWITCH_DEFAULTS["haMaxTimeSlaveNotCatchup"])
+    min_in_sync_replicas: int = int(AUTOSWITCH_DEFAULTS["minInSyncReplicas"])
+    """Controller mode: a put that waits for the store needs this many SyncStateSet members."""
     tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
     """The ``tls.*`` keys (Java's system properties): TLS on the broker's, fast and gRPC ports."""
 

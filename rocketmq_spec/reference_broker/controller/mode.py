@@ -79,7 +79,7 @@ class ControllerMode:
             await asyncio.sleep(config.check_sync_state_set_period / 1000)
             behind = self.members.behind(loop.time(), config.ha_max_time_slave_not_catchup / 1000)
             if behind:
-                self._report(self.members.members - behind)
+                self._report(self.members.current - behind)
 
     def status(self) -> BrokerStatus:
         end = self.store.max_phy_offset
@@ -117,6 +117,7 @@ class ControllerMode:
             return
         await self.broker.stop_replica()
         await self._stop_master()
+        self.store.in_sync_replicas_enough = None
         self.broker.config.broker_id = self.broker_id
         self._set_role(BrokerRole.SLAVE)
         broker_id, epochs = self.broker_id, self.epochs
@@ -136,6 +137,8 @@ class ControllerMode:
         self.members = SyncStateSet(self.broker_id, self._report)
         self.members.accepted(role.sync_state_set, role.sync_state_set_epoch)
         self._checker = asyncio.ensure_future(self._check_sync_state_set())
+        minimum = self.broker.config
+        self.store.in_sync_replicas_enough = lambda: len(self.members.counted) >= minimum.min_in_sync_replicas
         self.broker.config.broker_id = MASTER_ID
         self._set_role(BrokerRole.ASYNC_MASTER)
 

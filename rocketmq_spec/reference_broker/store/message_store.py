@@ -72,6 +72,7 @@ class MessageStore(StorePuts, StoreReads):
         self.recovered_abnormally = False
         self._put_lock = threading.RLock()
         self._next_queue_offset: dict[tuple[str, int], int] = {}
+        self.in_sync_replicas_enough: Callable[[], bool] | None = None
         self._running = False
         self._lock_fd: int | None = None
         self._checkpoint: MappedFile | None = None

@@ -184,6 +184,16 @@ class LoopbackServers:
             raise
         return self
 
+    def start_namesrv(self) -> Self:
+        """Prepare and start the name server alone, for brokers started by someone else; ``stop`` stops it."""
+        self._prepare()
+        try:
+            self._with_free_ports("namesrv", self._start_namesrv, chosen=bool(self._namesrv_port))
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
     def _prepare(self) -> None:
         """Whatever must exist before a server starts: binaries or jars, the home's files."""
         raise NotImplementedError

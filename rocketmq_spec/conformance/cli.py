@@ -138,7 +138,8 @@ def _wire_parser() -> argparse.ArgumentParser:
     ctl = parser.add_argument_group("controller (RocketMQ 5's automatic failover): the controller area alone")
     ctl.add_argument("--controller", action="store_true",
                      help="with --target apache-5.x: start its name server with a controller inside "
-                          "(enableControllerInNamesrv=true) and judge that controller")
+                          "(enableControllerInNamesrv=true) and judge that controller; with the embedded "
+                          "target, judge the reference broker in controller mode under Apache 5.5.0's")
     ctl.add_argument("--controller-addr", type=_endpoint, metavar="HOST:PORT",
                      help="a running controller to judge (its controllerDLegerPeers port)")
     ctl.add_argument("--controller-broker", type=_endpoint, metavar="HOST:PORT",
@@ -406,7 +407,8 @@ def _check_options(args: argparse.Namespace) -> None:
                            "--broker)")
     if getattr(args, "controller", False):
         found = parse_target(args.target)
-        if not isinstance(found, Release) or not CONTROLLER_RELEASES.holds_for_version(found.mq_version):
+        if found is not None and (not isinstance(found, Release)
+                                  or not CONTROLLER_RELEASES.holds_for_version(found.mq_version)):
             raise BadInput(f"--controller starts the controller of a --target apache-5.x ({args.target} has "
                            "no controller); give --controller-addr HOST:PORT to judge a running one")
     if getattr(args, "controller_broker", None) and not args.controller_addr:
@@ -496,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _pytest(pytest_args(Target(store=require_store(args.directory), replica=replica), args))
         args = _wire_parser().parse_args(argv)
         _check_options(args)
-        if args.target != EMBEDDED:
+        if args.target != EMBEDDED or args.controller:
             return _provisioned(args)
         if args.namesrv or args.broker or args.proxy or args.ha_master or args.sync_master or args.ha_slave \
                 or args.controller_addr:

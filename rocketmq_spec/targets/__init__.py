@@ -35,6 +35,7 @@ from rocketmq_spec.rocketmq_rust.releases import Release as RustRelease
 from rocketmq_spec.rocketmq_rust.releases import UnknownRelease as UnknownRustRelease
 from rocketmq_spec.rocketmq_rust.releases import release as rust_release
 from rocketmq_spec.targets.reference import ReferenceServers
+from rocketmq_spec.targets.reference_controller import ReferenceUnderController
 
 EMBEDDED = "embedded"
 APACHE_PREFIX = "apache-"
@@ -79,9 +80,13 @@ def servers(name: str, home: Path, *, broker_config: Mapping[str, object] | None
     """The name server and broker of the target ``name`` names, not started yet (``heap_mb``: a JVM's;
     ``grpc``: a 5.x release's broker inside its proxy, which rocketmq-rust's broker does not have; the
     reference broker always serves gRPC itself; ``controller``: a 5.x release's name server runs a
-    controller too, which neither the reference broker nor rocketmq-rust has; ``system_properties``: Java's
+    controller too, which rocketmq-rust has not, and the reference broker joins a release's one in controller
+    mode (:mod:`rocketmq_spec.targets.reference_controller`); ``system_properties``: Java's
     ``-D`` settings such as ``tls.server.mode``, which the reference broker reads as config keys)."""
     found = parse_target(name)
+    if controller and found is None:
+        settings = {**(broker_config or {}), **(system_properties or {})}
+        return ReferenceUnderController(home=home, broker_config=settings, grpc=True)
     if controller and not isinstance(found, Release):
         raise ProvisionError(f"{name}: no controller (RocketMQ 5's automatic failover) to start",
                              expected="an apache-5.x target", seen=name)

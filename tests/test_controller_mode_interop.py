@@ -5,19 +5,30 @@ auto-switch HA stream. Skipped where Java or Maven is missing; slow (starts JVMs
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 from rocketmq_spec.apache import ApacheRocketMQ
 from rocketmq_spec.apache.pytest_plugin import running_or_skip
+from rocketmq_spec.codec.bodies import decode_body
+from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.codec.store.epoch_file import read_epochs
 from rocketmq_spec.reference_broker.broker.server import Broker
+from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import BrokerConfig
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.controller import GET_REPLICA_INFO_REQUEST, GET_REPLICA_INFO_RESPONSE, SYNC_STATE_SET
 from rocketmq_spec.spec.epoch_file import EPOCH_FILE_NAME
 from rocketmq_spec.spec.ha import BrokerRole
 from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
+from rocketmq_spec.targets.reference import ReferenceServers
+from tests.messaging_support import send
 from tests.test_ha_java_interop import _eventually, _queue_total, _replica_agrees, _send_all
 
 pytestmark = pytest.mark.slow
@@ -26,8 +37,10 @@ RELEASE = "5.5.0"
 MESSAGES = 200
 APACHE_SLAVE_ID = "2"
 """The id the controller gives the Apache broker, second of its set: the name server lists it under it."""
-TAIL_CHECK = 4096
-"""Bytes past the replica's end that must be empty on the master too (the master wrote nothing more)."""
+REFERENCE_ID = 1
+"""The reference broker's id, first of its set: it registers under it once it is a slave."""
+T = TypeVar("T")
+CHUNK = 1024 * 1024
 
 
 def _controller_broker(java: ApacheRocketMQ, store: Path, broker_name: str | None = None) -> Broker:
@@ -38,12 +51,18 @@ def _controller_broker(java: ApacheRocketMQ, store: Path, broker_name: str | Non
                                slave_sync_interval=1000))
 
 
-def _same_commitlog(master: Path, replica: Path, end: int) -> None:
-    """The replica's CommitLog is the master's, byte for byte, up to its end (first file)."""
+def _same_commitlog(master: Path, replica: Path) -> int:
+    """The replica's first CommitLog file is the master's, byte for byte, up to the first MiB the master
+    holds nothing in (so the replica holds nothing more either); returns where that MiB starts."""
     first = "0" * 20
     with (master / COMMITLOG_DIR / first).open("rb") as m, (replica / COMMITLOG_DIR / first).open("rb") as r:
-        assert m.read(end) == r.read(end)
-        assert m.read(TAIL_CHECK) == bytes(TAIL_CHECK)
+        compared = 0
+        while True:
+            mine, theirs = m.read(CHUNK), r.read(CHUNK)
+            assert mine == theirs, f"the CommitLogs differ in the MiB at {compared}"
+            if not mine.strip(b"\0"):
+                return compared
+            compared += len(mine)
 
 
 def test_reference_slave_of_an_apache_master(tmp_path: Path) -> None:
@@ -73,7 +92,7 @@ def test_reference_slave_of_an_apache_master(tmp_path: Path) -> None:
         _replica_agrees(master_store, store)
         end = seen["end"]
         assert isinstance(end, int) and end > 0
-        _same_commitlog(master_store, store, end)
+        assert _same_commitlog(master_store, store) >= end
         master_epochs, replica_epochs = read_epochs(master_store), read_epochs(store)
         assert master_epochs is not None and replica_epochs is not None
         assert replica_epochs.entries == master_epochs.entries == ((1, 0),)
@@ -117,7 +136,7 @@ def test_apache_slave_of_a_reference_master(tmp_path: Path) -> None:
     _replica_agrees(store, slave.store_path)
     end = seen["end"]
     assert isinstance(end, int) and end > 0
-    _same_commitlog(store, slave.store_path, end)
+    assert _same_commitlog(store, slave.store_path) >= end
     assert (store / EPOCH_FILE_NAME).read_bytes() == (slave.store_path / EPOCH_FILE_NAME).read_bytes()
     epochs = read_epochs(store)
     assert epochs is not None and epochs.entries == ((1, 0),)
@@ -125,3 +144,83 @@ def test_apache_slave_of_a_reference_master(tmp_path: Path) -> None:
 
 async def _is_master(broker: Broker) -> int:
     return int(broker.config.role is BrokerRole.ASYNC_MASTER and broker.registrar.registrations > 0)
+
+
+def test_failover_promotes_the_slave_and_the_old_master_truncates(tmp_path: Path) -> None:
+    """kill -9 of the reference master: the controller promotes its Apache slave (epoch 2), and the
+    reference broker, started again, rejoins as that slave and cuts the tail its slave never had."""
+    topic, broker_set = f"CtlFailover{int(time.time())}", "broker-ref"
+    with running_or_skip(RELEASE, tmp_path / "java", controller=True) as java:
+        settings = {"brokerName": broker_set, "brokerClusterName": java.broker_config["brokerClusterName"],
+                    "enableControllerMode": "true", "controllerAddr": java.controller_addr}
+        with ReferenceServers(home=tmp_path / "reference", namesrv=java.namesrv_addr,
+                              broker_config=settings) as reference, \
+                ApacheRocketMQ(RELEASE, home=tmp_path / "java-slave", namesrv=java.namesrv_addr,
+                               broker_config={**settings, "brokerId": APACHE_SLAVE_ID}) as slave:
+            asyncio.run(_send_all(reference.broker_addr, topic))
+            _wait(lambda: _queue_total(slave.broker_addr, topic), lambda n: n == MESSAGES, 90)
+            _wait(lambda: _replica_info(java.controller_addr, broker_set),
+                  lambda info: int(APACHE_SLAVE_ID) in info[2], 60)  # the slave is in the SyncStateSet
+            os.kill(slave.broker_pid, signal.SIGSTOP)  # what the master now writes, the slave never gets
+            try:
+                asyncio.run(_send_all(reference.broker_addr, topic))
+                reference.kill_broker()
+            finally:
+                os.kill(slave.broker_pid, signal.SIGCONT)
+            _, epoch, _ = _wait(lambda: _replica_info(java.controller_addr, broker_set),
+                                lambda info: info[0] == int(APACHE_SLAVE_ID), 90)
+            assert epoch == 2
+            _wait(lambda: _sends(slave.broker_addr, topic), bool, 60)  # the slave acts as master now
+            asyncio.run(_send_all(slave.broker_addr, topic))
+            reference.restart_broker(broker_id=REFERENCE_ID)
+            # the first batch, the batch sent to the new master and its probes (a probe refused while the
+            # new master had no slave may still be stored): not the batch its slave never got
+            expected = asyncio.run(_queue_total(slave.broker_addr, topic))
+            assert 2 * MESSAGES < expected < 3 * MESSAGES
+            seen = _wait(lambda: _queue_total(reference.broker_addr, topic), lambda n: n >= expected, 90)
+            assert seen == expected
+            slave.stop_broker()
+            reference.stop_broker()
+            _replica_agrees(slave.store_path, reference.store_path)
+            master_epochs, replica_epochs = read_epochs(slave.store_path), read_epochs(reference.store_path)
+            assert master_epochs is not None and replica_epochs is not None
+            assert [epoch for epoch, _ in master_epochs.entries] == [1, 2]
+            assert replica_epochs.entries == master_epochs.entries
+            assert _same_commitlog(slave.store_path, reference.store_path) > master_epochs.entries[-1][1]
+
+
+def _wait(probe: Callable[[], Coroutine[Any, Any, T]], done: Callable[[T], bool], timeout: float) -> T:
+    """Probe every second until ``done`` holds (a probe that cannot connect counts as not yet)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen: T | None
+        try:
+            seen = asyncio.run(probe())
+        except (OSError, TimeoutError):
+            seen = None
+        if seen is not None and done(seen):
+            return seen
+        assert time.monotonic() < deadline, f"still {seen!r} after {timeout} s"
+        time.sleep(1)
+
+
+async def _replica_info(controller: str, broker_set: str) -> tuple[int | None, int, list[int]]:
+    """The set's master id, master epoch and SyncStateSet at the controller."""
+    client = await RemotingClient.connect(controller)
+    try:
+        fields = encode_header(GET_REPLICA_INFO_REQUEST, {"brokerName": broker_set})
+        answer = await client.invoke(client.request(RequestCode.CONTROLLER_GET_REPLICA_INFO, fields))
+    finally:
+        await client.close()
+    header = decode_header(GET_REPLICA_INFO_RESPONSE, answer.ext_fields)
+    members = decode_body(SYNC_STATE_SET, answer.body or b"{}").get("syncStateSet") or []
+    return header.get("masterBrokerId"), int(header.get("masterEpoch") or 0), sorted(members)
+
+
+async def _sends(addr: str, topic: str) -> bool:
+    client = await RemotingClient.connect(addr)
+    try:
+        answer = await send(client, topic, b"probe", {"WAIT": "true"})
+        return answer.code == ResponseCode.SUCCESS
+    finally:
+        await client.close()

@@ -23,10 +23,11 @@ DEFAULT_VERSION = "5.5.0"
 
 
 @contextmanager
-def running_or_skip(version: str, home: Path,
-                    broker_config: Mapping[str, object] | None = None) -> Iterator[ApacheRocketMQ]:
-    """A started release for a test, skipped where Java or Maven is missing or the release is not served."""
-    cluster = ApacheRocketMQ(version, home=home, broker_config=broker_config)
+def running_or_skip(version: str, home: Path, broker_config: Mapping[str, object] | None = None, *,
+                    controller: bool = False) -> Iterator[ApacheRocketMQ]:
+    """A started release for a test, skipped where Java or Maven is missing or the release is not served;
+    ``controller``: its broker in controller mode, with a controller in its name server."""
+    cluster = ApacheRocketMQ(version, home=home, broker_config=broker_config, controller=controller)
     try:
         cluster.start()
     except (ToolMissing, NotServed) as exc:

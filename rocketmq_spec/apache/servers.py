@@ -184,6 +184,16 @@ class LoopbackServers:
             raise
         return self
 
+    def start_namesrv(self) -> Self:
+        """Prepare and start the name server alone, for brokers started by someone else; ``stop`` stops it."""
+        self._prepare()
+        try:
+            self._with_free_ports("namesrv", self._start_namesrv, chosen=bool(self._namesrv_port))
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
     def _prepare(self) -> None:
         """Whatever must exist before a server starts: binaries or jars, the home's files."""
         raise NotImplementedError
@@ -227,11 +237,14 @@ class LoopbackServers:
         """Stop the broker cleanly (SIGTERM: it flushes, persists its offsets and removes ``abort``)."""
         terminate(self._processes.pop("broker"))
 
-    def restart_broker(self) -> None:
+    def restart_broker(self, broker_id: int | None = None) -> None:
         """Start the broker again after :meth:`kill_broker` or :meth:`stop_broker`, on the same ports, store
-        and settings; the name server keeps running."""
+        and settings; the name server keeps running. ``broker_id``: the id it registers under this time (a
+        broker in controller mode may come back a slave)."""
         assert "broker" not in self._processes, "kill_broker() or stop_broker() first"
         self._broker_port = self.broker_port
+        if broker_id is not None:
+            self._overrides["brokerId"] = str(broker_id)
         self._start_broker()
 
     # -- processes --------------------------------------------------------------------------------------

@@ -236,11 +236,9 @@ def _provisioned(args: argparse.Namespace) -> int:
             print(f"started {args.target}: controller {running.controller_addr} in the name server "
                   f"{running.namesrv_addr}", flush=True)
             follower = running.quorumless_controller_addr
-            # a release's broker is in controller mode, master at that controller; the reference broker has
-            # no controller mode, so its run leaves the ha_autoswitch area out
-            master = Endpoint.parse(running.broker_addr) if isinstance(parse_target(args.target), Release) \
-                else None
-            target = Target(controller=Endpoint.parse(running.controller_addr), controller_broker=master,
+            # the target's broker is in controller mode, master at that controller: the ha_autoswitch area's
+            target = Target(controller=Endpoint.parse(running.controller_addr),
+                            controller_broker=Endpoint.parse(running.broker_addr),
                             follower_controller=Endpoint.parse(follower) if follower else None)
             return _pytest(pytest_args(target, args))
         proxy = Endpoint.parse(running.proxy_addr) if running.proxy_addr else None

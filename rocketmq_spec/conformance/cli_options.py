@@ -72,11 +72,11 @@ def wire_parser() -> argparse.ArgumentParser:
                              "authorizationEnabled: run the authentication and authorization cases")
     parser.add_argument("--wire-release", choices=SUPPORTED_RELEASES,
                         help=f"release the embedded broker answers as (default {DEFAULT_RELEASE})")
-    ctl = parser.add_argument_group("controller (RocketMQ 5's automatic failover): the controller area alone")
+    ctl = parser.add_argument_group("controller (RocketMQ 5's automatic failover): its two areas alone")
     ctl.add_argument("--controller", action="store_true",
                      help="with --target apache-5.x or embedded: start its name server with a controller "
-                          "inside (enableControllerInNamesrv=true) and judge that controller (the "
-                          "reference controller, for embedded)")
+                          "inside (enableControllerInNamesrv=true) and its broker in controller mode, and "
+                          "judge both (the reference controller and broker, for embedded)")
     ctl.add_argument("--controller-addr", type=_endpoint, metavar="HOST:PORT",
                      help="a running controller to judge (its controllerDLegerPeers port)")
     ctl.add_argument("--controller-broker", type=_endpoint, metavar="HOST:PORT",

@@ -21,9 +21,11 @@ from typing import Any
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from rocketmq_spec.reference_broker.store.config import parse_delay_levels
 from rocketmq_spec.reference_broker.tls import TlsFileError, TlsSettings
+from rocketmq_spec.spec.broker_identity import CONTROLLER_MODE_DEFAULTS
 from rocketmq_spec.spec.consumequeue import DELAY_LEVELS
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
+from rocketmq_spec.spec.ha_autoswitch import AUTOSWITCH_DEFAULTS
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
 from rocketmq_spec.spec.system_topics import TRACE_TOPIC
 from rocketmq_spec.spec.tls import TLS_KEYS_BY_NAME
@@ -245,6 +247,18 @@ class BrokerConfig:
     """Milliseconds between a slave's metadata syncs from its master (``SlaveSynchronize``: 10 s)."""
     ha_reconnect_interval: int = 5_000
     """Milliseconds a slave waits before connecting again to its master (``HAClient``: 5 s)."""
+    enable_controller_mode: bool = False
+    """The broker's id and role come from a controller (``rocketmq_spec.spec.broker_identity``);
+    brokerRole and brokerId are then the controller's to set."""
+    controller_addr: str = ""
+    """Controllers, ``ip:port;ip:port``; the one that leads is asked."""
+    sync_broker_metadata_period: int = CONTROLLER_MODE_DEFAULTS["syncBrokerMetadataPeriod"]
+    broker_heartbeat_interval: int = CONTROLLER_MODE_DEFAULTS["brokerHeartbeatInterval"]
+    controller_heart_beat_timeout_mills: int = CONTROLLER_MODE_DEFAULTS["controllerHeartBeatTimeoutMills"]
+    check_sync_state_set_period: int = CONTROLLER_MODE_DEFAULTS["checkSyncStateSetPeriod"]
+    ha_max_time_slave_not_catchup: int = int(AUTOSWITCH_DEFAULTS["haMaxTimeSlaveNotCatchup"])
+    min_in_sync_replicas: int = int(AUTOSWITCH_DEFAULTS["minInSyncReplicas"])
+    """Controller mode: a put that waits for the store needs this many SyncStateSet members."""
     tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
     """The ``tls.*`` keys (Java's system properties): TLS on the broker's, fast and gRPC ports."""
 

@@ -242,6 +242,10 @@ KEYS: tuple[JavaKey, ...] = (
               owner=Owner.NAMESRV),
     # -- ProxyConfig: the gRPC proxy the broker runs in its process (local mode) ----------------------
     *_honoured("ProxyConfig", "grpcServerPort"),
+    # -- BrokerConfig 5.x: controller mode (rocketmq_spec.spec.broker_identity) -------------------------
+    *_honoured(_BC, "enableControllerMode", "controllerAddr", "syncBrokerMetadataPeriod",
+               "brokerHeartbeatInterval", "controllerHeartBeatTimeoutMills", "checkSyncStateSetPeriod"),
+    *_honoured(_MSC, "haMaxTimeSlaveNotCatchup", "minInSyncReplicas"),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),

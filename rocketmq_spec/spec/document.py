@@ -39,7 +39,8 @@ _READING_ORDER = ("frame", "language", "version", "releases", "codes", "binary_h
                   "headers", "bodies", "batch", "properties", "message_id", "sysflag", "hashing", "commitlog",
                   "consumequeue", "indexfile", "checkpoint", "store_layout", "behaviour", "admin_headers",
                   "admin_bodies", "admin", "ha", "controller", "controller_rules",
-                  "ha_autoswitch", "epoch_file", "pop", "timer", "auth", "auth_resource", "grpc_schema",
+                  "ha_autoswitch", "epoch_file", "broker_identity", "pop", "timer", "auth", "auth_resource",
+                  "grpc_schema",
                   "grpc_definition",
                   "grpc_service", "grpc_codes", "grpc_rpcs", "client", "client_producer", "client_consumer",
                   "client_grpc")

@@ -169,6 +169,8 @@ AUTOSWITCH_SETTINGS: tuple[AutoSwitchSetting, ...] = (
                       _CONFIG + ":432"),
 )
 
+AUTOSWITCH_DEFAULTS = {setting.key: setting.default for setting in AUTOSWITCH_SETTINGS}
+
 RMQ_HA2_UNIT = clause(
     "RMQ-HA2-UNIT", Level.MUST,
     "Every unit of the auto-switch HA stream, both ways, starts with the sender's HAConnectionState ordinal "

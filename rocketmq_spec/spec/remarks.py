@@ -88,6 +88,8 @@ SERVICE_NOT_AVAILABLE = Remark(
     f"{_SEND} (handlePutMessageResult)")
 CREATE_MAPPED_FILE_FAILED = Remark("RMQ-BRK-SEND", "create mapped file failed, server is busy or broken.",
                                    f"{_SEND} (handlePutMessageResult)")
+IN_SYNC_REPLICAS_NOT_ENOUGH = Remark("RMQ-HA2-MIN-ISR", "in-sync replicas not enough",
+                                     f"{_SEND} (handlePutMessageResult)")
 PAGECACHE_BUSY = Remark("RMQ-BRK-SEND", "[PC_SYNCHRONIZED]broker busy, start flow control for a while",
                         f"{_SEND} (handlePutMessageResult)")
 PUT_UNKNOWN_ERROR = Remark("RMQ-BRK-SEND", "UNKNOWN_ERROR", f"{_SEND} (handlePutMessageResult)")

@@ -46,8 +46,9 @@ class ReferenceServers(LoopbackServers):
                  broker_config: Mapping[str, object] | None = None, grpc: bool = False,
                  controller: bool = False) -> None:
         """``controller``: the name server runs the reference controller (``enableControllerInNamesrv``),
-        and a second controller runs beside it that never leads (its group names a peer that is not
-        there), as :class:`rocketmq_spec.apache.ApacheRocketMQ` does for a release."""
+        a second controller runs beside it that never leads (its group names a peer that is not there), as
+        :class:`rocketmq_spec.apache.ApacheRocketMQ` does for a release, and the broker joins the first in
+        controller mode (``enableControllerMode``)."""
         super().__init__("the reference broker", home, store=store, namesrv=namesrv)
         self._overrides = {key: str(value) for key, value in (broker_config or {}).items()}
         self.tls_only = self._overrides.get(TLS_MODE_KEY) == TlsMode.ENFORCING.value
@@ -78,6 +79,8 @@ class ReferenceServers(LoopbackServers):
                                              peers=f";n1-{absent}")
             self._spawn("controller", [sys.executable, *CONTROLLER_COMMAND, "-c", str(config)])
             self._wait("controller", lambda: controller_answers(self.quorumless_controller_addr) is not None)
+            # the broker joins the controller in controller mode: the broker the ha_autoswitch area judges
+            self._overrides.update(enableControllerMode="true", controllerAddr=self.controller_addr)
 
     def _controller_config(self, name: str, addr: str, peers: str = "", **settings: str) -> Path:
         """A config file of one controller: a group of its own, its peers, its table in the home."""

@@ -32,6 +32,7 @@ from rocketmq_spec.spec.wire_release import wire_release
 
 PUT_FAILURE_REMARKS = {PutMessageStatus.CREATE_MAPEDFILE_FAILED: remarks.CREATE_MAPPED_FILE_FAILED,
                        PutMessageStatus.OS_PAGECACHE_BUSY: remarks.PAGECACHE_BUSY,
+                       PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH: remarks.IN_SYNC_REPLICAS_NOT_ENOUGH,
                        PutMessageStatus.UNKNOWN_ERROR: remarks.PUT_UNKNOWN_ERROR}
 """Store statuses answered SYSTEM_ERROR, by the remark ``handlePutMessageResult`` gives each."""
 

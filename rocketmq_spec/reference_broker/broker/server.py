@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rocketmq_spec.codec.command import RemotingCommand
@@ -51,9 +52,10 @@ from rocketmq_spec.reference_broker.broker.topics import DataVersion, TopicConfi
 from rocketmq_spec.reference_broker.broker.transactions import TransactionChecker
 from rocketmq_spec.reference_broker.client import next_opaque
 from rocketmq_spec.reference_broker.config import GRPC_DISABLED, BrokerConfig, validate
+from rocketmq_spec.reference_broker.controller.mode import ControllerMode
 from rocketmq_spec.reference_broker.ha.master import HAServer
 from rocketmq_spec.reference_broker.ha.settings import HASettings
-from rocketmq_spec.reference_broker.ha.slave import HAClient
+from rocketmq_spec.reference_broker.ha.slave import HAClient, ReplicaSession, Session
 from rocketmq_spec.reference_broker.persistence import ConfigFiles
 from rocketmq_spec.reference_broker.pop.handlers import PopHandlers, PopHold
 from rocketmq_spec.reference_broker.pop.modes import RequestModeHandlers
@@ -166,6 +168,7 @@ class Broker:
         self.ha_settings = HASettings.from_broker(self.config)
         self.ha_server = HAServer(self.ha_settings)
         self.ha_client: HAClient | None = None
+        self.controller_mode: ControllerMode | None = None
         self.slave_sync: SlaveSynchronizer | None = None
         self.grpc: GrpcProxy | None = None
 
@@ -222,8 +225,10 @@ class Broker:
             raise
         assert self.store is not None
         await self.ha_server.serve(self.store)
-        if self.config.role is BrokerRole.SLAVE:
-            self._start_replica(self.store)
+        if self.config.enable_controller_mode:
+            self.controller_mode = ControllerMode(self, self.store)
+        elif self.config.role is BrokerRole.SLAVE:
+            self.start_replica(self.store)
         await self.server.serve(dispatch)
         await self.fast_server.serve(dispatch.without(*PULL_CODES))
         if grpc_port != GRPC_DISABLED:
@@ -233,7 +238,10 @@ class Broker:
             except BaseException:
                 await self.stop()
                 raise
-        await self.registrar.start()
+        if self.controller_mode is not None:
+            self.controller_mode.start()  # registers with the name servers once it has a role
+        else:
+            await self.registrar.start()
         self._tasks = [asyncio.ensure_future(self._scan_clients()),
                        asyncio.ensure_future(self._flush_offsets()),
                        asyncio.ensure_future(self._check_transactions())]
@@ -327,9 +335,11 @@ class Broker:
             except Exception:  # as Java's revive thread logs and tries again next round
                 log.exception("revive round failed")
 
-    def _start_replica(self, store: MessageStore) -> None:
-        """A slave replicates the log from its master's HA port and copies its metadata (RMQ-HA-*)."""
-        self.ha_client = HAClient(store, self.ha_settings, self.config.ha_master_address)
+    def start_replica(self, store: MessageStore,
+                      session: Callable[[MessageStore, float], Session] = ReplicaSession) -> None:
+        """A slave replicates the log from its master's HA port and copies its metadata (RMQ-HA-*);
+        ``session`` speaks the stream (the auto-switch one in controller mode)."""
+        self.ha_client = HAClient(store, self.ha_settings, self.config.ha_master_address, session)
         self.ha_client.start()
 
         def save_delay_offsets(offsets: dict[int, int]) -> None:
@@ -340,6 +350,15 @@ class Broker:
                                             self.offsets, self.groups, save_delay_offsets,
                                             tls=self.config.tls.client_tls)
         self.slave_sync.start()
+
+    async def stop_replica(self) -> None:
+        """The broker is a slave no more (or of another master): replication and the metadata copy end."""
+        if self.slave_sync is not None:
+            await self.slave_sync.stop()
+            self.slave_sync = None
+        if self.ha_client is not None:
+            await self.ha_client.stop()
+            self.ha_client = None
 
     def _registered(self, answer: dict[str, str]) -> None:
         """RMQ-HA-MASTER-ADDR: a slave follows the master its name server names."""
@@ -353,10 +372,9 @@ class Broker:
         await self.registrar.stop()
         await shut_down_gracefully([self.server, self.fast_server], self.config)
         await cancel_and_wait([*self._tasks, *self._notifications])
-        if self.slave_sync is not None:
-            await self.slave_sync.stop()
-        if self.ha_client is not None:
-            await self.ha_client.stop()
+        if self.controller_mode is not None:
+            await self.controller_mode.stop()
+        await self.stop_replica()
         await self.ha_server.stop()
         if self.grpc is not None:
             await self.grpc.stop()

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
+from typing import Protocol
 
 from rocketmq_spec.codec.ha import OffsetReported, ReportDecoder, StreamRejected, encode_block
 from rocketmq_spec.reference_broker.ha.settings import HASettings
@@ -83,6 +85,26 @@ class SlaveSession:
         housekeeping = self.last_read + self.settings.housekeeping_interval - now
         return max(0.001, min(heartbeat, housekeeping) + 0.001)
 
+    def closed(self) -> None:
+        """The connection ended: a classic master keeps nothing per slave."""
+
+
+class Session(Protocol):
+    """What :class:`HAServer` drives per connection: :class:`SlaveSession`, or the controller-mode
+    ``AutoSwitchSlaveSession``."""
+
+    settings: HASettings
+
+    def received(self, data: bytes, now: float) -> HAStreamError | None: ...
+
+    def expired(self, now: float) -> bool: ...
+
+    def next_write(self, now: float) -> bytes | None: ...
+
+    def idle_for(self, now: float) -> float: ...
+
+    def closed(self) -> None: ...
+
 
 class HAServer:
     """Bound with the broker's other ports, serving once the store is open (every broker listens on its
@@ -96,6 +118,9 @@ class HAServer:
         self._wakes: set[asyncio.Event] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.port = 0
+        self.sessions: Callable[[MessageStore, float], Session] = \
+            lambda store, now: SlaveSession(store, settings, now)
+        """Makes each connection's session (controller mode swaps in the auto-switch one)."""
 
     async def bind(self, host: str, port: int) -> int:
         self._loop = asyncio.get_running_loop()
@@ -142,7 +167,7 @@ class HAServer:
         assert task is not None
         self._tasks.add(task)
         loop = asyncio.get_running_loop()
-        session = SlaveSession(self.store, self.settings, loop.time())
+        session = self.sessions(self.store, loop.time())
         wake = asyncio.Event()
         self._wakes.add(wake)
         self.store.replicas.connected()
@@ -153,6 +178,7 @@ class HAServer:
         except (OSError, HAStreamError) as exc:
             log.info("HA connection of slave %s closed: %s", peer, exc)
         finally:
+            session.closed()
             self.store.replicas.disconnected()
             self._wakes.discard(wake)
             reading.cancel()
@@ -163,7 +189,7 @@ class HAServer:
             self._tasks.discard(task)
 
     @staticmethod
-    async def _read(reader: asyncio.StreamReader, session: SlaveSession, wake: asyncio.Event) -> None:
+    async def _read(reader: asyncio.StreamReader, session: Session, wake: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
         while True:
             data = await reader.read(READ_SIZE)
@@ -175,7 +201,7 @@ class HAServer:
             wake.set()
 
     @staticmethod
-    async def _write(writer: asyncio.StreamWriter, session: SlaveSession, wake: asyncio.Event,
+    async def _write(writer: asyncio.StreamWriter, session: Session, wake: asyncio.Event,
                      reading: asyncio.Future[None]) -> None:
         loop = asyncio.get_running_loop()
         while not reading.done():

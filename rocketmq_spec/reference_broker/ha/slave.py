@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
+from typing import Protocol
 
 from rocketmq_spec.codec.ha import BlockDecoder, BlockReceived, StreamRejected, encode_report
 from rocketmq_spec.reference_broker.ha.settings import HASettings
@@ -60,11 +62,26 @@ class ReplicaSession:
         return encode_report(self.reported)
 
 
+class Session(Protocol):
+    """What :class:`HAClient` drives on each connection: :class:`ReplicaSession`, or the controller-mode
+    ``AutoSwitchReplicaSession`` whose opening is a handshake."""
+
+    last_write: float
+
+    def first_report(self, now: float) -> bytes: ...
+
+    def received(self, data: bytes, now: float) -> bytes | None: ...
+
+    def heartbeat(self, now: float, interval: float) -> bytes | None: ...
+
+
 class HAClient:
-    def __init__(self, store: MessageStore, settings: HASettings, master: str | None = None) -> None:
+    def __init__(self, store: MessageStore, settings: HASettings, master: str | None = None,
+                 session: Callable[[MessageStore, float], Session] = ReplicaSession) -> None:
         self.store = store
         self.settings = settings
         self.master = master
+        self._session = session
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
@@ -106,7 +123,7 @@ class HAClient:
         async with asyncio.timeout(self.settings.housekeeping_interval):
             reader, writer = await asyncio.open_connection(host, int(port))
         loop = asyncio.get_running_loop()
-        session = ReplicaSession(self.store, loop.time())
+        session = self._session(self.store, loop.time())
         try:
             await self._send(writer, session.first_report(loop.time()))
             self.connected.set()

@@ -72,6 +72,7 @@ class MessageStore(StorePuts, StoreReads):
         self.recovered_abnormally = False
         self._put_lock = threading.RLock()
         self._next_queue_offset: dict[tuple[str, int], int] = {}
+        self.in_sync_replicas_enough: Callable[[], bool] | None = None
         self._running = False
         self._lock_fd: int | None = None
         self._checkpoint: MappedFile | None = None
@@ -232,6 +233,23 @@ class MessageStore(StorePuts, StoreReads):
                     self._stamps[0] = record.store_timestamp
                 position = end
             self._replica_dispatched = position
+
+    def truncate_files(self, end: int) -> None:
+        """Cut the CommitLog at ``end`` and what the consume queues and index hold beyond it
+        (``DefaultMessageStore.truncateFiles``): a slave going back to its consistent point with a new
+        master (RMQ-HA2-TRUNCATE)."""
+        with self._put_lock:
+            if end >= self.commitlog.max_offset:
+                return
+            self.commitlog.truncate(end)
+            for queue in self.queues.values():
+                queue.truncate_dirty(end)
+            rebuild_from = self.index.drop_beyond(end)
+            if rebuild_from is not None and self.config.message_index_enable:
+                for record in self.commitlog.records(max(rebuild_from, self.commitlog.min_offset)):
+                    self.index.build(record)
+            self._next_queue_offset = {key: queue.max_offset for key, queue in self.queues.items()}
+            self._replica_dispatched = min(self._replica_dispatched, end)
 
     # ---------------------------------------------------------------- dispatching
 

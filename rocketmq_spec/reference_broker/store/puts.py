@@ -136,6 +136,9 @@ class StorePuts:
     _put_lock: threading.RLock
     _running: bool
     _next_queue_offset: dict[tuple[str, int], int]
+    in_sync_replicas_enough: Callable[[], bool] | None
+    """Controller mode: whether the SyncStateSet has minInSyncReplicas members; a put that waits for
+    the store is refused while it has not (RMQ-HA2-MIN-ISR, ``CommitLog.asyncPutMessage``)."""
     _stamps: list[int]
     _cluster_round_trips: bool
     _waiter: PutWaiter
@@ -260,6 +263,7 @@ class StorePuts:
         config = self.config
         waits = message.wait_store_msg_ok and (config.flush_disk_type is FlushDiskType.SYNC_FLUSH
                                                or config.broker_role is BrokerRole.SYNC_MASTER)
+        waits = waits or (message.wait_store_msg_ok and self.in_sync_replicas_enough is not None)
         return not (message.sys_flag & TRANSACTION_MASK or message.delay_level > 0 or waits
                     or message.topic in _PARKING_TOPICS or not self._cluster_round_trips
                     or not message.properties.keys().isdisjoint(TIMER_TRIGGERS))
@@ -360,6 +364,8 @@ class StorePuts:
         with self._put_lock:
             if self._refuses_puts():
                 return Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
+            if wait and self.in_sync_replicas_enough is not None and not self.in_sync_replicas_enough():
+                return Appended(PutResult(PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH), None)
             store_timestamp = now_ms()
             try:
                 records, next_offsets = self._build(drafts, store_timestamp)

@@ -21,6 +21,8 @@ class PutMessageStatus(enum.Enum):
     PROPERTIES_SIZE_EXCEEDED = "PROPERTIES_SIZE_EXCEEDED"
     OS_PAGECACHE_BUSY = "OS_PAGECACHE_BUSY"
     UNKNOWN_ERROR = "UNKNOWN_ERROR"
+    IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
+    """5.x controller mode: fewer SyncStateSet members than minInSyncReplicas (RMQ-HA2-MIN-ISR)."""
     WHEEL_TIMER_MSG_ILLEGAL = "WHEEL_TIMER_MSG_ILLEGAL"
     """5.x: a timer property that is not a number or asks for too late a time (RMQ-TIMER-MAX-DELAY)."""
 

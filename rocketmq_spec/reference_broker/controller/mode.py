@@ -1,0 +1,147 @@
+"""A broker in controller mode: the roles its controller gives it, applied to the running broker.
+
+The broker starts fenced: nothing is registered with the name servers until the controller has named a
+role (Java's broker is isolated until ``ReplicasManager`` runs). A slave replicates through the
+auto-switch HA stream (``AutoSwitchReplicaSession``) from the master its name server names; a master
+records its new epoch in the epoch file after its last byte (RMQ-HA2-EPOCH-ORDER,
+``AutoSwitchHAService.changeToMaster``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from rocketmq_spec.reference_broker.controller.agent import BrokerStatus, ControllerAgent, ControllerRefused
+from rocketmq_spec.reference_broker.controller.roles import BecomeMaster, BecomeSlave, Role
+from rocketmq_spec.reference_broker.ha.autoswitch_master import AutoSwitchSlaveSession
+from rocketmq_spec.reference_broker.ha.autoswitch_slave import AutoSwitchReplicaSession
+from rocketmq_spec.reference_broker.ha.sync_state_set import SyncStateSet
+from rocketmq_spec.reference_broker.store.epochs import EpochCache
+from rocketmq_spec.reference_broker.store.message_store import MessageStore
+from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
+
+if TYPE_CHECKING:
+    from rocketmq_spec.reference_broker.broker.server import Broker
+
+log = logging.getLogger(__name__)
+
+NO_ID = -1
+"""The local id of the placeholder SyncStateSet a broker has before it is master."""
+
+
+class ControllerMode:
+    def __init__(self, broker: Broker, store: MessageStore) -> None:
+        self.broker = broker
+        self.store = store
+        self.epochs = EpochCache(store.root)
+        self.agent = ControllerAgent(broker.config, store.root, self.change_role, self.status,
+                                     self._controller_set)
+        self.role: Role | None = None
+        self.members = SyncStateSet(NO_ID)
+        """The SyncStateSet while master; a placeholder that reports nothing before."""
+        self._reports: set[asyncio.Task[None]] = set()
+        self._checker: asyncio.Task[None] | None = None
+        broker.ha_server.sessions = self._slave_session
+
+    def start(self) -> None:
+        self.agent.start()
+
+    async def stop(self) -> None:
+        await cancel_and_wait([*self._reports, *([self._checker] if self._checker else [])])
+        await self.agent.stop()
+
+    def _slave_session(self, store: MessageStore, now: float) -> AutoSwitchSlaveSession:
+        return AutoSwitchSlaveSession(store, self.epochs, self.members, self.broker.ha_settings, now)
+
+    def _controller_set(self, members: frozenset[int], epoch: int) -> None:
+        self.members.accepted(members, epoch)
+
+    def _report(self, members: frozenset[int]) -> None:
+        """A SyncStateSet change the master proposes goes to the controller (from the event loop)."""
+        task = asyncio.ensure_future(self._alter(members))
+        self._reports.add(task)
+        task.add_done_callback(self._reports.discard)
+
+    async def _alter(self, members: frozenset[int]) -> None:
+        try:
+            await self.agent.alter_sync_state_set(members)
+        except (OSError, TimeoutError, ControllerRefused) as exc:
+            log.info("ALTER_SYNC_STATE_SET %s refused: %s", sorted(members), exc)
+
+    async def _check_sync_state_set(self) -> None:
+        """RMQ-HA2-SHRINK (``checkSyncStateSetAndDoReport``): members behind for too long are dropped."""
+        config = self.broker.config
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(config.check_sync_state_set_period / 1000)
+            behind = self.members.behind(loop.time(), config.ha_max_time_slave_not_catchup / 1000)
+            if behind:
+                self._report(self.members.current - behind)
+
+    def status(self) -> BrokerStatus:
+        end = self.store.max_phy_offset
+        return BrokerStatus(self.epochs.last_epoch, end, end)
+
+    @property
+    def broker_id(self) -> int:
+        assert self.agent.keeper is not None
+        return self.agent.keeper.broker_id
+
+    async def change_role(self, role: Role) -> None:
+        if isinstance(role, BecomeSlave):
+            await self._to_slave(role)
+        else:
+            await self._to_master(role)
+        first = self.role is None
+        self.role = role
+        if first:
+            await self.broker.registrar.start()
+        else:
+            self.broker.registrar.topics_changed()  # registers again: the name server learns the role
+
+    async def _stop_master(self) -> None:
+        if self._checker is not None:
+            await cancel_and_wait([self._checker])
+            self._checker = None
+        self.members = SyncStateSet(NO_ID)
+
+    async def _to_slave(self, role: BecomeSlave) -> None:
+        """``ReplicasManager.changeToSlave``: the broker id is the controller's, the HA client follows the
+        master the name server names (a new master's address reconnects it)."""
+        if self.epochs.last_epoch > role.master_epoch:
+            log.warning("not following master epoch %d: the epoch file is at %d", role.master_epoch,
+                        self.epochs.last_epoch)
+            return
+        await self.broker.stop_replica()
+        await self._stop_master()
+        self.store.in_sync_replicas_enough = None
+        self.broker.config.broker_id = self.broker_id
+        self._set_role(BrokerRole.SLAVE)
+        broker_id, epochs = self.broker_id, self.epochs
+
+        def session(store: MessageStore, now: float) -> AutoSwitchReplicaSession:
+            return AutoSwitchReplicaSession(store, epochs, broker_id, now)
+
+        self.broker.start_replica(self.store, session)
+
+    async def _to_master(self, role: BecomeMaster) -> None:
+        """``AutoSwitchHAService.changeToMaster``: the new epoch starts at the log's end."""
+        await self.broker.stop_replica()
+        if self.epochs.last_epoch >= role.master_epoch:
+            self.epochs.truncate_from_epoch(role.master_epoch)
+        self.epochs.append(role.master_epoch, self.store.max_phy_offset)
+        await self._stop_master()
+        self.members = SyncStateSet(self.broker_id, self._report)
+        self.members.accepted(role.sync_state_set, role.sync_state_set_epoch)
+        self._checker = asyncio.ensure_future(self._check_sync_state_set())
+        minimum = self.broker.config
+        self.store.in_sync_replicas_enough = lambda: len(self.members.counted) >= minimum.min_in_sync_replicas
+        self.broker.config.broker_id = MASTER_ID
+        self._set_role(BrokerRole.ASYNC_MASTER)
+
+    def _set_role(self, role: BrokerRole) -> None:
+        self.broker.config.broker_role = role.value
+        self.store.config.broker_role = role

@@ -76,7 +76,9 @@ def test_rmq_conformance_store_fails_no_apache_store(extracted: dict[str, Path],
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["4.9.7-index-rollover", "5.5.0-index-rollover", "5.5.0-tagged"])
+@pytest.mark.parametrize("name", [pytest.param("4.9.7-index-rollover", marks=pytest.mark.slow),
+                                  pytest.param("5.5.0-index-rollover", marks=pytest.mark.slow),
+                                  "5.5.0-tagged"])
 def test_rmq_spark_verify_fails_no_apache_store(spark: SparkSession,  # noqa: F811
                                                 extracted: dict[str, Path], name: str) -> None:
     verdicts = verify_store(spark, extracted[name], index_sizes=STORES[name][1])

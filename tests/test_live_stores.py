@@ -226,7 +226,8 @@ def test_queue_and_index_entries_past_the_data_end_are_reported(extracted: dict[
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["java-killed", "torn-clean", "queues-ahead"])
+@pytest.mark.parametrize("name", [pytest.param("java-killed", marks=pytest.mark.slow),
+                                  pytest.param("torn-clean", marks=pytest.mark.slow), "queues-ahead"])
 def test_spark_verify_gives_the_conformance_verdicts(spark: SparkSession,  # noqa: F811
                                                      extracted: dict[str, Path],
                                                      torn: dict[str, Path], name: str,

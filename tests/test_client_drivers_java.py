@@ -1,11 +1,13 @@
-"""The drivers of Apache's Java remoting client (4.9.7, 5.5.0) and of the four 5.x gRPC SDKs, run as the
+"""The drivers of Apache's Java remoting client (4.9.7, 5.5.0), of the four 5.x gRPC SDKs and of
+rocketmq-rust's client (rocketmq-client-rust from crates.io), run as the
 client conformance suite runs them (``DRIVER SCENARIO`` with the contract's RMQ_* environment), against the
 reference broker: ``produce`` reports each acknowledged send with the id the broker stored, and
 ``consume-push`` then receives exactly those messages with the drivers' bodies, both ending with ``done``.
 
 Each driver is installed from its own registry on first use (minutes for a cold Maven resolution or Go
-build), so the default run covers one remoting and one gRPC driver and ``-m slow`` the others; a driver
-whose tools or artifacts this machine lacks is skipped with the reason.
+build, most of an hour for the cargo build of the Rust driver), so the default run covers one remoting and
+one gRPC driver and ``-m slow`` the others; a driver whose tools or artifacts this machine lacks is skipped
+with the reason.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from rocketmq_spec.conformance.clients.drivers_java import DRIVERS, DriverRow
+from rocketmq_spec.conformance.clients import drivers_java, rust_client
+from rocketmq_spec.conformance.clients.driver_row import DriverRow
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
@@ -46,7 +49,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncEmbeddedRoc
 
 
 def _rows() -> Iterator[object]:
-    for row in DRIVERS:
+    for row in (*drivers_java.DRIVERS, rust_client.ROW):
         marks = () if row.name in DEFAULT_RUN else (pytest.mark.slow,)
         yield pytest.param(row, marks=marks, id=row.name)
 

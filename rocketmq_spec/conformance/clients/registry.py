@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocketmq_spec.conformance.clients import drivers_java, install
+from rocketmq_spec.conformance.clients import drivers_java, install, rust_client
 from rocketmq_spec.conformance.clients.driver_row import DriverRow
 
 CONTRACT = install.DRIVERS_DIR / "contract.py"
@@ -68,6 +68,7 @@ DRIVERS: dict[str, DriverRow] = {
             "npm rocketmq-nodejs 1.1.2: N-API addon around the C++ client 2.x",
         ),
         *drivers_java.DRIVERS,
+        rust_client.ROW,
     )
 }
 

@@ -18,7 +18,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use cheetah_string::CheetahString;
 use rocketmq_client_rust::{
-    AclClientRPCHook, ClientError, ClientResult, ClientRuntime, ClientRuntimeConfig, ConsumeConcurrentlyContext,
+    AclClientRPCHook, ClientError, ClientResult, ClientRpcHook, ClientRuntime, ClientRuntimeConfig, ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus, DefaultLitePullConsumer, DefaultMQProducer, DefaultMQPushConsumer,
     LocalTransactionState, MQPushConsumer, MessageListenerConcurrently, MessageQueueSelector,
     SelectMessageQueueByHash, SendResult, SessionCredentials, TransactionListener, TransactionMQProducer,
@@ -116,9 +116,11 @@ impl Driver {
         self.deadline.saturating_duration_since(Instant::now())
     }
 
-    fn hook(&self) -> Option<Arc<AclClientRPCHook>> {
+    /// The ACL 1.0 signature of every request, when the suite gives credentials.
+    fn hook(&self) -> Option<Arc<ClientRpcHook>> {
         self.credentials.as_ref().map(|(access, secret)| {
-            Arc::new(AclClientRPCHook::new(SessionCredentials::with_keys(access.as_str(), secret.as_str())))
+            let credentials = SessionCredentials::with_keys(access.as_str(), secret.as_str());
+            Arc::new(AclClientRPCHook::new(credentials)) as Arc<ClientRpcHook>
         })
     }
 
@@ -297,7 +299,7 @@ impl Driver {
         let mut builder = DefaultMQPushConsumer::builder(self.runtime.clone())
             .consumer_group(self.group.as_str())
             .name_server_addr(self.namesrv.as_str())
-            .rpc_hook(self.hook().map(|hook| hook as Arc<_>));
+            .rpc_hook(self.hook());
         if pop {
             builder = builder.client_rebalance(false);
         }

@@ -242,7 +242,7 @@ impl Driver {
                 let ids: Vec<String> = result
                     .msg_id
                     .as_ref()
-                    .map(|ids| ids.split(',').map(str::to_owned).collect())
+                    .map(|ids| ids.as_str().split(',').map(str::to_owned).collect())
                     .unwrap_or_default();
                 for index in 0..self.count {
                     let mut fields = sent(index, Some(&result));

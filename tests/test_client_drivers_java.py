@@ -48,9 +48,17 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncEmbeddedRoc
         yield running
 
 
+KNOWN_FAILURES = {rust_client.NAME: "rocketmq-client-rust 1.0.0 cannot read the name server's fastjson route "
+                                   "(bare numeric brokerAddrs keys) and does not ask for standard JSON, so "
+                                   "it sends nothing (docs/clients.md)"}
+"""Drivers whose client cannot do what the test asks, with why: strict, so a fixed client shows."""
+
+
 def _rows() -> Iterator[object]:
     for row in (*drivers_java.DRIVERS, rust_client.ROW):
-        marks = () if row.name in DEFAULT_RUN else (pytest.mark.slow,)
+        marks: list[pytest.MarkDecorator] = [] if row.name in DEFAULT_RUN else [pytest.mark.slow]
+        if row.name in KNOWN_FAILURES:
+            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[row.name]))
         yield pytest.param(row, marks=marks, id=row.name)
 
 

@@ -1,11 +1,13 @@
-"""The drivers of Apache's Java remoting client (4.9.7, 5.5.0) and of the four 5.x gRPC SDKs, run as the
+"""The drivers of Apache's Java remoting client (4.9.7, 5.5.0), of the four 5.x gRPC SDKs and of
+rocketmq-rust's client (rocketmq-client-rust from crates.io), run as the
 client conformance suite runs them (``DRIVER SCENARIO`` with the contract's RMQ_* environment), against the
 reference broker: ``produce`` reports each acknowledged send with the id the broker stored, and
 ``consume-push`` then receives exactly those messages with the drivers' bodies, both ending with ``done``.
 
 Each driver is installed from its own registry on first use (minutes for a cold Maven resolution or Go
-build), so the default run covers one remoting and one gRPC driver and ``-m slow`` the others; a driver
-whose tools or artifacts this machine lacks is skipped with the reason.
+build, most of an hour for the cargo build of the Rust driver), so the default run covers one remoting and
+one gRPC driver and ``-m slow`` the others; a driver whose tools or artifacts this machine lacks is skipped
+with the reason.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from rocketmq_spec.conformance.clients.drivers_java import DRIVERS, DriverRow
+from rocketmq_spec.conformance.clients import drivers_java, rust_client
+from rocketmq_spec.conformance.clients.driver_row import DriverRow
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
@@ -45,9 +48,17 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncEmbeddedRoc
         yield running
 
 
+KNOWN_FAILURES = {rust_client.NAME: "rocketmq-client-rust 1.0.0 cannot read the name server's fastjson route "
+                                   "(bare numeric brokerAddrs keys) and does not ask for standard JSON, so "
+                                   "it sends nothing (docs/clients.md)"}
+"""Drivers whose client cannot do what the test asks, with why: strict, so a fixed client shows."""
+
+
 def _rows() -> Iterator[object]:
-    for row in DRIVERS:
-        marks = () if row.name in DEFAULT_RUN else (pytest.mark.slow,)
+    for row in (*drivers_java.DRIVERS, rust_client.ROW):
+        marks: list[pytest.MarkDecorator] = [] if row.name in DEFAULT_RUN else [pytest.mark.slow]
+        if row.name in KNOWN_FAILURES:
+            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[row.name]))
         yield pytest.param(row, marks=marks, id=row.name)
 
 

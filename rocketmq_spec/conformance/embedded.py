@@ -40,8 +40,8 @@ releases without the key ignore it."""
 AUTH_TABLES = {"authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
                "authorizationMetadataProvider": LOCAL_AUTHORIZATION_PROVIDER}
 """The broker keeps ACL 2.0 users and ACLs (Apache 5.3.0+; older releases ignore the keys), so the auth
-cases judge the tables, not the refusal without them. rocketmq-rust 1.0.0 does not start with Java class
-names here, so it runs without them and its auth cases say why they do not apply."""
+cases judge the tables, not the refusal without them. rocketmq-rust does not start with Java class names
+here: its launcher writes its own names for them (``rocketmq_spec.rocketmq_rust.cluster.PROVIDER_NAMES``)."""
 SHORT_HA = {"haSendHeartbeatInterval": "1000", "haReconnectInterval": "500", "slaveTimeout": "1000"}
 """HA intervals shorter than Java's defaults, so the HA cases wait seconds less; the cases' bounds are
 Java's defaults, which these are within."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocketmq_spec.conformance.clients import drivers_java, go_v2, install
+from rocketmq_spec.conformance.clients import drivers_java, go_v2, install, rust_client
 from rocketmq_spec.conformance.clients.driver_row import DriverRow
 
 CONTRACT = install.DRIVERS_DIR / "contract.py"
@@ -69,6 +69,7 @@ DRIVERS: dict[str, DriverRow] = {
         ),
         *drivers_java.DRIVERS,
         *go_v2.DRIVERS,
+        rust_client.ROW,
     )
 }
 

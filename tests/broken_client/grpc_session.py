@@ -6,8 +6,10 @@ from __future__ import annotations
 import base64
 import os
 import sys
+import threading
 import time
 
+import grpc
 from client import emit
 from connection import broken
 from google.protobuf import duration_pb2
@@ -15,10 +17,14 @@ from google.protobuf import duration_pb2
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.conformance.grpc_client import ProxyClient, message
+from rocketmq_spec.spec.client_grpc import GRPC_HEARTBEAT_INTERVAL_MS
 
 ENV = os.environ
 TOPIC, GROUP = ENV["RMQ_TOPIC"], ENV["RMQ_GROUP"]
-SUPPORTED = ("produce", "consume-pop")
+SUPPORTED = ("produce", "consume-pop", "idle")
+"""``idle`` starts a consumer session only (the test client is one session per process)."""
+FIRST_HEARTBEAT_S = 1.0
+"""An SDK's heartbeat schedule: 1 s after start, then every 10 s (ClientManagerImpl)."""
 SETTINGS_WAIT_S = 5.0
 RECEIVE_DEADLINE_S = 20.0
 
@@ -30,6 +36,34 @@ class SdkLikeClient(ProxyClient):
         return [*super().metadata(), ("x-mq-date-time", time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))]
 
 
+class Heartbeats:
+    """An SDK's heartbeat schedule on a thread, until stopped; ``no-heartbeat`` sends none, and
+    ``no-heartbeat-after-send`` none once a message was sent."""
+
+    def __init__(self, client: ProxyClient, consumer: bool) -> None:
+        self.client, self.consumer = client, consumer
+        self.sent = False
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        wait = FIRST_HEARTBEAT_S
+        while not self.stop.wait(wait):
+            wait = GRPC_HEARTBEAT_INTERVAL_MS / 1000
+            if broken("no-heartbeat") or (self.sent and broken("no-heartbeat-after-send")):
+                continue
+            try:
+                self.client.call(
+                    "Heartbeat",
+                    rpc.HeartbeatRequest(
+                        group=v2.Resource(name=GROUP) if self.consumer else None,
+                        client_type=v2.SIMPLE_CONSUMER if self.consumer else v2.PRODUCER,
+                    ),
+                )
+            except grpc.RpcError as exc:
+                emit("error", stage="heartbeat", message=str(exc))
+
+
 def main(scenario: str) -> int:
     if scenario not in SUPPORTED:
         emit("unsupported", reason=f"the test client's gRPC side does not implement {scenario!r}")
@@ -37,7 +71,7 @@ def main(scenario: str) -> int:
     client = SdkLikeClient(ENV["RMQ_ENDPOINT"])
     if broken("no-client-id"):
         client.client_id = ""
-    consumer = scenario == "consume-pop"
+    consumer = scenario != "produce"
     client.query_route(TOPIC)
     stream = client.telemetry()
     if broken("settings-late"):
@@ -48,16 +82,9 @@ def main(scenario: str) -> int:
     stream.send(rpc.TelemetryCommand(settings=settings))
     stream.receive(SETTINGS_WAIT_S)
     emit("ready")
-    if not broken("no-heartbeat"):
-        client.call(
-            "Heartbeat",
-            rpc.HeartbeatRequest(
-                group=v2.Resource(name=GROUP) if consumer else None,
-                client_type=v2.SIMPLE_CONSUMER if consumer else v2.PRODUCER,
-            ),
-        )
+    heartbeats = Heartbeats(client, consumer)
     body = base64.b64decode(ENV.get("RMQ_BODY_B64", "")) or b"x"
-    if consumer:
+    if scenario == "consume-pop":
         request = rpc.ReceiveMessageRequest(
             group=v2.Resource(name=GROUP),
             message_queue=v2.MessageQueue(topic=v2.Resource(name=TOPIC), id=-1),
@@ -92,8 +119,9 @@ def main(scenario: str) -> int:
                     ],
                 ),
             )
-    else:
+    elif scenario == "produce":
         for index in range(int(ENV.get("RMQ_COUNT", "1"))):
+            heartbeats.sent = True
             answer = client.send(message(TOPIC, body, tag=ENV.get("RMQ_TAG", "")))
             emit(
                 "sent",
@@ -101,6 +129,8 @@ def main(scenario: str) -> int:
                 msgId=answer.entries[0].message_id if answer.entries else None,
                 status=v2.Code.Name(answer.status.code),
             )
+    time.sleep(float(ENV.get("RMQ_IDLE_S", "0")))  # produce and idle stay started
+    heartbeats.stop.set()
     if not broken("no-termination"):
         client.call(
             "NotifyClientTermination",

@@ -232,7 +232,13 @@ public class SdkDriver {
             while (!open.isEmpty() && System.currentTimeMillis() < end) {
                 Thread.sleep(100);
             }
+            // Started RMQ_IDLE_S more: the SDK heartbeats 1 s after start, then every 10 s (ClientManagerImpl).
+            Thread.sleep(Math.max(0, Math.min(idleMs(), end - System.currentTimeMillis())));
         }
+    }
+
+    static long idleMs() {
+        return (long) (Double.parseDouble(env("RMQ_IDLE_S", "0")) * 1000);
     }
 
     /** Receive and ack; with nack, a first delivery's invisible duration is changed instead and only its
@@ -308,7 +314,7 @@ public class SdkDriver {
                 case "consume-pop": consumeSimple(false); break;
                 case "consume-nack": consumeSimple(true); break;
                 case "consume-push": consumePush(); break;
-                case "idle": idle(Long.parseLong(env("RMQ_IDLE_S", "0")) * 1000); break;
+                case "idle": idle(idleMs()); break;
                 case "shutdown": idle(0); break;
                 default:
                     emit("unsupported", "reason", "scenario '" + scenario + "' is not offered by the Java SDK's driver");

@@ -99,7 +99,7 @@ OFFSET_MOVED = Scenario(
     "consume-push",
     prefill=3,
     count=3,
-    timeout_s=20,
+    timeout_s=45,
     rules=(
         s.answer(
             PULL,
@@ -119,7 +119,7 @@ NO_OFFSET = Scenario(
     "consume-push",
     prefill=3,
     count=1,
-    timeout_s=15,
+    timeout_s=45,
     rules=(
         s.answer(
             RequestCode.QUERY_CONSUMER_OFFSET,

@@ -44,7 +44,8 @@ committed reports are shown beside them and checked when named."""
 TIMING_SENSITIVE: dict[str, dict[str, str]] = {}
 """Driver -> cases whose verdict depends on scheduling, with why: left out of ``check`` (and said so). A
 case found to flip is made deterministic instead where its clause allows (``heartbeat_content[producer]``
-is judged over ``idle``, a whole heartbeat interval), so this names none today."""
+is judged over ``produce``, which keeps the producer started a whole heartbeat interval after its sends),
+so this names none today."""
 
 
 def is_client(name: str) -> bool:

@@ -115,11 +115,15 @@ CLIENT_HEARTBEAT_CONTENT = clause(
     "RMQ-CLIENT-HEARTBEAT-CONTENT", Level.MUST,
     "HEART_BEAT (34) carries a JSON HeartbeatData body: a non-empty clientID, producerDataSet with each "
     "started producer group, consumerDataSet with each consumer group and its subscriptions. Heartbeats go "
-    "only to brokers the client knows from a route: a producer's start() heartbeat finds none before its "
-    "first send fetches one, so its first comes at the next tick of the schedule (1 s after start, then "
-    "every heartbeatBrokerInterval), and a run shorter than that may carry none.",
-    source=_INSTANCE + " (prepareHeartbeatData; sendHeartbeatToAllBroker returns when brokerAddrTable is "
-    "empty; startScheduledTask); common/.../protocol/heartbeat/HeartbeatData.java")
+    "only to brokers the client knows from a route, so a producer heartbeats once it has sent (its first "
+    "send fetches the route): within one heartbeatBrokerInterval after its first send it has named its "
+    "group. A producer that never sent, or one shut down right after its sends, may heartbeat nowhere; "
+    "from 5.x a producer and a consumer of one process are two client instances (instance name "
+    "pid#nanoTime), so a consumer's heartbeat does not name the producer's group.",
+    source=_INSTANCE + " (4.9.7: startScheduledTask L283-294 heartbeats 1 s after start then every "
+    "heartbeatBrokerInterval; sendHeartbeatToAllBroker L531-540 sends only when brokerAddrTable is not "
+    "empty; 5.3.3: L356-360, L663-672); client/.../ClientConfig.java (5.3.3 changeInstanceNameToPID "
+    "L157-161); common/.../protocol/heartbeat/HeartbeatData.java")
 CLIENT_HEARTBEAT_START = clause(
     "RMQ-CLIENT-HEARTBEAT-START", Level.MUST,
     "A started consumer sends HEART_BEAT to the broker before it pulls, so that the broker knows the "

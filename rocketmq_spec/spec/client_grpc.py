@@ -31,9 +31,14 @@ GCLIENT_SETTINGS_FIRST = clause(
            + _SDK + "impl/producer/PublishingSettings.java (toProtobuf)")
 GCLIENT_HEARTBEAT = clause(
     "RMQ-GCLIENT-HEARTBEAT", Level.MUST,
-    "While started, an SDK sends Heartbeat to every endpoint of its routes every 10 s; a consumer's names "
-    "its group and client_type.",
-    source=_SDK + "impl/ClientManagerImpl.java; " + _SDK + "impl/ClientImpl.java (doHeartbeat)")
+    "While started, an SDK sends Heartbeat to every endpoint of its routes (the topics it declared or "
+    "sent to, the consumer's subscriptions) 1 s after start and then every 10 s; a consumer's names its "
+    "group and client_type. An SDK shut down within a second of its start may send none.",
+    source=_SDK + "impl/ClientManagerImpl.java (java-5.2.0 L88-89 HEART_BEAT_INITIAL_DELAY 1 s, "
+    "HEART_BEAT_PERIOD 10 s; startUp L418-428); " + _SDK + "impl/ClientImpl.java (java-5.2.0 doHeartbeat "
+    "L563-568 over getTotalRouteEndpoints L673-679, the route cache); rocketmq-python-client 5.1.2 "
+    "rocketmq/v5/client/client.py (__start_scheduler: ClientScheduler(__do_heartbeat, 1, 10); "
+    "__do_heartbeat: route_manager.get_all_endpoints())")
 GCLIENT_ACK_HANDLE = clause(
     "RMQ-GCLIENT-ACK-HANDLE", Level.MUST,
     "AckMessage names the group, the topic and each message's message_id with the receipt_handle of the "

@@ -129,6 +129,7 @@ class Producer:
         extra: dict[str, str] | None = None,
     ) -> RemotingCommand | None:
         uniq = self.last_uniq = uniq_key()
+        self.client.sent = True
         if broken("corrupt-body"):
             body = bytes([body[0] ^ 0xFF]) + body[1:]
         if (len(body) >= COMPRESS_OVER.value or broken("compress-small")) and not broken("no-compress"):
@@ -349,6 +350,7 @@ def main() -> int:
             time.sleep(0.5)
         for index in range(COUNT):
             producer.send(index, BODY, oneway=scenario == "produce-oneway" and not broken("oneway-no-bit"))
+        time.sleep(float(ENV.get("RMQ_IDLE_S", "0")))  # stays started: its scheduled heartbeats come now
     elif scenario == "produce-batch":
         producer.send_batch()
     elif scenario == "produce-transaction":

@@ -29,6 +29,8 @@ ENV = os.environ
 TOPIC = ENV["RMQ_TOPIC"]
 GROUP = ENV["RMQ_GROUP"]
 _lock = threading.Lock()
+FIRST_HEARTBEAT_S = 1.0
+"""The first tick of Java's heartbeat schedule (MQClientInstance.startScheduledTask: 1000 ms)."""
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -61,6 +63,8 @@ class Client:
     _broker: Connection | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     unregistered: bool = False
+    sent: bool = False
+    """Whether a send was made (``no-heartbeat-after-send`` stops heartbeats from then on)."""
 
     # -- connections ------------------------------------------------------------------------------------
 
@@ -107,7 +111,7 @@ class Client:
     # -- heartbeats -------------------------------------------------------------------------------------
 
     def heartbeat(self) -> None:
-        if broken("skip-heartbeat"):
+        if broken("skip-heartbeat") or (self.sent and broken("no-heartbeat-after-send")):
             return
         data: dict[str, Any] = {
             "clientID": "" if broken("bad-heartbeat") else self.client_id,
@@ -160,13 +164,19 @@ class Client:
     # -- the periodic tasks of a started client --------------------------------------------------------
 
     def start(self) -> None:
+        """Java's order: a consumer heartbeats at start, before it pulls; a producer's start() heartbeat finds
+        no broker before its first send fetches a route, so its first is the schedule's, 1 s after start."""
         self.fetch_route()
-        self.heartbeat()
+        if self.consumer:
+            self.heartbeat()
         threading.Thread(target=self._periodic, daemon=True).start()
 
     def _periodic(self) -> None:
-        """Route, heartbeat and offset tasks at the Java client's periods (one tick per second)."""
+        """Route, heartbeat and offset tasks at the Java client's periods (one tick per second), and the
+        heartbeat of MQClientInstance.startScheduledTask's first tick, 1 s after start."""
         started = time.monotonic()
+        if not self._stop.wait(FIRST_HEARTBEAT_S):
+            self._run("heartbeat")
         done = {"route": 0, "heartbeat": 0, "commit": 0}
         periods = {
             "route": POLL_NAMESERVER_INTERVAL.value / 1000,
@@ -179,15 +189,18 @@ class Client:
                 if int(elapsed // period) <= done[task]:
                     continue
                 done[task] = int(elapsed // period)
-                try:
-                    if task == "route" and not broken("no-route-poll"):
-                        self.fetch_route()
-                    elif task == "heartbeat" and not broken("heartbeat-once"):
-                        self.heartbeat()
-                    elif task == "commit" and self.consumer and not broken("commit-only-shutdown"):
-                        self.commit()
-                except (Closed, TimeoutError, RuntimeError, OSError) as exc:
-                    emit("error", stage=task, message=str(exc))
+                self._run(task)
+
+    def _run(self, task: str) -> None:
+        try:
+            if task == "route" and not broken("no-route-poll"):
+                self.fetch_route()
+            elif task == "heartbeat" and not broken("heartbeat-once"):
+                self.heartbeat()
+            elif task == "commit" and self.consumer and not broken("commit-only-shutdown"):
+                self.commit()
+        except (Closed, TimeoutError, RuntimeError, OSError) as exc:
+            emit("error", stage=task, message=str(exc))
 
     def shutdown(self) -> None:
         self._stop.set()

@@ -6,8 +6,10 @@ from __future__ import annotations
 import base64
 import os
 import sys
+import threading
 import time
 
+import grpc
 from client import emit
 from connection import broken
 from google.protobuf import duration_pb2
@@ -15,12 +17,16 @@ from google.protobuf import duration_pb2
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.conformance.grpc_client import ProxyClient, Telemetry, message
+from rocketmq_spec.spec.client_grpc import GRPC_HEARTBEAT_INTERVAL_MS
 
 ENV = os.environ
 TOPIC, GROUP = ENV["RMQ_TOPIC"], ENV["RMQ_GROUP"]
 SUPPORTED = (
-    "produce", "produce-fifo", "produce-transaction", "consume-pop", "consume-nack", "consume-extend"
+    "produce", "produce-fifo", "produce-transaction", "consume-pop", "consume-nack", "consume-extend", "idle"
 )
+"""``idle`` starts a consumer session only (the test client is one session per process)."""
+FIRST_HEARTBEAT_S = 1.0
+"""An SDK's heartbeat schedule: 1 s after start, then every 10 s (ClientManagerImpl)."""
 SETTINGS_WAIT_S = 5.0
 RECEIVE_DEADLINE_S = 20.0
 LONG_POLLING_S = 5
@@ -40,6 +46,34 @@ class SdkLikeClient(ProxyClient):
 
     def metadata(self) -> list[tuple[str, str]]:
         return [*super().metadata(), ("x-mq-date-time", time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))]
+
+
+class Heartbeats:
+    """An SDK's heartbeat schedule on a thread, until stopped; ``no-heartbeat`` sends none, and
+    ``no-heartbeat-after-send`` none once a message was sent."""
+
+    def __init__(self, client: ProxyClient, consumer: bool) -> None:
+        self.client, self.consumer = client, consumer
+        self.sent = False
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        wait = FIRST_HEARTBEAT_S
+        while not self.stop.wait(wait):
+            wait = GRPC_HEARTBEAT_INTERVAL_MS / 1000
+            if broken("no-heartbeat") or (self.sent and broken("no-heartbeat-after-send")):
+                continue
+            try:
+                self.client.call(
+                    "Heartbeat",
+                    rpc.HeartbeatRequest(
+                        group=v2.Resource(name=GROUP) if self.consumer else None,
+                        client_type=v2.SIMPLE_CONSUMER if self.consumer else v2.PRODUCER,
+                    ),
+                )
+            except grpc.RpcError as exc:
+                emit("error", stage="heartbeat", message=str(exc))
 
 
 def _duration(seconds: int) -> duration_pb2.Duration:
@@ -125,7 +159,7 @@ def consume(client: ProxyClient, scenario: str) -> None:
             acked += len(settled)
 
 
-def produce(client: ProxyClient, kind: str) -> None:
+def produce(client: ProxyClient, kind: str, heartbeats: Heartbeats) -> None:
     """Sends one by one: ``normal``, ``fifo`` (message groups g0, g1...) or ``transaction``."""
     body = base64.b64decode(ENV.get("RMQ_BODY_B64", "")) or b"x"
     message_type = {"fifo": v2.FIFO, "transaction": v2.TRANSACTION}.get(kind, v2.NORMAL)
@@ -133,6 +167,7 @@ def produce(client: ProxyClient, kind: str) -> None:
         group = f"g{index % MESSAGE_GROUPS}" if kind == "fifo" and not broken("fifo-no-group") else ""
         sent = message(TOPIC, body, tag=ENV.get("RMQ_TAG", ""), message_group=group,
                        message_type=v2.NORMAL if broken("fifo-no-group") else message_type)
+        heartbeats.sent = True
         answer = client.send(sent)
         entry = answer.entries[0] if answer.entries else None
         emit("sent", index=index, msgId=entry.message_id if entry else None,
@@ -183,7 +218,7 @@ def main(scenario: str) -> int:
     client = SdkLikeClient(ENV["RMQ_ENDPOINT"])
     if broken("no-client-id"):
         client.client_id = ""
-    consumer = scenario.startswith("consume")
+    consumer = scenario.startswith("consume") or scenario == "idle"
     client.query_route(TOPIC)
     stream = client.telemetry()
     if broken("settings-late"):
@@ -194,20 +229,16 @@ def main(scenario: str) -> int:
     stream.send(rpc.TelemetryCommand(settings=settings))
     stream.receive(SETTINGS_WAIT_S)
     emit("ready")
-    if not broken("no-heartbeat"):
-        client.call(
-            "Heartbeat",
-            rpc.HeartbeatRequest(
-                group=v2.Resource(name=GROUP) if consumer else None,
-                client_type=v2.SIMPLE_CONSUMER if consumer else v2.PRODUCER,
-            ),
-        )
-    if consumer:
+    heartbeats = Heartbeats(client, consumer)
+    if scenario.startswith("consume"):
         consume(client, scenario)
+    elif scenario.startswith("produce"):
+        produce(client, scenario.removeprefix("produce-") if "-" in scenario else "normal", heartbeats)
+    if scenario == "produce-transaction":
+        recover(client, stream)  # stays RMQ_IDLE_S, answering recovery commands
     else:
-        produce(client, scenario.removeprefix("produce-") if "-" in scenario else "normal")
-        if scenario == "produce-transaction":
-            recover(client, stream)
+        time.sleep(float(ENV.get("RMQ_IDLE_S", "0")))  # produce and idle stay started
+    heartbeats.stop.set()
     if not broken("no-termination"):
         client.call(
             "NotifyClientTermination",

@@ -95,7 +95,7 @@ public final class ClientDriver {
                 case "consume-push": driver.consumePush(false); break;
                 case "consume-pop": driver.consumePush(true); break;
                 case "consume-pull": driver.consumePull(); break;
-                case "idle": driver.idle(Long.parseLong(System.getenv().getOrDefault("RMQ_IDLE_S", "0")) * 1000); break;
+                case "idle": driver.idle(driver.idleMs()); break;
                 case "shutdown": driver.idle(0); break;
                 default: unsupported("scenario " + scenario + " is not implemented by the Java remoting driver");
             }
@@ -153,7 +153,21 @@ public final class ClientDriver {
             }
         }
         acknowledged.await(Math.max(0, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+        stayStarted(idleMs());
         producer.shutdown();
+    }
+
+    /** RMQ_IDLE_S in ms (0 when absent): how long a producer stays started after its sends, or idle lasts. */
+    private long idleMs() {
+        return (long) (Double.parseDouble(env.getOrDefault("RMQ_IDLE_S", "0")) * 1000);
+    }
+
+    /**
+     * Keeps the client started for {@code ms} within the budget: a producer heartbeats only to brokers a route gave
+     * it, which its first send fetches, so its heartbeats come from the schedule after the sends.
+     */
+    private void stayStarted(long ms) throws InterruptedException {
+        Thread.sleep(Math.max(0, Math.min(ms, deadline - System.currentTimeMillis())));
     }
 
     private void produceBatch() throws Exception {
@@ -275,7 +289,7 @@ public final class ClientDriver {
         });
         consumer.start();
         emit(event("ready"));
-        Thread.sleep(Math.max(0, Math.min(idleMs, deadline - System.currentTimeMillis())));
+        stayStarted(idleMs);
         consumer.shutdown();
         producer.shutdown();
     }

@@ -12,6 +12,7 @@ from rocketmq_spec.conformance.clients import script as s
 from rocketmq_spec.conformance.clients.judge import Scenario
 from rocketmq_spec.conformance.clients.recording import Role
 from rocketmq_spec.spec.client import COMPRESS_OVER, HEARTBEAT_INTERVAL, PERIOD_SLACK_MS
+from rocketmq_spec.spec.client_grpc import GRPC_HEARTBEAT_INTERVAL_MS
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.shutdown import GO_AWAY_REMARK
 
@@ -26,7 +27,14 @@ def _answer_sends(answer_code: int, *, remark: str | None = None,
                   times: int | None = 1) -> tuple[s.Rule, ...]:
     return tuple(s.answer(code, answer_code, remark=remark, times=times) for code in SENDS)
 
-PRODUCE = Scenario("produce", "produce")
+PRODUCER_STAYS_S = (HEARTBEAT_INTERVAL.value + PERIOD_SLACK_MS) // 1000
+"""How long ``produce`` keeps the producer started after its sends: a whole heartbeat interval and slack.
+A producer heartbeats only to brokers a route gave it, and it fetches the route with its first send, so
+its first heartbeat is the next tick of the schedule (Java: 1 s after start, then every 30 s)."""
+PRODUCE = Scenario("produce", "produce", idle_s=PRODUCER_STAYS_S, timeout_s=PRODUCER_STAYS_S + 60)
+"""Sends, then a heartbeat interval started: the run every producer session case is judged from. The budget
+is generous because a driver measures its stay from its own start, and the budget counts from its launch:
+a JVM on a loaded machine took 46 s to send its first request."""
 PRODUCE_ONEWAY = Scenario("produce-oneway", "produce-oneway")
 PRODUCE_BATCH = Scenario("produce-batch", "produce-batch")
 PRODUCE_LARGE = Scenario("produce-large", "produce", count=2, body_size=COMPRESS_OVER.value + 904)
@@ -104,7 +112,7 @@ OFFSET_MOVED = Scenario(
     "consume-push",
     prefill=3,
     count=3,
-    timeout_s=20,
+    timeout_s=45,
     rules=(
         s.answer(
             PULL,
@@ -124,7 +132,7 @@ NO_OFFSET = Scenario(
     "consume-push",
     prefill=3,
     count=1,
-    timeout_s=15,
+    timeout_s=45,
     rules=(
         s.answer(
             RequestCode.QUERY_CONSUMER_OFFSET,
@@ -135,7 +143,16 @@ NO_OFFSET = Scenario(
     ),
 )
 
-GRPC_PRODUCE = Scenario("grpc-produce", "produce", count=2, protocol="grpc")
+GRPC_STAYS_S = (GRPC_HEARTBEAT_INTERVAL_MS + PERIOD_SLACK_MS) // 1000
+"""A gRPC heartbeat interval and slack: an SDK's first heartbeat comes 1 s after start, then every 10 s."""
+GRPC_PRODUCE = Scenario(
+    "grpc-produce", "produce", count=2, protocol="grpc", idle_s=GRPC_STAYS_S, timeout_s=GRPC_STAYS_S + 45
+)
+"""Sends, then a gRPC heartbeat interval started (an SDK heartbeats to the endpoints of its routes)."""
+GRPC_IDLE = Scenario(
+    "grpc-idle", "idle", count=0, protocol="grpc", idle_s=GRPC_STAYS_S, timeout_s=GRPC_STAYS_S + 45
+)
+"""A producer of the topic and a consumer of the group started for a gRPC heartbeat interval."""
 GRPC_POP = Scenario("grpc-pop", "consume-pop", count=2, prefill=2, protocol="grpc", timeout_s=40)
 GRPC_FIFO_GROUPS = 2
 GRPC_FIFO = Scenario("grpc-produce-fifo", "produce-fifo", count=6, protocol="grpc", message_type="FIFO")

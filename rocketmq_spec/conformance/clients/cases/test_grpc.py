@@ -76,7 +76,23 @@ def test_settings_first(run: CaseRunner, check: Check, scenario: Scenario) -> No
         )
 
 
-@table("scenario", _rows("RMQ-GCLIENT-HEARTBEAT", "A started SDK heartbeats, a consumer naming its group"))
+@table(
+    "scenario",
+    [
+        Row(
+            "producer",
+            "RMQ-GCLIENT-HEARTBEAT",
+            "A producer that sent heartbeats within a 10 s interval after it (produce, started 15 s more)",
+            sc.GRPC_PRODUCE,
+        ),
+        Row(
+            "consumer",
+            "RMQ-GCLIENT-HEARTBEAT",
+            "A consumer heartbeats within a 10 s interval, naming its group (idle, 15 s)",
+            sc.GRPC_IDLE,
+        ),
+    ],
+)
 def test_heartbeat(run: CaseRunner, check: Check, scenario: Scenario) -> None:
     result = run(scenario)
     beats = [m.decoded() for m in _calls(check, result, "Heartbeat")]
@@ -86,12 +102,16 @@ def test_heartbeat(run: CaseRunner, check: Check, scenario: Scenario) -> None:
         expected="set",
         actual=[b.client_type for b in beats],
     )
-    if scenario.name == "consume-pop":
+    if scenario.name == "idle":
+        consumers = [b for b in beats if b.client_type != v2.PRODUCER]
+        check.that(
+            "heartbeats of a consumer client_type", bool(consumers), expected="at least one", actual=0
+        )
         check.that(
             "group",
-            all(b.group.name == result.group for b in beats),
+            all(b.group.name == result.group for b in consumers),
             expected=result.group,
-            actual=[b.group.name for b in beats],
+            actual=[b.group.name for b in consumers],
         )
 
 

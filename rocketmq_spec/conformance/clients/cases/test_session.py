@@ -69,9 +69,9 @@ def test_route_poll(run: CaseRunner, check: Check) -> None:
         Row(
             "producer",
             "RMQ-CLIENT-HEARTBEAT-CONTENT",
-            "A producer's heartbeat names its group (over idle: a short produce run may end before the "
-            "first scheduled heartbeat, as Java's does)",
-            sc.IDLE,
+            "A producer that sent heartbeats its group within a heartbeat interval after (produce, "
+            "started 35 s more: before its first send it knows no broker to heartbeat)",
+            sc.PRODUCE,
         ),
         Row(
             "consumer",

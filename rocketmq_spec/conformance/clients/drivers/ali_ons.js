@@ -42,7 +42,7 @@ async function produce(flags) {
   const producer = new Producer({ ...clientOptions(flags), producerGroup: flags.group || 'PID_INTEROP_ALIONS' });
   await producer.ready();
   try {
-    return await common.sendAll(common.loadMessages(flags), flags.mode, async spec => {
+    const failures = await common.sendAll(common.loadMessages(flags), flags.mode, async spec => {
       const message = new Message(spec.topic || flags.topic, spec.tags || null, spec.body);
       if (spec.keys) message.keys = spec.keys.split(' ');
       Object.assign(message.properties, spec.properties || {});
@@ -54,6 +54,8 @@ async function produce(flags) {
         queueOffset: asNumber(result.queueOffset),
       };
     });
+    await common.stayStarted(flags);
+    return failures;
   } finally {
     await common.shutdownWithinGrace(() => producer.close());
   }

@@ -162,4 +162,11 @@ function main(commands, defaults, { drain }) {
   });
 }
 
-module.exports = { emit, received, settle, required, loadMessages, Arrivals, sendAll, shutdownWithinGrace, main };
+// A producer stays started `--stay` seconds after its sends (0: none), so its scheduled heartbeats are seen.
+function stayStarted(flags) {
+  return new Promise(resolve => setTimeout(resolve, Number(flags.stay || 0) * 1000));
+}
+
+module.exports = {
+  emit, received, settle, required, loadMessages, Arrivals, sendAll, stayStarted, shutdownWithinGrace, main,
+};

@@ -74,6 +74,8 @@ def arguments(client: str, scenario: str, env: dict[str, str]) -> list[str] | st
             if client.startswith("py-")
             else ["produce", *common, "--mode", mode, "--count", env.get("RMQ_COUNT", "1")]
         )
+        if float(env.get("RMQ_IDLE_S") or 0) > 0:
+            args += ["--stay", env["RMQ_IDLE_S"]]
         for flag, name in (("--tags", "RMQ_TAG"), ("--keys", "RMQ_KEYS"), ("--body-b64", "RMQ_BODY_B64")):
             if env.get(name):
                 args += [flag, env[name]]

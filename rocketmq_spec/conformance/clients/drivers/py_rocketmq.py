@@ -201,6 +201,7 @@ def produce(args: argparse.Namespace, out: EventWriter) -> int:
     failures = 0
     try:
         failures = SENDERS[args.mode](producer, specs, args, out)
+        time.sleep(args.stay)  # started longer: a producer's scheduled heartbeats come after its sends
     finally:
         shutdown_within_grace(out, producer.shutdown)
     out.emit("done", sent=len(specs) - failures, errors=failures)
@@ -444,6 +445,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     producer.add_argument("--property", action="append", default=[], metavar="KEY=VALUE")
     producer.add_argument("--body-b64")
     producer.add_argument("--send-timeout-ms", type=int, default=3000)
+    producer.add_argument("--stay", type=float, default=0.0, help="seconds to stay started after the sends")
 
     for name in ("push", "pull"):
         consumer = commands.add_parser(name, parents=[common])

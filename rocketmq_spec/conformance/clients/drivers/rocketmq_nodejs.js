@@ -28,7 +28,7 @@ async function produce(flags) {
   const producer = new Producer(flags.group || 'PID_INTEROP_NODEJS', clientOptions(flags));
   await producer.start();
   try {
-    return await common.sendAll(specs, flags.mode, async spec => {
+    const failures = await common.sendAll(specs, flags.mode, async spec => {
       const options = {};
       if (spec.tags) options.tags = spec.tags;
       if (spec.keys) options.keys = spec.keys;
@@ -40,6 +40,8 @@ async function produce(flags) {
       // The addon reports no queue id; `offset` is the queue offset from the broker's answer.
       return { status: result.statusStr, msgId: result.msgId, queueId: null, queueOffset: result.offset };
     });
+    await common.stayStarted(flags);
+    return failures;
   } finally {
     await common.shutdownWithinGrace(() => producer.shutdown());
   }

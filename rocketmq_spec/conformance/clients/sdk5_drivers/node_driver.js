@@ -113,6 +113,8 @@ async function produce(kind) {
     }
     await Promise.all(pending);
     while (open.size > 0 && Date.now() < end) await sleep(100);
+    // Started RMQ_IDLE_S more: the SDK heartbeats 1 s after start, then every 10 s.
+    await sleep(Math.max(0, Math.min(Number(env.RMQ_IDLE_S || 0) * 1000, end - Date.now())));
   } finally {
     await producer.shutdown();
   }

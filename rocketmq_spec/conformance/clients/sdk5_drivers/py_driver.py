@@ -146,6 +146,8 @@ def produce(kind: str) -> None:
                 emit("error", stage="send", message=f"{type(exc).__name__}: {exc}")
         while open_ids and time.monotonic() < deadline:
             time.sleep(0.1)
+        # started RMQ_IDLE_S more: the SDK heartbeats 1 s after start, then every 10 s
+        time.sleep(max(0.0, min(float(ENV.get("RMQ_IDLE_S", "0")), deadline - time.monotonic())))
     finally:
         producer.shutdown()
 

@@ -217,6 +217,12 @@ func produce(kind string) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// Started RMQ_IDLE_S more: the SDK heartbeats 1 s after start, then every 10 s.
+	stay := time.Duration(number("RMQ_IDLE_S", 0)) * time.Second
+	if left := time.Until(end); left < stay {
+		stay = left
+	}
+	time.Sleep(stay)
 	return nil
 }
 

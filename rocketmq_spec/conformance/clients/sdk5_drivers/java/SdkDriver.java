@@ -235,6 +235,8 @@ public class SdkDriver {
             while (!open.isEmpty() && System.currentTimeMillis() < end) {
                 Thread.sleep(100);
             }
+            // Started RMQ_IDLE_S more: the SDK heartbeats 1 s after start, then every 10 s (ClientManagerImpl).
+            Thread.sleep(Math.max(0, Math.min(idleMs(), end - System.currentTimeMillis())));
         }
     }
 
@@ -243,6 +245,10 @@ public class SdkDriver {
     static void extendThenAck(SimpleConsumer consumer, MessageView view) throws ClientException {
         consumer.changeInvisibleDuration(view, EXTEND_INVISIBLE);
         consumer.ack(view);
+    }
+
+    static long idleMs() {
+        return (long) (Double.parseDouble(env("RMQ_IDLE_S", "0")) * 1000);
     }
 
     /** Receive and ack; with nack, a first delivery's invisible duration is changed instead and only its
@@ -323,7 +329,7 @@ public class SdkDriver {
                 case "consume-nack": consumeSimple(true, false); break;
                 case "consume-extend": consumeSimple(false, true); break;
                 case "consume-push": consumePush(); break;
-                case "idle": idle(Long.parseLong(env("RMQ_IDLE_S", "0")) * 1000); break;
+                case "idle": idle(idleMs()); break;
                 case "shutdown": idle(0); break;
                 default:
                     emit("unsupported", "reason", "scenario '" + scenario + "' is not offered by the Java SDK's driver");

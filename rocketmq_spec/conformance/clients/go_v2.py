@@ -25,7 +25,8 @@ from rocketmq_spec.conformance.clients import install
 from rocketmq_spec.conformance.clients.driver_row import DriverRow
 
 SOURCE_DIR = Path(__file__).resolve().with_name("go_v2_driver")
-SOURCES = ("go.mod", "go.sum", "main.go")
+SOURCES = ("go.mod", "go.sum", "main.go", "../go_contract/go.mod", "../go_contract/contract.go")
+"""The driver's module and the contract package it shares with the 5.x Go SDK's driver."""
 MODULE = "github.com/apache/rocketmq-client-go/v2"
 VERSION = "v2.1.3-0.20251226070945-2173d070fd1b"
 """The go.mod pin: what ``go list -m MODULE@latest`` answers (newer than the last tag, v2.1.2)."""

@@ -61,7 +61,7 @@ JAVA = Sdk("java", "org.apache.rocketmq:rocketmq-client-java:5.2.0", ("mvn", "ja
 NODE = Sdk("node", "rocketmq-client-nodejs@1.0.8", ("npm", "node"),
            ("node/package.json", "node/package-lock.json", "node_driver.js"))
 GO = Sdk("go", "github.com/apache/rocketmq-clients/golang/v5@v5.1.4", ("go",),
-         ("go/go.mod", "go/go.sum", "go/main.go"))
+         ("go/go.mod", "go/go.sum", "go/main.go", "../go_contract/go.mod", "../go_contract/contract.go"))
 SDKS = (PYTHON, JAVA, NODE, GO)
 SDK_NAMES = tuple(sdk.name for sdk in SDKS)
 """Java's newest release Maven Central serves is 5.2.0; npm has only 1.0.8 of the Node.js SDK; the Go

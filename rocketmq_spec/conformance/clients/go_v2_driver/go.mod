@@ -4,6 +4,10 @@ go 1.22
 
 require github.com/apache/rocketmq-client-go/v2 v2.1.3-0.20251226070945-2173d070fd1b
 
+require rocketmq-spec/drivercontract v0.0.0
+
+replace rocketmq-spec/drivercontract => ../go_contract
+
 require (
 	github.com/emirpasic/gods v1.12.0 // indirect
 	github.com/golang/mock v1.3.1 // indirect

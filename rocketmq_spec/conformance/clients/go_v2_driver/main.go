@@ -12,10 +12,9 @@ package main
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
+	contract "rocketmq-spec/drivercontract"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,80 +27,12 @@ import (
 )
 
 const (
-	unsupported    = 3
-	shutdownMargin = 5 * time.Second
-	pollEvery      = 100 * time.Millisecond
-	pullPoll       = time.Second
+	pollEvery = 100 * time.Millisecond
+	pullPoll  = time.Second
 )
-
-var (
-	out     = json.NewEncoder(os.Stdout)
-	outLock sync.Mutex
-)
-
-func emit(event string, fields map[string]any) {
-	fields["event"] = event
-	outLock.Lock()
-	defer outLock.Unlock()
-	_ = out.Encode(fields)
-}
-
-func env(name, fallback string) string {
-	if value := os.Getenv(name); value != "" {
-		return value
-	}
-	return fallback
-}
-
-func number(name string, fallback int) int {
-	value, err := strconv.Atoi(env(name, strconv.Itoa(fallback)))
-	if err != nil {
-		return fallback
-	}
-	return value
-}
-
-// deadline is when the scenario stops, leaving the client time to shut down.
-func deadline() time.Time {
-	total, err := strconv.ParseFloat(env("RMQ_TIMEOUT_S", "60"), 64)
-	if err != nil {
-		total = 60
-	}
-	budget := time.Duration(total * float64(time.Second))
-	if budget-shutdownMargin > budget/2 {
-		return time.Now().Add(budget - shutdownMargin)
-	}
-	return time.Now().Add(budget / 2)
-}
-
-// idleFor is RMQ_IDLE_S (fractions allowed), cut to what is left of the budget.
-func idleFor(end time.Time) time.Duration {
-	seconds, err := strconv.ParseFloat(env("RMQ_IDLE_S", "0"), 64)
-	if err != nil {
-		seconds = 0
-	}
-	wait := time.Duration(seconds * float64(time.Second))
-	if left := time.Until(end); left < wait {
-		wait = left
-	}
-	return wait
-}
-
-// body is RMQ_BODY_B64 when set, else the index in decimal and a dash, padded with 'x' to RMQ_BODY_SIZE.
-func body(index int) []byte {
-	if exact := os.Getenv("RMQ_BODY_B64"); exact != "" {
-		decoded, _ := base64.StdEncoding.DecodeString(exact)
-		return decoded
-	}
-	text := fmt.Sprintf("%d-", index)
-	if size := number("RMQ_BODY_SIZE", 16); len(text) < size {
-		text += strings.Repeat("x", size-len(text))
-	}
-	return []byte(text)
-}
 
 func message(index int) *primitive.Message {
-	msg := primitive.NewMessage(os.Getenv("RMQ_TOPIC"), body(index))
+	msg := primitive.NewMessage(os.Getenv("RMQ_TOPIC"), contract.Body(index))
 	if tag := os.Getenv("RMQ_TAG"); tag != "" {
 		msg.WithTag(tag)
 	}
@@ -137,7 +68,7 @@ func consumerOptions() []consumer.Option {
 }
 
 func selector() consumer.MessageSelector {
-	return consumer.MessageSelector{Type: consumer.TAG, Expression: env("RMQ_TAG", "*")}
+	return consumer.MessageSelector{Type: consumer.TAG, Expression: contract.Env("RMQ_TAG", "*")}
 }
 
 var statuses = map[primitive.SendStatus]string{primitive.SendOK: "SEND_OK",
@@ -156,7 +87,7 @@ func sent(index int, msgID string, result *primitive.SendResult) map[string]any 
 }
 
 func received(msg *primitive.MessageExt) {
-	emit("received", map[string]any{"msgId": msg.MsgId, "topic": msg.Topic,
+	contract.Emit("received", map[string]any{"msgId": msg.MsgId, "topic": msg.Topic,
 		"body_b64": base64.StdEncoding.EncodeToString(msg.Body), "reconsumeTimes": msg.ReconsumeTimes,
 		"queueId": msg.Queue.QueueId, "queueOffset": msg.QueueOffset, "tag": msg.GetTags(), "keys": msg.GetKeys()})
 }
@@ -182,10 +113,10 @@ func produce(mode string) error {
 		return clientError{"start", err}
 	}
 	defer func() { _ = p.Shutdown() }()
-	emit("ready", map[string]any{})
-	end, groups := deadline(), number("RMQ_MESSAGE_GROUPS", 2)
+	contract.Emit("ready", map[string]any{})
+	end, groups := contract.Deadline(), contract.Number("RMQ_MESSAGE_GROUPS", 2)
 	var pending sync.WaitGroup
-	for i := 0; i < number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
+	for i := 0; i < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
 		index, msg := i, message(i)
 		switch mode {
 		case "async":
@@ -193,23 +124,23 @@ func produce(mode string) error {
 			err = p.SendAsync(context.Background(), func(_ context.Context, result *primitive.SendResult, err error) {
 				defer pending.Done()
 				if err != nil {
-					emit("error", map[string]any{"stage": "send", "message": err.Error()})
+					contract.Emit("error", map[string]any{"stage": "send", "message": err.Error()})
 					return
 				}
-				emit("sent", sent(index, result.MsgID, result))
+				contract.Emit("sent", sent(index, result.MsgID, result))
 			}, msg)
 			if err != nil {
 				pending.Done()
-				emit("error", map[string]any{"stage": "send", "message": err.Error()})
+				contract.Emit("error", map[string]any{"stage": "send", "message": err.Error()})
 			}
 			continue
 		case "oneway":
 			// no answer: the id is the one the client put on the message
 			if err = p.SendOneWay(context.Background(), msg); err == nil {
-				emit("sent", sent(index, msg.GetProperty(primitive.PropertyUniqueClientMessageIdKeyIndex), nil))
+				contract.Emit("sent", sent(index, msg.GetProperty(primitive.PropertyUniqueClientMessageIdKeyIndex), nil))
 			}
 		case "delay":
-			msg.WithDelayTimeLevel(number("RMQ_DELAY_LEVEL", 1))
+			msg.WithDelayTimeLevel(contract.Number("RMQ_DELAY_LEVEL", 1))
 			err = sendSync(p, index, msg, nil)
 		case "fifo":
 			key := fmt.Sprintf("g%d", i%groups)
@@ -219,11 +150,11 @@ func produce(mode string) error {
 			err = sendSync(p, index, msg, nil)
 		}
 		if err != nil {
-			emit("error", map[string]any{"stage": "send", "message": err.Error()})
+			contract.Emit("error", map[string]any{"stage": "send", "message": err.Error()})
 		}
 	}
 	pending.Wait()
-	time.Sleep(idleFor(end))
+	time.Sleep(contract.IdleFor(end))
 	return nil
 }
 
@@ -238,7 +169,7 @@ func sendSync(p interface {
 	for k, v := range more {
 		fields[k] = v
 	}
-	emit("sent", fields)
+	contract.Emit("sent", fields)
 	return nil
 }
 
@@ -252,15 +183,15 @@ func produceBatch() error {
 		return clientError{"start", err}
 	}
 	defer func() { _ = p.Shutdown() }()
-	emit("ready", map[string]any{})
-	count := number("RMQ_COUNT", 1)
+	contract.Emit("ready", map[string]any{})
+	count := contract.Number("RMQ_COUNT", 1)
 	batch := make([]*primitive.Message, count)
 	for i := range batch {
 		batch[i] = message(i)
 	}
 	result, err := p.SendSync(context.Background(), batch...)
 	if err != nil {
-		emit("error", map[string]any{"stage": "send", "message": err.Error()})
+		contract.Emit("error", map[string]any{"stage": "send", "message": err.Error()})
 		return nil
 	}
 	ids := strings.Split(result.MsgID, ",")
@@ -271,7 +202,7 @@ func produceBatch() error {
 		}
 		fields := sent(i, "", result)
 		fields["msgId"] = id
-		emit("sent", fields)
+		contract.Emit("sent", fields)
 	}
 	return nil
 }
@@ -302,7 +233,7 @@ func (l *listener) ExecuteLocalTransaction(msg *primitive.Message) primitive.Loc
 
 func (l *listener) CheckLocalTransaction(msg *primitive.MessageExt) primitive.LocalTransactionState {
 	id := msg.GetProperty(primitive.PropertyUniqueClientMessageIdKeyIndex)
-	emit("checked", map[string]any{"msgId": id, "answer": l.checkAnswer})
+	contract.Emit("checked", map[string]any{"msgId": id, "answer": l.checkAnswer})
 	if l.checkAnswer != "unknown" {
 		l.open.Delete(id)
 	}
@@ -317,7 +248,7 @@ func (l *listener) anyOpen() bool {
 
 // produceTransaction stays up while a message's fate is open, so that the broker's check-back reaches it.
 func produceTransaction() error {
-	l := &listener{answer: env("RMQ_TX_ANSWER", "commit"), checkAnswer: env("RMQ_TX_CHECK_ANSWER", "commit")}
+	l := &listener{answer: contract.Env("RMQ_TX_ANSWER", "commit"), checkAnswer: contract.Env("RMQ_TX_CHECK_ANSWER", "commit")}
 	p, err := producer.NewTransactionProducer(l, producerOptions()...)
 	if err == nil {
 		err = p.Start()
@@ -326,17 +257,17 @@ func produceTransaction() error {
 		return clientError{"start", err}
 	}
 	defer func() { _ = p.Shutdown() }()
-	emit("ready", map[string]any{})
-	end := deadline()
-	for i := 0; i < number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
+	contract.Emit("ready", map[string]any{})
+	end := contract.Deadline()
+	for i := 0; i < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
 		result, err := p.SendMessageInTransaction(context.Background(), message(i))
 		if err != nil {
-			emit("error", map[string]any{"stage": "send", "message": err.Error()})
+			contract.Emit("error", map[string]any{"stage": "send", "message": err.Error()})
 			continue
 		}
 		fields := sent(i, result.MsgID, result.SendResult)
 		fields["localTransactionState"] = l.answer
-		emit("sent", fields)
+		contract.Emit("sent", fields)
 	}
 	for l.anyOpen() && time.Now().Before(end) {
 		time.Sleep(pollEvery)
@@ -370,9 +301,9 @@ func consumePush() error {
 	if err != nil {
 		return err
 	}
-	emit("ready", map[string]any{})
-	end := deadline()
-	for int(got.Load()) < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+	contract.Emit("ready", map[string]any{})
+	end := contract.Deadline()
+	for int(got.Load()) < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end) {
 		time.Sleep(pollEvery)
 	}
 	return c.Shutdown()
@@ -390,9 +321,9 @@ func consumePull() error {
 	if err != nil {
 		return clientError{"start", err}
 	}
-	emit("ready", map[string]any{})
-	end, got := deadline(), 0
-	for got < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+	contract.Emit("ready", map[string]any{})
+	end, got := contract.Deadline(), 0
+	for got < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end) {
 		request, err := c.Poll(context.Background(), pullPoll)
 		if err != nil || request == nil {
 			continue // Poll reports an empty wait as an error
@@ -420,9 +351,9 @@ func idle(stay bool) error {
 		_ = p.Shutdown()
 		return err
 	}
-	emit("ready", map[string]any{})
+	contract.Emit("ready", map[string]any{})
 	if stay {
-		time.Sleep(idleFor(deadline()))
+		time.Sleep(contract.IdleFor(contract.Deadline()))
 	}
 	_ = c.Shutdown()
 	return p.Shutdown()
@@ -447,20 +378,20 @@ func main() {
 	if len(os.Args) > 1 {
 		scenario = os.Args[1]
 	}
-	if protocol := env("RMQ_PROTOCOL", "remoting"); protocol != "remoting" {
-		emit("unsupported", map[string]any{"reason": "a remoting client does not speak " + protocol})
-		os.Exit(unsupported)
+	if protocol := contract.Env("RMQ_PROTOCOL", "remoting"); protocol != "remoting" {
+		contract.Emit("unsupported", map[string]any{"reason": "a remoting client does not speak " + protocol})
+		os.Exit(contract.Unsupported)
 	}
 	run, ok := scenarios[scenario]
 	if !ok {
-		emit("unsupported", map[string]any{"reason": fmt.Sprintf("scenario %q is not offered by the Go client "+
+		contract.Emit("unsupported", map[string]any{"reason": fmt.Sprintf("scenario %q is not offered by the Go client "+
 			"(no pop consumer in rocketmq-client-go v2)", scenario)})
-		os.Exit(unsupported)
+		os.Exit(contract.Unsupported)
 	}
-	rlog.SetLogLevel(env("ROCKETMQ_GO_LOG_LEVEL", "warn")) // its logrus logger writes to stderr, kept for the report
-	if err := run(); err != nil {                          // what the client raised (a failed start, say) is an event
-		emit("error", map[string]any{"stage": scenario, "message": err.Error()})
+	rlog.SetLogLevel(contract.Env("ROCKETMQ_GO_LOG_LEVEL", "warn")) // its logrus logger writes to stderr, kept for the report
+	if err := run(); err != nil {                                   // what the client raised (a failed start, say) is an event
+		contract.Emit("error", map[string]any{"stage": scenario, "message": err.Error()})
 	}
-	emit("done", map[string]any{})
+	contract.Emit("done", map[string]any{})
 	os.Exit(0)
 }

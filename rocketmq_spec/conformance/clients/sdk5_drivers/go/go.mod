@@ -4,6 +4,10 @@ go 1.25
 
 require github.com/apache/rocketmq-clients/golang/v5 v5.1.4
 
+require rocketmq-spec/drivercontract v0.0.0
+
+replace rocketmq-spec/drivercontract => ../../go_contract
+
 require (
 	contrib.go.opencensus.io/exporter/ocagent v0.7.0 // indirect
 	github.com/census-instrumentation/opencensus-proto v0.4.1 // indirect

@@ -11,11 +11,10 @@ package main
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
+	contract "rocketmq-spec/drivercontract"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,8 +25,6 @@ import (
 )
 
 const (
-	unsupported      = 3
-	shutdownMargin   = 5 * time.Second
 	receiveInvisible = 15 * time.Second // the other SDKs' default invisible duration of a receive
 	nackInvisible    = 5 * time.Second  // consume-nack: a first delivery's new invisible duration
 	extendInvisible  = 30 * time.Second // consume-extend: each delivery's new invisible duration before its ack
@@ -38,46 +35,6 @@ const (
 	defaultMessageGroups = 2
 )
 
-var (
-	out     = json.NewEncoder(os.Stdout)
-	outLock sync.Mutex
-)
-
-func emit(event string, fields map[string]any) {
-	fields["event"] = event
-	outLock.Lock()
-	defer outLock.Unlock()
-	_ = out.Encode(fields)
-}
-
-func env(name, fallback string) string {
-	if value := os.Getenv(name); value != "" {
-		return value
-	}
-	return fallback
-}
-
-func number(name string, fallback int) int {
-	value, err := strconv.Atoi(env(name, strconv.Itoa(fallback)))
-	if err != nil {
-		return fallback
-	}
-	return value
-}
-
-// deadline is when the scenario stops, leaving the SDK time to shut down.
-func deadline() time.Time {
-	total, err := strconv.ParseFloat(env("RMQ_TIMEOUT_S", "60"), 64)
-	if err != nil {
-		total = 60
-	}
-	budget := time.Duration(total * float64(time.Second))
-	if budget-shutdownMargin > budget/2 {
-		return time.Now().Add(budget - shutdownMargin)
-	}
-	return time.Now().Add(budget / 2)
-}
-
 func received(mv *rmq.MessageView) {
 	keys := append([]string{}, mv.GetKeys()...)
 	sort.Strings(keys)
@@ -85,27 +42,14 @@ func received(mv *rmq.MessageView) {
 	if ts := mv.GetDeliveryTimestamp(); ts != nil {
 		delivery = ts.UnixMilli()
 	}
-	emit("received", map[string]any{"msgId": mv.GetMessageId(), "topic": mv.GetTopic(),
+	contract.Emit("received", map[string]any{"msgId": mv.GetMessageId(), "topic": mv.GetTopic(),
 		"body_b64": base64.StdEncoding.EncodeToString(mv.GetBody()), "reconsumeTimes": mv.GetDeliveryAttempt() - 1,
 		"tag": mv.GetTag(), "keys": keys, "group": mv.GetMessageGroup(), "deliveryTimestamp": delivery,
 		"at": time.Now().UnixMilli()})
 }
 
-// body is RMQ_BODY_B64 when set, else the index in decimal and a dash, padded with 'x' to RMQ_BODY_SIZE.
-func body(index int) []byte {
-	if exact := os.Getenv("RMQ_BODY_B64"); exact != "" {
-		decoded, _ := base64.StdEncoding.DecodeString(exact)
-		return decoded
-	}
-	text := fmt.Sprintf("%d-", index)
-	if size := number("RMQ_BODY_SIZE", 16); len(text) < size {
-		text += strings.Repeat("x", size-len(text))
-	}
-	return []byte(text)
-}
-
 func message(index int) *rmq.Message {
-	msg := &rmq.Message{Topic: os.Getenv("RMQ_TOPIC"), Body: body(index)}
+	msg := &rmq.Message{Topic: os.Getenv("RMQ_TOPIC"), Body: contract.Body(index)}
 	if tag := os.Getenv("RMQ_TAG"); tag != "" {
 		msg.SetTag(tag)
 	}
@@ -132,7 +76,7 @@ func config() *rmq.Config {
 }
 
 func subscriptions() map[string]*rmq.FilterExpression {
-	return map[string]*rmq.FilterExpression{os.Getenv("RMQ_TOPIC"): rmq.NewFilterExpression(env("RMQ_TAG", "*"))}
+	return map[string]*rmq.FilterExpression{os.Getenv("RMQ_TOPIC"): rmq.NewFilterExpression(contract.Env("RMQ_TAG", "*"))}
 }
 
 type sdkError struct {
@@ -144,12 +88,12 @@ func (e sdkError) Error() string { return e.stage + ": " + e.err.Error() }
 
 func produce(kind string) error {
 	var open sync.Map
-	answer, checkAnswer := env("RMQ_TX_ANSWER", "commit"), env("RMQ_TX_CHECK_ANSWER", "commit")
+	answer, checkAnswer := contract.Env("RMQ_TX_ANSWER", "commit"), contract.Env("RMQ_TX_CHECK_ANSWER", "commit")
 	options := []rmq.ProducerOption{rmq.WithTopics(os.Getenv("RMQ_TOPIC"))}
 	if kind == "transaction" {
 		options = append(options, rmq.WithTransactionChecker(&rmq.TransactionChecker{
 			Check: func(mv *rmq.MessageView) rmq.TransactionResolution {
-				emit("checked", map[string]any{"msgId": mv.GetMessageId(), "answer": checkAnswer})
+				contract.Emit("checked", map[string]any{"msgId": mv.GetMessageId(), "answer": checkAnswer})
 				if checkAnswer != "unknown" {
 					open.Delete(mv.GetMessageId())
 				}
@@ -164,10 +108,10 @@ func produce(kind string) error {
 		return sdkError{"start", err}
 	}
 	defer producer.GracefulStop()
-	emit("ready", map[string]any{})
-	end, groups := deadline(), number("RMQ_MESSAGE_GROUPS", defaultMessageGroups)
+	contract.Emit("ready", map[string]any{})
+	end, groups := contract.Deadline(), contract.Number("RMQ_MESSAGE_GROUPS", defaultMessageGroups)
 	var pending sync.WaitGroup
-	for i := 0; i < number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
+	for i := 0; i < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
 		index, msg := i, message(i)
 		var group any
 		if kind == "fifo" {
@@ -176,14 +120,14 @@ func produce(kind string) error {
 			group = name
 		}
 		if kind == "delay" {
-			msg.SetDelayTimestamp(time.Now().Add(time.Duration(number("RMQ_DELAY_MS", 0)) * time.Millisecond))
+			msg.SetDelayTimestamp(time.Now().Add(time.Duration(contract.Number("RMQ_DELAY_MS", 0)) * time.Millisecond))
 		}
 		report := func(receipts []*rmq.SendReceipt, err error) {
 			if err != nil || len(receipts) == 0 {
-				emit("error", map[string]any{"stage": "send", "message": fmt.Sprint(err)})
+				contract.Emit("error", map[string]any{"stage": "send", "message": fmt.Sprint(err)})
 				return
 			}
-			emit("sent", map[string]any{"index": index, "msgId": receipts[0].MessageID, "status": nil,
+			contract.Emit("sent", map[string]any{"index": index, "msgId": receipts[0].MessageID, "status": nil,
 				"group": group, "at": time.Now().UnixMilli()})
 		}
 		switch kind {
@@ -218,11 +162,7 @@ func produce(kind string) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// Started RMQ_IDLE_S more: the SDK heartbeats 1 s after start, then every 10 s.
-	stay := time.Duration(number("RMQ_IDLE_S", 0)) * time.Second
-	if left := time.Until(end); left < stay {
-		stay = left
-	}
-	time.Sleep(stay)
+	time.Sleep(contract.IdleFor(end))
 	return nil
 }
 
@@ -247,12 +187,12 @@ func consumeSimple(nack, extend bool) error {
 		return sdkError{"start", err}
 	}
 	defer consumer.GracefulStop()
-	emit("ready", map[string]any{})
-	end, done := deadline(), 0
-	for done < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+	contract.Emit("ready", map[string]any{})
+	end, done := contract.Deadline(), 0
+	for done < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end) {
 		views, err := consumer.Receive(context.TODO(), receiveBatch, receiveInvisible)
 		if err != nil && !strings.Contains(err.Error(), "MESSAGE_NOT_FOUND") {
-			emit("error", map[string]any{"stage": "receive", "message": err.Error()})
+			contract.Emit("error", map[string]any{"stage": "receive", "message": err.Error()})
 			time.Sleep(time.Second)
 		}
 		for _, mv := range views {
@@ -267,7 +207,7 @@ func consumeSimple(nack, extend bool) error {
 				done++
 			}
 			if err != nil {
-				emit("error", map[string]any{"stage": "settle", "message": err.Error()})
+				contract.Emit("error", map[string]any{"stage": "settle", "message": err.Error()})
 			}
 		}
 	}
@@ -296,9 +236,9 @@ func consumePush() error {
 		return err
 	}
 	defer consumer.GracefulStop()
-	emit("ready", map[string]any{})
-	end := deadline()
-	for int(got.Load()) < number("RMQ_COUNT", 1) && time.Now().Before(end) {
+	contract.Emit("ready", map[string]any{})
+	end := contract.Deadline()
+	for int(got.Load()) < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return nil
@@ -318,8 +258,8 @@ func idle(wait time.Duration) error {
 		_ = producer.GracefulStop()
 		return err
 	}
-	emit("ready", map[string]any{})
-	if left := time.Until(deadline()); left < wait {
+	contract.Emit("ready", map[string]any{})
+	if left := time.Until(contract.Deadline()); left < wait {
 		wait = left
 	}
 	time.Sleep(wait)
@@ -336,7 +276,7 @@ var scenarios = map[string]func() error{
 	"consume-nack":        func() error { return consumeSimple(true, false) },
 	"consume-extend":      func() error { return consumeSimple(false, true) },
 	"consume-push":        consumePush,
-	"idle":                func() error { return idle(time.Duration(number("RMQ_IDLE_S", 0)) * time.Second) },
+	"idle":                func() error { return idle(contract.IdleFor(contract.Deadline())) },
 	"shutdown":            func() error { return idle(0) },
 }
 
@@ -345,21 +285,21 @@ func main() {
 	if len(os.Args) > 1 {
 		scenario = os.Args[1]
 	}
-	if protocol := env("RMQ_PROTOCOL", "grpc"); protocol != "grpc" {
-		emit("unsupported", map[string]any{"reason": "a gRPC SDK does not speak " + protocol})
-		os.Exit(unsupported)
+	if protocol := contract.Env("RMQ_PROTOCOL", "grpc"); protocol != "grpc" {
+		contract.Emit("unsupported", map[string]any{"reason": "a gRPC SDK does not speak " + protocol})
+		os.Exit(contract.Unsupported)
 	}
 	run, ok := scenarios[scenario]
 	if !ok {
-		emit("unsupported", map[string]any{"reason": fmt.Sprintf("scenario %q is not offered by the Go SDK's driver", scenario)})
-		os.Exit(unsupported)
+		contract.Emit("unsupported", map[string]any{"reason": fmt.Sprintf("scenario %q is not offered by the Go SDK's driver", scenario)})
+		os.Exit(contract.Unsupported)
 	}
 	rmq.EnableSsl = os.Getenv("RMQ_TLS") == "1"
 	os.Setenv("mq.consoleAppender.enabled", "false")
 	rmq.ResetLogger()
 	if err := run(); err != nil { // what the SDK raised (a failed start, say) is an event
-		emit("error", map[string]any{"stage": scenario, "message": err.Error()})
+		contract.Emit("error", map[string]any{"stage": scenario, "message": err.Error()})
 	}
-	emit("done", map[string]any{})
+	contract.Emit("done", map[string]any{})
 	os.Exit(0)
 }

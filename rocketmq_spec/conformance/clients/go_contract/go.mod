@@ -1,0 +1,3 @@
+module rocketmq-spec/drivercontract
+
+go 1.22

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import hot_path, java_compare, matrix
+from benchmarks.ci_check import EXPECTED, verdict
 from benchmarks.java_compare import FULL, QUICK, Phase, TargetRun, _PhaseReader
 from benchmarks.machine import Reading
 from benchmarks.matrix import BEGIN, END, MatrixRun, comparison, problems, write_section
@@ -148,3 +149,10 @@ def test_start_probe_needs_a_whole_answer() -> None:
             thread.start()
             assert answers(f"127.0.0.1:{port}") is expected
             thread.join()
+
+
+@pytest.mark.parametrize("change, passed", [(1.0, True), (1.9, True), (1 / 1.9, True), (2.0, False),
+                                            (0.5, False), (3.0, False)])
+def test_ci_check_fails_only_on_a_change_of_about_2x(change: float, passed: bool) -> None:
+    name, recorded = next(iter(EXPECTED.items()))
+    assert verdict(name, recorded * change).passed is passed

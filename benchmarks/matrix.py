@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -223,6 +224,8 @@ def run_matrix(targets: Sequence[str], timing: Timing, threads: Sequence[int], c
             except (ProvisionError, RuntimeError) as exc:
                 matrix.missing[name] = str(exc).splitlines()[0]
                 print(f"{name} not measured: {exc}", file=sys.stderr, flush=True)
+            finally:  # a target's store holds a few GB after its sends
+                shutil.rmtree(Path(work) / name, ignore_errors=True)
     matrix.ended = datetime.now(UTC).strftime("%H:%M")
     return matrix
 

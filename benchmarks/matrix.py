@@ -38,6 +38,7 @@ from benchmarks.java_compare import (
     MODES,
     QUICK,
     THREADS,
+    Phase,
     TargetRun,
     Timing,
     measure,
@@ -100,8 +101,6 @@ def problems(matrix: MatrixRun) -> list[str]:
               f"{max(phase.others_warmup, phase.others_during):.2f} cores (quiet: < {busy:.2f})"
               for run in matrix.runs for phase in run.phases.values() if not phase.quiet]
     found += [f"{name} not measured: {why}" for name, why in matrix.missing.items()]
-    found += [f"{run.name} {phase.key}: {phase.failed} failed calls"
-              for run in matrix.runs for phase in run.phases.values() if phase.failed]
     return found
 
 
@@ -117,10 +116,15 @@ def _ratio(ours: float | None, theirs: float | None) -> str:
 
 
 def _row(label: str, values: Sequence[float | None], reference: float | None, others: Sequence[float | None],
-         ) -> str:
-    cells = [_number(value) if value is not None else "n/a" for value in values]
+         beside: Sequence[str] = ()) -> str:
+    cells = [(_number(value) if value is not None else "n/a") + (f" ({note})" if note else "")
+             for value, note in zip(values, beside or [""] * len(values), strict=True)]
     cells += [_ratio(reference, other) for other in others]
     return f"| {label} | " + " | ".join(cells) + " |"
+
+
+def _load(phase: Phase) -> str:
+    return f"load {phase.load_before:.2f} → {phase.load_during:.2f}"
 
 
 def comparison(runs: Sequence[TargetRun], threads: Sequence[int]) -> str:
@@ -131,14 +135,15 @@ def comparison(runs: Sequence[TargetRun], threads: Sequence[int]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
     for mode in MODES:
         for count in threads:
-            key = f"{mode}-{count}"
-            for label, attribute in ((f"{mode} msg/s, {count} threads (median)", "rate"),
-                                     (f"{mode} p99 ms, {count} threads", "p99_ms"),
-                                     (f"{mode} broker CPU us/msg, {count} threads", "cpu_us")):
+            key, count_label = f"{mode}-{count}", f"{count} thread{'s' if count > 1 else ''}"
+            for label, attribute in ((f"{mode} msg/s, {count_label} (median)", "rate"),
+                                     (f"{mode} p99 ms, {count_label}", "p99_ms"),
+                                     (f"{mode} broker CPU us/msg, {count_label}", "cpu_us")):
                 values = [getattr(run.phases[key], attribute) for run in runs]
                 ours = getattr(reference.phases[key], attribute) if reference else None
                 theirs = [getattr(run.phases[key], attribute) for run in others]
-                lines.append(_row(label, values, ours, theirs))
+                beside = [_load(run.phases[key]) for run in runs] if attribute == "rate" else []
+                lines.append(_row(label, values, ours, theirs, beside))
     for label, attribute in (("broker start s (process start to port answering)", "start_s"),
                              ("broker memory MiB (PSS of its tree), idle", "memory_mib"),
                              ("broker memory MiB (PSS of its tree), after the load", "memory_loaded_mib")):
@@ -151,14 +156,15 @@ def comparison(runs: Sequence[TargetRun], threads: Sequence[int]) -> str:
 def phases_table(runs: Sequence[TargetRun]) -> str:
     """Every phase's figures with the machine's state beside them."""
     lines = ["| target | phase | msg/s (median) | p10–p90 | p50 ms | p99 ms | broker CPU us/msg "
-             "| load before → during | others' cores, warm-up / counted |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| failed calls | load before → during | others' cores, warm-up / counted |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
         for phase in run.phases.values():
             low, high = phase.spread
             lines.append(f"| {run.name} | {phase.mode} x{phase.threads} | {phase.rate:,.0f} "
                          f"| {low:,.0f}–{high:,.0f} | {phase.p50_ms:.2f} | {phase.p99_ms:.2f} "
-                         f"| {_number(phase.cpu_us)} | {phase.load_before:.2f} → {phase.load_during:.2f} "
+                         f"| {_number(phase.cpu_us)} | {phase.failed} "
+                         f"| {phase.load_before:.2f} → {phase.load_during:.2f} "
                          f"| {phase.others_warmup:.2f} / {phase.others_during:.2f} |")
     return "\n".join(lines)
 
@@ -173,8 +179,14 @@ def report(matrix: MatrixRun) -> str:
             f"{timing.seconds} s counted; a "
             "rate is the median of the counted seconds' rates (their 10th–90th percentiles in the phase "
             "table), p50/p99 over every counted call, broker CPU and memory those of the broker's process "
-            "tree. The load at each phase's start and its highest during the counted seconds, and the cores "
-            "other processes used, stand beside every phase's figures.")
+            "tree, its memory the PSS (resident pages, shared ones split among their sharers). The 1-minute "
+            "load at each phase's start and its highest during the counted seconds stand beside each rate, "
+            "and with the cores other processes used beside every figure in the phase table.")
+    others = max((max(phase.others_warmup, phase.others_during) for run in matrix.runs
+                  for phase in run.phases.values()), default=0.0)
+    head += (f" The machine: load {matrix.load_before_run:.2f} before the run (quiet below "
+             f"{QUIET_LOAD_PER_CORE * cores():.2f}), other processes at most {others:.2f} cores in any phase "
+             f"(quiet below {QUIET_OTHERS_PER_CORE * cores():.2f}).")
     parts = [head, "", comparison(matrix.runs, matrix.threads), "", phases_table(matrix.runs)]
     if matrix.missing:
         parts += ["", "Not measured: " + "; ".join(f"{name} ({why})" for name, why in matrix.missing.items())]

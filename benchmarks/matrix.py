@@ -193,6 +193,14 @@ def report(matrix: MatrixRun) -> str:
     return "\n".join(parts)
 
 
+def payload(matrix: MatrixRun) -> str:
+    """The run as JSON: every measurement (per-second samples included), and each phase's figures."""
+    figures = {run.name: {key: {"rate": phase.rate, "p10": phase.spread[0], "p90": phase.spread[1],
+                                "cpu_us": phase.cpu_us, "quiet": phase.quiet}
+                          for key, phase in run.phases.items()} for run in matrix.runs}
+    return json.dumps({**dataclasses.asdict(matrix), "figures": figures}, indent=1) + "\n"
+
+
 def write_section(doc: Path, section: str) -> None:
     """Replace what lies between :data:`BEGIN` and :data:`END` in ``doc``."""
     text = doc.read_text()
@@ -281,14 +289,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if found:
         print(warning)
     if args.json:
-        args.json.write_text(json.dumps(dataclasses.asdict(matrix), indent=1))
+        args.json.write_text(payload(matrix))
     if args.publish:
         if found:
             print(f"matrix: refusing to publish; {_shown(DOC)} left as it was", file=sys.stderr)
             return NOT_QUIET
         write_section(DOC, report(matrix))
         RAW.parent.mkdir(parents=True, exist_ok=True)
-        RAW.write_text(json.dumps(dataclasses.asdict(matrix), indent=1) + "\n")
+        RAW.write_text(payload(matrix))
         print(f"matrix: wrote {_shown(DOC)} and {_shown(RAW)}", file=sys.stderr)
     return 0
 

@@ -4,6 +4,7 @@ refuses to publish what is not, and refuses a target it does not know before any
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from pathlib import Path
@@ -119,6 +120,12 @@ def test_publish_refuses_quick_and_not_quiet_runs(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(matrix, "run_matrix", lambda *args: _matrix(load=99.0))
     assert matrix.main(["--publish", "--targets", "embedded"]) == matrix.NOT_QUIET
     assert "old" in doc.read_text()
+
+
+def test_the_json_holds_the_samples_and_each_phase_s_figures() -> None:
+    written = json.loads(matrix.payload(_matrix()))
+    assert len(written["runs"][0]["phases"]["send-4"]["samples"]) == 30
+    assert written["figures"]["apache-4.9.7"]["pull-64"]["rate"] == 2014.5
 
 
 def test_write_section_replaces_what_lies_between_the_markers(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ from rocketmq_spec.targets import EMBEDDED, UnknownTarget, parse_target
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
-RAW = ROOT / "docs" / "results" / "benchmarks" / "matrix.json"
+RAW = ROOT / "docs" / "benchmarks-matrix.json"
 BEGIN = "<!-- benchmark matrix: written by python -m benchmarks.matrix --publish -->"
 END = "<!-- end of the benchmark matrix -->"
 SETTLE_SECONDS = 120.0
@@ -295,7 +295,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"matrix: refusing to publish; {_shown(DOC)} left as it was", file=sys.stderr)
             return NOT_QUIET
         write_section(DOC, report(matrix))
-        RAW.parent.mkdir(parents=True, exist_ok=True)
         RAW.write_text(payload(matrix))
         print(f"matrix: wrote {_shown(DOC)} and {_shown(RAW)}", file=sys.stderr)
     return 0

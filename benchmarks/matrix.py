@@ -59,9 +59,11 @@ SETTLE_SECONDS = 120.0
 NOT_QUIET = 3
 
 
-def default_targets() -> list[str]:
-    rust = [row.target_name for row in RUST_RELEASES.values() if installed(row)]
-    return [EMBEDDED, "apache-4.9.7", "apache-5.5.0", *rust]
+def default_targets() -> tuple[list[str], list[str]]:
+    """The targets a run measures unless told, and the rocketmq-rust releases left out (not installed)."""
+    rust = list(RUST_RELEASES.values())
+    return ([EMBEDDED, "apache-4.9.7", "apache-5.5.0", *(row.target_name for row in rust if installed(row))],
+            [row.target_name for row in rust if not installed(row)])
 
 
 @dataclass
@@ -76,6 +78,8 @@ class MatrixRun:
     runs: list[TargetRun] = field(default_factory=list)
     missing: dict[str, str] = field(default_factory=dict)
     """Targets asked for but not measured, with why."""
+    left_out: list[str] = field(default_factory=list)
+    """Default targets not installed here (rocketmq-rust releases), so not asked for."""
 
 
 def commit() -> str:
@@ -188,6 +192,9 @@ def report(matrix: MatrixRun) -> str:
              f"{QUIET_LOAD_PER_CORE * cores():.2f}), other processes at most {others:.2f} cores in any phase "
              f"(quiet below {QUIET_OTHERS_PER_CORE * cores():.2f}).")
     parts = [head, "", comparison(matrix.runs, matrix.threads), "", phases_table(matrix.runs)]
+    if matrix.left_out:
+        parts += ["", "Left out, not installed here: " + ", ".join(matrix.left_out)
+                  + " (`rmq-rust install VERSION` installs a release)."]
     if matrix.missing:
         parts += ["", "Not measured: " + "; ".join(f"{name} ({why})" for name, why in matrix.missing.items())]
     return "\n".join(parts)
@@ -266,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick and args.publish:
         parser.error("--quick runs are not for publication")
-    targets = args.targets or default_targets()
+    targets, left_out = (args.targets, []) if args.targets else default_targets()
     for name in targets:
         try:
             parse_target(name)
@@ -275,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     command = shlex.join(["python", "-m", "benchmarks.matrix", *(argv if argv is not None else sys.argv[1:])])
     matrix = run_matrix(targets, QUICK if args.quick else FULL, args.threads, command)
+    matrix.left_out = left_out
     if not matrix.runs:
         print("matrix: no target measured", file=sys.stderr)
         return 1

@@ -9,8 +9,10 @@ a broker with lanes and one without answer every kind of send and pull request t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,10 @@ from hypothesis import strategies as st
 from rocketmq_spec.codec.store import HostPort, decode_records
 from rocketmq_spec.fuzz.profiles import SLOW_DATA
 from rocketmq_spec.fuzz.strategies.properties import property_maps
+from rocketmq_spec.reference_broker.broker.pull import PullHandlers, PullPlan
+from rocketmq_spec.reference_broker.broker.pull_lane import PullLane
+from rocketmq_spec.reference_broker.broker.send_lane import SendLane
+from rocketmq_spec.reference_broker.broker.send_plan import SendPlan, SendPlanner
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.reference_broker.server import RemotingServer
@@ -165,6 +171,8 @@ async def _answers(root: Path, lane: bool) -> list[tuple[Any, ...]]:
                 remark = re.sub(r"consumer:\[/\S+\]", "consumer:[(peer)]", answer.remark or "")
                 fields = dict(answer.ext_fields or {})
                 answers.append((answer.code, remark, fields, _record_fields(answer.body)))
+            assert mq.broker is not None
+            answers.append(("pull offsets", mq.broker.offsets.pulled))  # what queryPullOffset reports
         finally:
             await client.close()
     assert (mq.broker is not None and mq.broker.server.lane is not None) == lane
@@ -176,3 +184,48 @@ def test_lanes_answer_as_the_general_path(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(RemotingServer, "use_lane", lambda self, lane: None)
     without = asyncio.run(_answers(tmp_path / "general", lane=False))
     assert with_lane == without
+
+
+def _count_takes(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many requests each lane answered itself."""
+    taken: Counter[str] = Counter()
+    for lane in (SendLane, PullLane):
+        def counted(self: Any, *args: Any, take: Any = lane.take, name: str = lane.__name__) -> bool:
+            took: bool = take(self, *args)
+            taken[name] += took
+            return took
+        monkeypatch.setattr(lane, "take", counted)
+    return taken
+
+
+def _add_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new rule in each plan: sends with KEYS go to queue 1, and every pull suggests broker 7."""
+    send_plan, pull_plan = SendPlanner.plan, PullHandlers.plan
+
+    def moved(self: SendPlanner, header: Any, peer: str, body: bytes, client_version: int | None) -> SendPlan:
+        planned = send_plan(self, header, peer, body, client_version)
+        if PropertyKey.KEYS not in planned.message.properties or planned.message.topic != "Lane":
+            return planned
+        return planned._replace(message=dataclasses.replace(planned.message, queue_id=1), queue_id=1)
+
+    def suggested(self: PullHandlers, peer: str, header: Any) -> PullPlan:
+        planned = pull_plan(self, peer, header)
+        return planned._replace(values={**planned.values, "suggestWhichBrokerId": 7})
+
+    monkeypatch.setattr(SendPlanner, "plan", moved)
+    monkeypatch.setattr(PullHandlers, "plan", suggested)
+
+
+def test_a_rule_added_to_a_plan_holds_on_both_routes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A send or pull is decided by one plan whichever route answers it: a rule added to the plan shows in
+    the lanes' answers (which the lanes must have given) exactly as in the general path's."""
+    _add_rules(monkeypatch)
+    taken = _count_takes(monkeypatch)
+    with_lane = asyncio.run(_answers(tmp_path / "lane", lane=True))
+    assert taken["SendLane"] > 0 and taken["PullLane"] > 0
+    monkeypatch.setattr(RemotingServer, "use_lane", lambda self, lane: None)
+    without = asyncio.run(_answers(tmp_path / "general", lane=False))
+    assert with_lane == without
+    sends = len(REQUESTS) * len(PROPERTIES)
+    assert any(answer[2].get("queueId") == "1" for answer in with_lane[:sends])
+    assert any(answer[2].get("suggestWhichBrokerId") == "7" for answer in with_lane[sends:sends + len(PULLS)])

@@ -20,6 +20,7 @@ from rocketmq_spec.codec.bodies import decode_body
 from rocketmq_spec.codec.command import RemotingCommand, java_hashmap_order
 from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.reference_broker.config import SOCKET_BACKLOG
+from rocketmq_spec.reference_broker.sender import AnswerSender
 from rocketmq_spec.reference_broker.stream import FramedConnection
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
 from rocketmq_spec.reference_broker.tls import TlsPolicy
@@ -93,7 +94,7 @@ class Connection(FramedConnection, Channel):
                          SERVER_CHANNEL_MAX_IDLE,
                          (lambda frame: server.going_away_above is None and lane.take(self, frame))
                          if lane else None,
-                         preamble=server.proxy_protocol, tls=server.tls)
+                         preamble=server.proxy_protocol, tls=server.tls, sender=server.sender)
         self.pending = 0
         self.awaiting: dict[int, asyncio.Future[RemotingCommand]] = {}
 
@@ -303,6 +304,8 @@ class RemotingServer:
         self._connections: set[Connection] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.lane: Lane | None = None
+        self.sender: AnswerSender | None = None
+        """The thread writing answers of this server's connections (``sender``), from ``bind`` to ``stop``."""
         self.port = 0
         self.going_away_above: int | None = None
         """While shutting down gracefully: the version word above which requests are answered GO_AWAY."""
@@ -327,6 +330,8 @@ class RemotingServer:
         self._server = await loop.create_server(self._accepted, host, port, backlog=self.backlog,
                                                 start_serving=False)
         self.port = self._server.sockets[0].getsockname()[1]
+        if self.sender is None:
+            self.sender = AnswerSender.start(loop)
         log.info("%s bound to %s:%d", self.name, host, self.port)
         return self.port
 
@@ -356,6 +361,9 @@ class RemotingServer:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._server.wait_closed(), 5)
             self._server = None
+        if self.sender is not None:
+            self.sender.close()
+            self.sender = None
 
     def go_away(self) -> bool:
         """Start a graceful shutdown: from now on requests of clients new enough to know GO_AWAY are told

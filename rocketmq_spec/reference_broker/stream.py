@@ -14,13 +14,16 @@ import asyncio
 import logging
 import ssl
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.codec.framing import FrameDecoder, FrameRejected
 from rocketmq_spec.codec.proxy_protocol import PreambleReader
 from rocketmq_spec.reference_broker.tls import Opening, TlsPolicy, TlsSession
 from rocketmq_spec.spec.errors import SpecViolation
+
+if TYPE_CHECKING:
+    from rocketmq_spec.reference_broker.sender import AnswerSender
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +100,14 @@ class FramedConnection(asyncio.Protocol):
     def __init__(self, on_command: Callable[[RemotingCommand], object],
                  on_lost: Callable[[], object] | None = None, idle_timeout: float | None = None,
                  claim: Callable[[bytes], bool] | None = None, preamble: bool = False,
-                 tls: TlsPolicy | None = None) -> None:
+                 tls: TlsPolicy | None = None, sender: AnswerSender | None = None) -> None:
         """``claim``: a frame the send lane takes whole, before any decoding
         (``rocketmq_spec.reference_broker.lanes``). ``preamble``: read a PROXY protocol preamble first, as
         5.1.4+ server ports do (RMQ-FRAME-PROXY-PREAMBLE); its source address becomes ``peer``. ``tls``:
-        the first byte after it decides between TLS and plain text, or closes (RMQ-TLS-SNIFF)."""
+        the first byte after it decides between TLS and plain text, or closes (RMQ-TLS-SNIFF). ``sender``:
+        the thread that writes this connection's frames while its transport holds nothing
+        (``rocketmq_spec.reference_broker.sender``); not once the connection turns out to be TLS, whose
+        records the transport's side encrypts."""
         self._preamble = PreambleReader() if preamble else None
         self._tls_policy = tls
         self._tls: TlsSession | None = None
@@ -117,11 +123,16 @@ class FramedConnection(asyncio.Protocol):
         self.ended = asyncio.Event()
         """Set once the transport is gone and ``on_lost`` has run (``closed`` is set as soon as we close)."""
         self.peer = self.local = ""
+        self._sender = sender
+        self._sender_fd: int | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
         self.peer = _addr(transport.get_extra_info("peername"))
         self.local = _addr(transport.get_extra_info("sockname"))
+        sock = transport.get_extra_info("socket")
+        if self._sender is not None and sock is not None:
+            self._sender_fd = self._sender.attach(sock, self._write_leftover)
         if self._idle_timeout is not None:
             self._watchdog = _IdleWatchdog(self, self._idle_timeout)
 
@@ -193,6 +204,7 @@ class FramedConnection(asyncio.Protocol):
         if exc is not None:
             log.debug("connection %s lost: %s", self.peer, exc)
         self._mark_closed()
+        self._detach_sender()
         on_lost, self._on_command, self._on_lost = self._on_lost, _ignore, None
         # The callbacks usually close over this connection (the server's over itself and us, a
         # client's over the client holding us): dropping them breaks the cycle, so the connection and
@@ -227,8 +239,28 @@ class FramedConnection(asyncio.Protocol):
         transport = self._transport
         if transport is None or self.closed.is_set() or transport.is_closing():
             return False
+        fd = self._sender_fd
+        if fd is not None and self._sender is not None and self._tls is None:
+            if not transport.get_write_buffer_size():
+                self._sender.submit(fd, frame)
+                return True
+            self._write_leftover(self._sender.drain(fd))
         transport.write(self._tls.send(frame) if self._tls is not None else frame)
         return True
+
+    def _write_leftover(self, rest: bytes) -> None:
+        """What the sender's socket write did not take goes through the transport, which then holds the
+        connection's writes, in order, until its buffer is empty again."""
+        if rest and self._transport is not None and not self._transport.is_closing():
+            self._transport.write(rest)
+
+    def _detach_sender(self, flush: bool = False) -> None:
+        """Stop writing through the sender: its last leftover written first when ``flush``."""
+        fd, self._sender_fd = self._sender_fd, None
+        if fd is not None and self._sender is not None:
+            rest = self._sender.detach(fd)
+            if flush:
+                self._write_leftover(rest)
 
     async def send(self, command: RemotingCommand) -> bool:
         """Write one command, then wait while the peer is not taking our writes; False when the
@@ -240,6 +272,7 @@ class FramedConnection(asyncio.Protocol):
         return not self.closed.is_set()
 
     def close(self) -> None:
+        self._detach_sender(flush=True)
         if self._transport is not None:
             self._transport.close()
         else:
@@ -248,6 +281,7 @@ class FramedConnection(asyncio.Protocol):
 
     def abort(self) -> None:
         """Close without flushing what the peer has not read."""
+        self._detach_sender()
         if self._transport is not None:
             self._transport.abort()
         self._mark_closed()

@@ -5,6 +5,9 @@ carries the queue's bounds so a consumer can correct its offset. A pull that fin
 suspended is parked; when it wakes (a matching message, or the hold time is over) it runs again without
 suspension and its answer goes out the way Java's hold service writes it, in the server's own
 serialization.
+
+What a pull does is decided by ``PullHandlers.plan``, ``settle`` and ``commit_requested``, which the pull
+lane (``pull_lane``) calls too: the two routes differ only in how the answer is written.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.codec.command import RemotingCommand
@@ -29,7 +32,7 @@ from rocketmq_spec.reference_broker.broker.subscriptions import SubscriptionGrou
 from rocketmq_spec.reference_broker.broker.topics import TopicConfigManager
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.server import Handler, Refused, Request
-from rocketmq_spec.reference_broker.store import GetMessageStatus, InnerMessage, MessageStore
+from rocketmq_spec.reference_broker.store import GetMessageStatus, GetResult, InnerMessage, MessageStore
 from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.behaviour import LITE_PULL_FORBIDDEN_REMARK
 from rocketmq_spec.spec.bodies import OFFSET_MOVED_EVENT
@@ -53,6 +56,9 @@ _STATUS_CODES = {
     GetMessageStatus.OFFSET_TOO_SMALL: ResponseCode.PULL_OFFSET_MOVED,
 }
 """Status -> code for every status whose code does not depend on the requested offset."""
+_COMMIT_OFFSET = int(PullSysFlag.COMMIT_OFFSET)
+_SUSPEND = int(PullSysFlag.SUSPEND)
+"""The flags a pull's every answer tests, as plain ints: an int ``&`` an IntFlag builds a flag object."""
 _BROKER_FORBIDDEN = {"forbiddenType": str(int(ForbiddenType.BROKER_FORBIDDEN))}
 """The header of a refused 5.x pull: Java sets forbiddenType alone and leaves the offsets null, which the
 spec's table (offsets required) cannot encode."""
@@ -75,6 +81,25 @@ def response_code(status: GetMessageStatus, requested_offset: int) -> ResponseCo
     if status is GetMessageStatus.NO_MESSAGE_IN_QUEUE:
         return ResponseCode.PULL_OFFSET_MOVED if requested_offset != 0 else ResponseCode.PULL_NOT_FOUND
     return _STATUS_CODES[status]
+
+
+class PullPlan(NamedTuple):
+    """A pull that passed every check: what the store found and the answer it gets."""
+
+    code: ResponseCode
+    status: GetMessageStatus
+    """The status the answer reports, which is also its remark."""
+    values: dict[str, int]
+    """The response header's typed values."""
+    result: GetResult
+    codes: TagCodes
+    """The tag filter, which a parked pull waits on."""
+    body: bytes | None
+    """The records of a pull that found some (joined once); no body otherwise."""
+
+    def parks(self, sys_flag: int) -> bool:
+        """Nothing found and the consumer lets the broker hold the request (FLAG_SUSPEND)."""
+        return self.code == ResponseCode.PULL_NOT_FOUND and bool(sys_flag & _SUSPEND)
 
 
 class PullHandlers:
@@ -109,53 +134,63 @@ class PullHandlers:
 
     async def pull(self, request: Request) -> RemotingCommand:
         header = request.header()
-        codes = self._checked(request, header)
-        if isinstance(codes, RemotingCommand):
-            return codes
-        flags = PullSysFlag(header["sysFlag"])
-        response = self._execute(request, header, codes, direct=False)
-        if PullSysFlag.COMMIT_OFFSET in flags and self.config.role is not BrokerRole.SLAVE:
-            self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
-                                header["commitOffset"])
-        if response.code != ResponseCode.PULL_NOT_FOUND or PullSysFlag.SUSPEND not in flags:
-            return response
+        peer = request.connection.peer
+        try:
+            plan = self.plan(peer, header)
+        except Refused as refused:
+            return request.reply(refused.code, refused.remark, header={})
+        self.settle(header, plan)
+        self.commit_requested(header)
+        if not plan.parks(header["sysFlag"]):
+            return self._reply(request, plan, direct=False)
         hold_ms = (header["suspendTimeoutMillis"] if self.config.long_polling_enable
                    else self.config.short_polling_time_mills)
-        await self.hold.wait(header["topic"], header["queueId"], header["queueOffset"], codes,
+        await self.hold.wait(header["topic"], header["queueId"], header["queueOffset"], plan.codes,
                              max(hold_ms, 0) / 1000)
         # Java runs every check again when it wakes a held pull (executeRequestWhenWakeup ->
         # processRequest): a topic deleted meanwhile is answered TOPIC_NOT_EXIST
-        codes = self._checked(request, header)
-        if isinstance(codes, RemotingCommand):
-            return codes
-        return self._execute(request, header, codes, direct=True)
-
-    def _checked(self, request: Request, header: Mapping[str, Any]) -> TagCodes | RemotingCommand:
-        """The pull's tag filter, or the answer refusing it."""
         try:
-            return self.check(request.connection.peer, header)
+            plan = self.plan(peer, header)
         except Refused as refused:
             return request.reply(refused.code, refused.remark, header={})
+        self.settle(header, plan)
+        return self._reply(request, plan, direct=True)
 
-    def _execute(self, request: Request, header: Mapping[str, Any], codes: TagCodes,
-                 direct: bool) -> RemotingCommand:
+    @staticmethod
+    def _reply(request: Request, plan: PullPlan, direct: bool) -> RemotingCommand:
+        return request.reply(plan.code, plan.status.name, header=plan.values, body=plan.body, direct=direct)
+
+    def plan(self, peer: str, header: Mapping[str, Any]) -> PullPlan:
+        """The pull of ``header`` from ``peer``: the checks (Refused for the first that fails), the store's
+        read, the response code, remark and header; nothing is written yet (``settle`` does that)."""
+        codes = self.check(peer, header)
         offset = header["queueOffset"]
         result = self.store.get_messages(header["topic"], header["queueId"], offset, header["maxMsgNums"],
                                          codes)
         status = pull_status(result.status)
-        code = response_code(status, offset)
-        suggest, code = self.suggestion(header["consumerGroup"], code)
-        if code == ResponseCode.PULL_OFFSET_MOVED:
-            self._offset_moved(header, result.next_begin_offset)
-        self.offsets.commit_pull(header["consumerGroup"], header["topic"], header["queueId"],
-                                 result.next_begin_offset)
+        suggest, code = self.suggestion(header["consumerGroup"], response_code(status, offset))
         values = {"suggestWhichBrokerId": suggest, "nextBeginOffset": result.next_begin_offset,
                   "minOffset": result.min_offset, "maxOffset": result.max_offset}
         if self.sys_flags:
             topic = self.topics.get(header["topic"])
             values |= {"topicSysFlag": topic.topic_sys_flag if topic else 0, "groupSysFlag": 0}
-        return request.reply(code, status.name, header=values,
-                             body=result.body if code == ResponseCode.SUCCESS else None, direct=direct)
+        return PullPlan(code, status, values, result, codes,
+                        result.body if code == ResponseCode.SUCCESS else None)
+
+    def settle(self, header: Mapping[str, Any], plan: PullPlan) -> None:
+        """What an answered or parked pull writes: the OFFSET_MOVED_EVENT of a corrected offset and the
+        queue's pull offset (``queryPullOffset``)."""
+        if plan.code == ResponseCode.PULL_OFFSET_MOVED:
+            self._offset_moved(header, plan.result.next_begin_offset)
+        self.offsets.commit_pull(header["consumerGroup"], header["topic"], header["queueId"],
+                                 plan.result.next_begin_offset)
+
+    def commit_requested(self, header: Mapping[str, Any]) -> None:
+        """FLAG_COMMIT_OFFSET: the consumer's offset, committed once per request (not again when a parked
+        pull wakes), and never by a slave."""
+        if header["sysFlag"] & _COMMIT_OFFSET and self.config.role is not BrokerRole.SLAVE:
+            self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
+                                header["commitOffset"])
 
     def _offset_moved(self, header: Mapping[str, Any], new_offset: int) -> None:
         """``generateOffsetMovedEvent``: tell whoever watches OFFSET_MOVED_EVENT that a group's offset was

@@ -18,7 +18,7 @@ from typing import Any
 
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.store.record import HostPort, MessageRecord
-from rocketmq_spec.reference_broker.broker.send import DLQ_NUMS_PER_GROUP, StoreWriters
+from rocketmq_spec.reference_broker.broker.send_plan import DLQ_NUMS_PER_GROUP, StoreWriters
 from rocketmq_spec.reference_broker.server import Handler, Refused, Request
 from rocketmq_spec.reference_broker.store import InnerMessage, PutMessageStatus
 from rocketmq_spec.spec import remarks

@@ -226,8 +226,8 @@ class StorePuts:
         with self._put_lock:
             queue, last = self.queues.get(key), self.commitlog.files.last
             queue_offset = self._next_queue_offset.get(key, 0)
-            if (not self._running or self.retention.disk_full or config.broker_role is BrokerRole.SLAVE
-                    or queue is None or last is None or not queue.next_entry_fits(queue_offset)):
+            if (self._refuses_puts() or queue is None or last is None
+                    or not queue.next_entry_fits(queue_offset)):
                 return None
             physical = last.file_from_offset + last.wrote
             stamp = now_ms()
@@ -235,8 +235,8 @@ class StorePuts:
                 queue_id, message.flag, queue_offset, physical, sys_flag, message.born_timestamp, born_ip,
                 born.port, stamp, store_ip, store.port, message.reconsume_times, message.body, topic_raw,
                 text_raw)
-            size, limit = len(record), config.max_message_size
-            if len(message.body) > limit or size > limit + RECORD_RESERVE \
+            size = len(record)
+            if self._size_problem(len(message.body), size) is not None \
                     or size + END_FILE_MIN_BLANK_LENGTH > last.remaining:
                 return None
             last.append(record)
@@ -358,8 +358,7 @@ class StorePuts:
 
     def _append(self, drafts: list[Draft], wait: bool) -> Appended:
         with self._put_lock:
-            if not self._running or self.retention.disk_full or self.config.broker_role is BrokerRole.SLAVE:
-                # RMQ-HA-SLAVE-REFUSES-SEND: a slave's log holds only its master's bytes
+            if self._refuses_puts():
                 return Appended(PutResult(PutMessageStatus.SERVICE_NOT_AVAILABLE), None)
             store_timestamp = now_ms()
             try:
@@ -393,6 +392,24 @@ class StorePuts:
         replicated = wait and self.config.broker_role is BrokerRole.SYNC_MASTER
         return Appended(result, end if sync else None, end if replicated else None)
 
+    def _refuses_puts(self) -> bool:
+        """Whether no put may append now: the store is stopping, the disk is full, or this is a slave
+        (RMQ-HA-SLAVE-REFUSES-SEND: a slave's log holds only its master's bytes). Every put asks this."""
+        return not self._running or self.retention.disk_full or self.config.broker_role is BrokerRole.SLAVE
+
+    def _size_problem(self, body_size: int, record_size: int) -> SpecViolation | None:
+        """RMQ-CL-MAX-MESSAGE for a record of ``record_size`` bytes with a body of ``body_size``: what is
+        wrong with it, None when it fits. Every put asks this."""
+        limit = self.config.max_message_size
+        if body_size > limit:
+            return SpecViolation("message body larger than maxMessageSize", expected=f"<= {limit}",
+                                 seen=body_size, clause=RMQ_CL_MAX_MESSAGE.id)
+        if record_size > limit + RECORD_RESERVE:
+            return SpecViolation("message record larger than maxMessageSize + 64 KiB",
+                                 expected=f"<= {limit + RECORD_RESERVE}", seen=record_size,
+                                 clause=RMQ_CL_MAX_MESSAGE.id)
+        return None
+
     def _build(self, drafts: list[Draft],
                store_timestamp: int) -> tuple[list[MessageRecord], dict[tuple[str, int], int]]:
         """Records for the current end of the log, and the queues' next offsets once they are written."""
@@ -414,14 +431,9 @@ class StorePuts:
                 sys_flag=draft.sys_flag, flag=draft.flag, reconsume_times=draft.reconsume_times,
                 prepared_transaction_offset=draft.prepared_transaction_offset, magic=MESSAGE_MAGIC_V1,
                 parsed_properties=draft.properties)
-            limit = self.config.max_message_size
-            if len(draft.body) > limit:
-                raise SpecViolation("message body larger than maxMessageSize", expected=f"<= {limit}",
-                                    seen=len(draft.body), clause=RMQ_CL_MAX_MESSAGE.id)
-            if record.total_size > limit + RECORD_RESERVE:
-                raise SpecViolation("message record larger than maxMessageSize + 64 KiB",
-                                    expected=f"<= {limit + RECORD_RESERVE}", seen=record.total_size,
-                                    clause=RMQ_CL_MAX_MESSAGE.id)
+            problem = self._size_problem(len(draft.body), record.total_size)
+            if problem is not None:
+                raise problem
             records.append(record)
             physical_offset += record.total_size
         return records, offsets

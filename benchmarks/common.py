@@ -50,8 +50,8 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _own_cpu_ticks() -> dict[int, tuple[int, int]]:
-    """Every process's parent and own utime + stime (clock ticks)."""
+def process_table() -> dict[int, tuple[int, int]]:
+    """Every process's parent and own utime + stime (clock ticks), read off ``/proc`` once."""
     found: dict[int, tuple[int, int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -63,50 +63,43 @@ def _own_cpu_ticks() -> dict[int, tuple[int, int]]:
     return found
 
 
-class TreeCpu:
-    """CPU used by the process trees under ``roots`` while the context is open, sampled every
-    ``interval`` seconds: each process's own utime + stime from its first sample to its last (from zero
-    for one born meanwhile). Children's counters are not used, so nothing counts twice whoever reaps
-    whom; a process loses what it used after its last sample, at most ``interval`` of CPU (summing
-    children's reaped counters instead loses everything of workers a dying parent leaves to init)."""
+def descendants(table: dict[int, tuple[int, int]], roots: list[int]) -> set[int]:
+    """``roots`` and every process below them in ``table``."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    tree, frontier = set(roots), list(roots)
+    while frontier:
+        for child in children.get(frontier.pop(), ()):
+            if child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    return tree
 
-    def __init__(self, roots: list[int], interval: float = 0.2) -> None:
-        self.roots, self.interval = roots, interval
+
+class CpuAccount:
+    """CPU used by a changing set of processes from the moment it was opened: each process's own utime +
+    stime from its first sample to its last (from zero for one born after the opening sample). Children's
+    counters are not used, so nothing counts twice whoever reaps whom; a process loses what it used after
+    its last sample (summing children's reaped counters instead loses everything of workers a dying parent
+    leaves to init)."""
+
+    def __init__(self) -> None:
         self.first: dict[int, int] = {}
         self.last: dict[int, int] = {}
         self.commands: dict[int, str] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._opened = False
 
-    def _sample(self, initial: bool = False) -> None:
-        table = _own_cpu_ticks()
-        tree, frontier = set(self.roots), list(self.roots)
-        while frontier:
-            parent = frontier.pop()
-            children = [pid for pid, (of, _) in table.items() if of == parent and pid not in tree]
-            tree.update(children)
-            frontier += children
-        for pid in tree & table.keys():
+    def add(self, table: dict[int, tuple[int, int]], pids: set[int]) -> None:
+        """One sample of ``pids`` (whose ticks ``table`` holds)."""
+        for pid in pids & table.keys():
             ticks = table[pid][1]
             if pid not in self.first:
-                self.first[pid] = ticks if initial else 0
+                self.first[pid] = 0 if self._opened else ticks
                 with contextlib.suppress(OSError):
                     self.commands[pid] = Path(f"/proc/{pid}/comm").read_text().strip()
             self.last[pid] = ticks
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            self._sample()
-
-    def __enter__(self) -> TreeCpu:
-        self._sample(initial=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
+        self._opened = True
 
     @property
     def seconds(self) -> float:
@@ -119,3 +112,32 @@ class TreeCpu:
             name = self.commands.get(pid, "?")
             totals[name] = totals.get(name, 0.0) + (ticks - self.first[pid]) / os.sysconf("SC_CLK_TCK")
         return totals
+
+
+class TreeCpu(CpuAccount):
+    """:class:`CpuAccount` of the process trees under ``roots`` while the context is open, sampled every
+    ``interval`` seconds (a process loses at most ``interval`` of CPU)."""
+
+    def __init__(self, roots: list[int], interval: float = 0.2) -> None:
+        super().__init__()
+        self.roots, self.interval = roots, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        table = process_table()
+        self.add(table, descendants(table, self.roots))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self) -> TreeCpu:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()

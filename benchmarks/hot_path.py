@@ -60,7 +60,9 @@ class CountingTransport:
         self.closed = False
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return ("127.0.0.1", self.port)
+        """An address for ``peername`` and ``sockname``; no ``socket``, so no answer-sending thread attaches
+        and every answer comes here: the figure stays the loop thread's work on a request, no kernel's."""
+        return ("127.0.0.1", self.port) if name in ("peername", "sockname") else default
 
     def write(self, data: bytes) -> None:
         self.writes += 1

@@ -1,6 +1,7 @@
 """Runs every benchmark module and prints one table (Markdown, so it can go into the README as is).
 
-Usage: ``python benchmarks/run.py [--quick] [--only NAME ...]``. Each module in this folder that defines
+Usage: ``python benchmarks/run.py [--quick] [--only NAME ...]``; ``--quick`` is for smoke runs and says
+under its table that it is not for publication. Each module in this folder that defines
 ``run(quick: bool) -> list[Result]`` is a benchmark; ``--only`` picks modules by name.
 """
 
@@ -19,8 +20,11 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 
 from benchmarks.common import Result  # noqa: E402
 
-_NOT_BENCHMARKS = {"common", "run", "soak"}
-"""``soak`` drives a broker for many minutes and has its own runner (``python -m benchmarks.soak``)."""
+_NOT_BENCHMARKS = {"common", "run", "soak", "java_compare", "machine", "matrix", "startup", "ci_check"}
+"""``soak`` drives a broker for many minutes and has its own runner (``python -m benchmarks.soak``); the
+matrix against Apache RocketMQ takes twenty minutes and has its own (``python -m benchmarks.matrix``); the
+others are their helpers and CI's short check."""
+QUICK_LABEL = "QUICK RUN (short measurements): not for publication"
 
 
 def _modules(only: Sequence[str]) -> list[str]:
@@ -50,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short measurements (for smoke runs)")
     parser.add_argument("--only", nargs="*", default=[], help="benchmark modules to run")
     args = parser.parse_args(argv)
+    if args.quick:
+        print(QUICK_LABEL, file=sys.stderr)
     results: list[Result] = []
     for name in _modules(args.only):
         print(f"running {name} ...", file=sys.stderr, flush=True)
@@ -57,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(module, "run"):
             results += module.run(quick=args.quick)
     print(table(results))
+    if args.quick:
+        print(f"\n{QUICK_LABEL}")
     return 0
 
 

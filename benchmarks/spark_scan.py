@@ -17,7 +17,13 @@ same on ``local[2]`` and on a standalone cluster of two one-core workers at the 
 (scaling linearly: the wall-clock time divides by the cores where they are free); a query for one topic of ten
 with ``filterPushdown`` at least 5x cheaper than without; a tenth of the store's time span, which pushdown
 turns into a tenth of the CommitLog; and the one-topic query again over the store exported to Parquet
-(``rmq-spark export``), which is Spark's native reader. """
+(``rmq-spark export``), which is Spark's native reader.
+
+``python -m benchmarks.spark_scan --core [--quick]`` measures only the three figures quoted most (the
+codec's records per CPU-second, ``local[1]`` with the plan's columns against it, pushdown of one topic of
+ten) on the small store, each beside the other processes' cores (:mod:`benchmarks.machine`), and warns when
+the machine was not quiet; ``RMQ_SPARK_SMALL_STORE=/path`` keeps that store for the next run.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +45,8 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from benchmarks.common import Result, TreeCpu  # noqa: E402
+from benchmarks.machine import QUIET_OTHERS_PER_CORE, MachineWatch  # noqa: E402
+from benchmarks.machine import cores as machine_cores  # noqa: E402
 from rocketmq_spec.codec.store import StoreDirectory  # noqa: E402
 from rocketmq_spec.spark.cluster import StandaloneCluster, project_archive  # noqa: E402
 from rocketmq_spec.spark.export import export_store  # noqa: E402
@@ -50,6 +58,8 @@ from rocketmq_spec.spark.traffic import fill_store  # noqa: E402
 STORE_BYTES = 256 << 20
 QUICK_STORE_BYTES = 32 << 20
 BIG_STORE = "RMQ_SPARK_BIG_STORE"
+SMALL_STORE = "RMQ_SPARK_SMALL_STORE"
+"""Where ``--core`` keeps its small store (built once), so that a later run only measures."""
 BIG_BYTES = "RMQ_SPARK_BIG_BYTES"
 DEFAULT_BIG_BYTES = 4400 << 20
 FILE_BYTES = 64 << 20
@@ -269,7 +279,61 @@ def run(quick: bool = False) -> list[Result]:
     return results
 
 
-if __name__ == "__main__":
-    from benchmarks.run import table
+def core(quick: bool, store: Path | None) -> tuple[list[Result], list[str]]:
+    """The three figures the project quotes, each beside the machine's state: the codec's scan in records
+    per CPU-second (per core), ``local[1]`` with the plan's columns against it by CPU, and one topic of ten
+    with ``filterPushdown`` against without. Returns the rows and why they may not be published (the
+    quiet rule of :mod:`benchmarks.machine`: a phase whose other processes used too many cores)."""
+    busy: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="rmq-spark-bench-") as scratch, MachineWatch() as watch:
+        root = store or Path(scratch) / "store"
+        needles = build_store(root, QUICK_STORE_BYTES if quick else STORE_BYTES)
 
-    print(table(run(quick="--quick" in sys.argv)))
+        def watched(what: str, measure: Callable[[], Scan]) -> Scan:
+            before = watch.read()
+            scan = measure()
+            others = watch.read().others_cores(before)
+            print(f"  {what}: other processes {others:.2f} cores, load {scan.load:.2f}", file=sys.stderr)
+            if others >= QUIET_OTHERS_PER_CORE * machine_cores():
+                busy.append(f"{what}: other processes used {others:.2f} cores")
+            return scan
+
+        codec = watched("codec", lambda: _codec_scan(root))
+        with _local(1, warm=True) as timed:
+            spark, whole = timed.spark, (codec.records, codec.size)
+            one = watched("local[1]", lambda: _checked(timed(_read(spark, root, _totals)), whole, "local[1]"))
+            plain = watched("no pushdown", lambda: timed(_read(spark, root, _needle, filterPushdown="false")))
+            pushed = watched("pushdown", lambda: timed(_read(spark, root, _needle, filterPushdown="true")))
+    if not plain.records == pushed.records == needles:
+        raise AssertionError(f"the one-topic query found {plain.records} and {pushed.records}, "
+                             f"{needles} were sent")
+    per_core = Result("spark scan", "codec scan, records per CPU-second (one core)",
+                      codec.records / codec.cpu_seconds, codec.size / codec.cpu_seconds / 1e6, "",
+                      f"{codec.cpu_per_record * 1e6:.1f} us CPU/record, {codec.records:,} records, "
+                      f"load {codec.load:.2f}")
+    return [per_core,
+            _row("core", "local[1], count + sum(total_size), columns from the plan", one, ">= 0.6x codec",
+                 codec, "codec"),
+            _row("core", "one topic of ten, no pushdown", plain),
+            _row("core", "one topic of ten, filterPushdown", pushed, ">= 5x no pushdown", plain,
+                 "no pushdown")], busy
+
+
+def main(argv: list[str]) -> int:
+    from benchmarks.run import QUICK_LABEL, table
+
+    quick, store = "--quick" in argv, os.environ.get(SMALL_STORE)
+    if "--core" not in argv:
+        print(table(run(quick)))
+        return 0
+    results, busy = core(quick, Path(store) if store else None)
+    print(table(results))
+    if quick:
+        print(f"\n{QUICK_LABEL}")
+    if busy:
+        print("\nWARNING: NOT FOR PUBLICATION: the machine was not quiet: " + "; ".join(busy))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,153 @@
+"""How busy the machine is besides the benchmark, read off ``/proc`` while it runs.
+
+A rate measured on a shared machine says as much about everyone else's load as about the broker, so every
+figure of the benchmark matrix carries the machine's state beside it, and a run on a machine that was not
+quiet is not published. The 1-minute load average alone cannot tell: during a phase it counts the
+benchmark's own broker and load generator, and before a phase the 1-minute average still remembers the
+previous one. So the watch splits the machine's CPU three ways, sampled every quarter second:
+
+- the benchmark's own: every process in this process's tree (the load generator's JVM, the brokers and
+  name servers it started, whatever they fork), each process's own utime + stime
+  (:class:`benchmarks.common.CpuAccount`);
+- the kernel's threads (children of ``kthreadd``, pid 2: softirq work for loopback traffic shows up there
+  and is the benchmark's doing);
+- the others': the machine's busy time from ``/proc/stat`` (user, nice, system, steal; guest time is in
+  user) minus those two. Processes outside this container, or too short-lived to be sampled, still count
+  here, through ``/proc/stat``.
+
+**Quiet** (the definition ``docs/benchmarks.md`` quotes): the 1-minute load average is below
+:data:`QUIET_LOAD_PER_CORE` per core before the run starts (nothing of the benchmark running yet), and
+during every phase, warm-up included, the others' CPU averages below :data:`QUIET_OTHERS_PER_CORE` per
+core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.common import CpuAccount, descendants, process_table
+
+QUIET_LOAD_PER_CORE = 0.5
+"""The 1-minute load average before the run, per core, below which the machine counts as quiet."""
+QUIET_OTHERS_PER_CORE = 0.1
+"""Other processes' CPU during a phase, in cores per core, below which the phase counts as quiet: on two
+cores 0.2 of a core, which moves a CPU-bound rate by about a tenth at most."""
+KTHREADD = 2
+"""The parent of every kernel thread."""
+_BUSY_FIELDS = (0, 1, 2, 7)
+"""user, nice, system, steal of the ``cpu`` line of ``/proc/stat`` (idle, iowait, irq and softirq are not a
+process's doing; guest time is already inside user)."""
+
+
+def cores() -> int:
+    return os.cpu_count() or 1
+
+
+def load_1min() -> float:
+    return os.getloadavg()[0]
+
+
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has been busy since boot."""
+    with open("/proc/stat") as stat:
+        fields = stat.readline().split()[1:]
+    return sum(int(fields[i]) for i in _BUSY_FIELDS) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_memory_mib(root: int) -> float:
+    """Memory of the process tree under ``root``: the sum of each process's proportional set size
+    (``Pss`` of ``/proc/PID/smaps_rollup``, its resident pages with shared ones split among their sharers,
+    so forked workers do not count a page twice), or of its ``VmRSS`` where the kernel has no rollup."""
+    total_kib = 0
+    for pid in descendants(process_table(), [root]):
+        with contextlib.suppress(OSError):
+            total_kib += _pss_kib(pid)
+    return total_kib / 1024
+
+
+def _pss_kib(pid: int) -> int:
+    rollup = Path(f"/proc/{pid}/smaps_rollup")
+    if rollup.is_file():
+        for line in rollup.read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The machine at one moment: counters since the watch started, so two readings give an interval."""
+
+    at: float
+    """``time.monotonic()``."""
+    load_1min: float
+    busy_s: float
+    own_s: float
+    kernel_s: float
+    broker_s: float
+    """The broker's process tree (a part of ``own_s``) since :meth:`MachineWatch.watch_broker`."""
+
+    def others_cores(self, before: Reading) -> float:
+        """Cores the processes outside the benchmark kept busy between ``before`` and this reading."""
+        elapsed = self.at - before.at
+        if elapsed <= 0:
+            return 0.0
+        others = ((self.busy_s - before.busy_s) - (self.own_s - before.own_s)
+                  - (self.kernel_s - before.kernel_s))
+        return max(others, 0.0) / elapsed
+
+
+class MachineWatch:
+    """Samples ``/proc`` every ``interval`` seconds in a thread while the context is open; :meth:`read`
+    samples once more and returns the counters."""
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.interval = interval
+        self._own, self._kernel, self._broker = CpuAccount(), CpuAccount(), CpuAccount()
+        self._broker_root: int | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def watch_broker(self, root: int | None) -> None:
+        """Count the tree under ``root`` as the broker's from now on (None: no broker)."""
+        with self._lock:
+            self._broker_root, self._broker = root, CpuAccount()
+        self._sample()
+
+    def _sample(self) -> None:
+        table = process_table()
+        own = descendants(table, [os.getpid()])
+        kernel = {pid for pid, (parent, _) in table.items() if parent == KTHREADD or pid == KTHREADD}
+        with self._lock:
+            self._own.add(table, own)
+            self._kernel.add(table, kernel - own)
+            if self._broker_root is not None:
+                self._broker.add(table, descendants(table, [self._broker_root]))
+
+    def read(self) -> Reading:
+        self._sample()
+        with self._lock:
+            return Reading(time.monotonic(), load_1min(), busy_seconds(), self._own.seconds,
+                           self._kernel.seconds, self._broker.seconds)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self) -> MachineWatch:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -3,10 +3,9 @@ of an hour; the slow test of tests/test_client_drivers_java.py runs the built dr
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from pathlib import Path
-
-import pytest
 
 from rocketmq_spec.conformance.clients import registry, rust_client
 
@@ -33,16 +32,27 @@ def test_the_build_is_locked_to_the_lock_file() -> None:
     assert Path(command[command.index("--manifest-path") + 1]) == rust_client.DRIVER_DIR / "Cargo.toml"
 
 
-def test_a_changed_driver_source_makes_the_built_binary_stale(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rust_client, "CACHE_DIR", tmp_path)
-    monkeypatch.setattr(rust_client, "STAMP_FILE", tmp_path / "stamp")
-    rust_client.binary().parent.mkdir(parents=True)
-    rust_client.binary().write_bytes(b"")
-    rust_client.STAMP_FILE.write_text("a stamp of other sources")
-    assert not rust_client.built()
-    rust_client.STAMP_FILE.write_text(rust_client._stamp())
-    assert rust_client.built()
+def test_a_changed_driver_source_makes_the_built_binary_stale(tmp_path: Path) -> None:
+    program = dataclasses.replace(rust_client.PROGRAM, cache=tmp_path)
+    program.binary.parent.mkdir(parents=True)
+    program.binary.write_bytes(b"")
+    program.stamp_file.write_text("a stamp of other sources")
+    assert not program.built()
+    program.stamp_file.write_text(program.stamp())
+    assert program.built()
+
+
+def test_a_stale_program_is_built_once_and_then_only_checked(tmp_path: Path) -> None:
+    builds: list[Path] = []
+
+    def build(output: Path) -> None:
+        builds.append(output)
+        output.write_bytes(b"#!/bin/sh\n")
+
+    program = dataclasses.replace(rust_client.PROGRAM, cache=tmp_path)
+    assert program.ensure(build) == program.binary and program.binary.read_bytes() == b"#!/bin/sh\n"
+    assert program.ensure(build) == program.binary
+    assert len(builds) == 1 and not builds[0].exists()  # built beside the binary, then moved into place
 
 
 def test_the_registry_knows_the_driver_by_name() -> None:

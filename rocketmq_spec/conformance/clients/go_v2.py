@@ -4,7 +4,7 @@ The driver's source is package data (``go_v2_driver/``: ``main.go`` and the ``go
 the client at the newest version the Go module proxy serves, a pseudo-version of the repository's
 default branch after v2.1.2). At first use ``go build`` (under ``nice``: it compiles the client and its
 dependencies) writes the binary into the clients cache (:data:`install.CACHE_DIR`), under the cache's
-install lock, and the cache's stamp file records what was built so that a second run only checks. The
+lock, and a stamp records what was built so that a second run only checks (:mod:`.built`). The
 module cache (``go env GOMODCACHE``) holds the client's source, which is where a finding's Go file:line
 is read.
 
@@ -13,8 +13,6 @@ is read.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -22,6 +20,7 @@ import sys
 from pathlib import Path
 
 from rocketmq_spec.conformance.clients import install
+from rocketmq_spec.conformance.clients.built import BuiltProgram
 from rocketmq_spec.conformance.clients.driver_row import DriverRow
 
 SOURCE_DIR = Path(__file__).resolve().with_name("go_v2_driver")
@@ -31,31 +30,25 @@ MODULE = "github.com/apache/rocketmq-client-go/v2"
 VERSION = "v2.1.3-0.20251226070945-2173d070fd1b"
 """The go.mod pin: what ``go list -m MODULE@latest`` answers (newer than the last tag, v2.1.2)."""
 NAME = f"go-v2-{VERSION.removeprefix('v')}"
-BINARY = install.CACHE_DIR / "go-v2" / "driver"
 BUILD_TIMEOUT_S = 900
 """A cold build downloads the client and its dependencies from the module proxy and compiles them."""
-_STAMP_KEY = "go-v2"
 
 
-def _stamp() -> str:
-    """What the binary depends on: the driver's sources and the Go toolchain that built it."""
-    digest = hashlib.sha256(subprocess.run(["go", "version"], capture_output=True, text=True,
-                                           check=False).stdout.encode())
-    for name in SOURCES:
-        digest.update((SOURCE_DIR / name).read_bytes())
-    return digest.hexdigest()
+def _toolchain() -> str:
+    return subprocess.run(["go", "version"], capture_output=True, text=True, check=False).stdout
 
 
-def _build() -> None:
-    BINARY.parent.mkdir(parents=True, exist_ok=True)
-    staging = BINARY.with_name("driver.building")
-    done = subprocess.run(["nice", "-n", "15", "go", "build", "-o", str(staging), "."], cwd=SOURCE_DIR,
+PROGRAM = BuiltProgram(install.CACHE_DIR / "go-v2", "driver", tuple(SOURCE_DIR / name for name in SOURCES),
+                       _toolchain)
+
+
+def _build(output: Path) -> None:
+    done = subprocess.run(["nice", "-n", "15", "go", "build", "-o", str(output), "."], cwd=SOURCE_DIR,
                           env={**os.environ, "GOFLAGS": "-mod=readonly"}, capture_output=True, text=True,
                           timeout=BUILD_TIMEOUT_S, check=False)
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip()[-2000:]
         raise RuntimeError(f"go build exited with {done.returncode}: {tail}")
-    staging.replace(BINARY)
 
 
 def ensure() -> str | None:
@@ -63,22 +56,15 @@ def ensure() -> str | None:
     not."""
     if shutil.which("go") is None:
         return "no `go` executable on PATH"
-    with install._install_lock():
-        stamps = json.loads(install.STAMP_FILE.read_text()) if install.STAMP_FILE.exists() else {}
-        stamp = _stamp()
-        if stamps.get(_STAMP_KEY) == stamp and BINARY.is_file():
-            return None
-        try:
-            _build()
-        except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-            return f"building the driver for {MODULE}@{VERSION} failed: {exc}"
-        stamps[_STAMP_KEY] = stamp
-        install.STAMP_FILE.write_text(json.dumps(stamps, indent=2))
+    try:
+        PROGRAM.ensure(_build)
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        return f"building the driver for {MODULE}@{VERSION} failed: {exc}"
     return None
 
 
 DRIVERS: tuple[DriverRow, ...] = (
-    DriverRow(NAME, "remoting", ensure, lambda: [str(BINARY)], dict,
+    DriverRow(NAME, "remoting", ensure, lambda: [str(PROGRAM.binary)], dict,
               f"Apache's Go remoting client {MODULE}@{VERSION} (Go module proxy, built with go build)"),
 )
 

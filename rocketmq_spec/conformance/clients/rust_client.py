@@ -7,24 +7,21 @@ dependency versions rocketmq-rust released with. The build is long (about 350 cr
 more on two cores), so it happens at first use only, into ``~/.cache/rocketmq-spec/rust-client``
 (``$RMQ_RUST_CLIENT_CACHE``), as the 5.x SDKs' drivers are built into theirs; its ``target/`` is kept, so a
 change of the driver's source recompiles the driver alone. A stamp of the driver's files says when the
-built binary is stale.
+built binary is stale (:mod:`.built`).
 
     python -m rocketmq_spec.conformance.clients.rust_client      # build (if needed), say whether it runs
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from rocketmq_spec.apache.maven import ProvisionError, project_cache
+from rocketmq_spec.conformance.clients.built import BuiltProgram
 from rocketmq_spec.conformance.clients.driver_row import DriverRow
 from rocketmq_spec.rocketmq_rust.cargo import JOBS_ENV, cargo_command
 
@@ -37,38 +34,17 @@ INPUTS = ("Cargo.toml", "Cargo.lock", "src/main.rs")
 """The files of the driver crate; the built binary is stale when one of them changed."""
 BINARY = "rust-client-driver"
 CACHE_DIR = project_cache("rust-client", "RMQ_RUST_CLIENT_CACHE")
-STAMP_FILE = CACHE_DIR / "stamp"
 LOG_FILE = CACHE_DIR / "cargo-build.log"
 BUILD_TIMEOUT_S = 3 * 3600.0
 """Bounds a hung build only: a cold one takes most of an hour on a busy two-core machine."""
 
 
+PROGRAM = BuiltProgram(CACHE_DIR, BINARY, tuple(DRIVER_DIR / name for name in INPUTS),
+                       lambda: f"{CRATE} {VERSION}")
+
+
 def binary() -> Path:
-    return CACHE_DIR / "bin" / BINARY
-
-
-def _stamp() -> str:
-    digest = hashlib.sha256(f"{CRATE} {VERSION}".encode())
-    for name in INPUTS:
-        digest.update((DRIVER_DIR / name).read_bytes())
-    return digest.hexdigest()
-
-
-def built() -> bool:
-    """Whether the driver is built from the current sources."""
-    return binary().is_file() and STAMP_FILE.is_file() and STAMP_FILE.read_text() == _stamp()
-
-
-@contextmanager
-def _locked() -> Iterator[None]:
-    """Parallel test workers may all ask for the driver at once: one builds, the others wait."""
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    with (CACHE_DIR / ".lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return PROGRAM.binary
 
 
 def build_command(cargo: str) -> list[str]:
@@ -76,38 +52,42 @@ def build_command(cargo: str) -> list[str]:
             "--manifest-path", str(DRIVER_DIR / "Cargo.toml")]
 
 
+def _cargo_build(cargo: str, output: Path) -> None:
+    """Compile the driver crate into the cache's ``target/`` (kept, so a changed driver recompiles alone)
+    and copy the binary to ``output``."""
+    target = CACHE_DIR / "target"
+    with LOG_FILE.open("wb") as log:
+        try:
+            done = subprocess.run(build_command(cargo), stdout=log, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, timeout=BUILD_TIMEOUT_S, check=False,
+                                  env={**os.environ, "CARGO_TARGET_DIR": str(target)})
+        except subprocess.TimeoutExpired:
+            raise ProvisionError(f"cargo build of the {CRATE} driver did not finish within "
+                                 f"{BUILD_TIMEOUT_S:.0f} s (log: {LOG_FILE})",
+                                 expected="a finished build", seen="timeout") from None
+    built = target / "release" / BINARY
+    if done.returncode != 0 or not built.is_file():
+        lines = LOG_FILE.read_text(encoding="utf-8", errors="replace").splitlines()
+        last = ([line for line in lines if line.startswith("error")] or lines or ["(no output)"])[-1]
+        raise ProvisionError(f"cargo build of the {CRATE} driver failed with status {done.returncode}: "
+                             f"{last} (log: {LOG_FILE})",
+                             expected="the driver built", seen=f"exit {done.returncode}")
+    shutil.copy2(built, output)
+
+
 def install(*, progress: bool = False) -> Path:
     """The built driver, building it first when it is missing or stale (:class:`ProvisionError` if not)."""
-    if built():
-        return binary()
+    if PROGRAM.built():
+        return PROGRAM.binary
     cargo = cargo_command()
-    with _locked():
-        if built():  # another worker finished the build while this one waited
-            return binary()
+
+    def build(output: Path) -> None:
         if progress:
             print(f"building the {CRATE} {VERSION} driver with cargo into {CACHE_DIR} (half an hour or more "
                   f"on two cores; log: {LOG_FILE})", file=sys.stderr, flush=True)
-        target = CACHE_DIR / "target"
-        with LOG_FILE.open("wb") as log:
-            try:
-                done = subprocess.run(build_command(cargo), stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, timeout=BUILD_TIMEOUT_S, check=False,
-                                      env={**os.environ, "CARGO_TARGET_DIR": str(target)})
-            except subprocess.TimeoutExpired:
-                raise ProvisionError(f"cargo build of the {CRATE} driver did not finish within "
-                                     f"{BUILD_TIMEOUT_S:.0f} s (log: {LOG_FILE})",
-                                     expected="a finished build", seen="timeout") from None
-        output = target / "release" / BINARY
-        if done.returncode != 0 or not output.is_file():
-            lines = LOG_FILE.read_text(encoding="utf-8", errors="replace").splitlines()
-            last = ([line for line in lines if line.startswith("error")] or lines or ["(no output)"])[-1]
-            raise ProvisionError(f"cargo build of the {CRATE} driver failed with status {done.returncode}: "
-                                 f"{last} (log: {LOG_FILE})",
-                                 expected="the driver built", seen=f"exit {done.returncode}")
-        binary().parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(output, binary())
-        STAMP_FILE.write_text(_stamp())
-    return binary()
+        _cargo_build(cargo, output)
+
+    return PROGRAM.ensure(build)
 
 
 def _install_reason() -> str | None:

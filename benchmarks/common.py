@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 
 @dataclass(frozen=True)
@@ -114,25 +115,23 @@ class CpuAccount:
         return totals
 
 
-class TreeCpu(CpuAccount):
-    """:class:`CpuAccount` of the process trees under ``roots`` while the context is open, sampled every
-    ``interval`` seconds (a process loses at most ``interval`` of CPU)."""
+class PeriodicSampler:
+    """Calls :meth:`_sample` when the context opens, every ``interval`` seconds on a thread while it is
+    open, and once more when it closes."""
 
-    def __init__(self, roots: list[int], interval: float = 0.2) -> None:
-        super().__init__()
-        self.roots, self.interval = roots, interval
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _sample(self) -> None:
-        table = process_table()
-        self.add(table, descendants(table, self.roots))
+        raise NotImplementedError
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             self._sample()
 
-    def __enter__(self) -> TreeCpu:
+    def __enter__(self) -> Self:
         self._sample()
         self._thread.start()
         return self
@@ -141,3 +140,17 @@ class TreeCpu(CpuAccount):
         self._stop.set()
         self._thread.join()
         self._sample()
+
+
+class TreeCpu(CpuAccount, PeriodicSampler):
+    """:class:`CpuAccount` of the process trees under ``roots`` while the context is open, sampled every
+    ``interval`` seconds (a process loses at most ``interval`` of CPU)."""
+
+    def __init__(self, roots: list[int], interval: float = 0.2) -> None:
+        CpuAccount.__init__(self)
+        PeriodicSampler.__init__(self, interval)
+        self.roots = roots
+
+    def _sample(self) -> None:
+        table = process_table()
+        self.add(table, descendants(table, self.roots))

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.common import CpuAccount, descendants, process_table
+from benchmarks.common import CpuAccount, PeriodicSampler, descendants, process_table
 
 QUIET_LOAD_PER_CORE = 0.5
 """The 1-minute load average before the run, per core, below which the machine counts as quiet."""
@@ -105,17 +105,15 @@ class Reading:
         return max(others, 0.0) / elapsed
 
 
-class MachineWatch:
+class MachineWatch(PeriodicSampler):
     """Samples ``/proc`` every ``interval`` seconds in a thread while the context is open; :meth:`read`
     samples once more and returns the counters."""
 
     def __init__(self, interval: float = 0.25) -> None:
-        self.interval = interval
+        super().__init__(interval)
         self._own, self._kernel, self._broker = CpuAccount(), CpuAccount(), CpuAccount()
         self._broker_root: int | None = None
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def watch_broker(self, root: int | None) -> None:
         """Count the tree under ``root`` as the broker's from now on (None: no broker)."""
@@ -139,15 +137,3 @@ class MachineWatch:
             return Reading(time.monotonic(), load_1min(), busy_seconds(), self._own.seconds,
                            self._kernel.seconds, self._broker.seconds)
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            self._sample()
-
-    def __enter__(self) -> MachineWatch:
-        self._sample()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()

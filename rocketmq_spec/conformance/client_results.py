@@ -26,7 +26,14 @@ from pathlib import Path
 
 from rocketmq_spec.conformance.clients.registry import DRIVERS
 from rocketmq_spec.conformance.report.matrix import Report
-from rocketmq_spec.conformance.results_store import INDEX, RESULTS_DIR, ROOT, compare, keep_reproducers
+from rocketmq_spec.conformance.results_store import (
+    INDEX,
+    RESULTS_DIR,
+    ROOT,
+    check_summary,
+    compare,
+    keep_reproducers,
+)
 from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
 
 PREFIX = "client:"
@@ -100,17 +107,8 @@ def check(names: Sequence[str]) -> int:
                 continue
             column, sensitive = f"{PREFIX}{driver}", TIMING_SENSITIVE.get(driver, {})
             found = compare(Report.load(committed, "committed"), fresh, _rerun(driver, work), sensitive)
-            for case, before, now in found.changed:
-                print(f"{column}: {case}: committed {before}, this run {now} (and again when rerun)")
-            for case, before, now in found.flaky:
-                print(f"{column}: {case}: FLAKY: committed {before}, this run {now}, {before} when rerun")
-            for case in found.left_out:
-                print(f"{column}: {case}: left out, timing-sensitive: {sensitive[case]}")
-            changed += len(found.changed)
-    print(f"{changed} client verdict(s) differ from docs/results/clients" if changed else
-          f"every verdict of {', '.join(names)} is the committed one (flaky and timing-sensitive cases "
-          "aside, listed above)")
-    return 1 if changed else 0
+            changed += found.print_lines(column, sensitive)
+    return check_summary(changed, names, "docs/results/clients")
 
 
 def update(names: Sequence[str]) -> None:

@@ -41,7 +41,14 @@ from pathlib import Path
 
 from rocketmq_spec.conformance import client_results, results_tls
 from rocketmq_spec.conformance.report.matrix import Report, render_comparison
-from rocketmq_spec.conformance.results_store import INDEX, RESULTS_DIR, ROOT, compare, keep_reproducers
+from rocketmq_spec.conformance.results_store import (
+    INDEX,
+    RESULTS_DIR,
+    ROOT,
+    check_summary,
+    compare,
+    keep_reproducers,
+)
 from rocketmq_spec.conformance.verdict import VERDICT_ORDER, Verdict
 from rocketmq_spec.rocketmq_rust.releases import RELEASES as RUST_RELEASES
 from rocketmq_spec.spec.cli import add_version
@@ -178,17 +185,8 @@ def check(targets: Sequence[str]) -> int:
                 rerun = _rerun(target, sub, Path(work)) if sub is not None else (lambda cases: None)
                 found = compare(Report.load(committed, "committed"), Report.load(fresh, "this run"), rerun,
                                 TIMING_SENSITIVE)
-                for case, before, now in found.changed:
-                    print(f"{target}: {case}: committed {before}, this run {now} (and again when rerun)")
-                for case, before, now in found.flaky:
-                    print(f"{target}: {case}: FLAKY: committed {before}, this run {now}, {before} when rerun")
-                for case in found.left_out:
-                    print(f"{target}: {case}: left out, timing-sensitive: {TIMING_SENSITIVE[case]}")
-                changed += len(found.changed)
-    print(f"{changed} verdict(s) differ from docs/results" if changed else
-          f"every verdict of {', '.join(targets)} is the committed one (flaky and timing-sensitive cases "
-          "aside, listed above)")
-    return 1 if changed else 0
+                changed += found.print_lines(target, TIMING_SENSITIVE)
+    return check_summary(changed, targets, "docs/results")
 
 
 def update(targets: Sequence[str]) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +34,25 @@ class Comparison:
     flaky: list[tuple[str, str, str]]
     """(case, committed verdict, the verdict of the run that differed)."""
     left_out: list[str]
+
+    def print_lines(self, label: str, timing_sensitive: Mapping[str, str]) -> int:
+        """One line per differing or left-out case, prefixed by the column's ``label``; the number of
+        changed cases (the ones that fail a check)."""
+        for case, before, now in self.changed:
+            print(f"{label}: {case}: committed {before}, this run {now} (and again when rerun)")
+        for case, before, now in self.flaky:
+            print(f"{label}: {case}: FLAKY: committed {before}, this run {now}, {before} when rerun")
+        for case in self.left_out:
+            print(f"{label}: {case}: left out, timing-sensitive: {timing_sensitive[case]}")
+        return len(self.changed)
+
+
+def check_summary(changed: int, names: Sequence[str], where: str) -> int:
+    """The closing line of a check and its exit status: 1 when any verdict changed."""
+    print(f"{changed} verdict(s) differ from {where}" if changed else
+          f"every verdict of {', '.join(names)} is the committed one (flaky and timing-sensitive cases "
+          "aside, listed above)")
+    return 1 if changed else 0
 
 
 def compare(committed: Report, fresh: Report, rerun: Callable[[list[str]], Report | None],

@@ -13,6 +13,7 @@ from rocketmq_spec.conformance.recorder import Exchange
 from rocketmq_spec.conformance.tls import ClientTls
 from rocketmq_spec.conformance.wire import Connection, ConnectionLost, Endpoint, WireError
 from rocketmq_spec.spec.codes import RequestCode
+from rocketmq_spec.spec.commitlog import COMMITLOG_FILE_SIZE
 
 NEEDS_FIXTURE = {"namesrv": "namesrv", "broker": "broker", "proxy": "proxy", "store_dir": "store",
                  "acl_file": "acl", "auth_user": "authn", "client_tls": "tls",
@@ -92,7 +93,7 @@ class Target:
     ha_feed: Endpoint | None = None
     replica: Path | None = None
     """A slave's store directory, compared offline with ``store`` (its master's)."""
-    commitlog_file_size: int = 1024 * 1024 * 1024
+    commitlog_file_size: int = COMMITLOG_FILE_SIZE
     """``mappedFileSizeCommitLog`` of the HA master, which fixes where an empty slave's transfer starts."""
     proxy: Endpoint | None = None
     """A gRPC proxy (RocketMQ 5's ``apache.rocketmq.v2``), for the ``grpc`` area; its broker, when given

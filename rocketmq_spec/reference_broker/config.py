@@ -27,7 +27,9 @@ from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 from rocketmq_spec.spec.ha_autoswitch import AUTOSWITCH_DEFAULTS
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
+from rocketmq_spec.spec.store_settings import STORE_DEFAULTS
 from rocketmq_spec.spec.system_topics import TRACE_TOPIC
+from rocketmq_spec.spec.timer import TIMER_MAX_DELAY_SEC, TIMER_PRECISION_MS
 from rocketmq_spec.spec.tls import TLS_KEYS_BY_NAME
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE
 
@@ -122,10 +124,10 @@ class BrokerConfig:
     store_path_commit_log: str | None = None
     """None means ``<storePathRootDir>/commitlog``."""
     flush_disk_type: str = "ASYNC_FLUSH"
-    mapped_file_size_commit_log: int = 1024 * 1024 * 1024
-    mapped_file_size_consume_queue: int = 300_000 * 20
-    max_hash_slot_num: int = 5_000_000
-    max_index_num: int = 5_000_000 * 4
+    mapped_file_size_commit_log: int = STORE_DEFAULTS.mappedFileSizeCommitLog
+    mapped_file_size_consume_queue: int = STORE_DEFAULTS.mappedFileSizeConsumeQueue
+    max_hash_slot_num: int = STORE_DEFAULTS.maxHashSlotNum
+    max_index_num: int = STORE_DEFAULTS.maxIndexNum
     message_delay_level: str = DELAY_LEVELS
     """Delay per level for DELAY and consumer retries; tests shorten it so a retry arrives in seconds."""
     auto_create_topic_enable: bool = True
@@ -193,39 +195,33 @@ class BrokerConfig:
     """Milliseconds between runs of the transaction check service."""
     lite_pull_message_enable: bool = True
     """5.x ``litePullMessageEnable``: LITE_PULL_MESSAGE is refused with 16 NO_PERMISSION when off."""
-    # -- the store (MessageStoreConfig) --------------------------------------------------------------
+    # -- the store (MessageStoreConfig; defaults and meanings in rocketmq_spec.spec.store_settings) -------
     timer_wheel_enable: bool = True
     """5.x timer messages (a 4.9.8 wire release has none, whatever this says)."""
-    timer_precision_ms: int = 1000
-    timer_max_delay_sec: int = 3 * 24 * 3600
+    timer_precision_ms: int = TIMER_PRECISION_MS
+    timer_max_delay_sec: int = TIMER_MAX_DELAY_SEC
     recall_message_enable: bool = False
     """5.3.2+ ``recallMessageEnable``: RECALL_MESSAGE is refused unless set (the default of 5.3.3/5.5.0)."""
-    flush_interval_commit_log: int = 500
-    flush_interval_consume_queue: int = 1000
-    flush_delay_offset_interval: int = 10_000
-    sync_flush_timeout: int = 5000
-    max_message_size: int = 4 * 1024 * 1024
-    check_crc_on_recover: bool = True
-    max_transfer_bytes_on_message_in_memory: int = 256 * 1024
-    max_transfer_count_on_message_in_memory: int = 32
-    message_index_enable: bool = True
-    max_msgs_num_batch: int = 64
-    default_query_max_num: int = 32
-    delete_when: str = "04"
-    """Hours of the day (``;``-separated, two digits) at which expired files are deleted."""
-    file_reserved_time: int = 72
-    """Hours a commitlog file is kept after its last write."""
-    disk_max_used_space_ratio: int = 75
-    """Percent of the disk the commitlog may fill before files are deleted whatever the hour."""
-    clean_resource_interval: int = 10_000
-    delete_commit_log_files_interval: int = 100
-    delete_consume_queue_files_interval: int = 100
-    clean_file_forcibly_enable: bool = True
-    disk_space_warning_level_ratio: float = 0.90
-    """Java's ``-Drocketmq.broker.diskSpaceWarningLevelRatio``: above it puts are refused and files are
-    deleted at once."""
-    disk_space_clean_forcibly_ratio: float = 0.85
-    """Java's ``-Drocketmq.broker.diskSpaceCleanForciblyRatio``: above it files are deleted at once."""
+    flush_interval_commit_log: int = STORE_DEFAULTS.flushIntervalCommitLog
+    flush_interval_consume_queue: int = STORE_DEFAULTS.flushIntervalConsumeQueue
+    flush_delay_offset_interval: int = STORE_DEFAULTS.flushDelayOffsetInterval
+    sync_flush_timeout: int = STORE_DEFAULTS.syncFlushTimeout
+    max_message_size: int = STORE_DEFAULTS.maxMessageSize
+    check_crc_on_recover: bool = STORE_DEFAULTS.checkCRCOnRecover
+    max_transfer_bytes_on_message_in_memory: int = STORE_DEFAULTS.maxTransferBytesOnMessageInMemory
+    max_transfer_count_on_message_in_memory: int = STORE_DEFAULTS.maxTransferCountOnMessageInMemory
+    message_index_enable: bool = STORE_DEFAULTS.messageIndexEnable
+    max_msgs_num_batch: int = STORE_DEFAULTS.maxMsgsNumBatch
+    default_query_max_num: int = STORE_DEFAULTS.defaultQueryMaxNum
+    delete_when: str = STORE_DEFAULTS.deleteWhen
+    file_reserved_time: int = STORE_DEFAULTS.fileReservedTime
+    disk_max_used_space_ratio: int = STORE_DEFAULTS.diskMaxUsedSpaceRatio
+    clean_resource_interval: int = STORE_DEFAULTS.cleanResourceInterval
+    delete_commit_log_files_interval: int = STORE_DEFAULTS.deleteCommitLogFilesInterval
+    delete_consume_queue_files_interval: int = STORE_DEFAULTS.deleteConsumeQueueFilesInterval
+    clean_file_forcibly_enable: bool = STORE_DEFAULTS.cleanFileForciblyEnable
+    disk_space_warning_level_ratio: float = STORE_DEFAULTS.diskSpaceWarningLevelRatio
+    disk_space_clean_forcibly_ratio: float = STORE_DEFAULTS.diskSpaceCleanForciblyRatio
     broker_role: str = BrokerRole.ASYNC_MASTER.value
     """ASYNC_MASTER, SYNC_MASTER or SLAVE (``rocketmq_spec.spec.ha``); a master registers as brokerId 0."""
     grpc_server_port: int | None = None

@@ -17,6 +17,8 @@ from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, BrokerRole
 from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
+from rocketmq_spec.spec.store_settings import STORE_DEFAULTS
+from rocketmq_spec.spec.timer import TIMER_MAX_DELAY_SEC, TIMER_PRECISION_MS
 from rocketmq_spec.spec.wire_release import wire_release
 
 
@@ -75,52 +77,47 @@ class StoreConfig:
     cluster_name: str = "DefaultCluster"
     """Value of the CLUSTER property the broker adds to every message it accepts from a producer."""
     flush_disk_type: FlushDiskType = FlushDiskType.ASYNC_FLUSH
-    mapped_file_size_commit_log: int = 1024 * 1024 * 1024
-    mapped_file_size_consume_queue: int = 300_000 * 20
-    max_hash_slot_num: int = 5_000_000
-    max_index_num: int = 5_000_000 * 4
-    message_index_enable: bool = True
+    mapped_file_size_commit_log: int = STORE_DEFAULTS.mappedFileSizeCommitLog
+    mapped_file_size_consume_queue: int = STORE_DEFAULTS.mappedFileSizeConsumeQueue
+    max_hash_slot_num: int = STORE_DEFAULTS.maxHashSlotNum
+    max_index_num: int = STORE_DEFAULTS.maxIndexNum
+    message_index_enable: bool = STORE_DEFAULTS.messageIndexEnable
     index_tag_key: bool = False
     """RMQ-IDX-KEYS by release: since 5.4.0 a tagged record is indexed under topic#T#TAGS too, and
     QUERY_MESSAGE with indexType T looks that key up."""
-    sync_flush_timeout_ms: int = 5000
-    """How long a SYNC_FLUSH put with WAIT=true waits for its flush before answering FLUSH_DISK_TIMEOUT."""
-    flush_interval_commit_log_ms: int = 500
-    flush_interval_consume_queue_ms: int = 1000
-    flush_delay_offset_interval_ms: int = 10_000
+    sync_flush_timeout_ms: int = STORE_DEFAULTS.syncFlushTimeout
+    flush_interval_commit_log_ms: int = STORE_DEFAULTS.flushIntervalCommitLog
+    flush_interval_consume_queue_ms: int = STORE_DEFAULTS.flushIntervalConsumeQueue
+    flush_delay_offset_interval_ms: int = STORE_DEFAULTS.flushDelayOffsetInterval
     message_delay_level: str = DELAY_LEVELS
-    max_message_size: int = 4 * 1024 * 1024
-    """``maxMessageSize``: the body limit (bytes)."""
+    max_message_size: int = STORE_DEFAULTS.maxMessageSize
     batch_keeps_own_properties: bool = False
     """RMQ-CL-BATCH-PROPERTIES by release: since 5.4.0 a batch record keeps its own properties alone."""
-    check_crc_on_recover: bool = True
-    max_transfer_bytes_on_message_in_memory: int = 256 * 1024
-    max_transfer_count_on_message_in_memory: int = 32
-    max_msgs_num_batch: int = 64
-    """``maxMsgsNumBatch``: the cap on one key query's result."""
-    default_query_max_num: int = 32
-    """``defaultQueryMaxNum``: the maxNum a UNIQ_KEY query is given, whatever it asked for."""
+    check_crc_on_recover: bool = STORE_DEFAULTS.checkCRCOnRecover
+    max_transfer_bytes_on_message_in_memory: int = STORE_DEFAULTS.maxTransferBytesOnMessageInMemory
+    max_transfer_count_on_message_in_memory: int = STORE_DEFAULTS.maxTransferCountOnMessageInMemory
+    max_msgs_num_batch: int = STORE_DEFAULTS.maxMsgsNumBatch
+    default_query_max_num: int = STORE_DEFAULTS.defaultQueryMaxNum
     commit_log_dir: Path | None = None
     """``storePathCommitLog``; None means ``<root_dir>/commitlog``."""
     # -- retention (CleanCommitLogService / CleanConsumeQueueService) -------------------------------
-    delete_when: str = "04"
-    file_reserved_time: int = 72
-    """Hours; a commitlog file last written longer ago than this is expired."""
-    disk_max_used_space_ratio: int = 75
-    clean_resource_interval: int = 10_000
-    delete_commit_log_files_interval: int = 100
-    delete_consume_queue_files_interval: int = 100
-    clean_file_forcibly_enable: bool = True
-    disk_space_warning_level_ratio: float = 0.90
-    disk_space_clean_forcibly_ratio: float = 0.85
+    delete_when: str = STORE_DEFAULTS.deleteWhen
+    file_reserved_time: int = STORE_DEFAULTS.fileReservedTime
+    disk_max_used_space_ratio: int = STORE_DEFAULTS.diskMaxUsedSpaceRatio
+    clean_resource_interval: int = STORE_DEFAULTS.cleanResourceInterval
+    delete_commit_log_files_interval: int = STORE_DEFAULTS.deleteCommitLogFilesInterval
+    delete_consume_queue_files_interval: int = STORE_DEFAULTS.deleteConsumeQueueFilesInterval
+    clean_file_forcibly_enable: bool = STORE_DEFAULTS.cleanFileForciblyEnable
+    disk_space_warning_level_ratio: float = STORE_DEFAULTS.diskSpaceWarningLevelRatio
+    disk_space_clean_forcibly_ratio: float = STORE_DEFAULTS.diskSpaceCleanForciblyRatio
     broker_role: BrokerRole = BrokerRole.ASYNC_MASTER
     """A SLAVE store takes records only from its master; a SYNC_MASTER put waits for a slave's ack."""
     slave_timeout_ms: int = HA_DEFAULTS["slaveTimeout"]
     ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
     timer_wheel_enable: bool = False
     """5.x timer messages (``timerWheelEnable``); a store made without a 5.x broker reads none."""
-    timer_precision_ms: int = 1000
-    timer_max_delay_sec: int = 3 * 24 * 3600
+    timer_precision_ms: int = TIMER_PRECISION_MS
+    timer_max_delay_sec: int = TIMER_MAX_DELAY_SEC
     delay_levels_ms: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:

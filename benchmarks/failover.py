@@ -106,7 +106,9 @@ def measure(controller: str, work: Path, cycles: int, watch: MachineWatch) -> Co
         addr = names.controller_addr
         brokers = BrokerSet(addr, BROKER_SET, {})
         for broker_id in range(1, MEMBERS + 1):
-            settings = in_controller_mode(addr, BROKER_SET, CLUSTER, brokerId=str(broker_id))
+            settings = in_controller_mode(addr, BROKER_SET, CLUSTER)
+            if broker_id > 1:  # a slave registers under its id, the first (the master) as 0
+                settings["brokerId"] = str(broker_id)
             member = ApacheRocketMQ(RELEASE, home=work / f"broker-{broker_id}", namesrv=names.namesrv_addr,
                                     heap_mb=HEAP_MB, broker_config=settings)
             brokers.members[broker_id] = stack.enter_context(member)

@@ -155,8 +155,9 @@ def report(runs: Sequence[ControllerRun], command: str, started: str, load_befor
     for run in runs:
         each = "; ".join(f"{c.elected_s:.2f} / {c.serving_s:.2f} ({c.load:.2f}, {c.others_cores:.2f})"
                          for c in run.cycles)
-        rows.append(f"| {run.controller} | {len(run.cycles)} | {run.median('elected_s'):.2f} s | "
-                    f"{run.median('serving_s'):.2f} s | {each} |")
+        load = f"(load {run.median('load'):.2f}, others' cores {run.median('others_cores'):.2f})"
+        rows.append(f"| {run.controller} | {len(run.cycles)} | {run.median('elected_s'):.2f} s {load} | "
+                    f"{run.median('serving_s'):.2f} s {load} | {each} |")
     head = (f"`{command}`, {started} (UTC), commit `{commit()}`, {cores()} cores, load average (1 min) "
             f"{load_before:.2f} before the run. One Apache RocketMQ {RELEASE} broker-set (a master and two "
             "slaves) per controller; each cycle kills the master with SIGKILL.")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -50,6 +51,18 @@ def cores() -> int:
 
 def load_1min() -> float:
     return os.getloadavg()[0]
+
+
+def settle(limit: float, seconds: float) -> float:
+    """The 1-minute load average once it fell below ``limit``, or after ``seconds`` of waiting."""
+    deadline = time.monotonic() + seconds
+    load = load_1min()
+    while load >= limit and time.monotonic() < deadline:
+        print(f"waiting for the load average to fall below {limit:.2f} (now {load:.2f}) ...", file=sys.stderr,
+              flush=True)
+        time.sleep(5)
+        load = load_1min()
+    return load
 
 
 def busy_seconds() -> float:

@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,7 +42,14 @@ from benchmarks.java_compare import (
     Timing,
     measure,
 )
-from benchmarks.machine import QUIET_LOAD_PER_CORE, QUIET_OTHERS_PER_CORE, MachineWatch, cores, load_1min
+from benchmarks.machine import (
+    QUIET_LOAD_PER_CORE,
+    QUIET_OTHERS_PER_CORE,
+    MachineWatch,
+    cores,
+    load_1min,
+    settle,
+)
 from rocketmq_spec.apache import ProvisionError
 from rocketmq_spec.rocketmq_rust.cargo import installed
 from rocketmq_spec.rocketmq_rust.releases import RELEASES as RUST_RELEASES
@@ -208,14 +214,14 @@ def payload(matrix: MatrixRun) -> str:
     return json.dumps({**dataclasses.asdict(matrix), "figures": figures}, indent=1) + "\n"
 
 
-def write_section(doc: Path, section: str) -> None:
-    """Replace what lies between :data:`BEGIN` and :data:`END` in ``doc``."""
+def write_section(doc: Path, section: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace what lies between ``begin`` and ``end`` (default :data:`BEGIN` and :data:`END`) in ``doc``."""
     text = doc.read_text()
-    before, found, rest = text.partition(BEGIN)
-    _, found_end, after = rest.partition(END)
+    before, found, rest = text.partition(begin)
+    _, found_end, after = rest.partition(end)
     if not found or not found_end:
-        raise SystemExit(f"{doc}: the markers {BEGIN!r} and {END!r} are missing")
-    doc.write_text(f"{before}{BEGIN}\n{section}\n{END}{after}")
+        raise SystemExit(f"{doc}: the markers {begin!r} and {end!r} are missing")
+    doc.write_text(f"{before}{begin}\n{section}\n{end}{after}")
 
 
 # ---------------------------------------------------------------- the command
@@ -225,23 +231,11 @@ def _shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def _settle(limit: float, seconds: float) -> float:
-    """The 1-minute load average once it fell below ``limit``, or after ``seconds`` of waiting."""
-    deadline = time.monotonic() + seconds
-    load = load_1min()
-    while load >= limit and time.monotonic() < deadline:
-        print(f"waiting for the load average to fall below {limit:.2f} (now {load:.2f}) ...", file=sys.stderr,
-              flush=True)
-        time.sleep(5)
-        load = load_1min()
-    return load
-
-
 def run_matrix(targets: Sequence[str], timing: Timing, threads: Sequence[int], command: str) -> MatrixRun:
     """Measure ``targets`` one after the other; a publishable run first waits for the machine to settle."""
     now = datetime.now(UTC)
     matrix = MatrixRun(command, commit(), timing, tuple(threads), now.strftime("%Y-%m-%d %H:%M"))
-    matrix.load_before_run = (_settle(QUIET_LOAD_PER_CORE * cores(), SETTLE_SECONDS) if timing.publishable
+    matrix.load_before_run = (settle(QUIET_LOAD_PER_CORE * cores(), SETTLE_SECONDS) if timing.publishable
                               else load_1min())
     with tempfile.TemporaryDirectory(prefix="rmq-matrix-") as work, MachineWatch() as watch:
         for name in targets:

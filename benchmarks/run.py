@@ -20,10 +20,12 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 
 from benchmarks.common import Result  # noqa: E402
 
-_NOT_BENCHMARKS = {"common", "run", "soak", "java_compare", "machine", "matrix", "startup", "ci_check"}
+_NOT_BENCHMARKS = {"common", "run", "soak", "java_compare", "machine", "matrix", "startup", "ci_check",
+                   "failover"}
 """``soak`` drives a broker for many minutes and has its own runner (``python -m benchmarks.soak``); the
-matrix against Apache RocketMQ takes twenty minutes and has its own (``python -m benchmarks.matrix``); the
-others are their helpers and CI's short check."""
+matrix against Apache RocketMQ takes twenty minutes and has its own (``python -m benchmarks.matrix``), and
+so has the election timing of the two controllers, which kills brokers for a quarter of an hour
+(``python -m benchmarks.failover``); the others are their helpers and CI's short check."""
 QUICK_LABEL = "QUICK RUN (short measurements): not for publication"
 
 

@@ -142,7 +142,7 @@ def test_master_session_answers_the_handshake_and_keeps_blocks_within_an_epoch(t
         epochs.append(1, 0)
         epochs.append(2, second)
         proposed: list[frozenset[int]] = []
-        members = SyncStateSet(1, proposed.append)
+        members = SyncStateSet(1, proposed.append, all_ack=True)
         session = AutoSwitchSlaveSession(master, epochs, members, SETTINGS, now=0.0)
         assert session.next_write(0.0) is None  # nothing before the slave's handshake
         assert session.received(encode_slave_handshake(7), 0.0) is None

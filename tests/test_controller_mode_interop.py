@@ -143,7 +143,7 @@ def test_apache_slave_of_a_reference_master(tmp_path: Path) -> None:
 
 
 async def _is_master(broker: Broker) -> int:
-    return int(broker.config.role is BrokerRole.ASYNC_MASTER and broker.registrar.registrations > 0)
+    return int(broker.config.role is BrokerRole.SYNC_MASTER and broker.registrar.registrations > 0)
 
 
 def test_failover_promotes_the_slave_and_the_old_master_truncates(tmp_path: Path) -> None:

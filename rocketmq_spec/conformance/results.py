@@ -56,12 +56,13 @@ from rocketmq_spec.targets import EMBEDDED, PROJECT_TARGETS, parse_target
 
 RESULTS_DOC = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
-STORE, ACL, AUTHN, GRPC = "store", "acl", "authn", "grpc"
+STORE, ACL, AUTHN, GRPC, CONTROLLER = "store", "acl", "authn", "grpc", "controller"
 """Subdirectories of a target's results: the embedded broker's store checked offline, its ACL 1.0 run (as
 4.9.8), the ACL 2.0 run (authentication and authorization, ``--authn``) of the embedded broker and of
-:data:`AUTHN_TARGETS`, and
+:data:`AUTHN_TARGETS`,
 every target's ``grpc`` area against the gRPC proxy it serves (the reference broker's own; an Apache 5.x
-release's rocketmq-proxy in local mode)."""
+release's rocketmq-proxy in local mode), and the ``--controller`` run (the ``controller`` and
+``ha_autoswitch`` areas) of the reference controller and broker and of :data:`CONTROLLER_TARGETS`."""
 RUN_TIMEOUT = 1800.0
 TITLE = ("Conformance results: the embedded reference broker and Apache RocketMQ releases provisioned from "
          "Maven Central (Java 17, ASYNC_MASTER, ASYNC_FLUSH, auto-create on)")
@@ -83,6 +84,10 @@ PUBLISHED = (*CHECKED, *OTHER_TARGETS, *results_tls.TLS_COLUMNS)
 AUTHN_TARGETS = ("apache-5.5.0",)
 """Releases with an ``authn`` run (``--target R --grpc --authn``: ACL 2.0 authentication and authorization on
 the broker and its proxy): the release the spec's authorization tables were read from."""
+CONTROLLER_TARGETS = ("apache-5.5.0",)
+"""Releases with a ``controller`` run (``--target R --controller``: the release's name server with its
+controller inside and its broker in controller mode): the release the spec's controller tables were read
+from."""
 
 
 def shown() -> list[str]:
@@ -106,11 +111,19 @@ def _runs(target: str) -> dict[str, list[str]]:
     if target == EMBEDDED:  # no ACL run: answering as 5.5.0 it has no ACL 1.0, as Apache's 5.3.3+ has none
         runs[AUTHN] = ["--authn"]
         runs[GRPC] = ["-k", GRPC]
+        runs[CONTROLLER] = ["--controller"]
     elif (release := parse_target(target)) is not None and release.has_proxy:
         runs[GRPC] = ["--target", target, "--grpc", "-k", GRPC]
         if target in AUTHN_TARGETS:
             runs[AUTHN] = ["--target", target, "--grpc", "--authn"]
+    if target in CONTROLLER_TARGETS:
+        runs[CONTROLLER] = ["--target", target, "--controller"]
     return runs
+
+
+def controller_columns() -> list[str]:
+    """The controller comparison's columns: the reference controller (embedded), then the releases'."""
+    return [EMBEDDED, *CONTROLLER_TARGETS]
 
 
 def grpc_targets() -> list[str]:
@@ -219,7 +232,7 @@ def _totals_table(sub: str = "") -> str:
     verdicts = [v for v in VERDICT_ORDER if v is not Verdict.INFO]
     rows = ["| target | profile | cases | " + " | ".join(v.value for v in verdicts) + " |",
             "|---|---|---:|" + "---:|" * len(verdicts)]
-    for target in grpc_targets() if sub == GRPC else shown():
+    for target in grpc_targets() if sub == GRPC else controller_columns() if sub == CONTROLLER else shown():
         report = _report(target, sub)
         rows.append(f"| {target} | {report.meta.get('profile', '')} | {len(report.cases)} | "
                     + " | ".join(str(report.total(v)) for v in verdicts) + " |")
@@ -235,6 +248,7 @@ SPANS: dict[str, Callable[[], str]] = {
     "results-table": lambda: "\n" + _totals_table() + "\n",
     "grpc-cases": lambda: str(len(_report(EMBEDDED, GRPC).cases)),
     "grpc-table": lambda: "\n" + _totals_table(GRPC) + "\n",
+    "controller-table": lambda: "\n" + _totals_table(CONTROLLER) + "\n",
     "clients-table": client_results.table,
 }
 """Generated spans by name, each made from the committed reports."""
@@ -262,6 +276,11 @@ GRPC_TITLE = ("gRPC (RocketMQ 5's SDK protocol, the grpc area): the reference br
               "RocketMQ's rocketmq-proxy in local mode")
 
 
+CONTROLLER_TITLE = ("Controller (RocketMQ 5's automatic failover, --controller: the controller and "
+                    "ha_autoswitch areas): the reference controller and broker (embedded) and Apache "
+                    "RocketMQ's controller in its name server with its broker in controller mode")
+
+
 AUTHN_TITLE = ("ACL 2.0 (--authn: authentication and authorization on, remoting and gRPC): the reference "
                "broker and Apache RocketMQ with its rocketmq-proxy in local mode")
 
@@ -282,7 +301,9 @@ def results_text() -> str:
     grpc = render_comparison([_report(target, GRPC) for target in grpc_targets()], title=GRPC_TITLE)
     authn = render_comparison([_report(target, AUTHN) for target in (EMBEDDED, *AUTHN_TARGETS)],
                               title=AUTHN_TITLE)
-    text = "\n\n".join(part.rstrip("\n") for part in (remoting, grpc, authn))
+    controller = render_comparison([_report(target, CONTROLLER) for target in controller_columns()],
+                                   title=CONTROLLER_TITLE)
+    text = "\n\n".join(part.rstrip("\n") for part in (remoting, grpc, authn, controller))
     tls = [dataclasses.replace(_report(column, sub), label=results_tls.label(column, sub))
            for column in results_tls.TLS_COLUMNS if (RESULTS_DIR / column / INDEX).is_file()
            for sub in _runs(column)]

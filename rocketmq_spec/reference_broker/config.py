@@ -255,6 +255,12 @@ class BrokerConfig:
     ha_max_time_slave_not_catchup: int = int(AUTOSWITCH_DEFAULTS["haMaxTimeSlaveNotCatchup"])
     min_in_sync_replicas: int = int(AUTOSWITCH_DEFAULTS["minInSyncReplicas"])
     """Controller mode: a put that waits for the store needs this many SyncStateSet members."""
+    all_ack_in_sync_state_set: bool = AUTOSWITCH_DEFAULTS["allAckInSyncStateSet"] == "true"
+    """Controller mode: a put waits for every SyncStateSet member's ack (RMQ-HA2-ALL-ACK)."""
+    in_sync_replicas: int = int(AUTOSWITCH_DEFAULTS["inSyncReplicas"])
+    """Controller mode without allAckInSyncStateSet: the acks a put waits for, the master's counted."""
+    read_un_committed: bool = AUTOSWITCH_DEFAULTS["readUnCommitted"] == "true"
+    """Controller mode: dispatch past the confirm offset too (RMQ-HA2-CONFIRM-READ)."""
     tls: TlsSettings = dataclasses.field(default_factory=TlsSettings)
     """The ``tls.*`` keys (Java's system properties): TLS on the broker's, fast and gRPC ports."""
 

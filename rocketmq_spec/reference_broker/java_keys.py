@@ -245,7 +245,8 @@ KEYS: tuple[JavaKey, ...] = (
     # -- BrokerConfig 5.x: controller mode (rocketmq_spec.spec.broker_identity) -------------------------
     *_honoured(_BC, "enableControllerMode", "controllerAddr", "syncBrokerMetadataPeriod",
                "brokerHeartbeatInterval", "controllerHeartBeatTimeoutMills", "checkSyncStateSetPeriod"),
-    *_honoured(_MSC, "haMaxTimeSlaveNotCatchup", "minInSyncReplicas"),
+    *_honoured(_MSC, "haMaxTimeSlaveNotCatchup", "minInSyncReplicas", "allAckInSyncStateSet",
+               "inSyncReplicas", "readUnCommitted"),
     # -- the reference broker's own keys --------------------------------------------------------------
     *_honoured(_OURS, "bindAddress", owner=Owner.BOTH),
     JavaKey("wireRelease", Disposition.HONOURED, _OURS, Owner.BOTH, choices=SUPPORTED_RELEASES),

@@ -161,6 +161,8 @@ AUTOSWITCH_SETTINGS: tuple[AutoSwitchSetting, ...] = (
                       _CONFIG + ":386"),
     AutoSwitchSetting("inSyncReplicas", "1", "acks a put waits for without allAckInSyncStateSet",
                       _CONFIG + ":373"),
+    AutoSwitchSetting("readUnCommitted", "false",
+                      "consume queues are dispatched past the confirm offset too", _CONFIG + ":470"),
     AutoSwitchSetting("haMaxTimeSlaveNotCatchup", "15000",
                       "ms a SyncStateSet slave may stay behind before the master drops it", _CONFIG + ":409"),
     AutoSwitchSetting("syncFromLastFile", "false", "sent as the handshake flag of the same name",

@@ -26,18 +26,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.admin.wire import AdminConnection, AdminError
 from rocketmq_spec.apache.cluster import MQADMIN_MAIN, ApacheRocketMQ
-from rocketmq_spec.codec.bodies import decode_body
-from rocketmq_spec.codec.custom_header import decode_header
 from rocketmq_spec.spec.codes import RequestCode
-from rocketmq_spec.spec.controller import GET_REPLICA_INFO_REQUEST, GET_REPLICA_INFO_RESPONSE, SYNC_STATE_SET
+from rocketmq_spec.targets.broker_set import in_controller_mode, replica_info, until
 from rocketmq_spec.targets.reference import ReferenceServers
 
 CONTROLLERS = ("reference", "apache")
@@ -53,11 +50,9 @@ the master checks every checkSyncStateSetPeriod (5 s); room for a loaded machine
 FAILOVER_WAIT_S = 60.0
 """A bound on the wait for the new master: the controller's heartbeat timeout (10 s) and scan (5 s), the
 slave's poll (5 s), with room for a loaded machine. The figures are measured, not judged against it."""
-POLL_S = 0.05
 MQADMIN_TIMEOUT_S = 120.0
 SEND_ATTEMPTS = 3
 
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -75,29 +70,6 @@ class Failover:
     """From the kill until the slave is registered with the name server as master (broker id 0)."""
     kept: int
     """Messages the new master holds of the topic written before the kill (its max offset)."""
-
-
-def _until(what: str, probe: Callable[[], T | None], limit_s: float) -> T:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        found = probe()
-        if found is not None:
-            return found
-        time.sleep(POLL_S)
-    raise TimeoutError(f"{what}: not within {limit_s:.0f} s")
-
-
-def replica_info(controller: str) -> tuple[dict[str, object], tuple[int, ...]] | None:
-    """The controller's GET_REPLICA_INFO of the set: header and SyncStateSet; None while it cannot say."""
-    try:
-        with AdminConnection(controller, 2.0) as connection:
-            answer = connection.call(RequestCode.CONTROLLER_GET_REPLICA_INFO, {"brokerName": BROKER_SET},
-                                     spec=GET_REPLICA_INFO_REQUEST)
-    except (AdminError, OSError):
-        return None
-    header = decode_header(GET_REPLICA_INFO_RESPONSE, answer.command.ext_fields)
-    members = decode_body(SYNC_STATE_SET, answer.command.body or b"{}")["syncStateSet"] or []
-    return header, tuple(sorted(members))
 
 
 def _registered_master(namesrv: str) -> str | None:
@@ -118,11 +90,6 @@ def _max_offset(broker: str, topic: str) -> int | None:
         return None
 
 
-def _in_controller_mode(controller: str, **settings: str) -> dict[str, str]:
-    return {"enableControllerMode": "true", "controllerAddr": controller, "brokerName": BROKER_SET,
-            "brokerClusterName": CLUSTER, **settings}
-
-
 @contextlib.contextmanager
 def broker_set(controller: str, workdir: Path) -> Iterator[tuple[str, str, ApacheRocketMQ, ApacheRocketMQ]]:
     """The name server and controller, the master and the slave: (namesrv, controller, master, slave)."""
@@ -134,7 +101,8 @@ def broker_set(controller: str, workdir: Path) -> Iterator[tuple[str, str, Apach
             namesrv, controller_addr = ctl.namesrv_addr, ctl.controller_addr
             master = stack.enter_context(ApacheRocketMQ(RELEASE, home=workdir / "master", namesrv=namesrv,
                                                         heap_mb=HEAP_MB,
-                                                        broker_config=_in_controller_mode(controller_addr)))
+                                                        broker_config=in_controller_mode(
+                                                            controller_addr, BROKER_SET, CLUSTER)))
         else:
             master = stack.enter_context(ApacheRocketMQ(RELEASE, home=workdir / "master", controller=True,
                                                         heap_mb=HEAP_MB,
@@ -143,8 +111,9 @@ def broker_set(controller: str, workdir: Path) -> Iterator[tuple[str, str, Apach
             namesrv, controller_addr = master.namesrv_addr, master.controller_addr
         # registered with the name server under its controller id once it is a slave
         slave = stack.enter_context(ApacheRocketMQ(RELEASE, home=workdir / "slave", namesrv=namesrv,
-                                                   heap_mb=HEAP_MB, broker_config=_in_controller_mode(
-                                                       controller_addr, brokerId=str(SLAVE_ID))))
+                                                   heap_mb=HEAP_MB, broker_config=in_controller_mode(
+                                                       controller_addr, BROKER_SET, CLUSTER,
+                                                       brokerId=str(SLAVE_ID))))
         yield namesrv, controller_addr, master, slave
 
 
@@ -161,7 +130,7 @@ def _send(master: ApacheRocketMQ, namesrv: str, topic: str) -> None:
     topic; tried again when the client gives up (a JVM client on a loaded machine times out at 3 s)."""
     Admin(namesrv, 5.0).update_topic(topic, broker=master.broker_addr, cluster=None, read_queues=1,
                                      write_queues=1)
-    _until(f"a route of {topic}", lambda: _routed(namesrv, topic), FORM_WAIT_S)
+    until(f"a route of {topic}", lambda: _routed(namesrv, topic), FORM_WAIT_S)
     output = b""
     for _ in range(SEND_ATTEMPTS):
         done = subprocess.run(master.java_command(MQADMIN_MAIN, "sendMessage", "-n", namesrv, "-t", topic,
@@ -175,13 +144,14 @@ def _send(master: ApacheRocketMQ, namesrv: str, topic: str) -> None:
 
 
 def _formed(controller: str) -> tuple[int, ...] | None:
-    info = replica_info(controller)
-    return info[1] if info and info[1] == (MASTER_ID, SLAVE_ID) else None
+    info = replica_info(controller, BROKER_SET)
+    members = tuple(sorted(info.sync_state_set)) if info else ()
+    return members if members == (MASTER_ID, SLAVE_ID) else None
 
 
 def _named(controller: str, broker_id: int) -> bool | None:
-    info = replica_info(controller)
-    return True if info and info[0].get("masterBrokerId") == broker_id else None
+    info = replica_info(controller, BROKER_SET)
+    return True if info and info.master_id == broker_id else None
 
 
 def measure(controller: str, workdir: Path, *, freeze: bool = False) -> Failover:
@@ -192,26 +162,26 @@ def measure(controller: str, workdir: Path, *, freeze: bool = False) -> Failover
     once the slave serves."""
     topic = f"failover-{controller}"
     with broker_set(controller, workdir) as (namesrv, controller_addr, master, slave):
-        formed = _until("the SyncStateSet {1, 2}", lambda: _formed(controller_addr), FORM_WAIT_S)
+        formed = until("the SyncStateSet {1, 2}", lambda: _formed(controller_addr), FORM_WAIT_S)
         _send(master, namesrv, topic)
-        _until("the message on the slave", lambda: (_max_offset(slave.broker_addr, topic) or 0) > 0 or None,
+        until("the message on the slave", lambda: (_max_offset(slave.broker_addr, topic) or 0) > 0 or None,
                FORM_WAIT_S)
         killed = time.monotonic()
         if freeze:
             os.kill(master.broker_pid, signal.SIGSTOP)
         else:
             master.kill_broker()
-        _until("the slave named master", lambda: _named(controller_addr, SLAVE_ID), FAILOVER_WAIT_S)
+        until("the slave named master", lambda: _named(controller_addr, SLAVE_ID), FAILOVER_WAIT_S)
         elected = time.monotonic() - killed
-        _until("the slave serving as master",
+        until("the slave serving as master",
                lambda: _registered_master(namesrv) == slave.broker_addr or None, FAILOVER_WAIT_S)
         serving = time.monotonic() - killed
         if freeze:
             master.kill_broker()
-        header, members = replica_info(controller_addr) or ({}, ())
-        epoch, master_id = header.get("masterEpoch"), header.get("masterBrokerId")
-        return Failover(controller, formed, master_id if isinstance(master_id, int) else None,
-                        epoch if isinstance(epoch, int) else None, members, elected, serving,
+        info = replica_info(controller_addr, BROKER_SET)
+        return Failover(controller, formed, info.master_id if info else None,
+                        info.master_epoch if info else None,
+                        tuple(sorted(info.sync_state_set)) if info else (), elected, serving,
                         _max_offset(slave.broker_addr, topic) or 0)
 
 

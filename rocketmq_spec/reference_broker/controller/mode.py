@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rocketmq_spec.reference_broker.controller.agent import BrokerStatus, ControllerAgent, ControllerRefused
@@ -42,6 +43,8 @@ class ControllerMode:
         self.role: Role | None = None
         self.members = SyncStateSet(NO_ID)
         """The SyncStateSet while master; a placeholder that reports nothing before."""
+        self.slave_confirm = 0
+        """A slave's confirm offset: what its master's transfer headers last said (RMQ-HA2-SLAVE-EPOCH)."""
         self._reports: set[asyncio.Task[None]] = set()
         self._checker: asyncio.Task[None] | None = None
         broker.ha_server.sessions = self._slave_session
@@ -58,6 +61,11 @@ class ControllerMode:
 
     def _controller_set(self, members: frozenset[int], epoch: int) -> None:
         self.members.accepted(members, epoch)
+        self.store.confirm_advanced()
+
+    def _slave_confirmed(self, offset: int) -> None:
+        self.slave_confirm = offset
+        self.store.confirm_advanced()
 
     def _report(self, members: frozenset[int]) -> None:
         """A SyncStateSet change the master proposes goes to the controller (from the event loop)."""
@@ -82,8 +90,14 @@ class ControllerMode:
                 self._report(self.members.current - behind)
 
     def status(self) -> BrokerStatus:
+        """What a heartbeat says: the last epoch, the log's end, the confirm offset (``getConfirmOffset``)."""
         end = self.store.max_phy_offset
-        return BrokerStatus(self.epochs.last_epoch, end, end)
+        confirm = self.members.confirm_offset(end) if self.role_is_master else min(self.slave_confirm, end)
+        return BrokerStatus(self.epochs.last_epoch, end, confirm)
+
+    @property
+    def role_is_master(self) -> bool:
+        return isinstance(self.role, BecomeMaster)
 
     @property
     def broker_id(self) -> int:
@@ -118,12 +132,14 @@ class ControllerMode:
         await self.broker.stop_replica()
         await self._stop_master()
         self.store.in_sync_replicas_enough = None
+        self.store.use_replica_waits(None)
+        self._gate(lambda end: min(self.slave_confirm, end))
         self.broker.config.broker_id = self.broker_id
         self._set_role(BrokerRole.SLAVE)
         broker_id, epochs = self.broker_id, self.epochs
 
         def session(store: MessageStore, now: float) -> AutoSwitchReplicaSession:
-            return AutoSwitchReplicaSession(store, epochs, broker_id, now)
+            return AutoSwitchReplicaSession(store, epochs, broker_id, now, on_confirm=self._slave_confirmed)
 
         self.broker.start_replica(self.store, session)
 
@@ -134,13 +150,24 @@ class ControllerMode:
             self.epochs.truncate_from_epoch(role.master_epoch)
         self.epochs.append(role.master_epoch, self.store.max_phy_offset)
         await self._stop_master()
-        self.members = SyncStateSet(self.broker_id, self._report)
-        self.members.accepted(role.sync_state_set, role.sync_state_set_epoch)
+        config, store = self.broker.config, self.store
+        members = SyncStateSet(self.broker_id, self._report, end=lambda: store.max_phy_offset,
+                               all_ack=config.all_ack_in_sync_state_set,
+                               in_sync_replicas=config.in_sync_replicas)
+        members.confirmed = min(self.slave_confirm, store.max_phy_offset) if self.role is not None else -1
+        members.accepted(role.sync_state_set, role.sync_state_set_epoch)
+        self.members = members
         self._checker = asyncio.ensure_future(self._check_sync_state_set())
-        minimum = self.broker.config
-        self.store.in_sync_replicas_enough = lambda: len(self.members.counted) >= minimum.min_in_sync_replicas
+        store.in_sync_replicas_enough = lambda: len(members.counted) >= config.min_in_sync_replicas
+        store.use_replica_waits(members)
+        self._gate(members.confirm_offset)
         self.broker.config.broker_id = MASTER_ID
-        self._set_role(BrokerRole.ASYNC_MASTER)
+        self._set_role(BrokerRole.SYNC_MASTER)  # RMQ-HA2-SYNC-MASTER
+
+    def _gate(self, confirm: Callable[[int], int]) -> None:
+        """RMQ-HA2-CONFIRM-READ: consume queues follow the confirm offset unless readUnCommitted."""
+        self.store.confirm_gate.limit = None if self.broker.config.read_un_committed else confirm
+        self.store.confirm_advanced()
 
     def _set_role(self, role: BrokerRole) -> None:
         self.broker.config.broker_role = role.value

@@ -68,10 +68,12 @@ class AutoSwitchSlaveSession:
             last = self.epochs.entries[-1] if self.epochs.entries else (0, 0)
             self.members.acked(self.slave_id, offset, self.store.max_phy_offset, last[1], now,
                                learner=self.async_learner)
+            self.store.confirm_advanced()
 
     def closed(self) -> None:
         if self.slave_id is not None:
             self.members.gone(self.slave_id)
+            self.store.confirm_advanced()
 
     def expired(self, now: float) -> bool:
         return now - self.last_read > self.settings.housekeeping_interval

@@ -10,6 +10,7 @@ and reporting its end after each block and each heartbeat interval (RMQ-HA2-REPO
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from rocketmq_spec.codec.ha import StreamRejected
 from rocketmq_spec.codec.ha_autoswitch import (
@@ -36,7 +37,8 @@ class AutoSwitchReplicaSession:
     """One connection of a controller-mode slave to its master."""
 
     def __init__(self, store: MessageStore, epochs: EpochCache, broker_id: int, now: float, *,
-                 sync_from_last_file: bool = False, async_learner: bool = False) -> None:
+                 sync_from_last_file: bool = False, async_learner: bool = False,
+                 on_confirm: Callable[[int], None] = lambda offset: None) -> None:
         self.store = store
         self.epochs = epochs
         self.broker_id = broker_id
@@ -46,6 +48,8 @@ class AutoSwitchReplicaSession:
         self.reported = 0
         self.received_epoch: int | None = None
         self.last_write = now
+        self._on_confirm = on_confirm
+        """Told min(each block's confirm offset, the log's end), heartbeats included (RMQ-HA2-SLAVE-EPOCH)."""
 
     def first_report(self, now: float) -> bytes:
         """The handshake: nothing is reported before the master's epochs are known."""
@@ -98,6 +102,7 @@ class AutoSwitchReplicaSession:
             self.epochs.append(block.epoch, block.epoch_start_offset)
         if block.data:
             self.store.append_replica(block.offset, block.data)
+        self._on_confirm(min(block.confirm_offset, self.store.max_phy_offset))
 
     def _report(self, now: float) -> bytes:
         self.reported = self.store.max_phy_offset

@@ -24,6 +24,7 @@ from rocketmq_spec.codec.store.record import HostPort, MessageRecord
 from rocketmq_spec.reference_broker.store.arrival import ArrivalNotifier, MessageArrival
 from rocketmq_spec.reference_broker.store.commitlog import CommitLog
 from rocketmq_spec.reference_broker.store.config import StoreConfig
+from rocketmq_spec.reference_broker.store.confirm_gate import ConfirmGate
 from rocketmq_spec.reference_broker.store.consume_queue import ConsumeQueue
 from rocketmq_spec.reference_broker.store.flush import FlushService
 from rocketmq_spec.reference_broker.store.index import IndexService
@@ -31,7 +32,7 @@ from rocketmq_spec.reference_broker.store.mapped_file import MappedFile
 from rocketmq_spec.reference_broker.store.put_wait import PutWaiter
 from rocketmq_spec.reference_broker.store.puts import QUEUED_TYPES, StorePuts, cached_tags_code
 from rocketmq_spec.reference_broker.store.reads import StoreReads
-from rocketmq_spec.reference_broker.store.replication import ReplicaAcks
+from rocketmq_spec.reference_broker.store.replication import ReplicaAcks, ReplicaWaits
 from rocketmq_spec.reference_broker.store.retention import RetentionService
 from rocketmq_spec.reference_broker.store.schedule import DelayScheduler
 from rocketmq_spec.reference_broker.store.timer import TimerSettings, TimerWheel
@@ -73,6 +74,7 @@ class MessageStore(StorePuts, StoreReads):
         self._put_lock = threading.RLock()
         self._next_queue_offset: dict[tuple[str, int], int] = {}
         self.in_sync_replicas_enough: Callable[[], bool] | None = None
+        self.confirm_gate = ConfirmGate()
         self._running = False
         self._lock_fd: int | None = None
         self._checkpoint: MappedFile | None = None
@@ -222,17 +224,19 @@ class MessageStore(StorePuts, StoreReads):
         with self._put_lock:
             self.commitlog.append_raw(offset, data)
             position = self._replica_dispatched
+            complete = []
             while (step := self.commitlog.next_record_end(position)) is not None:
                 end, is_record = step
                 if is_record:
                     record = self.commitlog.read_record(position)
                     if record is None:
                         raise StoreError("replica record does not decode", offset=position)
-                    self._dispatch(record, notify=True)
+                    complete.append(record)
                     self._next_queue_offset[(record.topic, record.queue_id)] = record.queue_offset + 1
                     self._stamps[0] = record.store_timestamp
                 position = end
             self._replica_dispatched = position
+            self.confirm_gate.written(complete, self.commitlog.max_offset, self._dispatch_new)
 
     def truncate_files(self, end: int) -> None:
         """Cut the CommitLog at ``end`` and what the consume queues and index hold beyond it
@@ -248,10 +252,25 @@ class MessageStore(StorePuts, StoreReads):
             if rebuild_from is not None and self.config.message_index_enable:
                 for record in self.commitlog.records(max(rebuild_from, self.commitlog.min_offset)):
                     self.index.build(record)
+            self.confirm_gate.truncate(end)
             self._next_queue_offset = {key: queue.max_offset for key, queue in self.queues.items()}
             self._replica_dispatched = min(self._replica_dispatched, end)
 
     # ---------------------------------------------------------------- dispatching
+
+    def confirm_advanced(self) -> None:
+        """The confirm offset may have moved (an acknowledgement, a new SyncStateSet, a transfer header):
+        dispatch what the gate held and it now covers (RMQ-HA2-CONFIRM-READ)."""
+        with self._put_lock:
+            self.confirm_gate.release(self.commitlog.max_offset, self._dispatch_new)
+
+    def use_replica_waits(self, waits: ReplicaWaits | None) -> None:
+        """What a SYNC_MASTER put waits on: a controller-mode master's SyncStateSet, or (None) the classic
+        book of any slave's acknowledgements."""
+        self._waiter.replicas = waits or self.replicas
+
+    def _dispatch_new(self, record: MessageRecord) -> None:
+        self._dispatch(record, notify=True)
 
     def _queue(self, topic: str, queue_id: int) -> ConsumeQueue:
         key = (topic, queue_id)

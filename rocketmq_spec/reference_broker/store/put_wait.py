@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from rocketmq_spec.reference_broker.store.config import StoreConfig
 from rocketmq_spec.reference_broker.store.flush import FlushService
-from rocketmq_spec.reference_broker.store.replication import ReplicaAcks
+from rocketmq_spec.reference_broker.store.replication import ReplicaWaits
 from rocketmq_spec.reference_broker.store.status import PutMessageStatus, PutResult
 
 
@@ -33,10 +33,10 @@ _Wait = tuple[Future[bool] | None, float, PutMessageStatus]
 
 
 class PutWaiter:
-    def __init__(self, config: StoreConfig, flusher: FlushService, replicas: ReplicaAcks) -> None:
+    def __init__(self, config: StoreConfig, flusher: FlushService, replicas: ReplicaWaits) -> None:
         self.config = config
         self.flusher = flusher
-        self.replicas = replicas
+        self.replicas: ReplicaWaits = replicas
 
     def _waits(self, appended: Appended) -> list[_Wait]:
         """Flush first, then replica. A SYNC_MASTER with no slave close enough answers

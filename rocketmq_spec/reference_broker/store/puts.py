@@ -22,6 +22,7 @@ from rocketmq_spec.codec.store.record import HostPort, MessageRecord, make_recor
 from rocketmq_spec.reference_broker.store.arrival import ArrivalNotifier, MessageArrival
 from rocketmq_spec.reference_broker.store.commitlog import CommitLog
 from rocketmq_spec.reference_broker.store.config import FlushDiskType, StoreConfig
+from rocketmq_spec.reference_broker.store.confirm_gate import ConfirmGate
 from rocketmq_spec.reference_broker.store.consume_queue import ConsumeQueue
 from rocketmq_spec.reference_broker.store.index import IndexService
 from rocketmq_spec.reference_broker.store.message import (
@@ -143,6 +144,8 @@ class StorePuts:
     _cluster_round_trips: bool
     _waiter: PutWaiter
     _dispatch: _Dispatch
+    confirm_gate: ConfirmGate
+    _dispatch_new: Callable[[MessageRecord], None]
     read_record: Callable[[int], MessageRecord | None]
 
     def put_message(self, message: InnerMessage) -> PutResult:
@@ -265,6 +268,7 @@ class StorePuts:
                                                or config.broker_role is BrokerRole.SYNC_MASTER)
         waits = waits or (message.wait_store_msg_ok and self.in_sync_replicas_enough is not None)
         return not (message.sys_flag & TRANSACTION_MASK or message.delay_level > 0 or waits
+                    or self.confirm_gate.limit is not None
                     or message.topic in _PARKING_TOPICS or not self._cluster_round_trips
                     or not message.properties.keys().isdisjoint(TIMER_TRIGGERS))
 
@@ -379,8 +383,7 @@ class StorePuts:
             except StoreError:
                 return Appended(PutResult(PutMessageStatus.MESSAGE_ILLEGAL), None)
             self._next_queue_offset.update(next_offsets)
-            for record in written:
-                self._dispatch(record, notify=True)
+            self.confirm_gate.written(written, self.commitlog.max_offset, self._dispatch_new)
             self._stamps[0] = store_timestamp
         first, last = written[0], written[-1]
         end = last.physical_offset + last.total_size

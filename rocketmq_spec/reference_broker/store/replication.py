@@ -10,6 +10,18 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
+from typing import Protocol
+
+
+class ReplicaWaits(Protocol):
+    """What a SYNC_MASTER put asks of the acknowledgements it waits for: this classic book, or a
+    controller-mode master's SyncStateSet (``reference_broker.ha.sync_state_set``)."""
+
+    def slave_ok(self, end: int) -> bool: ...
+
+    def request(self, end: int) -> Future[bool]: ...
+
+    def forget(self, future: Future[bool]) -> None: ...
 
 
 class ReplicaAcks:

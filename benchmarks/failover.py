@@ -1,0 +1,201 @@
+"""Election timing side by side: Apache RocketMQ 5.5.0's controller and the reference controller fail over the
+same Apache 5.5.0 broker-set, in one run.
+
+``python -m benchmarks.failover [--cycles N] [--controllers reference apache] [--publish]``
+
+For each controller: its name server with the controller inside (``enableControllerInNamesrv``), then three
+Apache RocketMQ 5.5.0 brokers of one set in controller mode (a master and two slaves). Each cycle waits
+until all three are in the SyncStateSet, has the master acknowledge a send, kills it with SIGKILL and takes
+two times from the kill: until the controller names a new master (CONTROLLER_GET_REPLICA_INFO, polled every
+50 ms) and until the new master acknowledges a send (WAIT=true, tried every 50 ms); the killed broker is
+then started again and rejoins as a slave. A figure is the median of the cycles, with the 1-minute load
+average at each kill and the cores other processes used during the cycle beside it
+(:mod:`benchmarks.machine`).
+
+Both controllers run as the project starts them: Apache's with ``notifyBrokerRoleChanged=false``
+(``rocketmq_spec.apache.cluster.CONTROLLER_SETTINGS``), so its new master learns its role from its own
+poll of the controller (``syncBrokerMetadataPeriod``, 5 s); the reference controller tells it at once.
+
+Figures are published only from a quiet machine (the definition of :mod:`benchmarks.machine`): otherwise the
+table is printed between warnings and ``--publish`` exits with status 3, writing nothing. ``--publish``
+rewrites the section of ``docs/benchmarks.md`` between :data:`BEGIN` and :data:`END`. This benchmark has
+its own runner, so ``benchmarks/run.py`` leaves it out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchmarks.machine import (
+    QUIET_LOAD_PER_CORE,
+    QUIET_OTHERS_PER_CORE,
+    MachineWatch,
+    cores,
+    load_1min,
+    settle,
+)
+from benchmarks.matrix import DOC, NOT_QUIET, SETTLE_SECONDS, commit, write_section
+from rocketmq_spec.apache import ApacheRocketMQ, ProvisionError
+from rocketmq_spec.targets.broker_set import BrokerSet, in_controller_mode
+from rocketmq_spec.targets.reference import ReferenceServers
+
+RELEASE = "5.5.0"
+CONTROLLERS = ("apache", "reference")
+MEMBERS = 3
+CYCLES = 5
+BROKER_SET, CLUSTER, TOPIC = "bench-failover", "BenchFailover", "BenchFailover"
+HEAP_MB = 384
+FORM_S = 240.0
+"""A restarted JVM rejoining, catching up and taken into the SyncStateSet (checked every 5 s)."""
+FAILOVER_S = 120.0
+BEGIN = "<!-- failover timing: written by python -m benchmarks.failover --publish -->"
+END = "<!-- end of the failover timing -->"
+
+
+@dataclass(frozen=True)
+class Cycle:
+    elected_s: float
+    """From the kill until the controller names a new master."""
+    serving_s: float
+    """From the kill until the new master acknowledges a send."""
+    load: float
+    """The 1-minute load average at the kill."""
+    others_cores: float
+    """Cores other processes used from the kill until the new master served."""
+
+
+@dataclass
+class ControllerRun:
+    controller: str
+    cycles: list[Cycle] = field(default_factory=list)
+
+    def median(self, attribute: str) -> float:
+        return statistics.median(getattr(cycle, attribute) for cycle in self.cycles)
+
+
+@contextlib.contextmanager
+def _names(controller: str, work: Path) -> Iterator[ReferenceServers | ApacheRocketMQ]:
+    """The name server with ``controller``'s controller inside, its ``controller_addr`` set."""
+    names: ReferenceServers | ApacheRocketMQ
+    if controller == "reference":
+        names = ReferenceServers(home=work / "names", controller=True)
+    else:
+        names = ApacheRocketMQ(RELEASE, home=work / "names", controller=True)
+    try:
+        names.start_namesrv()
+        yield names
+    finally:
+        names.stop()
+
+
+def measure(controller: str, work: Path, cycles: int, watch: MachineWatch) -> ControllerRun:
+    """Start the set under ``controller`` and fail its master over ``cycles`` times."""
+    run = ControllerRun(controller)
+    with contextlib.ExitStack() as stack:
+        names = stack.enter_context(_names(controller, work))
+        addr = names.controller_addr
+        brokers = BrokerSet(addr, BROKER_SET, {})
+        for broker_id in range(1, MEMBERS + 1):
+            settings = in_controller_mode(addr, BROKER_SET, CLUSTER)
+            if broker_id > 1:  # a slave registers under its id, the first (the master) as 0
+                settings["brokerId"] = str(broker_id)
+            member = ApacheRocketMQ(RELEASE, home=work / f"broker-{broker_id}", namesrv=names.namesrv_addr,
+                                    heap_mb=HEAP_MB, broker_config=settings)
+            brokers.members[broker_id] = stack.enter_context(member)
+            if broker_id == 1:
+                brokers.wait_master(1, FAILOVER_S)
+        everyone = frozenset(brokers.members)
+        for cycle in range(cycles):
+            formed = brokers.wait_formed(everyone, FORM_S)
+            assert formed.master_id is not None
+            brokers.first_acknowledged(formed.master_id, TOPIC, f"c{cycle}-before", FAILOVER_S)
+            before, load = watch.read(), load_1min()
+            killed = time.monotonic()
+            brokers.kill(formed.master_id)
+            elected = brokers.wait_elected(formed.master_id, formed.master_epoch, FAILOVER_S)
+            elected_s = time.monotonic() - killed
+            assert elected.master_id is not None
+            served = brokers.first_acknowledged(elected.master_id, TOPIC, f"c{cycle}-after", FAILOVER_S)
+            others = watch.read().others_cores(before)
+            run.cycles.append(Cycle(elected_s, served - killed, load, others))
+            print(f"{controller} cycle {cycle + 1}: elected {elected_s:.2f} s, serving "
+                  f"{served - killed:.2f} s (load {load:.2f}, others {others:.2f} cores)", file=sys.stderr,
+                  flush=True)
+            brokers.restart(formed.master_id)
+    return run
+
+
+def problems(runs: Sequence[ControllerRun], load_before: float, cycles: int) -> list[str]:
+    """Why the figures may not be published (none: they may)."""
+    found = []
+    if cycles < CYCLES:
+        found.append(f"{cycles} cycles (a publishable run has >= {CYCLES})")
+    limit, busy = QUIET_LOAD_PER_CORE * cores(), QUIET_OTHERS_PER_CORE * cores()
+    if load_before >= limit:
+        found.append(f"load average {load_before:.2f} before the run (quiet: < {limit:.2f})")
+    found += [f"{run.controller} cycle {i + 1}: other processes used {c.others_cores:.2f} cores (quiet: < "
+              f"{busy:.2f})" for run in runs for i, c in enumerate(run.cycles) if c.others_cores >= busy]
+    return found
+
+
+def report(runs: Sequence[ControllerRun], command: str, started: str, load_before: float) -> str:
+    rows = ["| controller | cycles | new master elected (median) | first acknowledged send (median) | "
+            "each cycle: elected / serving s (load at the kill, others' cores) |",
+            "|---|---:|---:|---:|---|"]
+    for run in runs:
+        each = "; ".join(f"{c.elected_s:.2f} / {c.serving_s:.2f} ({c.load:.2f}, {c.others_cores:.2f})"
+                         for c in run.cycles)
+        load = f"(load {run.median('load'):.2f}, others' cores {run.median('others_cores'):.2f})"
+        rows.append(f"| {run.controller} | {len(run.cycles)} | {run.median('elected_s'):.2f} s {load} | "
+                    f"{run.median('serving_s'):.2f} s {load} | {each} |")
+    head = (f"`{command}`, {started} (UTC), commit `{commit()}`, {cores()} cores, load average (1 min) "
+            f"{load_before:.2f} before the run. One Apache RocketMQ {RELEASE} broker-set (a master and two "
+            "slaves) per controller; each cycle kills the master with SIGKILL.")
+    return head + "\n\n" + "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--cycles", type=int, default=CYCLES, help=f"kills per controller (default {CYCLES})")
+    parser.add_argument("--controllers", nargs="+", choices=CONTROLLERS, default=list(CONTROLLERS))
+    parser.add_argument("--publish", action="store_true", help="write the table into docs/benchmarks.md "
+                        "(refused unless quiet)")
+    args = parser.parse_args(argv)
+    arguments = argv if argv is not None else sys.argv[1:]
+    command = shlex.join(["python", "-m", "benchmarks.failover", *arguments])
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
+    load_before = settle(QUIET_LOAD_PER_CORE * cores(), SETTLE_SECONDS) if args.publish else load_1min()
+    runs = []
+    with MachineWatch() as watch:
+        for controller in args.controllers:
+            with tempfile.TemporaryDirectory(prefix=f"rmq-failover-{controller}-") as work:
+                try:
+                    runs.append(measure(controller, Path(work), args.cycles, watch))
+                except ProvisionError as exc:
+                    print(f"failover: {controller} not measured: {exc}", file=sys.stderr)
+                    return 1
+    found = problems(runs, load_before, args.cycles)
+    warning = "WARNING: NOT FOR PUBLICATION: " + "; ".join(found)
+    text = report(runs, command, started, load_before)
+    print("\n".join([warning, text, warning] if found else [text]))
+    if args.publish:
+        if found:
+            print("failover: refusing to publish; docs/benchmarks.md left as it was", file=sys.stderr)
+            return NOT_QUIET
+        write_section(DOC, text, BEGIN, END)
+        print("failover: wrote docs/benchmarks.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
 import sys
 import tarfile
 from pathlib import Path
@@ -25,6 +24,7 @@ from rocketmq_spec.spec.golden import STORE_TARBALL
 from rocketmq_spec.spec.indexfile import MAX_QUERY_RESULTS
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.store_layout import COMMITLOG_DIR, CONSUMEQUEUE_DIR
+from tests import process_tree
 from tests.messaging_support import send, with_broker
 
 RUN_TIMEOUT = 300
@@ -34,9 +34,9 @@ MIN_STORE_CASES = 30
 
 
 def _run(args: list[str], report: Path) -> tuple[int, dict[str, Any], str]:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
-                           *args, "--report", str(report)],
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                             *args, "--report", str(report)],
+                            capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
     assert (report / "index.json").exists(), done.stdout + done.stderr
     index = json.loads((report / "index.json").read_text())
     return done.returncode, index, done.stdout

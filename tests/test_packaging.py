@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.spec.golden import STORE_TARBALL
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("build") is None,
@@ -39,8 +40,8 @@ SHIPPED = ("rocketmq_spec/conformance/cases/test_framing.py",
 
 
 def build(out: Path, *kinds: str, env: dict[str, str] | None = None) -> list[Path]:
-    subprocess.run([sys.executable, "-m", "build", *kinds, "--outdir", str(out), str(PROJECT_ROOT)],
-                   check=True, capture_output=True, timeout=BUILD_TIMEOUT, env=env)
+    process_tree.run([sys.executable, "-m", "build", *kinds, "--outdir", str(out), str(PROJECT_ROOT)],
+                     check=True, capture_output=True, timeout=BUILD_TIMEOUT, env=env)
     return sorted(out.iterdir())
 
 
@@ -66,9 +67,9 @@ def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
                                         text=True).stdout.strip())
     ours = [entry for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))]
     (site_packages / "dependencies.pth").write_text("\n".join(ours) + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
-                    "--ignore-installed", "--no-deps", str(wheel)],
-                   check=True, capture_output=True, timeout=RUN_TIMEOUT)
+    process_tree.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                      "--ignore-installed", "--no-deps", str(wheel)],
+                     check=True, capture_output=True, timeout=RUN_TIMEOUT)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     return bin_dir, env
@@ -81,9 +82,9 @@ def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
     where = subprocess.run([bin_dir / "python", "-c", ask],
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(tmp_path / "venv")), where
-    job = subprocess.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
-                          "--profile", "rocketmq-4.9"], cwd=work, env=env, capture_output=True,
-                         text=True, timeout=RUN_TIMEOUT)
+    job = process_tree.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
+                            "--profile", "rocketmq-4.9"], cwd=work, env=env, capture_output=True,
+                           text=True, timeout=RUN_TIMEOUT)
     assert job.returncode == 0, job.stdout[-3000:] + job.stderr[-3000:]
     for page in ("index.json", "index.html", "protocol.html", "junit.xml"):
         assert (work / "report" / page).is_file(), page
@@ -121,8 +122,8 @@ def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     assert implementation(bin_dir, env) == "compiled"
     run_main_job(tmp_path, bin_dir, env)
     # what tox -e doc runs, from the checkout, with the project installed as a wheel rather than editable
-    doc = subprocess.run([bin_dir / "rmq-spec-doc", "--check"], cwd=PROJECT_ROOT, env=env,
-                         capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    doc = process_tree.run([bin_dir / "rmq-spec-doc", "--check"], cwd=PROJECT_ROOT, env=env,
+                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert doc.returncode == 0, doc.stderr
 
 
@@ -157,8 +158,8 @@ def test_sdist_builds_a_wheel_that_installs_runs_and_serves_spark_formats(tmp_pa
                                               "spark.ui.enabled false\nspark.driver.host 127.0.0.1\n")
     job = ("from pyspark.sql import SparkSession\nimport sys\n"
            "print(SparkSession.builder.getOrCreate().read.format('rocketmq-store').load(sys.argv[1]).count())")
-    count = subprocess.run([bin_dir / "python", "-c", job, str(store)], cwd=tmp_path / "elsewhere",
-                           env={**env, "SPARK_CONF_DIR": str(conf), "SPARK_LOCAL_IP": "127.0.0.1"},
-                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    count = process_tree.run([bin_dir / "python", "-c", job, str(store)], cwd=tmp_path / "elsewhere",
+                             env={**env, "SPARK_CONF_DIR": str(conf), "SPARK_LOCAL_IP": "127.0.0.1"},
+                             capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert count.returncode == 0, count.stderr[-3000:]
     assert count.stdout.split()[-1] == "50"

@@ -104,12 +104,13 @@ def test_test_only_source_is_not_found_by_name() -> None:
 
 
 def test_rmq_spark_runs_from_a_virtualenv_that_is_not_activated(tmp_path: Path) -> None:
-    """``venv/bin/rmq-spark verify`` by its path: the session it builds points Spark's workers at the
-    interpreter the command runs in, not at the ``python3`` on ``PATH``."""
+    """``venv/bin/rmq-spark scan`` by its path: the session it builds points Spark's workers at the
+    interpreter the command runs in, not at the ``python3`` on ``PATH`` (``scan``, the command of one
+    job: every command builds its session alike)."""
     (tmp_path / "golden").mkdir()
     store = extract_store(STORE_TARBALL, tmp_path / "golden")
     command = Path(sysconfig.get_path("scripts")) / "rmq-spark"
     env = {**not_activated(tmp_path), "SPARK_CONF_DIR": spark_conf(tmp_path)}
-    done = process_tree.run([str(command), "verify", str(store), "--cores", "1"], env=env, cwd=tmp_path,
+    done = process_tree.run([str(command), "scan", str(store), "--cores", "1"], env=env, cwd=tmp_path,
                             capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]

@@ -10,11 +10,13 @@ cleared, so only the installed copy can be imported.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
 import os
 import subprocess
 import sys
 import tarfile
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -75,6 +77,12 @@ def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
     return bin_dir, env
 
 
+FORMER_PACKAGES = ("spec", "codec", "admin", "fuzz", "conformance", "reference_broker", "interop",
+                   "apache_rocketmq", "rocketmq_rust", "rocketmq_targets", "spark_tests")
+"""The top-level import packages the project installed before everything moved under ``rocketmq_spec``:
+generic names that would shadow, or be shadowed by, a user's own modules."""
+
+
 def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
     work = tmp_path / "elsewhere"
     work.mkdir()
@@ -82,6 +90,10 @@ def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
     where = subprocess.run([bin_dir / "python", "-c", ask],
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(tmp_path / "venv")), where
+    found = "import importlib.util, sys; print([n for n in sys.argv[1:] if importlib.util.find_spec(n)])"
+    reachable = subprocess.run([bin_dir / "python", "-c", found, *FORMER_PACKAGES],
+                               cwd=work, env=env, capture_output=True, text=True, check=True).stdout
+    assert reachable.strip() == "[]", "the project's modules are reachable only under rocketmq_spec"
     job = process_tree.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
                             "--profile", "rocketmq-4.9"], cwd=work, env=env, capture_output=True,
                            text=True, timeout=RUN_TIMEOUT)
@@ -163,3 +175,17 @@ def test_sdist_builds_a_wheel_that_installs_runs_and_serves_spark_formats(tmp_pa
                              capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert count.returncode == 0, count.stderr[-3000:]
     assert count.stdout.split()[-1] == "50"
+
+
+def test_ci_type_checks_every_package_the_wheel_ships() -> None:
+    """The top-level packages ``[tool.setuptools.packages.find]`` puts in the wheel are what CI's ``mypy``
+    line and ``tox -e lint`` name: a package added later is not left unchecked."""
+    include = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"][
+        "find"]["include"]
+    shipped = {path.name for path in PROJECT_ROOT.iterdir() if (path / "__init__.py").is_file()
+               and any(fnmatch.fnmatch(path.name, pattern) for pattern in include)}
+    assert "rocketmq_spec" in shipped
+    for runner in (".ci/run", "tox.ini"):
+        mypy = [line.split() for line in (PROJECT_ROOT / runner).read_text().splitlines()
+                if line.split()[-1:] and "mypy" in line.split()[:4] and not line.lstrip().startswith("#")]
+        assert any(shipped <= set(words) for words in mypy), runner

@@ -61,7 +61,12 @@ def index_option(name: str) -> list[str]:
     return ["--index-sizes", ",".join(map(str, sizes))] if sizes else []
 
 
-@pytest.mark.parametrize("name", sorted(STORES))
+LIVE = {"4.9.8-running", "4.9.8-killed"}
+"""The stores ``test_live_stores`` runs ``rmq-conformance store`` on already (as java-running and
+java-killed), judging each verdict against what ``rmq-store inspect`` reports, which includes no FAIL."""
+
+
+@pytest.mark.parametrize("name", sorted(set(STORES) - LIVE))
 def test_rmq_conformance_store_fails_no_apache_store(extracted: dict[str, Path], name: str,
                                                      tmp_path: Path) -> None:
     report = tmp_path / "report"

@@ -31,6 +31,7 @@ from typing import Any
 
 from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.conformance.clients import install as _install
+from tests import process_tree
 
 DRIVERS_DIR = _install.DRIVERS_DIR
 
@@ -152,8 +153,8 @@ def _run_driver(client: str, arguments: list[str], timeout: float, input_files: 
         argv, env = _driver_command(client, arguments)
         env["HOME"] = str(home)
         try:
-            completed = subprocess.run(argv, env=env, cwd=home, capture_output=True, text=True,
-                                       timeout=timeout, check=False)
+            completed = process_tree.run(argv, env=env, cwd=home, capture_output=True, text=True,
+                                         timeout=timeout, check=False)
         except subprocess.TimeoutExpired as exc:
             stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout
             stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr

@@ -8,11 +8,11 @@ hand.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 from rocketmq_spec.apache.maven import cached_classpath
 from rocketmq_spec.apache.releases import release as apache_release
+from tests import process_tree
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java"
 COMPILE_TIMEOUT_S = 120.0
@@ -40,8 +40,8 @@ def compile_program(name: str, classpath: str, out_dir: Path) -> Path:
     if not (out_dir / f"{name}.class").exists():
         out_dir.mkdir(parents=True, exist_ok=True)
         source = JAVA_SOURCES / f"{name}.java"
-        subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out_dir), str(source)],
-                       check=True, capture_output=True, timeout=COMPILE_TIMEOUT_S)
+        process_tree.run([javac, "-nowarn", "-cp", classpath, "-d", str(out_dir), str(source)],
+                         check=True, capture_output=True, timeout=COMPILE_TIMEOUT_S)
     return out_dir
 
 
@@ -51,6 +51,6 @@ def run_program(name: str, classpath: str, classes: Path, *args: str, timeout: f
     java = shutil.which("java")
     if java is None:
         raise JavaUnavailable("java is not on PATH")
-    done = subprocess.run([java, *java_options, "-cp", f"{classes}:{classpath}", name, *args], check=True,
-                          capture_output=True, text=True, timeout=timeout, input=stdin)
+    done = process_tree.run([java, *java_options, "-cp", f"{classes}:{classpath}", name, *args], check=True,
+                            capture_output=True, text=True, timeout=timeout, input=stdin)
     return done.stdout

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from rocketmq_spec.apache.drivers import java_command
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from tests import process_tree
 
 if TYPE_CHECKING:
     from rocketmq_spec.admin.wire import AdminConnection
@@ -120,8 +120,8 @@ def launcher(home: Path) -> list[str]:
 
 
 def run(launch: Sequence[str], argv: Sequence[str]) -> str:
-    done = subprocess.run([*launch, *argv], capture_output=True, text=True, timeout=COMMAND_TIMEOUT,
-                          check=False)
+    done = process_tree.run([*launch, *argv], capture_output=True, text=True, timeout=COMMAND_TIMEOUT,
+                            check=False)
     return done.stdout + done.stderr
 
 

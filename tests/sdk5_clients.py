@@ -9,7 +9,6 @@ The broker side of a test (typed topics, reading back what was stored) goes over
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 from rocketmq_spec.admin.groups import sub_group_body
@@ -19,6 +18,7 @@ from rocketmq_spec.conformance.clients import sdk5 as installer
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from tests import process_tree
 from tests.messaging_support import pull
 
 RUN_TIMEOUT_S = 180.0
@@ -46,8 +46,8 @@ def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True,
     argv, env = installer.driver_command(next(s for s in installer.SDKS if s.name == sdk))
     env.update({"RMQ_PROTOCOL": "grpc", "RMQ_ENDPOINT": endpoint, "RMQ_TLS": "0", "RMQ_TIMEOUT_S": "60"})
     env.update({f"RMQ_{key.upper()}": str(value) for key, value in settings.items()})
-    done = subprocess.run([*argv, scenario], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                          check=False)
+    done = process_tree.run([*argv, scenario], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                            check=False)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     failed = done.returncode != 0 or not events or events[-1]["event"] != "done" or of(events, "error")
     if check and failed:

@@ -30,6 +30,7 @@ from rocketmq_spec.reference_broker.config import (
 )
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, KEYS, Disposition, Owner, markdown
 from rocketmq_spec.spec.golden import GOLDEN
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 
@@ -145,8 +146,8 @@ def test_table_covers_every_java_key() -> None:
         javap = find_jdk(8).home / "bin" / "javap"
     except (ToolMissing, NotServed) as exc:
         pytest.skip(str(exc))
-    done = subprocess.run([str(javap), "-p", "-cp", os.pathsep.join(map(str, jars)), *JAVA_CONFIG_CLASSES],
-                          check=True, capture_output=True, text=True, timeout=120)
+    done = process_tree.run([str(javap), "-p", "-cp", os.pathsep.join(map(str, jars)), *JAVA_CONFIG_CLASSES],
+                            check=True, capture_output=True, text=True, timeout=120)
     names = {match.group(1) for match in JAVA_FIELD.finditer(done.stdout)}
     assert len(names) > 150
     assert sorted(names - set(BY_NAME)) == []
@@ -166,9 +167,9 @@ def test_settings_made_in_code_are_checked_before_any_port(tmp_path) -> None:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
-                           *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    return process_tree.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
+                             *args], cwd=cwd, capture_output=True,
+                            text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
 
 
 def test_cli_missing_config_file_is_one_line(tmp_path) -> None:
@@ -225,8 +226,8 @@ def test_namesrv_port_in_use_is_one_line(tmp_path) -> None:
         port = taken.getsockname()[1]
         code = f"import sys; from rocketmq_spec.reference_broker.cli import namesrv_main; " \
                f"sys.exit(namesrv_main(['-p', '{port}']))"
-        result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                                timeout=60, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+        result = process_tree.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                                  timeout=60, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert f"listenPort='{port}'" in result.stderr
 

@@ -8,7 +8,6 @@ to keep the stamps it read (0), so after a clean stop ``rmq-conformance store`` 
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from rocketmq_spec.codec.store import StoreDirectory
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import ResponseCode
 from rocketmq_spec.spec.store_layout import ABORT_FILE
+from tests import process_tree
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.broker_support import run
 from tests.golden import PROJECT_ROOT
@@ -51,9 +51,9 @@ def test_recovery_leaves_the_checkpoint_covering_the_recovered_store(tmp_path: P
         newest = max(r.store_timestamp for r in directory.messages() if r.topic == TOPIC)
         point = directory.checkpoint()
     assert point.physic_msg_timestamp >= newest and point.logics_msg_timestamp >= newest, point
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
-                           "store", "-v", "-k", "checkpoint",
-                           str(store)], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          timeout=CONFORMANCE_TIMEOUT_S)
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                             "store", "-v", "-k", "checkpoint",
+                             str(store)], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                            timeout=CONFORMANCE_TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "test_checkpoint_not_ahead PASSED" in done.stdout, done.stdout[-4000:]

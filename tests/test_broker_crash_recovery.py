@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.store_layout import ABORT_FILE
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from tests import process_tree
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.broker_support import run
 from tests.golden import PROJECT_ROOT
@@ -303,9 +303,9 @@ def _verify_offline(store: Path, ledger: Ledger) -> None:
         assert not directory.crashed
         _match_ledger([r for r in directory.messages() if r.topic == TOPIC], ledger)
     assert_consistent(store)
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
-                           "store", str(store)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=CONFORMANCE_TIMEOUT_S)
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                             "store", str(store)], cwd=PROJECT_ROOT,
+                            capture_output=True, text=True, timeout=CONFORMANCE_TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
 
 

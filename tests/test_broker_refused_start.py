@@ -31,6 +31,7 @@ from rocketmq_spec.spec.store_layout import (
     INDEX_DIR,
     LOCK_FILE,
 )
+from tests import process_tree
 from tests.broker_process import write_broker_conf
 from tests.golden import PROJECT_ROOT
 from tests.test_store_engine_helpers import message
@@ -115,8 +116,8 @@ def run_broker(root: Path, conf: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
                "-c", str(conf), "--store", str(root),
                "--namesrv-port", "0", "--broker-port", "0"]
-    return subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=TIMEOUT_S,
-                          stdin=subprocess.DEVNULL)
+    return process_tree.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=TIMEOUT_S,
+                            stdin=subprocess.DEVNULL)
 
 
 def assert_refused(done: subprocess.CompletedProcess[str], *words: str) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.rocketmq_rust.releases import RELEASES as RUST_RELEASES
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 TOOLS = {
@@ -25,8 +26,8 @@ TOOLS = {
 
 
 def run(tool: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", TOOLS[tool], *map(str, args)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return process_tree.run([sys.executable, "-m", TOOLS[tool], *map(str, args)], cwd=PROJECT_ROOT,
+                            capture_output=True, text=True, timeout=120)
 
 
 def one_line_failure(tool: str, *args: str | Path) -> str:

@@ -11,7 +11,6 @@ shipped drivers' test (tests/test_client_drivers_java.py).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from rocketmq_spec.conformance.clients import go_v2
 from rocketmq_spec.conformance.clients.registry import DRIVERS
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from tests import process_tree
 from tests.test_client_drivers_java import COUNT, _body, _run, _skip_unless_installable, _topic, broker
 
 pytestmark = pytest.mark.interop
@@ -67,6 +67,6 @@ def test_each_send_mode_reports_every_message(scenario: str, broker: SyncEmbedde
 def test_a_scenario_the_client_lacks_is_unsupported(tmp_path: Path) -> None:
     row = DRIVERS[go_v2.NAME]
     _skip_unless_installable(row)
-    done = subprocess.run([*row.argv(), "consume-pop"], capture_output=True, text=True, timeout=30,
-                          check=False, env={"RMQ_PROTOCOL": "remoting", "RMQ_WORKDIR": str(tmp_path)})
+    done = process_tree.run([*row.argv(), "consume-pop"], capture_output=True, text=True, timeout=30,
+                            check=False, env={"RMQ_PROTOCOL": "remoting", "RMQ_WORKDIR": str(tmp_path)})
     assert done.returncode == 3 and '"unsupported"' in done.stdout

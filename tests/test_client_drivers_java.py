@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ from rocketmq_spec.conformance.clients.driver_row import DriverRow
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from tests import process_tree
 from tests import sdk5_clients as sdk5
 
 pytestmark = pytest.mark.interop
@@ -94,8 +94,8 @@ def _run(row: DriverRow, scenario: str, broker: SyncEmbeddedRocketMQ, workdir: P
            "RMQ_ENDPOINT": str(broker.grpc_addr), "RMQ_TLS": "0", "RMQ_COUNT": str(COUNT),
            "RMQ_BODY_SIZE": str(BODY_SIZE), "RMQ_TIMEOUT_S": str(BUDGET_S), "RMQ_WORKDIR": str(workdir),
            **row.environment(), **{f"RMQ_{key.upper()}": value for key, value in settings.items()}}
-    done = subprocess.run([*row.argv(), scenario], env=env, capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT_S, check=False)
+    done = process_tree.run([*row.argv(), scenario], env=env, capture_output=True, text=True,
+                            timeout=RUN_TIMEOUT_S, check=False)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     context = f"{row.name} {scenario}: exit {done.returncode}, events {events}, stderr {done.stderr[-2000:]}"
     assert done.returncode == 0, context

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from rocketmq_spec.apache.maven import NotServed, ToolMissing
 from rocketmq_spec.codec.store.record import decode_records
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from tests import process_tree
 from tests.broker_process import BrokerProcess, write_broker_conf
 from tests.messaging_support import pull, send
 
@@ -44,9 +44,9 @@ ADMIN_TIMEOUT = 60
 
 
 def _admin(*argv: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.admin.cli",
-                           *argv], capture_output=True, text=True,
-                          timeout=ADMIN_TIMEOUT, check=False)
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.admin.cli",
+                             *argv], capture_output=True, text=True,
+                            timeout=ADMIN_TIMEOUT, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -130,14 +130,16 @@ def test_a_broker_key_in_a_name_server_config_is_reported(tmp_path: Path) -> Non
 
 
 def test_a_joining_broker_refuses_a_name_server_port(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli", "-n", "127.0.0.1:1",
-                           "--namesrv-port", "0", "--store", str(tmp_path)], capture_output=True, text=True,
-                          timeout=ADMIN_TIMEOUT, check=False)
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli", "-n", "127.0.0.1:1",
+                             "--namesrv-port", "0", "--store", str(tmp_path)], capture_output=True, text=True,
+                            timeout=ADMIN_TIMEOUT, check=False)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "starts no name server" in done.stderr
 
 
-@pytest.mark.parametrize("apache", [None, "4.9.7", pytest.param("5.5.0", marks=pytest.mark.slow)])
+# the default run's 4.9.7 form is the reference-only one (slow) plus an Apache broker
+@pytest.mark.parametrize("apache", [pytest.param(None, marks=pytest.mark.slow), "4.9.7",
+                                    pytest.param("5.5.0", marks=pytest.mark.slow)])
 def test_reference_and_apache_brokers_serve_one_topic(tmp_path: Path, apache: str | None) -> None:
     """One ``rmq-namesrv``, two ``rmq-broker`` and (in the Apache form) an Apache RocketMQ broker joined
     to it in one cluster: ``rmq-admin updateTopic -c`` creates the topic on every master, the route the
@@ -199,11 +201,11 @@ def test_reference_slave_of_an_apache_master_replicates_byte_for_byte(tmp_path: 
         assert end > 0
         assert slave.stop() == 0
     report = tmp_path / "report"
-    check = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
-                            "store", str(master.store_path),
-                            "--replica", str(tmp_path / master.broker_name), "-k", "replica",
-                            "--report", str(report)],
-                           capture_output=True, text=True, timeout=300, check=False)
+    check = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                              "store", str(master.store_path),
+                              "--replica", str(tmp_path / master.broker_name), "-k", "replica",
+                              "--report", str(report)],
+                             capture_output=True, text=True, timeout=300, check=False)
     assert check.returncode == 0, check.stdout[-3000:]
     verdicts = {c["case"]: c["verdict"] for c in json.loads((report / "index.json").read_text())["cases"]}
     assert verdicts and set(verdicts.values()) == {"PASS"}, verdicts

@@ -7,7 +7,6 @@ import html as html_lib
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from rocketmq_spec.conformance.report import html, html_compare, json_files
 from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE, COLOURS, MEANINGS, SEVERITY_ORDER
 from rocketmq_spec.conformance.result import CaseResult
 from rocketmq_spec.conformance.verdict import Verdict
+from tests import process_tree
 from tests.png import read_rgb
 from tests.test_conformance_framework import sample_results
 
@@ -40,8 +40,8 @@ def chromium() -> str:
     if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
         for command in (["apt-get", "update", "-qq"],
                         ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *DEBIAN_PACKAGES]):
-            subprocess.run(command, check=True, capture_output=True, timeout=INSTALL_TIMEOUT,
-                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+            process_tree.run(command, check=True, capture_output=True, timeout=INSTALL_TIMEOUT,
+                             env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
         found = _chromium()
     if found is None:
         pytest.skip(f"needs Debian packages {', '.join(DEBIAN_PACKAGES)} (install them as root)")
@@ -50,7 +50,7 @@ def chromium() -> str:
 
 def browse(chromium: str, profile: Path, url: str, *extra: str) -> str:
     """Run headless Chromium on ``url`` (scripts run) and return its standard output."""
-    return subprocess.run(
+    return process_tree.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
          *extra, url], capture_output=True, text=True, timeout=BROWSER_TIMEOUT, check=True).stdout

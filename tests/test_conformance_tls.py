@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 EXPECTED_PASS = {
@@ -23,10 +24,10 @@ EXPECTED_PASS = {
 
 @pytest.mark.parametrize("mode", sorted(EXPECTED_PASS))
 def test_tls_area_against_the_embedded_broker(mode: str, tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli", "--wire-release", "5.5.0",
-                           "--tls", "--tls-mode", mode, "--tls-insecure", "-k", "test_tls", "-n", "0",
-                           "--report", str(tmp_path)], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli", "--wire-release", "5.5.0",
+                             "--tls", "--tls-mode", mode, "--tls-insecure", "-k", "test_tls", "-n", "0",
+                             "--report", str(tmp_path)], capture_output=True, text=True, timeout=300,
+                            stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     cases = [c for c in json.loads((tmp_path / "index.json").read_text())["cases"] if c["area"] == "tls"]
     passed = {c["clause"] for c in cases if c["verdict"] == "PASS"}
@@ -35,7 +36,7 @@ def test_tls_area_against_the_embedded_broker(mode: str, tmp_path: Path) -> None
 
 
 def test_tls_options_go_with_tls() -> None:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli", "--tls-insecure"],
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli", "--tls-insecure"],
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
     assert done.returncode == 2 and "--tls-insecure goes with --tls" in done.stderr

@@ -14,6 +14,7 @@ import tomllib
 import pytest
 
 from rocketmq_spec.extras import EXTRAS, MissingExtra
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -27,8 +28,8 @@ RUN_TIMEOUT = 300
 
 def without_extras(code: str) -> subprocess.CompletedProcess[str]:
     hide = f"import sys\nfor name in {HIDDEN!r}:\n    sys.modules[name] = None\n"
-    return subprocess.run([sys.executable, "-c", hide + code], cwd=PROJECT_ROOT, capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT, check=False)
+    return process_tree.run([sys.executable, "-c", hide + code], cwd=PROJECT_ROOT, capture_output=True,
+                            text=True, timeout=RUN_TIMEOUT, check=False)
 
 
 def distribution(requirement: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +17,7 @@ from rocketmq_spec.fuzz.mutators import bit_flip
 from rocketmq_spec.fuzz.profiles import fuzz_settings
 from rocketmq_spec.fuzz.strategies.store import StorePlan, WrittenStore, store_files, store_plans, write_store
 from rocketmq_spec.spec.errors import RocketMQSpecError
+from tests import process_tree
 
 CONFORMANCE_TIMEOUT = 300
 """Seconds for one ``rmq-conformance store`` run: far above its usual few seconds, only a hang bound."""
@@ -98,10 +98,10 @@ def test_conformance_passes_on_written_stores(plan: StorePlan) -> None:
         with StoreDirectory(root) as store:
             _check_read_back(store, written)
         report = Path(work) / "report"
-        done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
-                               "store", str(root), "--report",
-                               str(report)], capture_output=True, text=True, timeout=CONFORMANCE_TIMEOUT,
-                              check=False)
+        done = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                                 "store", str(root), "--report",
+                                 str(report)], capture_output=True, text=True, timeout=CONFORMANCE_TIMEOUT,
+                                check=False)
         totals = json.loads((report / "index.json").read_text())["totals"]
         assert (done.returncode, totals.get("FAIL", 0), totals.get("CRASH", 0)) == (0, 0, 0), done.stdout
 

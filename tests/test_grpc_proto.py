@@ -9,7 +9,6 @@ Apache release is built against: 2.0.4 for 5.3.3, 2.1.2 for 5.5.0.
 from __future__ import annotations
 
 import base64
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from rocketmq_spec.apache.releases import release
 from rocketmq_spec.codec.grpc import generate
 from rocketmq_spec.codec.grpc.emit import proto_path, render
 from rocketmq_spec.spec.grpc_schema import PROTO_OF_RELEASE, File
+from tests import process_tree
 
 JAVA_DUMP = Path(__file__).resolve().parents[1] / "interop" / "java" / "DumpProtoDescriptors.java"
 
@@ -70,8 +70,8 @@ def _apache(version: str) -> dict[str, descriptor_pb2.FileDescriptorProto]:
         classpath = resolve(release(version), progress=False)
     except ProvisionError as exc:
         pytest.skip(f"Apache RocketMQ {version} cannot be provisioned here: {exc}")
-    out = subprocess.run(["java", "-Xmx256m", "-cp", ":".join(map(str, classpath)), str(JAVA_DUMP)],
-                         capture_output=True, text=True, timeout=120, check=True).stdout
+    out = process_tree.run(["java", "-Xmx256m", "-cp", ":".join(map(str, classpath)), str(JAVA_DUMP)],
+                           capture_output=True, text=True, timeout=120, check=True).stdout
     parsed = dict(line.split(" ", 1) for line in out.splitlines())
     return {name: descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(data))
             for name, data in parsed.items()}

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from rocketmq_spec.codec.answer_template import _join_answer
@@ -31,6 +31,7 @@ from rocketmq_spec.codec.fast_store import (
 )
 from rocketmq_spec.codec.hotpath import load_compiled, twin
 from rocketmq_spec.codec.request_scan import RequestScanner
+from rocketmq_spec.fuzz.profiles import fuzz_settings
 from rocketmq_spec.fuzz.strategies.commitlog import hosts
 from rocketmq_spec.fuzz.strategies.frames import frames
 from rocketmq_spec.fuzz.strategies.primitives import INT32, INT64, int32s, texts
@@ -47,8 +48,9 @@ from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 compiled = load_compiled()
 pytestmark = pytest.mark.skipif(compiled is None,
                                 reason="rocketmq_spec.codec._hotpath is not built (no C compiler)")
-EQUALITY = settings(max_examples=200, deadline=None)
-"""Generous example counts (each example is microseconds of work); no deadline on a shared machine."""
+EQUALITY = fuzz_settings()
+"""The fuzz profile's example counts (``RMQ_FUZZ_PROFILE``: 60 in the default run, 20,000 in
+``tox -e fuzz-long``), no deadline on a shared machine."""
 
 SCANNER = RequestScanner({int(RequestCode.SEND_MESSAGE): SEND_MESSAGE_REQUEST,
                           int(RequestCode.SEND_MESSAGE_V2): SEND_MESSAGE_REQUEST_V2,

@@ -9,7 +9,6 @@ counted on the broker (signed GET_MAX_OFFSET), not taken from the driver's own c
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from rocketmq_spec.codec.acl import Credentials, sign
 from rocketmq_spec.conformance import acl_policy as policy
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from tests import process_tree
 from tests.interop_checks import RestartableBroker, create_topic_at
 from tests.java_clients import FOUR_X, driver
 
@@ -41,7 +41,7 @@ def java_producer(namesrv: str, topic: str, credentials: Credentials) -> None:
     with tempfile.TemporaryDirectory(prefix="rmq-java-client-") as home:
         command = driver(JAVA_RELEASE, "Produce", namesrv, topic, "1", "128", str(SENDS), "0",
                          credentials.access_key, credentials.secret_key, home=Path(home))
-        done = subprocess.run(command, capture_output=True, text=True, timeout=JAVA_TIMEOUT_S, check=False)
+        done = process_tree.run(command, capture_output=True, text=True, timeout=JAVA_TIMEOUT_S, check=False)
     assert "done sent=" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
 
 

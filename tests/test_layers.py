@@ -13,13 +13,13 @@ imports, each with the package ``__init__`` modules Python runs on the way.
 from __future__ import annotations
 
 import ast
-import subprocess
 import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
 
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 PACKAGE = "rocketmq_spec"
@@ -125,6 +125,6 @@ def test_a_run_of_the_suite_loads_no_module_of_the_reference_broker() -> None:
         "                          verbose=False, index_sizes=None)\n"
         "pytest.main([*pytest_args(Target(store=sys.argv[1]), args), '--collect-only'])\n"
         f"print(sorted(m for m in sys.modules if m.startswith({BROKER!r})))\n")
-    done = subprocess.run([sys.executable, "-c", program, str(PROJECT_ROOT / "tests")], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = process_tree.run([sys.executable, "-c", program, str(PROJECT_ROOT / "tests")], cwd=PROJECT_ROOT,
+                            capture_output=True, text=True, timeout=300)
     assert done.stdout.splitlines()[-1] == "[]", done.stdout[-2000:] + done.stderr[-2000:]

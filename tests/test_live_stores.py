@@ -9,7 +9,6 @@ import contextlib
 import io
 import json
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from rocketmq_spec.spark.verify import (
 )
 from rocketmq_spec.spec.commitlog import BODY_CRC_POSITION
 from rocketmq_spec.spec.store_layout import ABORT_FILE
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 DATA = Path(__file__).resolve().parent / "data" / "live-stores"
@@ -135,10 +135,10 @@ def inspected(root: Path) -> dict[str, object]:
 
 
 def conformance_cases(root: Path, report: Path) -> list[dict[str, str]]:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
-                           "store", str(root), *INDEX_OPTION,
-                           "--report", str(report)], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          timeout=CONFORMANCE_TIMEOUT_S)
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
+                             "store", str(root), *INDEX_OPTION,
+                             "--report", str(report)], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                            timeout=CONFORMANCE_TIMEOUT_S)
     assert (report / "index.json").exists(), done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads((report / "index.json").read_text())["cases"]
 

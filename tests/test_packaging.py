@@ -10,11 +10,13 @@ cleared, so only the installed copy can be imported.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
 import os
 import subprocess
 import sys
 import tarfile
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -22,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.spec.golden import STORE_TARBALL
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("build") is None,
@@ -39,8 +42,8 @@ SHIPPED = ("rocketmq_spec/conformance/cases/test_framing.py",
 
 
 def build(out: Path, *kinds: str, env: dict[str, str] | None = None) -> list[Path]:
-    subprocess.run([sys.executable, "-m", "build", *kinds, "--outdir", str(out), str(PROJECT_ROOT)],
-                   check=True, capture_output=True, timeout=BUILD_TIMEOUT, env=env)
+    process_tree.run([sys.executable, "-m", "build", *kinds, "--outdir", str(out), str(PROJECT_ROOT)],
+                     check=True, capture_output=True, timeout=BUILD_TIMEOUT, env=env)
     return sorted(out.iterdir())
 
 
@@ -66,12 +69,18 @@ def installed(tmp_path: Path, wheel: Path) -> tuple[Path, dict[str, str]]:
                                         text=True).stdout.strip())
     ours = [entry for entry in sys.path if entry.endswith(("site-packages", "dist-packages"))]
     (site_packages / "dependencies.pth").write_text("\n".join(ours) + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
-                    "--ignore-installed", "--no-deps", str(wheel)],
-                   check=True, capture_output=True, timeout=RUN_TIMEOUT)
+    process_tree.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                      "--ignore-installed", "--no-deps", str(wheel)],
+                     check=True, capture_output=True, timeout=RUN_TIMEOUT)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     return bin_dir, env
+
+
+FORMER_PACKAGES = ("spec", "codec", "admin", "fuzz", "conformance", "reference_broker", "interop",
+                   "apache_rocketmq", "rocketmq_rust", "rocketmq_targets", "spark_tests")
+"""The top-level import packages the project installed before everything moved under ``rocketmq_spec``:
+generic names that would shadow, or be shadowed by, a user's own modules."""
 
 
 def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
@@ -81,9 +90,13 @@ def run_main_job(tmp_path: Path, bin_dir: Path, env: dict[str, str]) -> None:
     where = subprocess.run([bin_dir / "python", "-c", ask],
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(tmp_path / "venv")), where
-    job = subprocess.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
-                          "--profile", "rocketmq-4.9"], cwd=work, env=env, capture_output=True,
-                         text=True, timeout=RUN_TIMEOUT)
+    found = "import importlib.util, sys; print([n for n in sys.argv[1:] if importlib.util.find_spec(n)])"
+    reachable = subprocess.run([bin_dir / "python", "-c", found, *FORMER_PACKAGES],
+                               cwd=work, env=env, capture_output=True, text=True, check=True).stdout
+    assert reachable.strip() == "[]", "the project's modules are reachable only under rocketmq_spec"
+    job = process_tree.run([bin_dir / "rmq-conformance", "-k", A_FEW_CASES, "--report", "report",
+                            "--profile", "rocketmq-4.9"], cwd=work, env=env, capture_output=True,
+                           text=True, timeout=RUN_TIMEOUT)
     assert job.returncode == 0, job.stdout[-3000:] + job.stderr[-3000:]
     for page in ("index.json", "index.html", "protocol.html", "junit.xml"):
         assert (work / "report" / page).is_file(), page
@@ -121,8 +134,8 @@ def test_wheel_installs_and_runs_the_main_job(tmp_path: Path) -> None:
     assert implementation(bin_dir, env) == "compiled"
     run_main_job(tmp_path, bin_dir, env)
     # what tox -e doc runs, from the checkout, with the project installed as a wheel rather than editable
-    doc = subprocess.run([bin_dir / "rmq-spec-doc", "--check"], cwd=PROJECT_ROOT, env=env,
-                         capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    doc = process_tree.run([bin_dir / "rmq-spec-doc", "--check"], cwd=PROJECT_ROOT, env=env,
+                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert doc.returncode == 0, doc.stderr
 
 
@@ -157,8 +170,22 @@ def test_sdist_builds_a_wheel_that_installs_runs_and_serves_spark_formats(tmp_pa
                                               "spark.ui.enabled false\nspark.driver.host 127.0.0.1\n")
     job = ("from pyspark.sql import SparkSession\nimport sys\n"
            "print(SparkSession.builder.getOrCreate().read.format('rocketmq-store').load(sys.argv[1]).count())")
-    count = subprocess.run([bin_dir / "python", "-c", job, str(store)], cwd=tmp_path / "elsewhere",
-                           env={**env, "SPARK_CONF_DIR": str(conf), "SPARK_LOCAL_IP": "127.0.0.1"},
-                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    count = process_tree.run([bin_dir / "python", "-c", job, str(store)], cwd=tmp_path / "elsewhere",
+                             env={**env, "SPARK_CONF_DIR": str(conf), "SPARK_LOCAL_IP": "127.0.0.1"},
+                             capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert count.returncode == 0, count.stderr[-3000:]
     assert count.stdout.split()[-1] == "50"
+
+
+def test_ci_type_checks_every_package_the_wheel_ships() -> None:
+    """The top-level packages ``[tool.setuptools.packages.find]`` puts in the wheel are what CI's ``mypy``
+    line and ``tox -e lint`` name: a package added later is not left unchecked."""
+    include = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"][
+        "find"]["include"]
+    shipped = {path.name for path in PROJECT_ROOT.iterdir() if (path / "__init__.py").is_file()
+               and any(fnmatch.fnmatch(path.name, pattern) for pattern in include)}
+    assert "rocketmq_spec" in shipped
+    for runner in (".ci/run", "tox.ini"):
+        mypy = [line.split() for line in (PROJECT_ROOT / runner).read_text().splitlines()
+                if line.split()[-1:] and "mypy" in line.split()[:4] and not line.lstrip().startswith("#")]
+        assert any(shipped <= set(words) for words in mypy), runner

@@ -22,6 +22,7 @@ from rocketmq_spec.conformance.cli_help import EXIT_MEANINGS, ExitStatus
 from rocketmq_spec.conformance.profile import shipped
 from rocketmq_spec.conformance.report.html_page import MEANINGS, SEVERITY_ORDER
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 README = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
@@ -33,8 +34,8 @@ def command(script: str, *args: str | Path, cwd: Path = PROJECT_ROOT) -> subproc
     """A console script run as its entry point names it (installed or not)."""
     module, function = SCRIPTS[script].split(":")
     code = f"import sys; from {module} import {function}; sys.argv[0] = {script!r}; sys.exit({function}())"
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT, check=False)
+    return process_tree.run([sys.executable, "-c", code, *map(str, args)], cwd=cwd, capture_output=True,
+                            text=True, timeout=RUN_TIMEOUT, check=False)
 
 
 def section(marker: str) -> list[str]:

@@ -3,7 +3,6 @@ bad input, and — where the binaries are installed — a real start that regist
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from rocketmq_spec.rocketmq_rust.pytest_plugin import missing
 from rocketmq_spec.rocketmq_rust.releases import RELEASES, UnknownRelease, release
 from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from rocketmq_spec.targets import UnknownTarget, parse_target, servers, target_names
+from tests import process_tree
 
 
 def test_versions_are_looked_up_with_or_without_the_target_prefix() -> None:
@@ -55,9 +55,9 @@ def test_a_test_needing_absent_binaries_is_told_how_to_install_them(monkeypatch:
 
 
 def test_an_unknown_version_is_one_line_and_status_two() -> None:
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.rocketmq_rust.cli",
-                           "run", "0.1.0"], capture_output=True,
-                          text=True, timeout=60, check=False)
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.rocketmq_rust.cli",
+                             "run", "0.1.0"], capture_output=True,
+                            text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert done.stdout == "" and done.stderr.splitlines() == [
         "rmq-rust: unknown rocketmq-rust release '0.1.0' (known: 1.0.0)"]

@@ -2,9 +2,10 @@
 (separate JVMs, executors forking their own Python workers), the project shipped as ``--py-files``, and
 the store source, the live source, the sink and the copy job giving what they give on ``local[n]``.
 
-The default run submits one application doing a scan of two brokers' stores and a copy job, about a
-minute on an idle 2-core machine; the ``slow`` cases (``tox -e spark-cluster``) add the verify job and a
-copy job whose driver is killed and restarted.
+Three JVMs and an application's driver and executors are minutes on a shared 2-core machine, so every
+case here is ``slow``: ``tox -e spark-cluster`` runs them (one application doing a scan of two brokers'
+stores and a copy job, then the verify job and a larger scan). The jobs themselves run in the default run
+on ``local[n]`` (``test_spark_copy_job``, ``test_spark_verify``, ``test_spark_several_stores``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def body(n: int) -> bytes:
     return f"cluster message {n}".encode()
 
 
+@pytest.mark.slow
 def test_jobs_on_a_standalone_cluster_give_what_they_give_locally(
         cluster: StandaloneCluster, archive: Path, stores: tuple[Path, Path],
         broker: SyncEmbeddedRocketMQ, tmp_path: Path) -> None:

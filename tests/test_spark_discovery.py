@@ -14,7 +14,6 @@ there is another interpreter (one that refuses to run, so anything started by th
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import sysconfig
 from pathlib import Path
@@ -25,6 +24,7 @@ from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.spark.fixtures import extract_store
 from rocketmq_spec.spark.traffic import prepare_topic
 from rocketmq_spec.spec.golden import STORE_TARBALL
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 pytestmark = pytest.mark.spark
@@ -87,9 +87,9 @@ def test_plain_session_reads_both_formats_by_name(tmp_path: Path) -> None:
            "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
     with SyncEmbeddedRocketMQ(tmp_path / "broker") as broker:
         prepare_topic(broker.namesrv_addr, broker.broker_addr, "Discovered", 2)
-        job = subprocess.run([sys.executable, "-c", USER_JOB, str(store), broker.namesrv_addr,
-                              str(tmp_path / "checkpoint")],
-                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        job = process_tree.run([sys.executable, "-c", USER_JOB, str(store), broker.namesrv_addr,
+                                str(tmp_path / "checkpoint")],
+                               env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert job.returncode == 0, job.stderr[-3000:]
     lines = job.stdout.splitlines()
     assert "store 50" in lines
@@ -104,12 +104,13 @@ def test_test_only_source_is_not_found_by_name() -> None:
 
 
 def test_rmq_spark_runs_from_a_virtualenv_that_is_not_activated(tmp_path: Path) -> None:
-    """``venv/bin/rmq-spark verify`` by its path: the session it builds points Spark's workers at the
-    interpreter the command runs in, not at the ``python3`` on ``PATH``."""
+    """``venv/bin/rmq-spark scan`` by its path: the session it builds points Spark's workers at the
+    interpreter the command runs in, not at the ``python3`` on ``PATH`` (``scan``, the command of one
+    job: every command builds its session alike)."""
     (tmp_path / "golden").mkdir()
     store = extract_store(STORE_TARBALL, tmp_path / "golden")
     command = Path(sysconfig.get_path("scripts")) / "rmq-spark"
     env = {**not_activated(tmp_path), "SPARK_CONF_DIR": spark_conf(tmp_path)}
-    done = subprocess.run([str(command), "verify", str(store), "--cores", "1"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = process_tree.run([str(command), "scan", str(store), "--cores", "1"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]

@@ -79,6 +79,7 @@ def failing(verdicts: dict[str, str]) -> set[str]:
     return {clause for clause, verdict in verdicts.items() if verdict == FAIL}
 
 
+@pytest.mark.slow  # a broken record: the default run breaks a queue entry instead (below)
 def test_bad_crc_gets_the_conformance_verdicts(spark: SparkSession, golden_store: Path,  # noqa: F811
                                               tmp_path: Path) -> None:
     root = copy_store(golden_store, tmp_path / "store")
@@ -141,6 +142,11 @@ def test_non_default_sizes_get_the_conformance_verdicts(spark: SparkSession,  # 
     assert FAIL not in given.values()
     assert given["RMQ-CQ-POSITION"] == given["RMQ-IDX-LAYOUT"] == INFO, "non-default sizes are settings"
     assert given["RMQ-IDX-KEYS"] == given["RMQ-IDX-LOOKUP"] == PASS
+
+
+@pytest.mark.slow
+def test_non_default_sizes_not_given_get_the_conformance_verdicts(spark: SparkSession,  # noqa: F811
+                                                                  sized_store: Path, tmp_path: Path) -> None:
     inferred = clause_verdicts((c.clause, c.verdict) for c in verify_store(spark, sized_store))
     assert inferred == conformance_verdicts(sized_store, tmp_path / "inferred", inferred)
     assert inferred["RMQ-IDX-KEYS"] == inferred["RMQ-IDX-PUT"] == INFO, "counts off 1:4 cannot be inferred"

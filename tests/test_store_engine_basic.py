@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from rocketmq_spec.spec.message_id import decode_offset_msg_id
 from rocketmq_spec.spec.properties import PropertyKey, encode_properties
 from rocketmq_spec.spec.store_layout import ABORT_FILE, LOCK_CONTENT, LOCK_FILE
 from rocketmq_spec.spec.system_topics import TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
+from tests import process_tree
 from tests.test_store_engine_helpers import BORN_HOST, TINY_COMMITLOG, assert_consistent, message, tiny_config
 
 
@@ -125,8 +125,8 @@ def test_store_is_read_by_the_codec_and_the_cli(tmp_path: Path) -> None:
         assert [m.physical_offset for m in directory.messages()] == [r.phys_offset for r in sent]
         assert [r.physical_offset for r in directory.lookup_key("Topic1", "key-7")] == [sent[7].phys_offset]
         assert directory.checkpoint().physic_msg_timestamp >= sent[-1].store_timestamp
-    dump = subprocess.run([sys.executable, "-m", "rocketmq_spec.codec.cli.store", "dump", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120, check=True)
+    dump = process_tree.run([sys.executable, "-m", "rocketmq_spec.codec.cli.store", "dump", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120, check=True)
     for result in sent:
         assert result.msg_id in dump.stdout
 
@@ -223,8 +223,8 @@ def test_second_store_on_the_same_root_is_refused(tmp_path: Path) -> None:
         probe = ("import sys; from rocketmq_spec.reference_broker.store import MessageStore, StoreConfig\n"
                  "try:\n    MessageStore(StoreConfig(sys.argv[1])).open()\n"
                  "except Exception as exc:\n    print(type(exc).__name__, exc)\n")
-        out = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True,
-                             timeout=60, check=True)
+        out = process_tree.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True,
+                               timeout=60, check=True)
     assert out.stdout.startswith("StoreError Lock failed")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from rocketmq_spec.reference_broker.store.message import (
 from rocketmq_spec.spec.golden import STORE_MANIFEST, STORE_TARBALL
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC, TRANS_HALF_TOPIC
+from tests import process_tree
 from tests.test_store_engine_helpers import assert_consistent, message
 
 pytestmark = pytest.mark.skipif(not STORE_TARBALL.exists(), reason="golden store not available")
@@ -30,8 +30,8 @@ EXTRACT_TIMEOUT_S = 120
 
 @pytest.fixture
 def java_store(tmp_path: Path) -> Path:
-    subprocess.run(["tar", "-xzf", str(STORE_TARBALL), "-C", str(tmp_path)], check=True,
-                   timeout=EXTRACT_TIMEOUT_S)
+    process_tree.run(["tar", "-xzf", str(STORE_TARBALL), "-C", str(tmp_path)], check=True,
+                     timeout=EXTRACT_TIMEOUT_S)
     return tmp_path / "store-4x"
 
 

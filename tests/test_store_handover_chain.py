@@ -13,7 +13,9 @@ over from the wheel queue, ``rocketmq_spec.reference_broker.store.timer.java_ind
 pending timers in the wheel queue for Java to read) and RMQ-POP-REVIVE-OFFSET. Skipped without a JDK or
 the provisioned 5.5.0 jars.
 
-The long form (``-m slow``) kills each broker but the last with SIGKILL instead, over five legs (Apache,
+The default run hands a store from Apache to the reference broker and back; the other way round
+(reference, Apache, reference: the same legs in the other order) runs under ``-m slow``, with the long
+form. The long form kills each broker but the last with SIGKILL instead, over five legs (Apache,
 reference, Apache, reference, Apache, and the other way round), each parking one more timer message. A
 killed broker's last checkpoints lag, so Apache alone delivers again after a crash what it delivered since
 them: there each message must come at least once, never early, and at most once more per kill it lived
@@ -231,6 +233,7 @@ def test_apache_to_reference_to_apache_delivers_each_message_once(tmp_path: Path
     assert not found, found
 
 
+@pytest.mark.slow
 def test_reference_to_apache_to_reference_delivers_each_message_once(tmp_path: Path) -> None:
     found = _chain(tmp_path, 3, False, _reference_leg, _apache_leg)
     assert not found, found

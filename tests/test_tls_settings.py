@@ -24,6 +24,7 @@ from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.reference_broker.tls import Opening, TlsFileError, TlsPolicy, TlsSettings, self_signed
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.tls import HANDSHAKE_RECORD_TYPE, TlsMode
+from tests import process_tree
 from tests.golden import PROJECT_ROOT
 
 
@@ -74,13 +75,13 @@ def test_given_certificate_and_key_are_served(tmp_path: Path) -> None:
 def test_rmq_broker_refuses_an_unusable_tls_file_before_binding(tmp_path: Path) -> None:
     (tmp_path / "cert.pem").write_text("not a certificate")
     (tmp_path / "key.pem").write_text("not a key")
-    done = subprocess.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli", "--store",
-                           str(tmp_path / "store"), "--namesrv-port", "0", "--broker-port", "0",
-                           "--grpc-port", "0",
-                           "-Dtls.test.mode.enable=false", f"-Dtls.server.certPath={tmp_path / 'cert.pem'}",
-                           f"-Dtls.server.keyPath={tmp_path / 'key.pem'}"],
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    done = process_tree.run([sys.executable, "-m", "rocketmq_spec.reference_broker.cli", "--store",
+                             str(tmp_path / "store"), "--namesrv-port", "0", "--broker-port", "0",
+                             "--grpc-port", "0",
+                             "-Dtls.test.mode.enable=false", f"-Dtls.server.certPath={tmp_path / 'cert.pem'}",
+                             f"-Dtls.server.keyPath={tmp_path / 'key.pem'}"],
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
     assert done.returncode == 2 and done.stdout == "", done.stderr
     assert done.stderr.count("\n") == 1 and "not a PEM certificate" in done.stderr
     assert done.stderr.startswith("rmq-broker: not starting: tls.server.certPath=")

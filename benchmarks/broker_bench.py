@@ -175,7 +175,7 @@ async def pull_all(addr: str) -> tuple[float, int]:
             while True:
                 answer = await client.invoke(client.request(RequestCode.PULL_MESSAGE, pull_fields(
                     TOPIC, queue_id, offset, max_nums=PULL_BATCH)))
-                if answer.code != ResponseCode.SUCCESS:
+                if answer.code != ResponseCode.SUCCESS or answer.ext_fields is None:
                     break
                 next_offset = int(answer.ext_fields["nextBeginOffset"])
                 pulled += next_offset - offset

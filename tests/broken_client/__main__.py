@@ -144,10 +144,12 @@ class Producer:
             *([ResponseCode.GO_AWAY] if broken("go-away-same-connection") else []),
         }
         error = "no attempt"
-        for _ in range(attempts):
+        for attempt in range(attempts):
             remaining = budget_end - time.monotonic()
             if remaining <= 0:
                 break
+            if attempt and broken("uniq-per-attempt"):  # as the C++ clients' sendKernelImpl does
+                uniq = self.last_uniq = uniq_key()
             queue_id = self.next_queue % self.client.route.write_queues  # type: ignore[union-attr]
             self.next_queue += 1
             code = RequestCode.SEND_MESSAGE if broken("send-v1") else RequestCode.SEND_MESSAGE_V2

@@ -179,3 +179,13 @@ def test_a_resend_under_a_new_uniq_key_is_still_a_resend(server: JudgingServer, 
     [result] = suite.results
     assert result.verdict is Verdict.NON_STRICT, result.message
     assert "resends on the connection told to go away" in result.message
+
+
+@pytest.mark.slow
+def test_a_lower_case_counter_in_the_uniq_key_fails_every_run(server: JudgingServer, tmp_path: Path) -> None:
+    """A key whose time field holds no letter (the break writes it in decimal digits) shows lower case only
+    in its counter; the case's run sends enough messages that the counter always reaches a letter."""
+    runs = Runs(server, BROKEN_CLIENT, {"RMQ_BREAK": "lower-counter"})
+    _, suite = run_suite(server, runs, "broken-client", selection="test_uniq_key", report=tmp_path / "report")
+    [result] = suite.results
+    assert result.verdict is Verdict.FAIL, result.message

@@ -59,6 +59,8 @@ def uniq_key() -> str:
         + (diff & 0xFFFFFFFF).to_bytes(4, "big")
         + (next(_counter) & 0xFFFF).to_bytes(2, "big")
     )
+    if broken("lower-counter"):  # Go v2's CreateUniqID: upper-case prefix, lower-case time and counter
+        return raw[:10].hex().upper() + f"{diff % 10**8:08d}" + raw[14:].hex()
     return raw.hex() if broken("bad-uniq") else raw.hex().upper()
 
 

@@ -35,6 +35,11 @@ PRODUCE = Scenario("produce", "produce", idle_s=PRODUCER_STAYS_S, timeout_s=PROD
 """Sends, then a heartbeat interval started: the run every producer session case is judged from. The budget
 is generous because a driver measures its stay from its own start, and the budget counts from its launch:
 a JVM on a loaded machine took 46 s to send its first request."""
+PRODUCE_KEYS = Scenario("produce-keys", "produce", count=16)
+"""Sixteen sends by one producer, for the UNIQ_KEY's letters: a UNIQ_KEY ends in a counter incremented per
+message, and of sixteen consecutive values one always has a letter (a-f) for its last hex digit. A client
+that writes the key's tail in lower case (Go v2's ``CreateUniqID``) is so seen in every run, not only in
+those where its time field happens to hold a letter."""
 PRODUCE_ONEWAY = Scenario("produce-oneway", "produce-oneway")
 PRODUCE_BATCH = Scenario("produce-batch", "produce-batch")
 PRODUCE_LARGE = Scenario("produce-large", "produce", count=2, body_size=COMPRESS_OVER.value + 904)

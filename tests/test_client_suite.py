@@ -168,3 +168,24 @@ def test_each_break_fails_its_cases(server: JudgingServer, tmp_path: Path, flag:
     verdicts = _verdicts(server, tmp_path, flag, _selection(cases))
     judged = {cid: verdicts.get(cid) for cid in cases}
     assert all(v in (Verdict.FAIL, Verdict.NON_STRICT) for v in judged.values()), judged
+
+
+@pytest.mark.slow
+def test_a_resend_under_a_new_uniq_key_is_still_a_resend(server: JudgingServer, tmp_path: Path) -> None:
+    """The C++ clients set a new UNIQ_KEY per attempt: their resend on the connection told to go away is
+    found as such (a run of one message), not passed over for its key and judged by its outcome alone."""
+    runs = Runs(server, BROKEN_CLIENT, {"RMQ_BREAK": "go-away-same-connection,uniq-per-attempt"})
+    _, suite = run_suite(server, runs, "broken-client", selection="test_go_away", report=tmp_path / "report")
+    [result] = suite.results
+    assert result.verdict is Verdict.NON_STRICT, result.message
+    assert "resends on the connection told to go away" in result.message
+
+
+@pytest.mark.slow
+def test_a_lower_case_counter_in_the_uniq_key_fails_every_run(server: JudgingServer, tmp_path: Path) -> None:
+    """A key whose time field holds no letter (the break writes it in decimal digits) shows lower case only
+    in its counter; the case's run sends enough messages that the counter always reaches a letter."""
+    runs = Runs(server, BROKEN_CLIENT, {"RMQ_BREAK": "lower-counter"})
+    _, suite = run_suite(server, runs, "broken-client", selection="test_uniq_key", report=tmp_path / "report")
+    [result] = suite.results
+    assert result.verdict is Verdict.FAIL, result.message

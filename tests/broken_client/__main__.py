@@ -59,6 +59,8 @@ def uniq_key() -> str:
         + (diff & 0xFFFFFFFF).to_bytes(4, "big")
         + (next(_counter) & 0xFFFF).to_bytes(2, "big")
     )
+    if broken("lower-counter"):  # Go v2's CreateUniqID: upper-case prefix, lower-case time and counter
+        return raw[:10].hex().upper() + f"{diff % 10**8:08d}" + raw[14:].hex()
     return raw.hex() if broken("bad-uniq") else raw.hex().upper()
 
 
@@ -144,10 +146,12 @@ class Producer:
             *([ResponseCode.GO_AWAY] if broken("go-away-same-connection") else []),
         }
         error = "no attempt"
-        for _ in range(attempts):
+        for attempt in range(attempts):
             remaining = budget_end - time.monotonic()
             if remaining <= 0:
                 break
+            if attempt and broken("uniq-per-attempt"):  # as the C++ clients' sendKernelImpl does
+                uniq = self.last_uniq = uniq_key()
             queue_id = self.next_queue % self.client.route.write_queues  # type: ignore[union-attr]
             self.next_queue += 1
             code = RequestCode.SEND_MESSAGE if broken("send-v1") else RequestCode.SEND_MESSAGE_V2

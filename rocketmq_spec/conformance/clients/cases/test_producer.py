@@ -37,7 +37,7 @@ def _sends(check: Check, result: ScenarioRun) -> list[Send]:
 
 @case("RMQ-CLIENT-UNIQ-KEY", "Each message carries its own upper-case hex UNIQ_KEY")
 def test_uniq_key(run: CaseRunner, check: Check) -> None:
-    keys = [s.properties.get(PropertyKey.UNIQ_KEY, "") for s in _sends(check, run(sc.PRODUCE))]
+    keys = [s.properties.get(PropertyKey.UNIQ_KEY, "") for s in _sends(check, run(sc.PRODUCE_KEYS))]
     check.that(
         "UNIQ_KEY format", all(UNIQ_KEY.match(k) for k in keys), expected=UNIQ_KEY.pattern, actual=keys
     )

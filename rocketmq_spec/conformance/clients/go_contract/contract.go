@@ -90,3 +90,40 @@ func Body(index int) []byte {
 	}
 	return []byte(text)
 }
+
+// Client is what every client of the drivers has: a start and a shutdown.
+type Client interface {
+	Start() error
+	Shutdown() error
+}
+
+// StartError is a client that could not be built or started; the driver reports it as an error event.
+type StartError struct{ Err error }
+
+func (e StartError) Error() string { return "start: " + e.Err.Error() }
+
+// Started is client, made by a constructor that answered err, once started.
+func Started[C Client](client C, err error) (C, error) {
+	if err == nil {
+		err = client.Start()
+	}
+	if err != nil {
+		return client, StartError{err}
+	}
+	return client, nil
+}
+
+// Run starts the client newClient makes, emits ready, runs scenario with it and shuts the client down: the
+// shape of every scenario, written once. The scenario's error comes first, else the shutdown's.
+func Run[C Client](newClient func() (C, error), scenario func(C) error) error {
+	client, err := Started(newClient())
+	if err != nil {
+		return err
+	}
+	Emit("ready", map[string]any{})
+	err = scenario(client)
+	if stopped := client.Shutdown(); err == nil {
+		err = stopped
+	}
+	return err
+}

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	rocketmq "github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
@@ -92,12 +93,9 @@ func received(msg *primitive.MessageExt) {
 		"queueId": msg.Queue.QueueId, "queueOffset": msg.QueueOffset, "tag": msg.GetTags(), "keys": msg.GetKeys()})
 }
 
-type clientError struct {
-	stage string
-	err   error
+func newProducer(extra ...producer.Option) func() (rocketmq.Producer, error) {
+	return func() (rocketmq.Producer, error) { return rocketmq.NewProducer(producerOptions(extra...)...) }
 }
-
-func (e clientError) Error() string { return e.stage + ": " + e.err.Error() }
 
 // produce sends RMQ_COUNT messages one by one in the given mode, then stays RMQ_IDLE_S (when set).
 func produce(mode string) error {
@@ -105,19 +103,16 @@ func produce(mode string) error {
 	if mode == "fifo" {
 		extra = append(extra, producer.WithQueueSelector(producer.NewHashQueueSelector()))
 	}
-	p, err := producer.NewDefaultProducer(producerOptions(extra...)...)
-	if err == nil {
-		err = p.Start()
-	}
-	if err != nil {
-		return clientError{"start", err}
-	}
-	defer func() { _ = p.Shutdown() }()
-	contract.Emit("ready", map[string]any{})
+	return contract.Run(newProducer(extra...), func(p rocketmq.Producer) error { return sendAll(p, mode) })
+}
+
+// sendAll is produce once the producer started.
+func sendAll(p rocketmq.Producer, mode string) error {
 	end, groups := contract.Deadline(), contract.Number("RMQ_MESSAGE_GROUPS", 2)
 	var pending sync.WaitGroup
 	for i := 0; i < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
 		index, msg := i, message(i)
+		var err error
 		switch mode {
 		case "async":
 			pending.Add(1)
@@ -158,9 +153,7 @@ func produce(mode string) error {
 	return nil
 }
 
-func sendSync(p interface {
-	SendSync(context.Context, ...*primitive.Message) (*primitive.SendResult, error)
-}, index int, msg *primitive.Message, more map[string]any) error {
+func sendSync(p rocketmq.Producer, index int, msg *primitive.Message, more map[string]any) error {
 	result, err := p.SendSync(context.Background(), msg)
 	if err != nil {
 		return err
@@ -175,15 +168,10 @@ func sendSync(p interface {
 
 // produceBatch sends RMQ_COUNT messages as one batch; the result's id list names each message.
 func produceBatch() error {
-	p, err := producer.NewDefaultProducer(producerOptions()...)
-	if err == nil {
-		err = p.Start()
-	}
-	if err != nil {
-		return clientError{"start", err}
-	}
-	defer func() { _ = p.Shutdown() }()
-	contract.Emit("ready", map[string]any{})
+	return contract.Run(newProducer(), sendBatch)
+}
+
+func sendBatch(p rocketmq.Producer) error {
 	count := contract.Number("RMQ_COUNT", 1)
 	batch := make([]*primitive.Message, count)
 	for i := range batch {
@@ -249,15 +237,13 @@ func (l *listener) anyOpen() bool {
 // produceTransaction stays up while a message's fate is open, so that the broker's check-back reaches it.
 func produceTransaction() error {
 	l := &listener{answer: contract.Env("RMQ_TX_ANSWER", "commit"), checkAnswer: contract.Env("RMQ_TX_CHECK_ANSWER", "commit")}
-	p, err := producer.NewTransactionProducer(l, producerOptions()...)
-	if err == nil {
-		err = p.Start()
+	newClient := func() (rocketmq.TransactionProducer, error) {
+		return rocketmq.NewTransactionProducer(l, producerOptions()...)
 	}
-	if err != nil {
-		return clientError{"start", err}
-	}
-	defer func() { _ = p.Shutdown() }()
-	contract.Emit("ready", map[string]any{})
+	return contract.Run(newClient, func(p rocketmq.TransactionProducer) error { return sendInTransaction(p, l) })
+}
+
+func sendInTransaction(p rocketmq.TransactionProducer, l *listener) error {
 	end := contract.Deadline()
 	for i := 0; i < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end); i++ {
 		result, err := p.SendMessageInTransaction(context.Background(), message(i))
@@ -275,53 +261,48 @@ func produceTransaction() error {
 	return nil
 }
 
-func pushConsumer(onMessage func(*primitive.MessageExt)) (interface{ Shutdown() error }, error) {
-	c, err := consumer.NewPushConsumer(consumerOptions()...)
-	if err == nil {
-		err = c.Subscribe(os.Getenv("RMQ_TOPIC"), selector(),
-			func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
-				for _, msg := range msgs {
-					onMessage(msg)
-				}
-				return consumer.ConsumeSuccess, nil
-			})
+// newPushConsumer makes a push consumer subscribed to RMQ_TOPIC, handing each message to onMessage.
+func newPushConsumer(onMessage func(*primitive.MessageExt)) func() (rocketmq.PushConsumer, error) {
+	return func() (rocketmq.PushConsumer, error) {
+		c, err := rocketmq.NewPushConsumer(consumerOptions()...)
+		if err == nil {
+			err = c.Subscribe(os.Getenv("RMQ_TOPIC"), selector(),
+				func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+					for _, msg := range msgs {
+						onMessage(msg)
+					}
+					return consumer.ConsumeSuccess, nil
+				})
+		}
+		return c, err
 	}
-	if err == nil {
-		err = c.Start()
-	}
-	if err != nil {
-		return nil, clientError{"start", err}
-	}
-	return c, nil
 }
 
 func consumePush() error {
 	var got atomic.Int32
-	c, err := pushConsumer(func(msg *primitive.MessageExt) { received(msg); got.Add(1) })
-	if err != nil {
-		return err
-	}
-	contract.Emit("ready", map[string]any{})
-	end := contract.Deadline()
-	for int(got.Load()) < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end) {
-		time.Sleep(pollEvery)
-	}
-	return c.Shutdown()
+	return contract.Run(newPushConsumer(func(msg *primitive.MessageExt) { received(msg); got.Add(1) }),
+		func(rocketmq.PushConsumer) error {
+			end := contract.Deadline()
+			for int(got.Load()) < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end) {
+				time.Sleep(pollEvery)
+			}
+			return nil
+		})
 }
 
 // consumePull polls the client's pull consumer (its lite pull: rebalanced queues, pulled in the background).
 func consumePull() error {
-	c, err := consumer.NewPullConsumer(consumerOptions()...)
-	if err == nil {
-		err = c.Subscribe(os.Getenv("RMQ_TOPIC"), selector())
+	newClient := func() (rocketmq.PullConsumer, error) {
+		c, err := rocketmq.NewPullConsumer(consumerOptions()...)
+		if err == nil {
+			err = c.Subscribe(os.Getenv("RMQ_TOPIC"), selector())
+		}
+		return c, err
 	}
-	if err == nil {
-		err = c.Start()
-	}
-	if err != nil {
-		return clientError{"start", err}
-	}
-	contract.Emit("ready", map[string]any{})
+	return contract.Run(newClient, poll)
+}
+
+func poll(c rocketmq.PullConsumer) error {
 	end, got := contract.Deadline(), 0
 	for got < contract.Number("RMQ_COUNT", 1) && time.Now().Before(end) {
 		request, err := c.Poll(context.Background(), pullPoll)
@@ -334,29 +315,22 @@ func consumePull() error {
 		}
 		c.ACK(context.Background(), request, consumer.ConsumeSuccess)
 	}
-	return c.Shutdown()
+	return nil
 }
 
 // idle starts one producer and one push consumer, leaves them alone RMQ_IDLE_S and shuts them down.
 func idle(stay bool) error {
-	p, err := producer.NewDefaultProducer(producerOptions()...)
-	if err == nil {
-		err = p.Start()
-	}
+	p, err := contract.Started(newProducer()())
 	if err != nil {
-		return clientError{"start", err}
-	}
-	c, err := pushConsumer(received)
-	if err != nil {
-		_ = p.Shutdown()
 		return err
 	}
-	contract.Emit("ready", map[string]any{})
-	if stay {
-		time.Sleep(contract.IdleFor(contract.Deadline()))
-	}
-	_ = c.Shutdown()
-	return p.Shutdown()
+	defer func() { _ = p.Shutdown() }()
+	return contract.Run(newPushConsumer(received), func(rocketmq.PushConsumer) error {
+		if stay {
+			time.Sleep(contract.IdleFor(contract.Deadline()))
+		}
+		return nil
+	})
 }
 
 var scenarios = map[string]func() error{

@@ -1,12 +1,16 @@
 /* A thread of its own that writes answer frames to sockets without the interpreter lock
  * (rocketmq_spec.reference_broker.sender explains why and how the event loop uses it).
  *
- * submit(fd, frame) copies the frame into a job and returns; flush() wakes the thread, which takes every queued job at once and
- * sends each with send(MSG_DONTWAIT | MSG_NOSIGNAL), holding no Python object. What a socket does not take
- * (a full buffer) is kept, with every later frame for the same descriptor, as that descriptor's leftover,
- * and one byte on the wake-up pipe tells the event loop to collect it (leftovers(), then drain(fd)). drain(fd) waits until no job for fd
- * is queued or being sent and hands back its leftover, so the caller can write through its own transport
- * in order. A frame a socket refuses with an error is dropped: the connection is ending. */
+ * submit(fd, frame) copies the frame into a job on a list only the interpreter's lock guards, and returns;
+ * flush() hands that whole list to the thread at once (one mutex acquisition per turn of the event loop,
+ * not one per frame) and wakes it. The thread takes every queued job at once and sends each with
+ * send(MSG_DONTWAIT | MSG_NOSIGNAL), holding neither the interpreter's lock nor the mutex: the mutex is
+ * taken once to take the batch and once to account for it, so the loop thread never waits behind a batch
+ * being sent. What a socket does not take (a full buffer) is kept, with every later frame for the same
+ * descriptor, as that descriptor's leftover, and one byte on the wake-up pipe tells the event loop to
+ * collect it (leftovers(), then drain(fd)). drain(fd) hands over what is submitted, waits until no job for
+ * fd is queued or being sent and hands back its leftover, so the caller can write through its own
+ * transport in order. A frame a socket refuses with an error is dropped: the connection is ending. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -20,6 +24,7 @@
 typedef struct Job {
     struct Job *next;
     int fd;
+    int blocked;            /* the descriptor had a leftover when the thread took the job */
     Py_ssize_t length;
     char data[];
 } Job;
@@ -35,6 +40,7 @@ typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t queued;  /* jobs were queued, or the sender stops */
     pthread_cond_t sent;    /* a batch was sent */
+    Jobs pending;           /* submitted, not yet handed over; guarded by the interpreter's lock */
     Jobs queue;
     Jobs leftover;          /* unsent bytes, in order, as jobs */
     int *in_flight;         /* per descriptor: jobs queued or being sent */
@@ -67,8 +73,16 @@ static int grow(Sender *s, int fd) {
     return 0;
 }
 
-/* Send one job (no lock held); returns the job holding what is left, or NULL when all went or failed. */
-static Job *send_job(Job *job, int blocked) {
+static void append_all(Jobs *jobs, Jobs *more) {
+    if (!more->first) return;
+    if (jobs->last) jobs->last->next = more->first; else jobs->first = more->first;
+    jobs->last = more->last;
+    more->first = more->last = NULL;
+}
+
+/* Send one job (no lock held): 0 when all of it went (or the socket failed: the connection is ending, so
+ * nobody reads the rest), 1 when the job now holds what the socket did not take. */
+static int send_job(Job *job, int blocked) {
     Py_ssize_t done = 0;
     if (!blocked) {
         while (done < job->length) {
@@ -76,16 +90,21 @@ static Job *send_job(Job *job, int blocked) {
             if (n > 0) { done += n; continue; }
             if (n < 0 && errno == EINTR) continue;
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            free(job);  /* the connection is ending: nobody reads the rest */
-            return NULL;
+            return 0;
         }
     }
-    if (done == job->length) { free(job); return NULL; }
+    if (done == job->length) return 0;
     if (done) {
         memmove(job->data, job->data + done, job->length - done);
         job->length -= done;
     }
-    return job;
+    return 1;
+}
+
+/* Whether a job of this batch for fd left a leftover already (later ones then wait behind it). */
+static int kept_for(const Jobs *kept, int fd) {
+    for (const Job *job = kept->first; job; job = job->next) if (job->fd == fd) return 1;
+    return 0;
 }
 
 static void *run(void *arg) {
@@ -96,29 +115,71 @@ static void *run(void *arg) {
         if (!s->queue.first) break;
         Job *job = s->queue.first;
         s->queue.first = s->queue.last = NULL;
-        int woke = 0;
+        for (Job *each = job; each; each = each->next) each->blocked = s->blocked[each->fd];
+        pthread_mutex_unlock(&s->lock);
+        Jobs sent = {NULL, NULL}, kept = {NULL, NULL};
         while (job) {
             Job *next = job->next;
-            int fd = job->fd, blocked = s->blocked[fd];
-            pthread_mutex_unlock(&s->lock);
-            Job *rest = send_job(job, blocked);
-            pthread_mutex_lock(&s->lock);
-            if (rest) {
-                push(&s->leftover, rest);
-                s->blocked[fd] = 1;
-                woke = 1;
-            }
-            s->in_flight[fd]--;
+            push(send_job(job, job->blocked || kept_for(&kept, job->fd)) ? &kept : &sent, job);
             job = next;
         }
+        pthread_mutex_lock(&s->lock);
+        for (job = sent.first; job; job = job->next) s->in_flight[job->fd]--;
+        for (job = kept.first; job; job = job->next) {
+            s->in_flight[job->fd]--;
+            s->blocked[job->fd] = 1;
+        }
+        int woke = kept.first != NULL;
+        append_all(&s->leftover, &kept);
         pthread_cond_broadcast(&s->sent);
+        pthread_mutex_unlock(&s->lock);
+        for (job = sent.first; job;) {
+            Job *next = job->next;
+            free(job);
+            job = next;
+        }
         if (woke) {
             char byte = 1;
             (void)!write(s->wake[1], &byte, 1);
         }
+        pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
+}
+
+/* Take the mutex from a thread holding the interpreter's lock: at once when it is free (nearly always: the
+ * sending thread holds it only to take or account for a batch), else with the interpreter's lock released,
+ * so a sending thread descheduled while holding it stalls no other Python thread. */
+static void lock_from_python(Sender *s) {
+    if (pthread_mutex_trylock(&s->lock) == 0) return;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&s->lock);
+    Py_END_ALLOW_THREADS
+}
+
+/* Hand the submitted jobs to the thread and wake it; -1 with an error set when it is stopped. */
+static int hand_over(Sender *s) {
+    if (!s->pending.first) return 0;
+    lock_from_python(s);
+    for (Job *job = s->pending.first; job; job = job->next) {
+        if (!s->running || grow(s, job->fd) != 0) {
+            pthread_mutex_unlock(&s->lock);
+            for (Job *each = s->pending.first; each;) {
+                Job *next = each->next;
+                free(each);
+                each = next;
+            }
+            s->pending.first = s->pending.last = NULL;
+            PyErr_SetString(PyExc_RuntimeError, "the sender is stopped");
+            return -1;
+        }
+    }
+    for (Job *job = s->pending.first; job; job = job->next) s->in_flight[job->fd]++;
+    append_all(&s->queue, &s->pending);
+    pthread_cond_signal(&s->queued);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
 }
 
 static int Sender_init(Sender *s, PyObject *args, PyObject *kwargs) {
@@ -146,31 +207,25 @@ static PyObject *Sender_submit(Sender *s, PyObject *args) {
     int fd;
     Py_buffer frame;
     if (!PyArg_ParseTuple(args, "iy*", &fd, &frame)) return NULL;
+    if (!s->running) {
+        PyBuffer_Release(&frame);
+        PyErr_SetString(PyExc_RuntimeError, "the sender is stopped");
+        return NULL;
+    }
     Job *job = fd >= 0 ? malloc(sizeof(Job) + frame.len) : NULL;
     if (!job) { PyBuffer_Release(&frame); return PyErr_NoMemory(); }
     job->fd = fd;
     job->length = frame.len;
     memcpy(job->data, frame.buf, frame.len);
     PyBuffer_Release(&frame);
-    pthread_mutex_lock(&s->lock);
-    if (!s->running || grow(s, fd) != 0) {
-        pthread_mutex_unlock(&s->lock);
-        free(job);
-        PyErr_SetString(PyExc_RuntimeError, "the sender is stopped");
-        return NULL;
-    }
-    push(&s->queue, job);
-    s->in_flight[fd]++;
-    pthread_mutex_unlock(&s->lock);
+    push(&s->pending, job);
     Py_RETURN_NONE;
 }
 
-/* Wake the thread for what was submitted since the last flush: once per turn of the event loop rather
- * than once per frame, since each wake of a waiting thread is a system call. */
+/* Hand over and wake the thread for what was submitted since the last flush: once per turn of the event
+ * loop rather than once per frame, since each wake of a waiting thread is a system call. */
 static PyObject *Sender_flush(Sender *s, PyObject *unused) {
-    pthread_mutex_lock(&s->lock);
-    if (s->queue.first) pthread_cond_signal(&s->queued);
-    pthread_mutex_unlock(&s->lock);
+    if (hand_over(s) != 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -203,16 +258,16 @@ static PyObject *Sender_drain(Sender *s, PyObject *arg) {
     int fd = PyLong_AsLong(arg);
     if (fd == -1 && PyErr_Occurred()) return NULL;
     PyObject *rest;
-    pthread_mutex_lock(&s->lock);
+    if (hand_over(s) != 0) return NULL;
+    lock_from_python(s);
     if (fd < s->capacity && s->in_flight[fd] > 0) {
-        pthread_cond_signal(&s->queued);
         pthread_mutex_unlock(&s->lock);
         Py_BEGIN_ALLOW_THREADS
         pthread_mutex_lock(&s->lock);
         while (s->in_flight[fd] > 0) pthread_cond_wait(&s->sent, &s->lock);
         pthread_mutex_unlock(&s->lock);
         Py_END_ALLOW_THREADS
-        pthread_mutex_lock(&s->lock);
+        lock_from_python(s);
     }
     rest = take_leftover(s, fd);
     pthread_mutex_unlock(&s->lock);
@@ -224,7 +279,7 @@ static PyObject *Sender_leftovers(Sender *s, PyObject *unused) {
     while (read(s->wake[0], bytes, sizeof bytes) > 0) {}
     PyObject *result = PyList_New(0);
     if (!result) return NULL;
-    pthread_mutex_lock(&s->lock);
+    lock_from_python(s);
     for (Job *job = s->leftover.first; job; job = job->next) {
         PyObject *fd = PyLong_FromLong(job->fd);
         int failed = !fd || PySequence_Contains(result, fd) < 0;
@@ -240,8 +295,18 @@ static PyObject *Sender_leftovers(Sender *s, PyObject *unused) {
     return result;
 }
 
+static void free_jobs(Jobs *jobs) {
+    while (jobs->first) {
+        Job *next = jobs->first->next;
+        free(jobs->first);
+        jobs->first = next;
+    }
+    jobs->last = NULL;
+}
+
 static void stop(Sender *s) {
     if (!s->started) return;
+    if (hand_over(s) != 0) PyErr_Clear();
     pthread_mutex_lock(&s->lock);
     s->running = 0;
     pthread_cond_signal(&s->queued);
@@ -250,12 +315,7 @@ static void stop(Sender *s) {
     pthread_join(s->thread, NULL);
     Py_END_ALLOW_THREADS
     s->started = 0;
-    while (s->leftover.first) {
-        Job *next = s->leftover.first->next;
-        free(s->leftover.first);
-        s->leftover.first = next;
-    }
-    s->leftover.last = NULL;
+    free_jobs(&s->leftover);
     close(s->wake[0]);
     close(s->wake[1]);
 }
@@ -271,6 +331,7 @@ static PyObject *Sender_wake_fd(Sender *s, void *closure) {
 
 static void Sender_dealloc(Sender *s) {
     stop(s);
+    free_jobs(&s->pending);
     free(s->in_flight);
     free(s->blocked);
     Py_TYPE(s)->tp_free((PyObject *)s);

@@ -48,6 +48,7 @@ typedef struct {
     int capacity;
     int wake[2];
     int running;
+    int idle;               /* the thread waits for jobs */
     int started;
 } Sender;
 
@@ -111,7 +112,11 @@ static void *run(void *arg) {
     Sender *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (s->running && !s->queue.first) pthread_cond_wait(&s->queued, &s->lock);
+        while (s->running && !s->queue.first) {
+            s->idle = 1;
+            pthread_cond_wait(&s->queued, &s->lock);
+            s->idle = 0;
+        }
         if (!s->queue.first) break;
         Job *job = s->queue.first;
         s->queue.first = s->queue.last = NULL;
@@ -177,8 +182,11 @@ static int hand_over(Sender *s) {
     }
     for (Job *job = s->pending.first; job; job = job->next) s->in_flight[job->fd]++;
     append_all(&s->queue, &s->pending);
-    pthread_cond_signal(&s->queued);
+    int idle = s->idle;
     pthread_mutex_unlock(&s->lock);
+    /* Woken after the unlock, so that it does not wake only to wait for this thread's mutex; only when
+     * it waits: a thread sending a batch finds the queue filled before it would wait. */
+    if (idle) pthread_cond_signal(&s->queued);
     return 0;
 }
 

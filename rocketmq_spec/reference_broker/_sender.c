@@ -3,7 +3,7 @@
  *
  * submit(fd, frame) copies the frame into a job on a list only the interpreter's lock guards, and returns;
  * flush() hands that whole list to the thread at once (one mutex acquisition per turn of the event loop,
- * not one per frame) and wakes it. The thread takes every queued job at once and sends each with
+ * or per HAND_OVER_BATCH frames in a long turn, not one per frame) and wakes it. The thread takes every queued job at once and sends each with
  * send(MSG_DONTWAIT | MSG_NOSIGNAL), holding neither the interpreter's lock nor the mutex: the mutex is
  * taken once to take the batch and once to account for it, so the loop thread never waits behind a batch
  * being sent. What a socket does not take (a full buffer) is kept, with every later frame for the same
@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#define HAND_OVER_BATCH 8
 
 typedef struct Job {
     struct Job *next;
@@ -41,6 +43,7 @@ typedef struct {
     pthread_cond_t queued;  /* jobs were queued, or the sender stops */
     pthread_cond_t sent;    /* a batch was sent */
     Jobs pending;           /* submitted, not yet handed over; guarded by the interpreter's lock */
+    int pending_count;
     Jobs queue;
     Jobs leftover;          /* unsent bytes, in order, as jobs */
     int *in_flight;         /* per descriptor: jobs queued or being sent */
@@ -176,12 +179,14 @@ static int hand_over(Sender *s) {
                 each = next;
             }
             s->pending.first = s->pending.last = NULL;
+            s->pending_count = 0;
             PyErr_SetString(PyExc_RuntimeError, "the sender is stopped");
             return -1;
         }
     }
     for (Job *job = s->pending.first; job; job = job->next) s->in_flight[job->fd]++;
     append_all(&s->queue, &s->pending);
+    s->pending_count = 0;
     int idle = s->idle;
     pthread_mutex_unlock(&s->lock);
     /* Woken after the unlock, so that it does not wake only to wait for this thread's mutex; only when
@@ -227,6 +232,9 @@ static PyObject *Sender_submit(Sender *s, PyObject *args) {
     memcpy(job->data, frame.buf, frame.len);
     PyBuffer_Release(&frame);
     push(&s->pending, job);
+    /* A turn of the loop that reads many requests hands over every HAND_OVER_BATCH answers, so the first
+     * ones do not wait for the turn's end while the thread may be free to send them. */
+    if (++s->pending_count >= HAND_OVER_BATCH && hand_over(s) != 0) return NULL;
     Py_RETURN_NONE;
 }
 

@@ -1,14 +1,14 @@
 /* A thread of its own that writes answer frames to sockets without the interpreter lock
  * (rocketmq_spec.reference_broker.sender explains why and how the event loop uses it).
  *
- * submit(fd, frame) copies the frame into a job on a list only the interpreter's lock guards, and returns;
- * flush() hands that whole list to the thread at once (one mutex acquisition per turn of the event loop,
- * or per HAND_OVER_BATCH frames in a long turn, not one per frame) and wakes it. The thread takes every queued job at once and sends each with
+ * submit(fd, frame) copies the frame into a job, queues it and returns; flush() wakes the thread if it
+ * waits, once per turn of the event loop. The thread takes every queued job at once and sends each with
  * send(MSG_DONTWAIT | MSG_NOSIGNAL), holding neither the interpreter's lock nor the mutex: the mutex is
- * taken once to take the batch and once to account for it, so the loop thread never waits behind a batch
- * being sent. What a socket does not take (a full buffer) is kept, with every later frame for the same
- * descriptor, as that descriptor's leftover, and one byte on the wake-up pipe tells the event loop to
- * collect it (leftovers(), then drain(fd)). drain(fd) hands over what is submitted, waits until no job for
+ * taken once to take the batch and once to account for it (not around every frame), so the loop thread
+ * rarely finds it held, and a frame queued while a batch is being sent goes with the next batch at once,
+ * without waiting for the loop's turn to end. What a socket does not take (a full buffer) is kept, with
+ * every later frame for the same descriptor, as that descriptor's leftover, and one byte on the wake-up
+ * pipe tells the event loop to collect it (leftovers(), then drain(fd)). drain(fd) waits until no job for
  * fd is queued or being sent and hands back its leftover, so the caller can write through its own
  * transport in order. A frame a socket refuses with an error is dropped: the connection is ending. */
 
@@ -20,8 +20,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#define HAND_OVER_BATCH 8
 
 typedef struct Job {
     struct Job *next;
@@ -42,8 +40,6 @@ typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t queued;  /* jobs were queued, or the sender stops */
     pthread_cond_t sent;    /* a batch was sent */
-    Jobs pending;           /* submitted, not yet handed over; guarded by the interpreter's lock */
-    int pending_count;
     Jobs queue;
     Jobs leftover;          /* unsent bytes, in order, as jobs */
     int *in_flight;         /* per descriptor: jobs queued or being sent */
@@ -166,33 +162,14 @@ static void lock_from_python(Sender *s) {
     Py_END_ALLOW_THREADS
 }
 
-/* Hand the submitted jobs to the thread and wake it; -1 with an error set when it is stopped. */
-static int hand_over(Sender *s) {
-    if (!s->pending.first) return 0;
+/* Wake the thread if it waits for jobs (and some are queued). Signalled after the mutex is released, so
+ * that it does not wake only to block on the mutex this thread holds; a thread sending a batch needs no
+ * signal: it finds the queue filled before it would wait. */
+static void wake_if_idle(Sender *s) {
     lock_from_python(s);
-    for (Job *job = s->pending.first; job; job = job->next) {
-        if (!s->running || grow(s, job->fd) != 0) {
-            pthread_mutex_unlock(&s->lock);
-            for (Job *each = s->pending.first; each;) {
-                Job *next = each->next;
-                free(each);
-                each = next;
-            }
-            s->pending.first = s->pending.last = NULL;
-            s->pending_count = 0;
-            PyErr_SetString(PyExc_RuntimeError, "the sender is stopped");
-            return -1;
-        }
-    }
-    for (Job *job = s->pending.first; job; job = job->next) s->in_flight[job->fd]++;
-    append_all(&s->queue, &s->pending);
-    s->pending_count = 0;
-    int idle = s->idle;
+    int idle = s->idle && s->queue.first;
     pthread_mutex_unlock(&s->lock);
-    /* Woken after the unlock, so that it does not wake only to wait for this thread's mutex; only when
-     * it waits: a thread sending a batch finds the queue filled before it would wait. */
     if (idle) pthread_cond_signal(&s->queued);
-    return 0;
 }
 
 static int Sender_init(Sender *s, PyObject *args, PyObject *kwargs) {
@@ -220,28 +197,29 @@ static PyObject *Sender_submit(Sender *s, PyObject *args) {
     int fd;
     Py_buffer frame;
     if (!PyArg_ParseTuple(args, "iy*", &fd, &frame)) return NULL;
-    if (!s->running) {
-        PyBuffer_Release(&frame);
-        PyErr_SetString(PyExc_RuntimeError, "the sender is stopped");
-        return NULL;
-    }
     Job *job = fd >= 0 ? malloc(sizeof(Job) + frame.len) : NULL;
     if (!job) { PyBuffer_Release(&frame); return PyErr_NoMemory(); }
     job->fd = fd;
     job->length = frame.len;
     memcpy(job->data, frame.buf, frame.len);
     PyBuffer_Release(&frame);
-    push(&s->pending, job);
-    /* A turn of the loop that reads many requests hands over every HAND_OVER_BATCH answers, so the first
-     * ones do not wait for the turn's end while the thread may be free to send them. */
-    if (++s->pending_count >= HAND_OVER_BATCH && hand_over(s) != 0) return NULL;
+    lock_from_python(s);
+    if (!s->running || grow(s, fd) != 0) {
+        pthread_mutex_unlock(&s->lock);
+        free(job);
+        PyErr_SetString(PyExc_RuntimeError, "the sender is stopped");
+        return NULL;
+    }
+    push(&s->queue, job);
+    s->in_flight[fd]++;
+    pthread_mutex_unlock(&s->lock);
     Py_RETURN_NONE;
 }
 
-/* Hand over and wake the thread for what was submitted since the last flush: once per turn of the event
- * loop rather than once per frame, since each wake of a waiting thread is a system call. */
+/* Wake the thread for what was submitted since the last flush: once per turn of the event loop rather
+ * than once per frame, since each wake of a waiting thread is a system call. */
 static PyObject *Sender_flush(Sender *s, PyObject *unused) {
-    if (hand_over(s) != 0) return NULL;
+    wake_if_idle(s);
     Py_RETURN_NONE;
 }
 
@@ -274,10 +252,11 @@ static PyObject *Sender_drain(Sender *s, PyObject *arg) {
     int fd = PyLong_AsLong(arg);
     if (fd == -1 && PyErr_Occurred()) return NULL;
     PyObject *rest;
-    if (hand_over(s) != 0) return NULL;
     lock_from_python(s);
     if (fd < s->capacity && s->in_flight[fd] > 0) {
+        int idle = s->idle;
         pthread_mutex_unlock(&s->lock);
+        if (idle) pthread_cond_signal(&s->queued);
         Py_BEGIN_ALLOW_THREADS
         pthread_mutex_lock(&s->lock);
         while (s->in_flight[fd] > 0) pthread_cond_wait(&s->sent, &s->lock);
@@ -322,7 +301,6 @@ static void free_jobs(Jobs *jobs) {
 
 static void stop(Sender *s) {
     if (!s->started) return;
-    if (hand_over(s) != 0) PyErr_Clear();
     pthread_mutex_lock(&s->lock);
     s->running = 0;
     pthread_cond_signal(&s->queued);
@@ -347,7 +325,6 @@ static PyObject *Sender_wake_fd(Sender *s, void *closure) {
 
 static void Sender_dealloc(Sender *s) {
     stop(s);
-    free_jobs(&s->pending);
     free(s->in_flight);
     free(s->blocked);
     Py_TYPE(s)->tp_free((PyObject *)s);

@@ -71,8 +71,7 @@ class AnswerSender:
         return fd
 
     def submit(self, fd: int, frame: bytes) -> None:
-        """Queue ``frame``; the frames queued in this turn of the loop are handed to the thread together,
-        at its end (or every few frames in a long turn), and wake it once."""
+        """Queue ``frame``; the thread is woken once for every frame queued in this turn of the loop."""
         self._sender.submit(fd, frame)
         if not self._flush_due:
             self._flush_due = True

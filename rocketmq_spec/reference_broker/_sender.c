@@ -1,16 +1,12 @@
 /* A thread of its own that writes answer frames to sockets without the interpreter lock
  * (rocketmq_spec.reference_broker.sender explains why and how the event loop uses it).
  *
- * submit(fd, frame) copies the frame into a job, queues it and returns; flush() wakes the thread if it
- * waits, once per turn of the event loop. The thread takes every queued job at once and sends each with
- * send(MSG_DONTWAIT | MSG_NOSIGNAL), holding neither the interpreter's lock nor the mutex: the mutex is
- * taken once to take the batch and once to account for it (not around every frame), so the loop thread
- * rarely finds it held, and a frame queued while a batch is being sent goes with the next batch at once,
- * without waiting for the loop's turn to end. What a socket does not take (a full buffer) is kept, with
- * every later frame for the same descriptor, as that descriptor's leftover, and one byte on the wake-up
- * pipe tells the event loop to collect it (leftovers(), then drain(fd)). drain(fd) waits until no job for
- * fd is queued or being sent and hands back its leftover, so the caller can write through its own
- * transport in order. A frame a socket refuses with an error is dropped: the connection is ending. */
+ * submit(fd, frame) copies the frame into a job and returns; flush() wakes the thread, which takes every queued job at once and
+ * sends each with send(MSG_DONTWAIT | MSG_NOSIGNAL), holding no Python object. What a socket does not take
+ * (a full buffer) is kept, with every later frame for the same descriptor, as that descriptor's leftover,
+ * and one byte on the wake-up pipe tells the event loop to collect it (leftovers(), then drain(fd)). drain(fd) waits until no job for fd
+ * is queued or being sent and hands back its leftover, so the caller can write through its own transport
+ * in order. A frame a socket refuses with an error is dropped: the connection is ending. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,7 +20,6 @@
 typedef struct Job {
     struct Job *next;
     int fd;
-    int blocked;            /* the descriptor had a leftover when the thread took the job */
     Py_ssize_t length;
     char data[];
 } Job;
@@ -47,7 +42,6 @@ typedef struct {
     int capacity;
     int wake[2];
     int running;
-    int idle;               /* the thread waits for jobs */
     int started;
 } Sender;
 
@@ -73,16 +67,8 @@ static int grow(Sender *s, int fd) {
     return 0;
 }
 
-static void append_all(Jobs *jobs, Jobs *more) {
-    if (!more->first) return;
-    if (jobs->last) jobs->last->next = more->first; else jobs->first = more->first;
-    jobs->last = more->last;
-    more->first = more->last = NULL;
-}
-
-/* Send one job (no lock held): 0 when all of it went (or the socket failed: the connection is ending, so
- * nobody reads the rest), 1 when the job now holds what the socket did not take. */
-static int send_job(Job *job, int blocked) {
+/* Send one job (no lock held); returns the job holding what is left, or NULL when all went or failed. */
+static Job *send_job(Job *job, int blocked) {
     Py_ssize_t done = 0;
     if (!blocked) {
         while (done < job->length) {
@@ -90,86 +76,49 @@ static int send_job(Job *job, int blocked) {
             if (n > 0) { done += n; continue; }
             if (n < 0 && errno == EINTR) continue;
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            return 0;
+            free(job);  /* the connection is ending: nobody reads the rest */
+            return NULL;
         }
     }
-    if (done == job->length) return 0;
+    if (done == job->length) { free(job); return NULL; }
     if (done) {
         memmove(job->data, job->data + done, job->length - done);
         job->length -= done;
     }
-    return 1;
-}
-
-/* Whether a job of this batch for fd left a leftover already (later ones then wait behind it). */
-static int kept_for(const Jobs *kept, int fd) {
-    for (const Job *job = kept->first; job; job = job->next) if (job->fd == fd) return 1;
-    return 0;
+    return job;
 }
 
 static void *run(void *arg) {
     Sender *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (s->running && !s->queue.first) {
-            s->idle = 1;
-            pthread_cond_wait(&s->queued, &s->lock);
-            s->idle = 0;
-        }
+        while (s->running && !s->queue.first) pthread_cond_wait(&s->queued, &s->lock);
         if (!s->queue.first) break;
         Job *job = s->queue.first;
         s->queue.first = s->queue.last = NULL;
-        for (Job *each = job; each; each = each->next) each->blocked = s->blocked[each->fd];
-        pthread_mutex_unlock(&s->lock);
-        Jobs sent = {NULL, NULL}, kept = {NULL, NULL};
+        int woke = 0;
         while (job) {
             Job *next = job->next;
-            push(send_job(job, job->blocked || kept_for(&kept, job->fd)) ? &kept : &sent, job);
+            int fd = job->fd, blocked = s->blocked[fd];
+            pthread_mutex_unlock(&s->lock);
+            Job *rest = send_job(job, blocked);
+            pthread_mutex_lock(&s->lock);
+            if (rest) {
+                push(&s->leftover, rest);
+                s->blocked[fd] = 1;
+                woke = 1;
+            }
+            s->in_flight[fd]--;
             job = next;
         }
-        pthread_mutex_lock(&s->lock);
-        for (job = sent.first; job; job = job->next) s->in_flight[job->fd]--;
-        for (job = kept.first; job; job = job->next) {
-            s->in_flight[job->fd]--;
-            s->blocked[job->fd] = 1;
-        }
-        int woke = kept.first != NULL;
-        append_all(&s->leftover, &kept);
         pthread_cond_broadcast(&s->sent);
-        pthread_mutex_unlock(&s->lock);
-        for (job = sent.first; job;) {
-            Job *next = job->next;
-            free(job);
-            job = next;
-        }
         if (woke) {
             char byte = 1;
             (void)!write(s->wake[1], &byte, 1);
         }
-        pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
-}
-
-/* Take the mutex from a thread holding the interpreter's lock: at once when it is free (nearly always: the
- * sending thread holds it only to take or account for a batch), else with the interpreter's lock released,
- * so a sending thread descheduled while holding it stalls no other Python thread. */
-static void lock_from_python(Sender *s) {
-    if (pthread_mutex_trylock(&s->lock) == 0) return;
-    Py_BEGIN_ALLOW_THREADS
-    pthread_mutex_lock(&s->lock);
-    Py_END_ALLOW_THREADS
-}
-
-/* Wake the thread if it waits for jobs (and some are queued). Signalled after the mutex is released, so
- * that it does not wake only to block on the mutex this thread holds; a thread sending a batch needs no
- * signal: it finds the queue filled before it would wait. */
-static void wake_if_idle(Sender *s) {
-    lock_from_python(s);
-    int idle = s->idle && s->queue.first;
-    pthread_mutex_unlock(&s->lock);
-    if (idle) pthread_cond_signal(&s->queued);
 }
 
 static int Sender_init(Sender *s, PyObject *args, PyObject *kwargs) {
@@ -203,7 +152,7 @@ static PyObject *Sender_submit(Sender *s, PyObject *args) {
     job->length = frame.len;
     memcpy(job->data, frame.buf, frame.len);
     PyBuffer_Release(&frame);
-    lock_from_python(s);
+    pthread_mutex_lock(&s->lock);
     if (!s->running || grow(s, fd) != 0) {
         pthread_mutex_unlock(&s->lock);
         free(job);
@@ -219,7 +168,9 @@ static PyObject *Sender_submit(Sender *s, PyObject *args) {
 /* Wake the thread for what was submitted since the last flush: once per turn of the event loop rather
  * than once per frame, since each wake of a waiting thread is a system call. */
 static PyObject *Sender_flush(Sender *s, PyObject *unused) {
-    wake_if_idle(s);
+    pthread_mutex_lock(&s->lock);
+    if (s->queue.first) pthread_cond_signal(&s->queued);
+    pthread_mutex_unlock(&s->lock);
     Py_RETURN_NONE;
 }
 
@@ -252,17 +203,16 @@ static PyObject *Sender_drain(Sender *s, PyObject *arg) {
     int fd = PyLong_AsLong(arg);
     if (fd == -1 && PyErr_Occurred()) return NULL;
     PyObject *rest;
-    lock_from_python(s);
+    pthread_mutex_lock(&s->lock);
     if (fd < s->capacity && s->in_flight[fd] > 0) {
-        int idle = s->idle;
+        pthread_cond_signal(&s->queued);
         pthread_mutex_unlock(&s->lock);
-        if (idle) pthread_cond_signal(&s->queued);
         Py_BEGIN_ALLOW_THREADS
         pthread_mutex_lock(&s->lock);
         while (s->in_flight[fd] > 0) pthread_cond_wait(&s->sent, &s->lock);
         pthread_mutex_unlock(&s->lock);
         Py_END_ALLOW_THREADS
-        lock_from_python(s);
+        pthread_mutex_lock(&s->lock);
     }
     rest = take_leftover(s, fd);
     pthread_mutex_unlock(&s->lock);
@@ -274,7 +224,7 @@ static PyObject *Sender_leftovers(Sender *s, PyObject *unused) {
     while (read(s->wake[0], bytes, sizeof bytes) > 0) {}
     PyObject *result = PyList_New(0);
     if (!result) return NULL;
-    lock_from_python(s);
+    pthread_mutex_lock(&s->lock);
     for (Job *job = s->leftover.first; job; job = job->next) {
         PyObject *fd = PyLong_FromLong(job->fd);
         int failed = !fd || PySequence_Contains(result, fd) < 0;
@@ -290,15 +240,6 @@ static PyObject *Sender_leftovers(Sender *s, PyObject *unused) {
     return result;
 }
 
-static void free_jobs(Jobs *jobs) {
-    while (jobs->first) {
-        Job *next = jobs->first->next;
-        free(jobs->first);
-        jobs->first = next;
-    }
-    jobs->last = NULL;
-}
-
 static void stop(Sender *s) {
     if (!s->started) return;
     pthread_mutex_lock(&s->lock);
@@ -309,7 +250,12 @@ static void stop(Sender *s) {
     pthread_join(s->thread, NULL);
     Py_END_ALLOW_THREADS
     s->started = 0;
-    free_jobs(&s->leftover);
+    while (s->leftover.first) {
+        Job *next = s->leftover.first->next;
+        free(s->leftover.first);
+        s->leftover.first = next;
+    }
+    s->leftover.last = NULL;
     close(s->wake[0]);
     close(s->wake[1]);
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import hot_path, java_compare, matrix
+from benchmarks import builds, hot_path, java_compare, matrix
 from benchmarks.ci_check import EXPECTED, verdict
 from benchmarks.java_compare import FULL, QUICK, Phase, TargetRun, _PhaseReader
 from benchmarks.machine import Reading
@@ -163,3 +163,18 @@ def test_start_probe_needs_a_whole_answer() -> None:
 def test_ci_check_fails_only_on_a_change_of_about_2x(change: float, passed: bool) -> None:
     name, recorded = next(iter(EXPECTED.items()))
     assert verdict(name, recorded * change).passed is passed
+
+
+def test_builds_summary_gives_medians_over_rounds_and_ratios_to_the_first_build(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("benchmarks.java_compare.cores", lambda: 2)
+    base = [_phase("send", 16, (1000,) * 5), _phase("send", 16, (3000,) * 5), _phase("send", 16, (2000,) * 5)]
+    changed = [_phase("send", 16, (3000,) * 5), _phase("send", 16, (2500,) * 5, others=1.0)]
+    lines = builds.summary({"send-16": {"main": base, "perf": changed}}, ["main", "perf"])
+    assert lines == ["send-16: main 2,000/s (1.00x), p99 2.00 ms, 100.0 us/msg; "
+                     "perf 2,750/s (1.38x), p99 2.00 ms, 100.0 us/msg  [not quiet: indicative only]"]
+
+
+def test_builds_refuses_a_checkout_without_the_package(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        builds.main(["--build", f"main={tmp_path}", "--build", f"perf={tmp_path}"])

@@ -11,6 +11,7 @@ skipped only where the extension is not built.
 from __future__ import annotations
 
 import json
+import struct
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from rocketmq_spec.codec.fast_store import (
     _gather_records,
     _java_string_hash,
     _pack_plain_record,
+    _put_index_entry,
     packed_ip,
 )
 from rocketmq_spec.codec.hotpath import load_compiled, twin
@@ -41,6 +43,7 @@ from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1, CommitLogRecord
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.hashing import java_string_hash as spec_java_string_hash
 from rocketmq_spec.spec.headers import PULL_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
+from rocketmq_spec.spec.indexfile import ENTRY_SIZE, HEADER_SIZE, INVALID_INDEX, SLOT_SIZE
 from rocketmq_spec.spec.properties import encode_properties, parse_properties
 from rocketmq_spec.spec.sysflag import MessageSysFlag
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
@@ -271,6 +274,41 @@ def test_count_records_equal(sizes: list[int], tail: bytes) -> None:
 def test_java_string_hash_equal(text: str) -> None:
     assert compiled is not None
     assert compiled.java_string_hash(text) == spec_java_string_hash(text) == _java_string_hash(text)
+
+
+@st.composite
+def index_puts(draw: st.DrawFn) -> tuple[bytearray, list[tuple[Any, ...]]]:
+    """A small index file's bytes (slots already holding values in and out of range) and the arguments of
+    a run of key writes into it, entry counts rising as a writer's do; at times one past the buffer."""
+    slot_count = draw(st.integers(1, 6))
+    capacity = draw(st.integers(1, 6))
+    entries_at = HEADER_SIZE + slot_count * SLOT_SIZE
+    size = entries_at + capacity * ENTRY_SIZE
+    buffer = bytearray(draw(st.binary(min_size=size, max_size=size)))
+    first = draw(st.integers(0, capacity))
+    calls = [(draw(st.sampled_from(["T#k", "T#" + "x" * 40]) | texts(max_size=12)), draw(st.integers(*INT64)),
+              draw(st.integers(0, INT32[1])), HEADER_SIZE, slot_count, entries_at, index_count, INVALID_INDEX)
+             for index_count in range(first, capacity + draw(st.integers(0, 1)))]
+    return buffer, calls
+
+
+@EQUALITY
+@given(index_puts())
+def test_put_index_entry_equal(puts: tuple[bytearray, list[tuple[Any, ...]]]) -> None:
+    """Same previous entries returned, same bytes left; past the buffer the twin declines, writing
+    nothing, and the pure function raises."""
+    assert compiled is not None
+    buffer, calls = puts
+    ours, theirs = bytearray(buffer), bytearray(buffer)
+    for call in calls:
+        answer = compiled.put_index_entry(ours, *call)
+        if answer is None:
+            assert ours == theirs
+            with pytest.raises(struct.error):
+                _put_index_entry(theirs, *call)
+            return
+        assert answer == _put_index_entry(theirs, *call)
+        assert ours == theirs
 
 
 @EQUALITY

@@ -543,6 +543,46 @@ static PyObject *java_string_hash(PyObject *self, PyObject *text) {
     return PyLong_FromLong((long)(int32_t)h);
 }
 
+/* ------------------------------------------------------------------ index entries */
+
+/* put_index_entry(map, key, phy_offset, time_diff, slots_at, slot_count, entries_at, index_count,
+ * invalid_index) -> int: codec.fast_store.put_index_entry, the entry and slot writes of one index key;
+ * None (nothing written) when the slot or the entry lies outside the buffer, which the pure function
+ * refuses with its own error. */
+static PyObject *put_index_entry(PyObject *self, PyObject *args) {
+    Py_buffer map;
+    PyObject *key;
+    long long phy_offset, slots_at, slot_count, entries_at;
+    int time_diff, index_count, invalid_index;
+    if (!PyArg_ParseTuple(args, "w*ULiLLLii", &map, &key, &phy_offset, &time_diff, &slots_at, &slot_count,
+                          &entries_at, &index_count, &invalid_index)) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) { PyErr_Clear(); Py_RETURN_NONE; }
+        return NULL;
+    }
+    PyObject *hash = java_string_hash(self, key);
+    if (!hash) { PyBuffer_Release(&map); return NULL; }
+    long h = PyLong_AsLong(hash);
+    Py_DECREF(hash);
+    long long key_hash = h == INT32_MIN ? 0 : (h < 0 ? -(long long)h : h);
+    long long slot_pos = slot_count > 0 ? slots_at + (key_hash % slot_count) * 4 : -1;
+    long long entry_pos = entries_at + (long long)index_count * 20;
+    if (slot_pos < 0 || slot_pos + 4 > map.len || entry_pos < 0 || entry_pos + 20 > map.len) {
+        PyBuffer_Release(&map);
+        Py_RETURN_NONE;
+    }
+    unsigned char *base = map.buf;
+    int32_t old = (int32_t)get32(base + slot_pos);
+    if (old <= invalid_index || old > index_count) old = invalid_index;
+    unsigned char *entry = base + entry_pos;
+    put32(entry, (uint32_t)key_hash);
+    put64(entry + 4, (uint64_t)phy_offset);
+    put32(entry + 12, (uint32_t)time_diff);
+    put32(entry + 16, (uint32_t)old);
+    put32(base + slot_pos, (uint32_t)index_count);
+    PyBuffer_Release(&map);
+    return PyLong_FromLong(old);
+}
+
 /* ------------------------------------------------------------------ answers */
 
 static PyObject *join_answer_body(PyObject *pieces, PyObject *order, int opaque, PyObject *values,
@@ -727,6 +767,7 @@ static PyMethodDef methods[] = {
     {"parse_properties", parse_properties, METH_O, "A properties string's map (spec.properties rules)."},
     {"pack_plain_record", pack_plain_record, METH_VARARGS, "A v1 CommitLog record with size and CRC."},
     {"java_string_hash", java_string_hash, METH_O, "Java String.hashCode."},
+    {"put_index_entry", put_index_entry, METH_VARARGS, "One index key's entry and slot, written."},
     {"join_answer", join_answer, METH_VARARGS, "A JSON answer frame joined from a template."},
     {"gather_records", gather_records, METH_VARARGS, "The records a pull's consume-queue entries point at."},
     {"count_records", count_records, METH_O, "The records of a pull body."},

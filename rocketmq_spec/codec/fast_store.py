@@ -250,6 +250,26 @@ def index_key_hash(key: str) -> int:
     return 0 if h == spec_hashing.INT32_MIN else abs(h)
 
 
+def _put_index_entry(buffer: mmap.mmap | bytearray, key: str, phy_offset: int, time_diff: int, slots_at: int,
+                     slot_count: int, entries_at: int, index_count: int, invalid_index: int) -> int:
+    """Write one index key as ``IndexFile.putKey`` does: entry ``index_count`` (its hash, the commitlog
+    offset, the time diff and the slot's previous entry, or ``invalid_index`` where the slot held none
+    of this file's entries), then the slot pointing at it; returns that previous entry. About three keys
+    per send: the compiled twin does this in one call."""
+    key_hash = index_key_hash(key)
+    slot_pos = slots_at + (key_hash % slot_count) * INDEX_SLOT.size
+    (old,) = INDEX_SLOT.unpack_from(buffer, slot_pos)
+    if old <= invalid_index or old > index_count:
+        old = invalid_index
+    entry_pos = entries_at + index_count * INDEX_ENTRY.size
+    INDEX_ENTRY.pack_into(buffer, entry_pos, key_hash, phy_offset, time_diff, old)
+    INDEX_SLOT.pack_into(buffer, slot_pos, index_count)
+    return int(old)
+
+
+put_index_entry = twin("put_index_entry", _put_index_entry, declines=True)
+
+
 @lru_cache(maxsize=1024)
 def packed_ip(ip: str) -> bytes:
     """An address's bytes; a broker sees few distinct hosts, so parsing each once pays."""

@@ -133,14 +133,17 @@ def check_length(length: int) -> None:
                          clause=FRAME_MAX.id, offset=0)
 
 
+_SERIALIZE_TYPES = {member.value: member for member in SerializeType}
+"""Every frame's type word is judged, so the member is a dict lookup rather than an enum call."""
+
+
 def check_type_word(length: int, serialize_type: int, header_length: int) -> SerializeType:
     """Judge the type word against the length word; returns the serialize type when it is known."""
     if header_length > length - TYPE_WORD_SIZE:
         raise FrameError("header length beyond the frame", expected=f"<= {length - TYPE_WORD_SIZE}",
                          seen=header_length, clause=FRAME_HEADER_BOUNDS.id, offset=LENGTH_FIELD_SIZE)
-    try:
-        return SerializeType(serialize_type)
-    except ValueError:
+    known = _SERIALIZE_TYPES.get(serialize_type)
+    if known is None:
         raise FrameError("unknown serialize type", expected=[t.value for t in SerializeType],
-                         seen=serialize_type, clause=FRAME_SERIALIZE_TYPE.id,
-                         offset=LENGTH_FIELD_SIZE) from None
+                         seen=serialize_type, clause=FRAME_SERIALIZE_TYPE.id, offset=LENGTH_FIELD_SIZE)
+    return known

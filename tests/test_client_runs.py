@@ -1,0 +1,73 @@
+"""The client suite's scenario runs: which scenarios a selection foresees, and in which order they start."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+
+from rocketmq_spec.conformance.case import MARKER
+from rocketmq_spec.conformance.clients import scenarios as sc
+from rocketmq_spec.conformance.clients.cli import pytest_args
+from rocketmq_spec.conformance.clients.judge import JudgingServer, Scenario, ScenarioRun
+from rocketmq_spec.conformance.clients.runs import Runs, foreseen
+
+
+class _Server:
+    """Stands in for the judging server: records which scenario ran when, from which thread."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+        self.lock = threading.Lock()
+
+    def run(self, argv: list[str], scenario: Scenario, env: dict[str, str]) -> ScenarioRun:
+        with self.lock:
+            self.ran.append(scenario.key)
+        return cast(ScenarioRun, SimpleNamespace(scenario=scenario, seconds=1.0))
+
+
+def _runs(server: _Server, jobs: int) -> Runs:
+    return Runs(cast(JudgingServer, server), ["driver"], jobs=jobs)
+
+
+def test_foreseen_scenarios_start_longest_first_and_run_once() -> None:
+    server = _Server()
+    runs = _runs(server, jobs=1)
+    runs.start([sc.PRODUCE_ONEWAY, sc.IDLE, sc.PRODUCE, sc.IDLE])
+    assert runs.run(sc.PRODUCE_ONEWAY).scenario is sc.PRODUCE_ONEWAY
+    runs.finish()
+    assert server.ran == ["idle", "produce", "produce-oneway"]
+    assert runs.times() == {"idle": 1.0, "produce": 1.0, "produce-oneway": 1.0}
+
+
+def test_a_scenario_nobody_foresaw_runs_when_a_case_asks() -> None:
+    server = _Server()
+    runs = _runs(server, jobs=2)
+    assert runs.run(sc.SEND_BUSY).scenario is sc.SEND_BUSY
+    assert runs.run(sc.SEND_BUSY).scenario is sc.SEND_BUSY
+    runs.finish()
+    assert server.ran == ["send-system-busy"]
+
+
+def test_jobs_below_one_are_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        _runs(_Server(), jobs=0)
+
+
+class _Collected:
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", f"{MARKER}(spec): a conformance case")
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.items = list(session.items)
+
+
+def test_every_case_foresees_a_scenario_and_all_of_them_are_foreseen() -> None:
+    collected = _Collected()
+    pytest.main([*pytest_args(None, False), "--collect-only"], plugins=[collected])
+    assert collected.items
+    assert [item.nodeid for item in collected.items if not foreseen([item])] == []
+    declared = {v.key for v in vars(sc).values() if isinstance(v, Scenario)}
+    assert {s.key for s in foreseen(collected.items)} == declared

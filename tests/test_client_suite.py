@@ -12,10 +12,13 @@ from pathlib import Path
 import pytest
 
 from rocketmq_spec.conformance.clients import cli, driver
+from rocketmq_spec.conformance.clients import scenarios as sc
 from rocketmq_spec.conformance.clients.cli import main, run_suite
 from rocketmq_spec.conformance.clients.judge import JudgingServer
+from rocketmq_spec.conformance.clients.recording import requests
 from rocketmq_spec.conformance.clients.runs import Runs
 from rocketmq_spec.conformance.verdict import Verdict
+from rocketmq_spec.spec.codes import ResponseCode
 
 BROKEN_CLIENT = [sys.executable, str(Path(__file__).with_name("broken_client"))]
 
@@ -172,6 +175,19 @@ def test_a_driver_that_hangs_is_one_line_and_status_2(
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JudgingServer]:
     with JudgingServer(tmp_path_factory.mktemp("judging")) as started:
         yield started
+
+
+def test_scenarios_side_by_side_keep_their_own_frames_and_scripts(server: JudgingServer) -> None:
+    runs = Runs(server, BROKEN_CLIENT, jobs=2)
+    runs.start([sc.SEND_ERROR_ONCE, sc.PRODUCE_ONEWAY])
+    refused, oneway = runs.run(sc.SEND_ERROR_ONCE), runs.run(sc.PRODUCE_ONEWAY)
+    runs.finish()
+    assert refused.broker_addr != oneway.broker_addr
+    for result, other in ((refused, oneway), (oneway, refused)):
+        assert requests(result.frames, *sc.SENDS)
+        assert not [f for f in result.frames if other.topic in str(f.command.ext_fields)]
+    assert [f.command.code for f in refused.frames if f.scripted] == [ResponseCode.SYSTEM_ERROR]
+    assert not [f for f in oneway.frames if f.scripted]
 
 
 def _verdicts(server: JudgingServer, tmp_path: Path, breaks: str, selection: str) -> dict[str, Verdict]:

@@ -5,6 +5,7 @@ a JVM starting per scenario), so the suite starts every scenario the selected ca
 the first case reads one, ``jobs`` at a time, and each case then waits for its own run only. A run has
 its own topic, group and relays (:meth:`.judge.JudgingServer.run`), so what one client sends or is
 answered never reaches another's recording; the cases still run, and report, in their collection order.
+Short producer runs, whose verdicts race the client's own send timeout, go one at a time.
 Which scenarios a case asks for is read off the case before it runs (:func:`foreseen`); a scenario that
 was not foreseen is run when a case asks for it, so foreseeing changes when a run happens, never what a
 case sees.

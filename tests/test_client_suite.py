@@ -3,6 +3,7 @@ against a test client that breaks its clause (tests/broken_client) and pass agai
 
 from __future__ import annotations
 
+import dataclasses
 import stat
 import sys
 from collections.abc import Iterator
@@ -10,11 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from rocketmq_spec.conformance.clients import driver
+from rocketmq_spec.conformance.clients import cli, driver
+from rocketmq_spec.conformance.clients import scenarios as sc
 from rocketmq_spec.conformance.clients.cli import main, run_suite
 from rocketmq_spec.conformance.clients.judge import JudgingServer
-from rocketmq_spec.conformance.clients.plugin import Runs
+from rocketmq_spec.conformance.clients.recording import requests
+from rocketmq_spec.conformance.clients.runs import Runs
 from rocketmq_spec.conformance.verdict import Verdict
+from rocketmq_spec.spec.codes import ResponseCode
 
 BROKEN_CLIENT = [sys.executable, str(Path(__file__).with_name("broken_client"))]
 
@@ -97,12 +101,30 @@ def _executable(path: Path, text: str) -> Path:
     return path
 
 
-def test_a_hanging_driver_is_killed_and_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _gone(pid: int) -> bool:
+    """The process has exited (a zombie waiting for init to reap it counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+HANGS_WITH_A_CHILD = (
+    "#!/bin/sh\nsleep 600 &\necho \"$!\" > \"$0.child\"\n{ready}exec sleep 600\n"
+)
+"""A driver that starts a child of its own, then never exits (and, without ``ready``, never says a word)."""
+
+
+@pytest.mark.parametrize("ready", ["", "echo '{\"event\":\"ready\"}'\n"], ids=["silent", "ready"])
+def test_a_hanging_driver_is_killed_with_its_children_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ready: str
+) -> None:
     monkeypatch.setattr(driver, "GRACE_S", 0.5)
-    script = _executable(tmp_path / "hang", '#!/bin/sh\necho \'{"event":"ready"}\'\nexec sleep 600\n')
+    script = _executable(tmp_path / "hang", HANGS_WITH_A_CHILD.format(ready=ready))
     result = driver.run([str(script)], "produce", {}, 0.5)
     assert result.hung and result.failed is not None and "killed" in result.failed
-    assert [e.kind for e in result.events] == ["ready"]
+    assert [e.kind for e in result.events] == (["ready"] if ready else [])
+    assert _gone(int((tmp_path / "hang.child").read_text()))
 
 
 def test_unsupported_and_failed_drivers_say_why(tmp_path: Path) -> None:
@@ -136,10 +158,36 @@ def test_a_driver_that_exits_at_once_is_one_line_and_status_2(
     assert err.count("\n") == 0 and "status 1: cannot load the client" in err
 
 
+@pytest.mark.parametrize("ready", ["", "echo '{\"event\":\"ready\"}'\n"], ids=["silent", "ready"])
+def test_a_driver_that_hangs_is_one_line_and_status_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], ready: str
+) -> None:
+    monkeypatch.setattr(driver, "GRACE_S", 0.5)
+    monkeypatch.setattr(cli, "PROBE", dataclasses.replace(cli.PROBE, timeout_s=0.5))
+    script = _executable(tmp_path / "driver", HANGS_WITH_A_CHILD.format(ready=ready))
+    assert main(["--driver", str(script)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "hangs" in err and "killed with its process group" in err
+    assert _gone(int((tmp_path / "driver.child").read_text()))
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JudgingServer]:
     with JudgingServer(tmp_path_factory.mktemp("judging")) as started:
         yield started
+
+
+def test_scenarios_side_by_side_keep_their_own_frames_and_scripts(server: JudgingServer) -> None:
+    runs = Runs(server, BROKEN_CLIENT, jobs=2)
+    runs.start([sc.SEND_ERROR_ONCE, sc.PRODUCE_ONEWAY])
+    refused, oneway = runs.run(sc.SEND_ERROR_ONCE), runs.run(sc.PRODUCE_ONEWAY)
+    runs.finish()
+    assert refused.broker_addr != oneway.broker_addr
+    for result, other in ((refused, oneway), (oneway, refused)):
+        assert requests(result.frames, *sc.SENDS)
+        assert not [f for f in result.frames if other.topic in str(f.command.ext_fields)]
+    assert [f.command.code for f in refused.frames if f.scripted] == [ResponseCode.SYSTEM_ERROR]
+    assert not [f for f in oneway.frames if f.scripted]
 
 
 def _verdicts(server: JudgingServer, tmp_path: Path, breaks: str, selection: str) -> dict[str, Verdict]:

@@ -1,9 +1,11 @@
 """The judging server and scenarios: a real name server and broker behind the recording relay.
 
 One :class:`JudgingServer` serves a whole run: the broker is started once (``rocketmq_spec.targets``, as a
-subprocess: the suite never imports a broker), and each scenario gets its own topic and group, its own
-recording and its own script. A scenario whose consumer needs messages gets them from the suite itself,
-sent straight to the broker before the driver starts, so the relay records only the client's traffic.
+subprocess: the suite never imports a broker), and each scenario gets its own topic and group, and a relay
+of its own (listening ports, recording, script; a gRPC relay too when the target serves gRPC), so that
+scenarios can run side by side without one's frames or scripted answers reaching another's client. A
+scenario whose consumer needs messages gets them from the suite itself, sent straight to the broker before
+the driver starts, so the relay records only the client's traffic.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import re
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +25,7 @@ from rocketmq_spec.admin.wire import AdminError
 from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.conformance.clients import driver
 from rocketmq_spec.conformance.clients.grpc_relay import GrpcMessage, GrpcRecording, GrpcRelay
-from rocketmq_spec.conformance.clients.recording import Event, Frame, Role
+from rocketmq_spec.conformance.clients.recording import Event, Frame, Recording, Role
 from rocketmq_spec.conformance.clients.relay_server import Relay
 from rocketmq_spec.conformance.clients.script import Rule, Script
 from rocketmq_spec.conformance.recorder import Exchange
@@ -98,6 +101,8 @@ class ScenarioRun:
 
     grpc: list[GrpcMessage] = field(default_factory=list)
     """What crossed the gRPC relay (a 5.x SDK's RPCs)."""
+    seconds: float = 0.0
+    """How long the run took, topic creation and prefill included (the report's scenario times)."""
 
     def wall_ms(self, frame: Frame) -> int:
         """A frame's arrival on the wall clock, in ms, as a client's timestamps count."""
@@ -120,39 +125,44 @@ class JudgingServer:
         self.target = target
         self._stack = contextlib.ExitStack()
         self._serial = 0
-        self.relay: Relay | None = None
-        self.grpc_relay: GrpcRelay | None = None
-        """In front of the target's gRPC endpoint, when it serves one (5.x SDKs: RMQ_ENDPOINT)."""
+        self._serial_lock = threading.Lock()
         self.namesrv_addr = ""
         self.broker_addr = ""
+        self.proxy_addr: str | None = None
+        """The target's gRPC endpoint, when it serves one (5.x SDKs are given a relay of it: RMQ_ENDPOINT)."""
 
     def __enter__(self) -> JudgingServer:
         running = self._stack.enter_context(
             started(self.target, self.workdir / "target", broker_config=QUICK_TRANSACTION_CHECKS)
         )
         self.namesrv_addr, self.broker_addr = running.namesrv_addr, running.broker_addr
-        self.relay = Relay({Role.NAMESRV: running.namesrv_addr, Role.BROKER: running.broker_addr})
-        self.relay.start()
-        self._stack.callback(self.relay.stop)
-        if running.proxy_addr:
-            self.grpc_relay = GrpcRelay(running.proxy_addr)
-            self.grpc_relay.start()
-            self._stack.callback(self.grpc_relay.stop)
+        self.proxy_addr = running.proxy_addr
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
 
-    @property
-    def relay_namesrv(self) -> str:
-        """Where a client under test is told the name server is."""
-        assert self.relay is not None
-        return self.relay.addresses[Role.NAMESRV]
+    @contextlib.contextmanager
+    def _relays(self, script: Script) -> Iterator[tuple[Relay, Recording, GrpcRelay | None]]:
+        """A scenario's own relays, cut and closed when it ends (a killed driver's connections too)."""
+        with contextlib.ExitStack() as stack:
+            relay = Relay({Role.NAMESRV: self.namesrv_addr, Role.BROKER: self.broker_addr})
+            relay.start()
+            stack.callback(relay.stop)
+            grpc_relay = None
+            if self.proxy_addr:
+                grpc_relay = GrpcRelay(self.proxy_addr)
+                grpc_relay.start()
+                stack.callback(grpc_relay.stop)
+            recording = stack.enter_context(relay.scenario(script))
+            yield relay, recording, grpc_relay
 
     def _names(self, scenario: Scenario) -> tuple[str, str]:
-        self._serial += 1
+        with self._serial_lock:
+            self._serial += 1
+            serial = self._serial
         stem = re.sub(r"[^A-Za-z0-9_-]", "_", scenario.key)[:60]
-        return f"CT_{stem}_{self._serial}", f"CG_{stem}_{self._serial}"
+        return f"CT_{stem}_{serial}", f"CG_{stem}_{serial}"
 
     def _create_topic_and_group(self, topic: str, group: str, scenario: Scenario) -> None:
         """The topic and the consumer group, as an application's operator creates them first: a 5.5.0
@@ -215,7 +225,10 @@ class JudgingServer:
     def run(
         self, argv: Sequence[str], scenario: Scenario, extra_env: Mapping[str, str] | None = None
     ) -> ScenarioRun:
-        assert self.relay is not None, "use the server as a context manager"
+        """One scenario from topic creation to the driver's exit; safe to call from several threads at once
+        (each call has its own topic, group, relays and work directory)."""
+        assert self.namesrv_addr, "use the server as a context manager"
+        began = time.monotonic()
         topic, group = self._names(scenario)
         if scenario.create_topic:
             self._create_topic_and_group(topic, group, scenario)
@@ -223,28 +236,30 @@ class JudgingServer:
         prefilled = self._prefill(topic, scenario, body) if scenario.prefill else []
         workdir = self.workdir / "drivers" / topic
         workdir.mkdir(parents=True, exist_ok=True)
-        env = {
-            **(extra_env or {}),
-            **environment(scenario, self.relay.addresses[Role.NAMESRV], topic, group, body, workdir),
-            "RMQ_ENDPOINT": self.grpc_relay.address if self.grpc_relay else "",
-        }
-        grpc_recording = self.grpc_relay.begin() if self.grpc_relay else GrpcRecording()
         rules = tuple(rule.bound(topic) for rule in scenario.rules)
-        with self.relay.scenario(Script(rules)) as recording:
+        with self._relays(Script(rules)) as (relay, recording, grpc_relay):
+            env = {
+                **(extra_env or {}),
+                **environment(scenario, relay.addresses[Role.NAMESRV], topic, group, body, workdir),
+                "RMQ_ENDPOINT": grpc_relay.address if grpc_relay else "",
+            }
+            grpc_recording = grpc_relay.begin() if grpc_relay else GrpcRecording()
             result = driver.run(argv, scenario.name, env, scenario.timeout_s, recording.now, cwd=workdir)
             time.sleep(0.2)  # the last frames the client wrote before exiting reach the relay
+            broker = relay.addresses[Role.BROKER]
         frames, events = recording.snapshot()
         return ScenarioRun(
             scenario,
             topic,
             group,
-            self.relay.addresses[Role.BROKER],
+            broker,
             frames,
             events,
             result,
             prefilled,
             recording.wall_start,
             grpc_recording.snapshot(),
+            time.monotonic() - began,
         )
 
 

@@ -9,7 +9,7 @@ and client runs are never spread over xdist workers.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +17,8 @@ import pytest
 
 from rocketmq_spec.conformance.case import MARKER, spec_of
 from rocketmq_spec.conformance.checks import Check
-from rocketmq_spec.conformance.clients.judge import JudgingServer, Scenario, ScenarioRun
+from rocketmq_spec.conformance.clients.judge import Scenario, ScenarioRun
+from rocketmq_spec.conformance.clients.runs import Runs, foreseen
 from rocketmq_spec.conformance.plugin import case_id
 from rocketmq_spec.conformance.report import console, html, json_files, junit
 from rocketmq_spec.conformance.report.matrix import is_failure
@@ -37,23 +38,6 @@ class _CaseState:
 
 
 _STATE = pytest.StashKey[_CaseState]()
-
-
-class Runs:
-    """Runs scenarios on demand, once per key, for the cases of one session."""
-
-    def __init__(
-        self, server: JudgingServer, driver: Sequence[str], environment: Mapping[str, str] | None = None
-    ) -> None:
-        self.server = server
-        self.driver = list(driver)
-        self.environment = dict(environment or {})
-        self._done: dict[str, ScenarioRun] = {}
-
-    def run(self, scenario: Scenario) -> ScenarioRun:
-        if scenario.key not in self._done:
-            self._done[scenario.key] = self.server.run(self.driver, scenario, self.environment)
-        return self._done[scenario.key]
 
 
 class CaseRunner:
@@ -88,6 +72,10 @@ class ClientSuite:
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{MARKER}(spec): a conformance case and the clause it checks")
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Start the selected cases' scenarios before the first case waits on one."""
+        self.runs.start(foreseen(session.items))
 
     @pytest.fixture
     def check(self, request: pytest.FixtureRequest) -> Check:
@@ -164,10 +152,16 @@ class ClientSuite:
         if self.results:
             terminalreporter.write_sep("=", f"RocketMQ client conformance: {self.driver_name}")
             terminalreporter.write_line(console.summary(self.results))
+            times = self.runs.times()
+            terminalreporter.write_line(
+                f"{len(times)} scenario runs, {sum(times.values()):.0f} s in all, in "
+                f"{self.runs.wall():.0f} s with up to {self.runs.jobs} at once"
+            )
             if self.report_dir is not None:
                 terminalreporter.write_line(f"reports written to {self.report_dir}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.runs.finish()
         if self.report_dir is not None:
             self.write_reports()
 
@@ -185,6 +179,9 @@ class ClientSuite:
             "broker": self.runs.server.broker_addr,
             "started": self.started,
             "finished": time.time(),
+            "jobs": self.runs.jobs,
+            "scenario_seconds": self.runs.times(),
+            "scenarios_wall_seconds": round(self.runs.wall(), 1),
         }
         json_files.write(directory, results, meta)
         junit.write(

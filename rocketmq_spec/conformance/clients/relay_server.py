@@ -3,7 +3,8 @@
 Each accepted client connection gets an upstream connection to the real server and a
 :class:`~.relay.RelayConnection` that decides what crosses. The recording and script in force are read
 when a connection is accepted, so a driver started after :meth:`Relay.begin` is judged by that scenario's
-rules only; :meth:`Relay.end` cuts every connection still open (a driver that was killed).
+rules only; :meth:`Relay.end` cuts every connection still open (a driver that was killed). The client
+suite starts a relay per scenario run, so that runs side by side keep their frames and scripts apart.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class Relay:
             self._loop.call_soon_threadsafe(server.close)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
+        if not self._thread.is_alive():  # a relay per scenario: its loop's selector and pipe go with it
+            self._loop.close()
 
     def begin(self, script: Script) -> Recording:
         """Start a scenario: new connections are recorded in the returned log and follow ``script``."""

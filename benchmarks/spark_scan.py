@@ -8,14 +8,19 @@ the codec's process, and for Spark the driver's JVM and everything it forks (Pyt
 plus on a standalone cluster the worker daemons and their executors, sampled while the query runs
 (``benchmarks.common.TreeCpu``). The machine this runs on may be
 shared, so the ratios (``x codec``, ``x no pushdown``) are taken on CPU per record, and each row notes
-the 1-minute load average when it was measured. Spark figures are of a second run after a warm-up on the
-small store, of a single run on the big one.
+the 1-minute load average when it was measured. On the small store each Spark query first runs
+``WARM_RUNS`` times unmeasured, then ``MEASURED_RUNS`` times, and the figure is the run of median CPU (with
+the spread of the runs' CPU beside it); the codec's scan is measured the same way. The JVM keeps compiling
+Spark's code paths for several queries: on a one-core session its JIT threads used three times the CPU
+of the query's tasks on the second run and still over a quarter of that on the ninth, so a figure taken
+after one warm-up measures the compiler more than the scan. On the big store a query runs once.
 
 Queries and targets: ``count(*)`` and ``sum(total_size)`` with the columns read off the plan
-(:mod:`rocketmq_spec.spark.required_columns`) on ``local[1]`` at least 0.6x the codec's CPU per record; the
-same on ``local[2]`` and on a standalone cluster of two one-core workers at the CPU per record of ``local[1]``
-(scaling linearly: the wall-clock time divides by the cores where they are free); a query for one topic of ten
-with ``filterPushdown`` at least 5x cheaper than without; a tenth of the store's time span, which pushdown
+(:mod:`rocketmq_spec.spark.required_columns`) on ``local[1]`` at least 0.9x the codec's CPU per record,
+and the codec itself at least 100,000 records per CPU-second (issue 35); the same on ``local[2]`` and on
+a standalone cluster of two one-core workers at the CPU per record of ``local[1]`` (scaling linearly: the
+wall-clock time divides by the cores where they are free); a query for one topic of ten with
+``filterPushdown`` at least 5x cheaper than without; a tenth of the store's time span, which pushdown
 turns into a tenth of the CommitLog; and the one-topic query again over the store exported to Parquet
 (``rmq-spark export``), which is Spark's native reader.
 
@@ -34,7 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +78,13 @@ NEEDLE_SHARE = 10
 TIME_SHARE = 10
 """The time-range query asks for one ``TIME_SHARE``-th of the store's time span, in its middle."""
 CLUSTER_WORKERS = 2
+CODEC_SHARE_TARGET = ">= 0.9x codec"
+"""Issue 35's target for ``local[1]`` with the plan's columns, by CPU per record."""
+WARM_RUNS = 6
+"""Unmeasured runs of each query on the small store before it is measured: the JVM's JIT work per query
+falls for about this many runs (a one-core local session, 2026-11-29)."""
+MEASURED_RUNS = 5
+"""Measured runs of each query on the small store; the figure is the one of median CPU."""
 
 Query = Callable[[DataFrame], DataFrame]
 
@@ -95,6 +107,8 @@ class Scan:
     """1-minute load average of the machine at the end of the measurement."""
     jvm_share: float | None = None
     """The share of the CPU the JVMs used (the rest: Python workers and planners)."""
+    spread: tuple[float, float] | None = None
+    """The least and most CPU seconds of the measured runs, when there were several."""
 
     @property
     def cpu_per_record(self) -> float:
@@ -116,6 +130,14 @@ def build_store(root: Path, total: int, file_bytes: int = FILE_BYTES) -> int:
 
 
 def _codec_scan(root: Path) -> Scan:
+    """The codec's scan, measured as the Spark queries are: after a run that maps the files, the run of
+    median CPU among :data:`MEASURED_RUNS`."""
+    _codec_scan_once(root)
+    runs = sorted((_codec_scan_once(root) for _ in range(MEASURED_RUNS)), key=lambda scan: scan.cpu_seconds)
+    return replace(runs[len(runs) // 2], spread=(runs[0].cpu_seconds, runs[-1].cpu_seconds))
+
+
+def _codec_scan_once(root: Path) -> Scan:
     start, cpu = time.perf_counter(), time.process_time()
     records = size = 0
     with StoreDirectory(root) as store:
@@ -148,8 +170,16 @@ class Timer:
         self.queries += 1
         print(f"  {time.strftime('%H:%M:%S')} query {self.queries} (load {os.getloadavg()[0]:.1f})",
               file=sys.stderr, flush=True)
-        if self.warm:
+        for _ in range(WARM_RUNS if self.warm else 0):
             frame.first()
+        runs = sorted((self._once(frame) for _ in range(MEASURED_RUNS if self.warm else 1)),
+                      key=lambda scan: scan.cpu_seconds)
+        median = runs[len(runs) // 2]
+        if len(runs) == 1:
+            return median
+        return replace(median, spread=(runs[0].cpu_seconds, runs[-1].cpu_seconds))
+
+    def _once(self, frame: DataFrame) -> Scan:
         with self.cpu() as cpu:
             start = time.perf_counter()
             row = frame.first()
@@ -205,8 +235,10 @@ def _row(label: str, name: str, scan: Scan, target: str = "", against: Scan | No
         cpu = against.cpu_per_record / scan.cpu_per_record
         ratio = f"{cpu:.2f}x {ratio_of} by CPU ({wall:.2f}x by wall); "
     jvm = f" ({scan.jvm_share:.0%} JVM)" if scan.jvm_share is not None else ""
+    spread = (f", median of {MEASURED_RUNS} runs of {scan.spread[0]:.2f}-{scan.spread[1]:.2f} s CPU"
+              if scan.spread else "")
     note = (f"{ratio}{scan.records:,} records, {scan.size / 1e6:,.0f} MB in {scan.seconds:.1f} s, "
-            f"{scan.cpu_per_record * 1e6:.1f} us CPU/record{jvm}, load {scan.load:.1f}")
+            f"{scan.cpu_per_record * 1e6:.1f} us CPU/record{jvm}{spread}, load {scan.load:.1f}")
     return Result("spark scan", f"{label}: {name}", scan.records / scan.seconds,
                   scan.size / scan.seconds / 1e6, target, note)
 
@@ -246,7 +278,7 @@ def measure(root: Path, needles: int, label: str, work: Path, warm: bool) -> lis
         raise AssertionError("the time-range query counts differently with pushdown")
     one = scans["local1"]
     results += [
-        _row(label, "local[1], count + sum(total_size), columns from the plan", one, ">= 0.6x codec",
+        _row(label, "local[1], count + sum(total_size), columns from the plan", one, CODEC_SHARE_TARGET,
              codec, "codec"),
         _row(label, "local[2], same query", scans["local2"], "CPU/record = local[1]", one, "local[1]"),
         _row(label, f"standalone cluster, {CLUSTER_WORKERS} workers x 1 core, same query", scans["cluster"],
@@ -308,11 +340,11 @@ def core(quick: bool, store: Path | None) -> tuple[list[Result], list[str]]:
         raise AssertionError(f"the one-topic query found {plain.records} and {pushed.records}, "
                              f"{needles} were sent")
     per_core = Result("spark scan", "codec scan, records per CPU-second (one core)",
-                      codec.records / codec.cpu_seconds, codec.size / codec.cpu_seconds / 1e6, "",
+                      codec.records / codec.cpu_seconds, codec.size / codec.cpu_seconds / 1e6, ">= 100,000/s",
                       f"{codec.cpu_per_record * 1e6:.1f} us CPU/record, {codec.records:,} records, "
-                      f"load {codec.load:.2f}")
+                      f"median of {MEASURED_RUNS} runs, load {codec.load:.2f}")
     return [per_core,
-            _row("core", "local[1], count + sum(total_size), columns from the plan", one, ">= 0.6x codec",
+            _row("core", "local[1], count + sum(total_size), columns from the plan", one, CODEC_SHARE_TARGET,
                  codec, "codec"),
             _row("core", "one topic of ten, no pushdown", plain),
             _row("core", "one topic of ten, filterPushdown", pushed, ">= 5x no pushdown", plain,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import construct
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rocketmq_spec.codec.fast_store import CQ_DTYPE, pack_cq_entry
 from rocketmq_spec.codec.store import encode_entry
+from rocketmq_spec.codec.store.consumequeue import written_length
 from rocketmq_spec.spec.consumequeue import ConsumeQueueEntry
 from rocketmq_spec.spec.errors import SpecViolation
 
@@ -41,3 +43,15 @@ def test_out_of_range_values_are_refused_by_both(offset: int, size: int, tags_co
 def test_the_dtype_mirrors_the_schema() -> None:
     assert CQ_DTYPE.itemsize == ConsumeQueueEntry.sizeof()
     assert list(CQ_DTYPE.names or ()) == [sc.name for sc in ConsumeQueueEntry.subcons]
+
+
+@given(st.integers(0, 20_000), st.integers(0, 20_000), st.sampled_from(["offset", "size", "none"]))
+def test_written_length_stops_at_the_first_unwritten_entry(length: int, first_bad: int, how: str) -> None:
+    """The chunked scan finds the entry a whole-array scan finds, on either side of a chunk's edge."""
+    entries = np.zeros(length, dtype=CQ_DTYPE)
+    entries["commitlog_offset"], entries["size"] = np.arange(length), 100
+    if how != "none" and first_bad < length:
+        entries[how if how == "size" else "commitlog_offset"][first_bad:] = -1
+    invalid = (entries["commitlog_offset"] < 0) | (entries["size"] <= 0)
+    expected = int(np.argmax(invalid)) if invalid.any() else length
+    assert written_length(entries) == expected

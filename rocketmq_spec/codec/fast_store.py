@@ -142,6 +142,14 @@ def unpack_record(buf: ReadableBuffer, pos: int, total_size: int,
     """The fixed fields, body, topic and properties of the record at ``pos``, which must all lie within
     ``total_size`` bytes: what ``CommitLogRecord.parse`` accepts on those bytes."""
     fixed = unpack_fixed_within(buf, pos, total_size, where)
+    return (fixed, *unpack_variable(buf, pos, fixed, where))
+
+
+def unpack_variable(buf: ReadableBuffer, pos: int, fixed: FixedFields, where: int) -> tuple[bytes, str, str]:
+    """The body, topic and properties of the record at ``pos`` whose fixed fields (checked to lie within
+    their TOTALSIZE, as :func:`unpack_fixed_within` checks them) are ``fixed``: the rest of
+    :func:`unpack_record`, for a walk that has read the fixed fields already."""
+    total_size = fixed.total_size
     end = pos + total_size
     body_at = pos + fixed.body_position
     topic_at = body_at + fixed.body_length
@@ -159,7 +167,7 @@ def unpack_record(buf: ReadableBuffer, pos: int, total_size: int,
         properties = bytes(buf[props_at + _PROPERTIES_LENGTH.size:props_end]).decode("utf-8")
     except (struct.error, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         _overrun(total_size, where, exc)
-    return fixed, bytes(buf[body_at:topic_at]), topic, properties
+    return bytes(buf[body_at:topic_at]), topic, properties
 
 
 def _overrun(total_size: int, where: int, why: object) -> NoReturn:

@@ -20,6 +20,7 @@ from rocketmq_spec.codec.store.record import (
     PREFIX_SIZE,
     MessageRecord,
     decode_record,
+    decode_walked,
     read_prefix,
     unpack_bounded_fixed,
 )
@@ -106,8 +107,8 @@ class CommitLog:
         With ``decompress`` the body of each compressed record is decompressed during iteration, so a
         broken body raises its BodyError at that record (``record.application_body`` holds the result).
         """
-        for segment, view, pos, _ in self._walk(start):
-            record = decode_record(view, pos, verify_crc=verify_crc, base_offset=segment.start)
+        for segment, view, pos, fixed in self._walk(start):
+            record = decode_walked(view, pos, fixed, verify_crc=verify_crc, base_offset=segment.start)
             if decompress:
                 _ = record.application_body
             yield record

@@ -32,10 +32,24 @@ encode_entry = pack_cq_entry
 PRE_BLANK_ENTRY = encode_entry(PRE_BLANK_OFFSET, PRE_BLANK_SIZE, PRE_BLANK_TAGS_CODE)
 
 
+_FIRST_CHUNK = 4096
+"""Entries :func:`written_length` looks at first; each further chunk is twice the last."""
+
+
 def written_length(entries: np.ndarray) -> int:
-    """Number of leading entries that are written: up to the first with offset < 0 or size <= 0."""
-    invalid = (entries["commitlog_offset"] < 0) | (entries["size"] <= 0)
-    return int(np.argmax(invalid)) if invalid.any() else len(entries)
+    """Number of leading entries that are written: up to the first with offset < 0 or size <= 0.
+
+    A queue file is pre-allocated (300,000 entries) and mostly unwritten while its queue is young, so the
+    entries are looked at in growing chunks from the start: the cost follows the written entries, not
+    the file's size, and a planner that opens every queue of a store pays for what they hold."""
+    start, chunk = 0, _FIRST_CHUNK
+    while start < len(entries):
+        part = entries[start:start + chunk]
+        invalid = (part["commitlog_offset"] < 0) | (part["size"] <= 0)
+        if invalid.any():
+            return start + int(np.argmax(invalid))
+        start, chunk = start + len(part), 2 * chunk
+    return len(entries)
 
 
 def read_entries(path: Path) -> np.ndarray:

@@ -25,7 +25,7 @@ from rocketmq_spec.codec.fast_store import (
     packed_ip,
     record_length,
     unpack_fixed_within,
-    unpack_record,
+    unpack_variable,
 )
 from rocketmq_spec.spec.commitlog import (
     BLANK_MAGIC,
@@ -164,27 +164,30 @@ def decode_record(buf: ReadableBuffer, pos: int = 0, *, verify_crc: bool = True,
     Checks the magic, that TOTALSIZE fits the buffer and equals the length of the parsed parts, and
     (unless ``verify_crc`` is false) BODYCRC.
     """
+    return decode_walked(buf, pos, unpack_bounded_fixed(buf, pos, base_offset + pos),
+                         verify_crc=verify_crc, base_offset=base_offset)
+
+
+def decode_walked(buf: ReadableBuffer, pos: int, fixed: FixedFields, *, verify_crc: bool,
+                  base_offset: int) -> MessageRecord:
+    """:func:`decode_record` of a record whose fixed fields a walk has read and bounded already
+    (:func:`unpack_bounded_fixed`): a scan reads them once per record instead of twice."""
     where = base_offset + pos
-    total_size, magic = _checked_prefix(buf, pos, where)
-    fixed, body, topic, properties = unpack_record(buf, pos, total_size, where)
-    record = MessageRecord(
-        physical_offset=fixed.physical_offset, total_size=total_size, magic=magic,
-        body_crc=fixed.body_crc, queue_id=fixed.queue_id, flag=fixed.flag,
-        queue_offset=fixed.queue_offset, sys_flag=fixed.sys_flag,
-        born_timestamp=fixed.born_timestamp, born_host=HostPort(ip_text(fixed.born_ip), fixed.born_port),
-        store_timestamp=fixed.store_timestamp, store_host=HostPort(ip_text(fixed.store_ip), fixed.store_port),
-        reconsume_times=fixed.reconsume_times, prepared_transaction_offset=fixed.prepared_transaction_offset,
-        body=body, topic=topic, properties_text=properties,
-    )
-    computed = record_length(record.sys_flag, len(record.body), len(record.topic.encode()),
-                             len(record.properties_text.encode()), magic)
+    body, topic, properties = unpack_variable(buf, pos, fixed, where)
+    total_size, magic, sys_flag = fixed.total_size, fixed.magic, fixed.sys_flag
+    computed = record_length(sys_flag, len(body), len(topic.encode()), len(properties.encode()), magic)
     if computed != total_size:
         raise StoreError("TOTALSIZE differs from the length of the record's parts", expected=computed,
                          seen=total_size, offset=where, clause=RMQ_CL_TOTAL_SIZE.id)
-    if verify_crc and masked_crc32(record.body) != record.body_crc:
-        raise StoreError("BODYCRC does not match the body", expected=masked_crc32(record.body),
-                         seen=record.body_crc, offset=where, clause=RMQ_CL_BODY_CRC_CHECK.id)
-    return record
+    if verify_crc and masked_crc32(body) != fixed.body_crc:
+        raise StoreError("BODYCRC does not match the body", expected=masked_crc32(body),
+                         seen=fixed.body_crc, offset=where, clause=RMQ_CL_BODY_CRC_CHECK.id)
+    # positional, in field order: keywords cost measurably on a scan
+    return MessageRecord(
+        fixed.physical_offset, total_size, magic, fixed.body_crc, fixed.queue_id, fixed.flag,
+        fixed.queue_offset, sys_flag, fixed.born_timestamp, HostPort(ip_text(fixed.born_ip), fixed.born_port),
+        fixed.store_timestamp, HostPort(ip_text(fixed.store_ip), fixed.store_port), fixed.reconsume_times,
+        fixed.prepared_transaction_offset, body, topic, properties)
 
 
 def decode_records(body: bytes | None) -> list[MessageRecord]:

@@ -1,30 +1,64 @@
 """Run Apache RocketMQ's 5.x SDKs (rocketmq_spec.conformance.clients.sdk5) against a gRPC endpoint and
-read what they did.
+read what they did, with the reference broker or Apache 5.5.0 on the other end.
 
 Each call runs one driver in its own process with a hard timeout and returns its JSON events; a failed
 run raises ``SdkRunError`` with the events and the stderr tail, so a test failure says what the SDK saw.
-The broker side of a test (typed topics, reading back what was stored) goes over remoting.
+A driver runs with its SDK's own TLS default unless told otherwise: TLS in Java and Go (accepting any
+certificate, such as the test-mode one both brokers serve), plain text in Python and Node.js. Those two
+check a server's certificate when TLS is asked for, so they are then given the server's own certificate
+as trust roots (gRPC's ``GRPC_DEFAULT_SSL_ROOTS_FILE_PATH``) and dial a name it carries. The broker side
+of a test (typed topics, groups, reading back what was stored) goes over remoting, through
+:class:`Target`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
+import ssl
 import subprocess
-from typing import Any
+import tempfile
+import uuid
+from collections.abc import Callable, Coroutine, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from cryptography import x509
+from cryptography.x509.oid import NameOID
 
 from rocketmq_spec.admin.groups import sub_group_body
+from rocketmq_spec.apache.cluster import ApacheRocketMQ
+from rocketmq_spec.apache.maven import cached_classpath
+from rocketmq_spec.apache.releases import release
+from rocketmq_spec.codec.acl import Credentials, sign
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.conformance.clients import sdk5 as installer
 from rocketmq_spec.reference_broker.client import RemotingClient
+from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig, apply_properties
+from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests.messaging_support import pull
 
 RUN_TIMEOUT_S = 180.0
-
+APACHE = "5.5.0"
+REFERENCE = "reference"
+BROKERS = (REFERENCE, APACHE)
+"""What every SDK scenario is run against: the reference broker's gRPC proxy and Apache 5.5.0's."""
 
 SDK_NAMES = installer.SDK_NAMES
+TLS_BY_DEFAULT = frozenset({"java", "go"})
+"""SDKs that speak TLS by default (``enableSsl``) and trust any certificate."""
+CHECKS_CERTIFICATE = frozenset({"python", "node"})
+"""SDKs that speak plain text by default and, asked for TLS, check the certificate against trust roots
+(Apache's test-mode certificate names only CN=localhost, which gRPC's hostname check does not read)."""
+
+T = TypeVar("T")
 
 
 class SdkRunError(AssertionError):
@@ -39,15 +73,50 @@ def availability(sdk: str) -> str | None:
     return None if result.available else str(result.reason)
 
 
-def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True,
+def _certificate_name(pem: str, host: str) -> str:
+    """``host`` when the certificate names it, else the certificate's DNS name (its subject CN when it
+    has no DNS name, as Netty's ``SelfSignedCertificate`` of Apache's test mode has none)."""
+    certificate = x509.load_pem_x509_certificate(pem.encode("ascii"))
+    try:
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        dns, ips = names.get_values_for_type(x509.DNSName), names.get_values_for_type(x509.IPAddress)
+    except x509.ExtensionNotFound:
+        dns, ips = [], []
+    try:
+        if ipaddress.ip_address(host) in ips:
+            return host
+    except ValueError:
+        if host in dns:
+            return host
+    common = certificate.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    return dns[0] if dns else str(common[0].value)
+
+
+@contextmanager
+def _trusting(endpoint: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """The endpoint to dial and the environment that make a certificate-checking SDK trust the server's
+    own certificate, fetched from it (test mode makes a new one at every start)."""
+    host, port = endpoint.rsplit(":", 1)
+    pem = ssl.get_server_certificate((host, int(port)))
+    with tempfile.NamedTemporaryFile("w", prefix="sdk5-roots-", suffix=".pem") as roots:
+        roots.write(pem)
+        roots.flush()
+        yield f"{_certificate_name(pem, host)}:{port}", {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": roots.name}
+
+
+def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True, tls: bool | None = None,
         **settings: Any) -> list[dict[str, Any]]:
     """Run ``scenario`` as the client suite does (``count=10`` is ``RMQ_COUNT=10``); the driver's events.
-    With ``check``, the run must end with ``done``, exit 0 and report no error."""
+    ``tls`` overrides the SDK's default. With ``check``, the run must end with ``done``, exit 0 and
+    report no error."""
     argv, env = installer.driver_command(next(s for s in installer.SDKS if s.name == sdk))
-    env.update({"RMQ_PROTOCOL": "grpc", "RMQ_ENDPOINT": endpoint, "RMQ_TLS": "0", "RMQ_TIMEOUT_S": "60"})
+    tls = sdk in TLS_BY_DEFAULT if tls is None else tls
+    env.update({"RMQ_PROTOCOL": "grpc", "RMQ_TLS": "1" if tls else "0", "RMQ_TIMEOUT_S": "60"})
     env.update({f"RMQ_{key.upper()}": str(value) for key, value in settings.items()})
-    done = subprocess.run([*argv, scenario], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                          check=False)
+    with _trusting(endpoint) if tls and sdk in CHECKS_CERTIFICATE else _as_is(endpoint) as (dialled, extra):
+        env.update(extra, RMQ_ENDPOINT=dialled)
+        done = subprocess.run([*argv, scenario], env=env, capture_output=True, text=True,
+                              timeout=RUN_TIMEOUT_S, check=False)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     failed = done.returncode != 0 or not events or events[-1]["event"] != "done" or of(events, "error")
     if check and failed:
@@ -55,8 +124,85 @@ def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True,
     return events
 
 
+@contextmanager
+def _as_is(endpoint: str) -> Iterator[tuple[str, dict[str, str]]]:
+    yield endpoint, {}
+
+
 def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [e for e in events if e["event"] == kind]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A running broker the SDKs are pointed at, and remoting access to it for the test's own side."""
+
+    name: str
+    broker_addr: str
+    grpc_addr: str
+    call: Callable[[Coroutine[Any, Any, Any]], Any]
+    """Runs a coroutine where the broker's clients may run (the embedded broker's loop, or a new one)."""
+    credentials: Credentials | None = None
+    """What the test's remoting requests are signed with when the broker authenticates."""
+
+    def remoting(self, work: Callable[[RemotingClient], Coroutine[Any, Any, T]]) -> T:
+        """Open a remoting client to the broker, run ``work`` with it, close it."""
+        async def session() -> T:
+            client = await RemotingClient.connect(self.broker_addr)
+            if self.credentials is not None:
+                unsigned, credentials = client.request, self.credentials
+                client.request = lambda *args, **kwargs: sign(  # type: ignore[method-assign]
+                    unsigned(*args, **kwargs), credentials)
+            try:
+                return await work(client)
+            finally:
+                await client.close()
+
+        result: T = self.call(session())
+        return result
+
+    def topic(self, message_type: str = "NORMAL") -> str:
+        """A new topic of ``message_type`` (its ``message.type`` attribute, which SDKs check)."""
+        topic = f"sdk5-{message_type.lower()}-{uuid.uuid4().hex[:8]}"
+        self.remoting(lambda client: create_topic(client, topic, message_type))
+        return topic
+
+    def group(self) -> str:
+        group = f"g-{uuid.uuid4().hex[:8]}"
+        self.remoting(lambda client: create_group(client, group))
+        return group
+
+    def stored(self, topic: str) -> list[MessageRecord]:
+        return self.remoting(lambda client: stored(client, topic))
+
+
+@contextmanager
+def serve(name: str, home: Path, properties: Mapping[str, str],
+          credentials: Credentials | None = None) -> Iterator[Target]:
+    """The reference broker (embedded) or Apache 5.5.0 (its broker inside its proxy, local mode) with the
+    same broker.conf ``properties``; the test skips when Apache is not provisioned here."""
+    if name == APACHE:
+        if cached_classpath(release(APACHE)) is None:
+            pytest.skip(f"Apache RocketMQ {APACHE} is not provisioned (rmq-apache classpath {APACHE})")
+        with ApacheRocketMQ(APACHE, home=home / "apache", broker_config=dict(properties), grpc=True,
+                            heap_mb=384) as apache:
+            assert apache.grpc_addr is not None
+            yield Target(name, apache.broker_addr, apache.grpc_addr, asyncio.run, credentials)
+        return
+    config = BrokerConfig(listen_port=0, store_path_root_dir=str(home / "store"))
+    apply_properties(dict(properties), config, NamesrvConfig())
+    with SyncEmbeddedRocketMQ(broker_config=config) as running:
+        assert running.grpc_addr is not None
+        yield Target(name, running.broker_addr, running.grpc_addr, running.call, credentials)
+
+
+def sdk_fixture(request: pytest.FixtureRequest) -> str:
+    """The SDK a test is parametrized with, skipping when it cannot be driven here."""
+    name: str = request.param
+    reason = availability(name)
+    if reason is not None:
+        pytest.skip(f"{name} SDK unavailable here: {reason}")
+    return name
 
 
 async def create_group(client: RemotingClient, group: str) -> None:

@@ -41,8 +41,10 @@ from rocketmq_spec.conformance.clients import sdk5 as installer
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig, apply_properties
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
+from rocketmq_spec.reference_broker.tls import self_signed
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from rocketmq_spec.spec.tls import PROXY_TLS_CERT_PATH, PROXY_TLS_KEY_PATH, PROXY_TLS_TEST_MODE
 from tests.messaging_support import pull
 
 RUN_TIMEOUT_S = 180.0
@@ -56,7 +58,8 @@ TLS_BY_DEFAULT = frozenset({"java", "go"})
 """SDKs that speak TLS by default (``enableSsl``) and trust any certificate."""
 CHECKS_CERTIFICATE = frozenset({"python", "node"})
 """SDKs that speak plain text by default and, asked for TLS, check the certificate against trust roots
-(Apache's test-mode certificate names only CN=localhost, which gRPC's hostname check does not read)."""
+(Apache's test-mode certificate names only CN=localhost, which gRPC's hostname check does not read: they
+need a certificate served from files, ``serve(certificate=True)``)."""
 
 T = TypeVar("T")
 
@@ -177,20 +180,32 @@ class Target:
 
 
 @contextmanager
-def serve(name: str, home: Path, properties: Mapping[str, str],
-          credentials: Credentials | None = None) -> Iterator[Target]:
+def serve(name: str, home: Path, properties: Mapping[str, str], credentials: Credentials | None = None, *,
+          certificate: bool = False) -> Iterator[Target]:
     """The reference broker (embedded) or Apache 5.5.0 (its broker inside its proxy, local mode) with the
-    same broker.conf ``properties``; the test skips when Apache is not provisioned here."""
+    same broker.conf ``properties``; the test skips when Apache is not provisioned here. ``certificate``:
+    the gRPC port serves a certificate given in files (naming localhost and 127.0.0.1) instead of the
+    test-mode one, set as each broker reads it (broker.conf's ``tls.*``, Apache's rmq-proxy.json)."""
+    files: dict[str, str] = {}
+    if certificate:
+        home.mkdir(parents=True, exist_ok=True)
+        for kind, pem in zip(("cert", "key"), self_signed(), strict=True):
+            (home / f"{kind}.pem").write_bytes(pem)
+            files[kind] = str(home / f"{kind}.pem")
     if name == APACHE:
         if cached_classpath(release(APACHE)) is None:
             pytest.skip(f"Apache RocketMQ {APACHE} is not provisioned (rmq-apache classpath {APACHE})")
+        proxy = {PROXY_TLS_TEST_MODE: False, PROXY_TLS_CERT_PATH: files["cert"],
+                 PROXY_TLS_KEY_PATH: files["key"]} if certificate else {}
         with ApacheRocketMQ(APACHE, home=home / "apache", broker_config=dict(properties), grpc=True,
-                            heap_mb=384) as apache:
+                            heap_mb=384, proxy_config=proxy) as apache:
             assert apache.grpc_addr is not None
             yield Target(name, apache.broker_addr, apache.grpc_addr, asyncio.run, credentials)
         return
     config = BrokerConfig(listen_port=0, store_path_root_dir=str(home / "store"))
-    apply_properties(dict(properties), config, NamesrvConfig())
+    served = {"tls.test.mode.enable": "false", "tls.server.certPath": files["cert"],
+              "tls.server.keyPath": files["key"]} if certificate else {}
+    apply_properties({**properties, **served}, config, NamesrvConfig())
     with SyncEmbeddedRocketMQ(broker_config=config) as running:
         assert running.grpc_addr is not None
         yield Target(name, running.broker_addr, running.grpc_addr, running.call, credentials)

@@ -118,16 +118,22 @@ def _transaction(sdk: str, endpoint: str, broker: Target) -> None:
 
 
 def _recovery(sdk: str, endpoint: str, broker: Target) -> None:
-    """An open transaction's producer stays up until the broker's check-back settled it."""
+    """An open transaction's producer stays up until the broker's check-back settled it. Each check the
+    producer answers with a commit may put a copy in the topic: a check is repeated (on the half message
+    put back at its check) while the answer to the one before is on its way, and neither Apache's
+    EndTransactionProcessor nor the reference broker looks for an earlier commit (Apache 5.5.0 stored the
+    Java SDK's message twice so in one run)."""
     topic = broker.topic("TRANSACTION")
     events = sdk5.run(sdk, "produce-transaction", endpoint, topic=topic, count=1, tx_answer="unknown",
                       tx_check_answer="commit")
     (sent,) = sdk5.of(events, "sent")
-    assert sent["msgId"] in {e["msgId"] for e in sdk5.of(events, "checked")}
+    checks = [e for e in sdk5.of(events, "checked") if e["msgId"] == sent["msgId"]]
+    assert checks
     deadline = time.monotonic() + 10
     while not broker.stored(topic) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert [r.uniq_key for r in broker.stored(topic)] == [sent["msgId"]]
+    copies = [r.uniq_key for r in broker.stored(topic)]
+    assert set(copies) == {sent["msgId"]} and len(copies) <= len(checks), (copies, checks)
 
 
 def _delay(sdk: str, endpoint: str, broker: Target) -> None:

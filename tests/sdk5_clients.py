@@ -6,15 +6,15 @@ run raises ``SdkRunError`` with the events and the stderr tail, so a test failur
 A driver runs with its SDK's own TLS default unless told otherwise: TLS in Java and Go (accepting any
 certificate, such as the test-mode one both brokers serve), plain text in Python and Node.js. Those two
 check a server's certificate when TLS is asked for, so they are then given the server's own certificate
-as trust roots (gRPC's ``GRPC_DEFAULT_SSL_ROOTS_FILE_PATH``) and dial a name it carries. The broker side
-of a test (typed topics, groups, reading back what was stored) goes over remoting, through
+as trust roots (gRPC's ``GRPC_DEFAULT_SSL_ROOTS_FILE_PATH``), which must name the address dialled. The
+broker side of a test (typed topics, groups, reading back what was stored) goes over remoting, through
 :class:`Target`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
+import contextlib
 import json
 import ssl
 import subprocess
@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from cryptography import x509
-from cryptography.x509.oid import NameOID
 
 from rocketmq_spec.admin.groups import sub_group_body
 from rocketmq_spec.apache.cluster import ApacheRocketMQ
@@ -59,7 +57,7 @@ TLS_BY_DEFAULT = frozenset({"java", "go"})
 CHECKS_CERTIFICATE = frozenset({"python", "node"})
 """SDKs that speak plain text by default and, asked for TLS, check the certificate against trust roots
 (Apache's test-mode certificate names only CN=localhost, which gRPC's hostname check does not read: they
-need a certificate served from files, ``serve(certificate=True)``)."""
+need a certificate served from files, ``serve(certificate=True)``, naming 127.0.0.1)."""
 
 T = TypeVar("T")
 
@@ -76,35 +74,15 @@ def availability(sdk: str) -> str | None:
     return None if result.available else str(result.reason)
 
 
-def _certificate_name(pem: str, host: str) -> str:
-    """``host`` when the certificate names it, else the certificate's DNS name (its subject CN when it
-    has no DNS name, as Netty's ``SelfSignedCertificate`` of Apache's test mode has none)."""
-    certificate = x509.load_pem_x509_certificate(pem.encode("ascii"))
-    try:
-        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-        dns, ips = names.get_values_for_type(x509.DNSName), names.get_values_for_type(x509.IPAddress)
-    except x509.ExtensionNotFound:
-        dns, ips = [], []
-    try:
-        if ipaddress.ip_address(host) in ips:
-            return host
-    except ValueError:
-        if host in dns:
-            return host
-    common = certificate.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
-    return dns[0] if dns else str(common[0].value)
-
-
 @contextmanager
-def _trusting(endpoint: str) -> Iterator[tuple[str, dict[str, str]]]:
-    """The endpoint to dial and the environment that make a certificate-checking SDK trust the server's
-    own certificate, fetched from it (test mode makes a new one at every start)."""
+def _trusting(endpoint: str) -> Iterator[dict[str, str]]:
+    """The environment that makes a certificate-checking SDK trust the server's own certificate, fetched
+    from it; the SDK still checks that it names the address dialled."""
     host, port = endpoint.rsplit(":", 1)
-    pem = ssl.get_server_certificate((host, int(port)))
     with tempfile.NamedTemporaryFile("w", prefix="sdk5-roots-", suffix=".pem") as roots:
-        roots.write(pem)
+        roots.write(ssl.get_server_certificate((host, int(port))))
         roots.flush()
-        yield f"{_certificate_name(pem, host)}:{port}", {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": roots.name}
+        yield {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": roots.name}
 
 
 def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True, tls: bool | None = None,
@@ -116,8 +94,10 @@ def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True, tls: bool
     tls = sdk in TLS_BY_DEFAULT if tls is None else tls
     env.update({"RMQ_PROTOCOL": "grpc", "RMQ_TLS": "1" if tls else "0", "RMQ_TIMEOUT_S": "60"})
     env.update({f"RMQ_{key.upper()}": str(value) for key, value in settings.items()})
-    with _trusting(endpoint) if tls and sdk in CHECKS_CERTIFICATE else _as_is(endpoint) as (dialled, extra):
-        env.update(extra, RMQ_ENDPOINT=dialled)
+    trust: contextlib.AbstractContextManager[dict[str, str]] = (
+        _trusting(endpoint) if tls and sdk in CHECKS_CERTIFICATE else contextlib.nullcontext({}))
+    with trust as extra:
+        env.update(extra, RMQ_ENDPOINT=endpoint)
         done = subprocess.run([*argv, scenario], env=env, capture_output=True, text=True,
                               timeout=RUN_TIMEOUT_S, check=False)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -125,11 +105,6 @@ def run(sdk: str, scenario: str, endpoint: str, *, check: bool = True, tls: bool
     if check and failed:
         raise SdkRunError(sdk, scenario, events, done.stderr)
     return events
-
-
-@contextmanager
-def _as_is(endpoint: str) -> Iterator[tuple[str, dict[str, str]]]:
-    yield endpoint, {}
 
 
 def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ import json
 import ssl
 import subprocess
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
 import pytest
 
 from rocketmq_spec.admin.groups import sub_group_body
@@ -36,6 +38,7 @@ from rocketmq_spec.codec.acl import Credentials, sign
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.conformance.clients import sdk5 as installer
+from rocketmq_spec.conformance.grpc_client import ProxyClient
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig, apply_properties
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
@@ -175,6 +178,7 @@ def serve(name: str, home: Path, properties: Mapping[str, str], credentials: Cre
         with ApacheRocketMQ(APACHE, home=home / "apache", broker_config=dict(properties), grpc=True,
                             heap_mb=384, proxy_config=proxy) as apache:
             assert apache.grpc_addr is not None
+            _warm(apache.grpc_addr)
             yield Target(name, apache.broker_addr, apache.grpc_addr, asyncio.run, credentials)
         return
     config = BrokerConfig(listen_port=0, store_path_root_dir=str(home / "store"))
@@ -184,6 +188,24 @@ def serve(name: str, home: Path, properties: Mapping[str, str], credentials: Cre
     with SyncEmbeddedRocketMQ(broker_config=config) as running:
         assert running.grpc_addr is not None
         yield Target(name, running.broker_addr, running.grpc_addr, running.call, credentials)
+
+
+WARM_UP_S = 120.0
+
+
+def _warm(grpc_addr: str) -> None:
+    """Wait for one QueryRoute answer (any status) from Apache's proxy. It counts as started once its
+    broker registered, but its first call (routes from the name server, classes loaded) may then take
+    longer on a loaded machine than an SDK's 3 s request timeout, which failed the first scenario."""
+    deadline = time.monotonic() + WARM_UP_S
+    with contextlib.closing(ProxyClient(grpc_addr)) as client:
+        while True:
+            try:
+                client.query_route(f"warm-up-{uuid.uuid4().hex[:8]}")
+                return
+            except grpc.RpcError:
+                if time.monotonic() > deadline:
+                    raise
 
 
 def sdk_fixture(request: pytest.FixtureRequest) -> str:

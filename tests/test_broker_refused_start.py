@@ -187,3 +187,11 @@ def test_a_store_that_fails_to_open_is_not_left_marked_as_crashed(spoilt: Path) 
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
     finally:
         os.close(fd)
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, where no directory can be made")
+def test_a_store_that_cannot_be_created_is_refused_before_any_port(tmp_path: Path) -> None:
+    """Its parent exists, but nothing can be made in it: one line and exit 2, no port bound first."""
+    conf = write_broker_conf(tmp_path / "broker.conf", {})
+    assert_refused(run_broker(Path("/proc") / f"rmq-spec-store-{tmp_path.name}", conf), "cannot be created")
+

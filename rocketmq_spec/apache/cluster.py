@@ -59,8 +59,10 @@ class ApacheRocketMQ(LoopbackServers):
                  broker_config: Mapping[str, object] | None = None, config_file: Path | None = None,
                  heap_mb: int = 512, start_timeout: float = START_TIMEOUT, progress: bool = False,
                  grpc: bool = False, controller: bool = False,
-                 system_properties: Mapping[str, str] | None = None) -> None:
-        """``system_properties``: ``-D`` options of every JVM of the release (``tls.server.mode``, ...)."""
+                 system_properties: Mapping[str, str] | None = None,
+                 proxy_config: Mapping[str, object] | None = None) -> None:
+        """``system_properties``: ``-D`` options of every JVM of the release (``tls.server.mode``, ...);
+        ``proxy_config``: more keys of the gRPC proxy's rmq-proxy.json (its certificate, ...)."""
         self.release = version if isinstance(version, Release) else release(version)
         self._system_properties = dict(system_properties or {})
         if grpc and not self.release.has_proxy:
@@ -71,6 +73,7 @@ class ApacheRocketMQ(LoopbackServers):
                          start_timeout=start_timeout)
         self._grpc = grpc
         """Start the broker inside the release's rocketmq-proxy (local mode), which serves ``grpc_addr``."""
+        self._proxy_settings = dict(proxy_config or {})
         if controller and not CONTROLLER_RELEASES.holds_for_version(self.release.mq_version):
             raise ProvisionError(f"Apache RocketMQ {self.release.version} has no controller",
                                  expected="5.0.0 or later", seen=self.release.version)
@@ -154,7 +157,8 @@ class ApacheRocketMQ(LoopbackServers):
         path = self.home / "conf" / "rmq-proxy.json"
         path.write_text(json.dumps({"rocketMQClusterName": self.broker_config["brokerClusterName"],
                                     "grpcServerPort": grpc_port, "remotingListenPort": free_port(),
-                                    "namesrvAddr": self.namesrv_addr, **self._proxy_auth()}),
+                                    "namesrvAddr": self.namesrv_addr, **self._proxy_auth(),
+                                    **self._proxy_settings}),
                         encoding="utf-8")
         return path
 

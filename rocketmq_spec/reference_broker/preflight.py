@@ -49,10 +49,22 @@ def _directory(path: Path) -> None:
 
 
 def _root(config: BrokerConfig) -> None:
-    """The root, or the nearest of its parents that exists, must be a directory to create the rest in."""
+    """The root, or the nearest of its parents that exists, must be a directory to create the rest in; a
+    root that does not exist yet must be one the broker can create (its first missing directory is made
+    and removed at once, as a port is bound and released: permissions, a read-only or a pseudo file
+    system are found the way the broker would meet them)."""
     root = Path(config.store_path_root_dir)
     existing = next(p for p in (root, *root.parents) if p.exists())
     _directory(existing)
+    if existing == root:
+        return
+    probe = existing / root.relative_to(existing).parts[0]
+    try:
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as exc:
+        raise StoreRefused(f"{root} cannot be created in {existing}", expected="a directory it can create in",
+                           seen=exc.strerror or type(exc).__name__) from None
 
 
 def _log(directory: Path, file_size: int, key: str) -> None:

@@ -10,7 +10,10 @@ of a type before ``*``; literal before prefixed before any; a longer prefix firs
 tie), and its decision stands. No entry, or no ACL, is "no matched policies.".
 
 A refusal is an AuthorizationException: the proxy answers it UNAUTHORIZED (40100, like a failed
-authentication), the broker NO_PERMISSION (16). Both carry the same message.
+authentication), the broker NO_PERMISSION (16). Both carry the same message. The subject of a gRPC call is
+read from its ``x-mq-authorization-ak`` metadata, which authentication fills only when the client did not
+send one (:func:`grpc_subject`, RMQ-AUTHZ-GRPC-SUBJECT); Telemetry settings with neither publishing nor
+subscription cannot be turned into contexts at all (RMQ-AUTHZ-GRPC-SETTINGS-ROLE).
 
 Remoting codes outside :data:`REMOTING_NEEDS` are decided by the ``@RocketMQAction`` / ``@RocketMQResource``
 annotations of their request header classes (cluster-level actions of the admin commands among them):
@@ -49,6 +52,14 @@ MESSAGE_QUEUE_NULL = "messageQueue is null."
 BLANK_NAME = {ResourceType.TOPIC: TOPIC_NULL, ResourceType.GROUP: GROUP_NULL}
 """What a gRPC request whose resource has a blank name is refused with."""
 
+SETTINGS_WITHOUT_ROLE = "settings command doesn't have publishing or subscription."
+SETTINGS_WITHOUT_ROLE_DETAIL = (
+    SETTINGS_WITHOUT_ROLE + ". AclException. org.apache.rocketmq.auth.authorization.builder."
+    "DefaultAuthorizationContextBuilder.newContext(DefaultAuthorizationContextBuilder.java:424)")
+"""What 5.5.0's proxy answers (INTERNAL_SERVER_ERROR) for such settings: ``ResponseBuilder`` writes an
+unexpected exception as ``ExceptionUtils.getErrorDetailMessage`` (message, class, first stack frame), as
+seen from Apache 5.5.0."""
+
 PUB, SUB, GET, UPDATE = Action.PUB, Action.SUB, Action.GET, Action.UPDATE
 
 
@@ -82,6 +93,10 @@ class GrpcRule:
     when: When = When.ALWAYS
     required: tuple[tuple[str, str], ...] = ()
     """(field, refusal): a repeated field that must not be empty or a message field that must be set."""
+    one_of: tuple[str, ...] = ()
+    """Message fields of which the request must set one, else the builder fails with an AclException
+    (not a refusal: the proxy answers INTERNAL_SERVER_ERROR with ``one_of_detail``), for any user."""
+    one_of_detail: str = ""
     releases: Releases = AUTHORIZATION_RELEASES
 
 
@@ -115,10 +130,17 @@ GRPC_RULES: tuple[GrpcRule, ...] = (
         GrpcNeed(ResourceType.TOPIC, "settings.publishing.topics[]", (PUB,)),
         GrpcNeed(ResourceType.GROUP, "settings.subscription.group", (SUB,), present="settings.subscription"),
         GrpcNeed(ResourceType.TOPIC, "settings.subscription.subscriptions[].topic", (SUB,)),
-    ), When.SETTINGS),
+    ), When.SETTINGS, one_of=("settings.publishing", "settings.subscription"),
+        one_of_detail=SETTINGS_WITHOUT_ROLE_DETAIL),
 )
 GRPC_NEEDS: dict[str, GrpcRule] = {rule.request: rule for rule in GRPC_RULES}
 """Requests not named here (the unimplemented offset RPCs) are not authorized."""
+
+
+def grpc_subject(sent_ak: str | None, authenticated: str | None) -> str | None:
+    """The user a gRPC call is authorized as (RMQ-AUTHZ-GRPC-SUBJECT): the ``x-mq-authorization-ak`` the
+    client sent, if any, else the user authentication found (none when authentication is off)."""
+    return sent_ak if sent_ak and sent_ak.strip() else authenticated
 
 
 class OnRetry(enum.Enum):
@@ -209,6 +231,25 @@ AUTHZ_GRPC = clause(
     "is refused \"topic is null.\" / \"group is null.\".",
     source=_BUILDER + " (build(Metadata, GeneratedMessageV3)); " + _PROXY
     + "v2/common/ResponseBuilder.java (AuthorizationException -> UNAUTHORIZED)")
+AUTHZ_GRPC_SUBJECT = clause(
+    "RMQ-AUTHZ-GRPC-SUBJECT", Level.MUST,
+    "A proxy authorizes a gRPC call as the user named by its x-mq-authorization-ak metadata; "
+    "authentication sets that entry to the signed user only when the client did not send one, so a "
+    "client-sent x-mq-authorization-ak is the subject whatever the call was signed with, and with "
+    "authentication off it is the only subject (a signed call without it is refused \"Authorization "
+    "failed. Please verify your access rights and try again.\"). Seen from Apache 5.5.0: a call signed by a "
+    "user without ACL that names a Super user in x-mq-authorization-ak is served.",
+    source=_PROXY + "pipeline/AuthenticationPipeline.java (newContext: GrpcUtils.putHeaderIfNotExist); "
+    + _PROXY + "interceptor/HeaderInterceptor.java (client metadata kept); " + _BUILDER
+    + " (build(Metadata, GeneratedMessageV3): subject from AUTHORIZATION_AK)")
+AUTHZ_GRPC_SETTINGS_ROLE = clause(
+    "RMQ-AUTHZ-GRPC-SETTINGS-ROLE", Level.MUST,
+    "With authorizationEnabled, Telemetry settings that have neither publishing nor subscription are "
+    "answered, on the stream, with a TelemetryCommand whose status is INTERNAL_SERVER_ERROR (50001) and "
+    "the message SETTINGS_WITHOUT_ROLE_DETAIL, for any user (a Super user too): building the contexts "
+    "fails before any user is looked at.",
+    source=_BUILDER + " (newContext: AclException); " + _PROXY
+    + "v2/common/ResponseBuilder.java (buildStatus: INTERNAL_SERVER_ERROR, getErrorDetailMessage)")
 AUTHZ_REMOTING = clause(
     "RMQ-AUTHZ-REMOTING", Level.MUST,
     "A broker authorizes each remoting request of REMOTING_NEEDS by the resources named there (a send: "

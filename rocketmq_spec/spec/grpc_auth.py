@@ -27,6 +27,9 @@ SIGNED_HEADERS = "SignedHeaders"
 SIGNATURE = "Signature"
 CREDENTIAL_SEPARATOR = "/"
 """Only the part of the credential before it is the user name (Go writes ``AK//Rocketmq``)."""
+AUTHORIZATION_AK = "x-mq-authorization-ak"
+"""``GrpcConstants.AUTHORIZATION_AK``: where the proxy's authentication leaves the user it authenticated
+for authorization to read (``AuthenticationPipeline.newContext``, put only if absent)."""
 DATE_TIME_MISSING = "datetime is null."
 """``DefaultAuthenticationContextBuilder``: an authorization without ``x-mq-date-time``."""
 

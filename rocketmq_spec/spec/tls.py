@@ -93,6 +93,13 @@ TLS_KEYS: tuple[TlsKey, ...] = (
 TLS_KEYS_BY_NAME: dict[str, TlsKey] = {key.name: key for key in TLS_KEYS}
 TLS_MODE_KEY = TLS_KEYS[0].name
 
+PROXY_TLS_TEST_MODE = "tlsTestModeEnable"
+PROXY_TLS_CERT_PATH = "tlsCertPath"
+PROXY_TLS_KEY_PATH = "tlsKeyPath"
+"""Keys of rmq-proxy.json (``ProxyConfig`` l.82-85) that choose the certificate of the proxy's gRPC port,
+which does not read the ``tls.server.*`` properties: test mode on by default, else these PEM files
+(``ProxyAndTlsProtocolNegotiator.loadSslContext``)."""
+
 RMQ_TLS_DEFAULT_MODE = clause(
     "RMQ-TLS-DEFAULT-MODE", Level.MUST,
     "A server's TLS mode is the system property tls.server.mode: disabled, permissive or enforcing; a "

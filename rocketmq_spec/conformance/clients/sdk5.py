@@ -11,12 +11,13 @@ they are test equipment, not dependencies.
     python -m rocketmq_spec.conformance.clients.sdk5 [--json] [python java node go]
     python -m rocketmq_spec.conformance.clients.sdk5 run SDK SCENARIO
 
-The first form installs and reports; a second run only checks: an SDK is reinstalled when its pin or its
-driver's source changed (the stamp). An SDK whose tool is missing (no ``java``, ``npm`` or ``go``) is
-reported unavailable with the reason. ``run`` is how the client conformance suite starts a driver: it
-installs the SDK on first use, then replaces itself with the driver running SCENARIO (exit 2, the driver
-failed, when the SDK cannot be installed here). The drivers' sources are in ``sdk5_drivers/`` (its
-README says what each scenario does); the interop tests (tests/test_sdk5_interop.py) run the same drivers.
+The first form installs and reports; a second run only checks: an SDK is installed again, into a directory
+of its own, when its pin or its driver's source changed (the stamp names the directory). An SDK whose tool
+is missing (no ``java``, ``npm`` or ``go``) is reported unavailable with the reason. ``run`` is how the
+client conformance suite starts a driver: it installs the SDK on first use, then replaces itself with the
+driver running SCENARIO (exit 2, the driver failed, when the SDK cannot be installed here). The drivers'
+sources are in ``sdk5_drivers/`` (its README says what each scenario does); the interop tests
+(tests/test_sdk5_interop.py) run the same drivers.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from rocketmq_spec.apache.maven import project_cache
 SDK5_DIR = Path(__file__).resolve().with_name("sdk5_drivers")
 CACHE_ENV = "RMQ_SDK5_CACHE"
 CACHE_DIR = project_cache("sdk5", CACHE_ENV)
-STAMP_FILE = CACHE_DIR / "stamp.json"
+INSTALLED = ".installed"
+"""Written into an install directory once its install ended well."""
 INSTALL_TIMEOUT_S = 900
 """A cold Go build downloads and compiles gRPC: minutes, not hours."""
 
@@ -76,7 +78,10 @@ class Availability:
 
 
 def _target(sdk: Sdk) -> Path:
-    return CACHE_DIR / sdk.name
+    """Where this version of the SDK and its driver is installed: one directory per stamp, so checkouts
+    whose drivers differ each keep their own install instead of replacing each other's while a driver
+    of the other runs from it."""
+    return CACHE_DIR / "installs" / f"{sdk.name}-{_stamp(sdk)[:16]}"
 
 
 def _run(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
@@ -154,20 +159,18 @@ def install(names: tuple[str, ...] = SDK_NAMES) -> list[Availability]:
     """Install what is missing or stale among ``names``; report which SDKs can be driven and why not."""
     results = []
     with _locked():
-        stamps = json.loads(STAMP_FILE.read_text()) if STAMP_FILE.exists() else {}
         for sdk in (s for s in SDKS if s.name in names):
             missing = [tool for tool in sdk.tools if shutil.which(tool) is None]
             reason = f"no `{missing[0]}` executable on PATH" if missing else None
-            if reason is None and stamps.get(sdk.name) != _stamp(sdk):
-                shutil.rmtree(_target(sdk), ignore_errors=True)
+            target = _target(sdk)
+            if reason is None and not (target / INSTALLED).exists():
+                shutil.rmtree(target, ignore_errors=True)
                 try:
-                    INSTALLERS[sdk.name](_target(sdk))
-                    stamps[sdk.name] = _stamp(sdk)
+                    INSTALLERS[sdk.name](target)
+                    (target / INSTALLED).write_text(sdk.package + "\n")
                 except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-                    stamps.pop(sdk.name, None)
                     reason = f"install of {sdk.package} failed: {exc}"
             results.append(Availability(sdk.name, reason is None, reason))
-        STAMP_FILE.write_text(json.dumps(stamps, indent=2))
     return results
 
 

@@ -42,6 +42,15 @@ class Context:
     actions: tuple[Action, ...]
 
 
+class ContextFailure(Exception):
+    """Java's builder failed on a request it cannot turn into contexts (an AclException, not a refusal):
+    the proxy answers INTERNAL_SERVER_ERROR with ``detail`` (RMQ-AUTHZ-GRPC-SETTINGS-ROLE)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
 def _refused(message: str) -> Refused:
     return Refused(ResponseCode.NO_PERMISSION, message)
 
@@ -107,10 +116,13 @@ def _applies(rule: authz.GrpcRule, message: Any) -> bool:
 
 def grpc_contexts(message: Message) -> list[Context]:
     """The contexts of a gRPC request (``build(Metadata, GeneratedMessageV3)``); Refused for a request
-    without the field its rule requires or with a blank resource name."""
+    without the field its rule requires or with a blank resource name, ContextFailure for one that sets
+    none of its rule's ``one_of`` fields."""
     rule = authz.GRPC_NEEDS.get(message.DESCRIPTOR.full_name)
     if rule is None or not _applies(rule, message):
         return []
+    if rule.one_of and not any(_has(message, path) for path in rule.one_of):
+        raise ContextFailure(rule.one_of_detail)
     for field, refusal in rule.required:
         value = getattr(message, field)
         if not message.HasField(field) if isinstance(value, Message) else not value:
@@ -222,10 +234,13 @@ class Authorizer:
             self.decide(username, context, source_ip(peer))
 
     def check_call(self, message: Message, username: str | None, peer: str) -> None:
-        """A gRPC call by ``username`` (the authenticated one) from ``peer`` (RMQ-AUTHZ-GRPC)."""
+        """A gRPC call by ``username`` (its subject, RMQ-AUTHZ-GRPC-SUBJECT) from ``peer``
+        (RMQ-AUTHZ-GRPC). The contexts are built before the whitelist is consulted, as Java's pipeline
+        builds them before the strategy evaluates."""
+        contexts = grpc_contexts(message)
         if message.DESCRIPTOR.full_name in self.whitelisted:
             return
-        for context in grpc_contexts(message):
+        for context in contexts:
             self.decide(username, context, source_ip(peer))
 
     def decide(self, username: str | None, context: Context, ip: str) -> None:

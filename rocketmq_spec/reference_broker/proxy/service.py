@@ -21,13 +21,15 @@ from google.protobuf.message import Message
 from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
 from rocketmq_spec.codec.grpc.v2 import service_pb2_grpc as rpc_grpc
 from rocketmq_spec.reference_broker.auth.authentication import Authenticator
-from rocketmq_spec.reference_broker.auth.authorization import Authorizer
+from rocketmq_spec.reference_broker.auth.authorization import Authorizer, ContextFailure
 from rocketmq_spec.reference_broker.proxy.call import CallContext, Refusal, status
 from rocketmq_spec.reference_broker.proxy.clients import Clients
 from rocketmq_spec.reference_broker.proxy.consumer import Consumer
 from rocketmq_spec.reference_broker.proxy.producer import Producer
 from rocketmq_spec.reference_broker.proxy.route import Routes
 from rocketmq_spec.reference_broker.server import Refused
+from rocketmq_spec.spec.authorization import grpc_subject
+from rocketmq_spec.spec.grpc_auth import AUTHORIZATION_AK
 from rocketmq_spec.spec.grpc_codes import Code
 
 log = logging.getLogger(__name__)
@@ -66,9 +68,12 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             if self._authenticator is not None:
                 username = self._authenticator.check_call(metadata, request.DESCRIPTOR.full_name)
             if self._authorizer is not None:
-                self._authorizer.check_call(request, username, self._peer_of(context.peer()))
+                subject = grpc_subject(metadata.get(AUTHORIZATION_AK), username)
+                self._authorizer.check_call(request, subject, self._peer_of(context.peer()))
         except Refused as refused:
             raise Refusal(Code.UNAUTHORIZED, refused.remark) from None
+        except ContextFailure as failure:
+            raise Refusal(Code.INTERNAL_SERVER_ERROR, failure.detail) from None
 
     async def _answer(self, request: Message, context: grpc.aio.ServicerContext[Any, Any],
                       response_type: Callable[..., Response],

@@ -8,6 +8,8 @@ import io
 import json
 from pathlib import Path
 
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.store.record import HostPort, make_record
 from rocketmq_spec.conformance import findings, reproduce
 from rocketmq_spec.conformance.recorder import Exchange
 from rocketmq_spec.conformance.report import json_files
@@ -123,3 +125,15 @@ def test_one_report_per_distinct_finding(tmp_path: Path) -> None:
     assert "rmq-conformance reproduce 'headers::unknown_code[a_0123456789ab]'" in first
     assert "--target some-broker" in first
     assert "profiled" not in first and "chosen" not in (tmp_path / "f" / "README.md").read_text()
+
+
+def test_a_replayed_body_is_shown_as_records_or_text() -> None:
+    host = HostPort("127.0.0.1", 10911)
+    records = b"".join(make_record(topic="T", body=b"b", properties={"DELAY": str(i)}, queue_id=0,
+                                   queue_offset=i, physical_offset=0, born_timestamp=1, born_host=host,
+                                   store_timestamp=1, store_host=host).encode() for i in range(2))
+    pulled = reproduce._body(RemotingCommand(0, body=records))
+    assert pulled == 'T queue 0 offset 0 {"DELAY": "0"} | T queue 0 offset 1 {"DELAY": "1"}'
+    assert reproduce._body(RemotingCommand(0, body=b'{"table":{}}')) == '{"table":{}}'
+    long = reproduce._body(RemotingCommand(0, body=b"k=v\n" * 200))
+    assert long.startswith("k=v\n") and long.endswith("... (800 characters)")

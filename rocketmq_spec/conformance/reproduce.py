@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 from rocketmq_spec.codec.command import RemotingCommand, decode_payload
 from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
+from rocketmq_spec.codec.store.record import decode_records
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
 from rocketmq_spec.conformance.report.json_files import CASES_DIR, file_stem
 from rocketmq_spec.conformance.result import CaseResult
@@ -46,6 +47,9 @@ CLOSE_WAIT = 3.0
 MAX_GAP = 5.0
 """The longest pause kept between two recorded sends: a case that waited for a timer of the target waits
 again, a case that waited long for nothing does not make the replay as long."""
+BODY_SHOWN = 600
+"""Characters of a live answer's body the replay prints: enough to show a finding that lies in a body (a
+key missing from a table, a property missing from a delivered message), not pages of it."""
 CONNECTED = "connected to "
 
 
@@ -85,6 +89,19 @@ def _summary(command: RemotingCommand) -> str:
     fields = f" {json.dumps(command.ext_fields, ensure_ascii=False)}" if command.ext_fields else ""
     body = f" body {len(command.body)} B" if command.body else ""
     return f"{kind} code {command.code} opaque {command.opaque}{remark}{fields}{body}"
+
+
+def _body(command: RemotingCommand) -> str:
+    """An answer's body as the finding needs it read: a message body (PULL, POP, QUERY) as its records'
+    topic, queue offset and properties, any other body as text; cut to :data:`BODY_SHOWN` characters."""
+    try:
+        records = decode_records(command.body)
+    except RocketMQSpecError:  # not a message body: JSON, properties text
+        text = command.body.decode("utf-8", errors="replace") if command.body else ""
+    else:
+        text = " | ".join(f"{r.topic} queue {r.queue_id} offset {r.queue_offset} {json.dumps(r.properties)}"
+                          for r in records)
+    return text if len(text) <= BODY_SHOWN else f"{text[:BODY_SHOWN]}... ({len(text)} characters)"
 
 
 def _key(answer: RemotingCommand) -> tuple[object, ...]:
@@ -178,6 +195,8 @@ class Replay:
             self._print(f"c{number} < recorded: {_summary(then)}")
             self._print(f"c{number} <      now: {_summary(now) if now else 'nothing'}"
                         f"{'' if same else '   <-- differs'}")
+            if now is not None and now.body:
+                self._print(f"c{number} <     body: {_body(now)}")
 
     def _answer(self, line: _Line) -> RemotingCommand | None:
         assert line.live is not None, "only connections replayed wait for answers"

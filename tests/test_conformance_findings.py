@@ -124,6 +124,7 @@ def test_one_report_per_distinct_finding(tmp_path: Path) -> None:
     assert "c1 > 0000000c" in first  # the frames in hex
     assert "rmq-conformance reproduce 'headers::unknown_code[a_0123456789ab]'" in first
     assert "--target some-broker" in first
+    assert "rmq-conformance --target some-broker -k test_unknown_code -v" in first  # the case run again
     assert "profiled" not in first and "chosen" not in (tmp_path / "f" / "README.md").read_text()
 
 

@@ -90,6 +90,11 @@ def _headline(text: str) -> str:
     return head if len(head) <= TITLE_LENGTH else head[:TITLE_LENGTH - 1].rstrip() + "…"
 
 
+def _function(case_id: str) -> str:
+    """The case's test function, as ``rmq-conformance -k`` selects it (every row of a table)."""
+    return "test_" + case_id.split("::", 1)[-1].split("[", 1)[0]
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
 
@@ -131,12 +136,15 @@ def render(finding: Finding, target: str, results_dir: Path, meta: dict[str, Any
                 lines += [f"({len(records) - len(kept)} more chunks in the case's JSON.)", ""]
     else:
         lines += ["The results directory keeps no frames of these cases (its index only).", ""]
+    case_id = shown.case_id if shown else first["case"]
     lines += ["## Reproduce", "", "```",
-              f"rmq-conformance reproduce '{(shown.case_id if shown else first['case'])}' "
-              f"--results {results_dir} --target {target}",
+              f"rmq-conformance reproduce '{case_id}' --results {results_dir} --target {target}",
               "```", "",
-              "(`--namesrv HOST:PORT --broker HOST:PORT` instead of `--target` for a build already running.)",
-              ""]
+              "(`--namesrv HOST:PORT --broker HOST:PORT` instead of `--target` for a build already running.) "
+              "The replay sends the recorded bytes as they were; where a request carries what an earlier "
+              "answer gave (a commit-log offset, a receipt handle) the case itself is run again instead, "
+              "with fresh values:", "",
+              "```", f"rmq-conformance --target {target} -k {_function(case_id)} -v", "```", ""]
     return title, "\n".join(lines)
 
 

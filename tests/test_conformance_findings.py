@@ -136,5 +136,6 @@ def test_a_replayed_body_is_shown_as_records_or_text() -> None:
     pulled = reproduce._body(RemotingCommand(0, body=records))
     assert pulled == 'T queue 0 offset 0 {"DELAY": "0"} | T queue 0 offset 1 {"DELAY": "1"}'
     assert reproduce._body(RemotingCommand(0, body=b'{"table":{}}')) == '{"table":{}}'
+    assert "language COBOL" in reproduce._summary(RemotingCommand(106, language="COBOL"))
     long = reproduce._body(RemotingCommand(0, body=b"k=v\n" * 200))
     assert long.startswith("k=v\n") and long.endswith("... (800 characters)")

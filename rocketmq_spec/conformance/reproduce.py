@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from rocketmq_spec.codec.command import RemotingCommand, decode_payload
+from rocketmq_spec.codec.command import DEFAULT_LANGUAGE, RemotingCommand, decode_payload
 from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
 from rocketmq_spec.codec.store.record import decode_records
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
@@ -85,6 +85,8 @@ def load(case: str, results: Path) -> Recorded:
 
 def _summary(command: RemotingCommand) -> str:
     kind = f"{'answer' if command.is_response else 'request'} ({command.serialize_type.name})"
+    if not command.is_response and command.language != DEFAULT_LANGUAGE:  # a request's may be the finding
+        kind += f" language {command.language}"
     remark = f" remark {command.remark!r}" if command.remark else ""
     fields = f" {json.dumps(command.ext_fields, ensure_ascii=False)}" if command.ext_fields else ""
     body = f" body {len(command.body)} B" if command.body else ""

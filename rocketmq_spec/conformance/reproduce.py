@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from rocketmq_spec.codec.command import DEFAULT_LANGUAGE, RemotingCommand, decode_payload
+from rocketmq_spec.codec.command import DEFAULT_LANGUAGE, RemotingCommand, decode_payload, json_header_text
 from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
 from rocketmq_spec.codec.store.record import decode_records
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
@@ -48,8 +48,9 @@ MAX_GAP = 5.0
 """The longest pause kept between two recorded sends: a case that waited for a timer of the target waits
 again, a case that waited long for nothing does not make the replay as long."""
 BODY_SHOWN = 600
-"""Characters of a live answer's body the replay prints: enough to show a finding that lies in a body (a
-key missing from a table, a property missing from a delivered message), not pages of it."""
+"""Characters of a body the replay prints (each request's, each live answer's): enough to show a finding
+that lies in a body (a 4.x registration, a key missing from a table, a property missing from a delivered
+message), not pages of it."""
 CONNECTED = "connected to "
 
 
@@ -93,8 +94,17 @@ def _summary(command: RemotingCommand) -> str:
     return f"{kind} code {command.code} opaque {command.opaque}{remark}{fields}{body}"
 
 
+def _sent(frame: FrameReceived) -> str:
+    """A request as sent: a JSON header verbatim (a key left out or an unknown value is often the
+    finding), a ROCKETMQ one decoded."""
+    header = json_header_text(frame.frame)
+    if header is None:
+        return _summary(frame.command)
+    return f"request (JSON) {header}" + (f" body {len(frame.command.body)} B" if frame.command.body else "")
+
+
 def _body(command: RemotingCommand) -> str:
-    """An answer's body as the finding needs it read: a message body (PULL, POP, QUERY) as its records'
+    """A body as the finding needs it read: a message body (PULL, POP, QUERY) as its records'
     topic, queue offset and properties, any other body as text; cut to :data:`BODY_SHOWN` characters."""
     try:
         records = decode_records(command.body)
@@ -176,8 +186,11 @@ class Replay:
             if not whole:
                 raise BadInput(f"c{number}: the record keeps {len(data)} of the {record.length} bytes of a "
                                "chunk the case sent; it cannot be replayed exactly")
-            for command in _frames(line.sent, data):
-                self._print(f"c{number} > {_summary(command)}")
+            for event in line.sent.receive_data(data):
+                if isinstance(event, FrameReceived):
+                    self._print(f"c{number} > {_sent(event)}")
+                    if event.command.body:
+                        self._print(f"c{number} >     body: {_body(event.command)}")
             if line.live is not None:
                 line.live.send_bytes(data)
             return

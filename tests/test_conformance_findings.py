@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.codec.store.record import HostPort, make_record
 from rocketmq_spec.conformance import findings, reproduce
 from rocketmq_spec.conformance.recorder import Exchange
@@ -139,3 +140,23 @@ def test_a_replayed_body_is_shown_as_records_or_text() -> None:
     assert "language COBOL" in reproduce._summary(RemotingCommand(106, language="COBOL"))
     long = reproduce._body(RemotingCommand(0, body=b"k=v\n" * 200))
     assert long.startswith("k=v\n") and long.endswith("... (800 characters)")
+
+
+def test_a_step_charged_to_a_clause_joins_that_clause_s_finding(tmp_path: Path) -> None:
+    """Cases whose registration step failed are one finding with the case that judges registration."""
+    sent = encode(RemotingCommand(103, opaque=1))
+    frames = [{"t": 0.0, "conn": 1, "dir": "*", "len": 0, "hex": "connected to 127.0.0.1:9876"},
+              {"t": 0.001, "conn": 1, "dir": ">", "len": len(sent), "hex": sent.hex()}]
+    charged = replace(result("namesrv::route_shape", Verdict.FAIL, Basis.MUST, clause="RMQ-NS-REGISTER",
+                             actual="29 Request body is invalid", frames=frames),
+                      case_clause="RMQ-NS-ROUTE-SHAPE", requirement="The route has its shape.")
+    own = result("namesrv::registration_routes_topic", Verdict.FAIL, Basis.MUST, clause="RMQ-NS-REGISTER",
+                 actual="29 Request body is invalid", frames=frames)
+    write_results(tmp_path / "run", [charged, own], {"target": "t"})
+    findings.write(tmp_path / "run", "t", tmp_path / "f")
+    reports = sorted((tmp_path / "f").glob("0*.md"))
+    assert len(reports) == 1
+    text = reports[0].read_text()
+    assert "`namesrv::route_shape`" in text and "(`namesrv::registration_routes_topic`, decoded" in text
+    assert "The route has its shape" not in text  # the charged case's own requirement was not judged
+    assert 'c1 > request (JSON) {"code":103,' in text  # the exchange decoded beside the hex

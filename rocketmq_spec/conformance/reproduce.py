@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rocketmq_spec.codec.command import DEFAULT_LANGUAGE, RemotingCommand, decode_payload, json_header_text
-from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
+from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived, FrameRejected
 from rocketmq_spec.codec.store.record import decode_records
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
 from rocketmq_spec.conformance.report.json_files import CASES_DIR, file_stem
@@ -114,6 +114,34 @@ def _body(command: RemotingCommand) -> str:
         text = " | ".join(f"{r.topic} queue {r.queue_id} offset {r.queue_offset} {json.dumps(r.properties)}"
                           for r in records)
     return text if len(text) <= BODY_SHOWN else f"{text[:BODY_SHOWN]}... ({len(text)} characters)"
+
+
+def decoded(records: Sequence[Record]) -> list[str]:
+    """A case's recorded chunks read as frames, in order: each connection's events, each request as sent
+    (``_sent``), each answer or broker-sent request, and every body, as a report shows them beside the
+    hex."""
+    decoders: dict[tuple[int, Direction], FrameDecoder] = {}
+    lines: list[str] = []
+    for record in sorted(records, key=lambda r: r.at):
+        number, mark = record.connection, record.direction.value
+        if record.direction is Direction.EVENT:
+            lines.append(f"c{number} * {record.hex}")
+            continue
+        data = bytes.fromhex(record.hex)
+        decoder = decoders.setdefault((number, record.direction), FrameDecoder())
+        if record.length * 2 != len(record.hex):  # cut short in the record: its header only
+            decoders[number, record.direction] = FrameDecoder()
+            lines.append(f"c{number} {mark} {_summary(_cut_answer(data))} (body cut in the record)")
+            continue
+        for event in decoder.receive_data(data):
+            if isinstance(event, FrameReceived):
+                sent = record.direction is Direction.SENT
+                lines.append(f"c{number} {mark} {_sent(event) if sent else _summary(event.command)}")
+                if event.command.body:
+                    lines.append(f"c{number} {mark}     body: {_body(event.command)}")
+            elif isinstance(event, FrameRejected):  # a framing case's bytes (a PROXY preamble, a bad length)
+                lines.append(f"c{number} {mark} not a frame: {event.error}")
+    return lines
 
 
 def _key(answer: RemotingCommand) -> tuple[object, ...]:

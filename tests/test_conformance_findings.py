@@ -137,6 +137,7 @@ def test_a_replayed_body_is_shown_as_records_or_text() -> None:
     pulled = reproduce._body(RemotingCommand(0, body=records))
     assert pulled == 'T queue 0 offset 0 {"DELAY": "0"} | T queue 0 offset 1 {"DELAY": "1"}'
     assert reproduce._body(RemotingCommand(0, body=b'{"table":{}}')) == '{"table":{}}'
+    assert reproduce._body(RemotingCommand(0, body=b"x\x00\xff")) == "3 bytes, not text: 7800ff"
     assert "language COBOL" in reproduce._summary(RemotingCommand(106, language="COBOL"))
     long = reproduce._body(RemotingCommand(0, body=b"k=v\n" * 200))
     assert long.startswith("k=v\n") and long.endswith("... (800 characters)")
@@ -160,3 +161,4 @@ def test_a_step_charged_to_a_clause_joins_that_clause_s_finding(tmp_path: Path) 
     assert "`namesrv::route_shape`" in text and "(`namesrv::registration_routes_topic`, decoded" in text
     assert "The route has its shape" not in text  # the charged case's own requirement was not judged
     assert 'c1 > request (JSON) {"code":103,' in text  # the exchange decoded beside the hex
+    assert findings._printable("a\x7f\\u007f") == "a<U+007F>\\u007f"  # raw apart from an escape

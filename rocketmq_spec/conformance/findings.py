@@ -89,6 +89,12 @@ def collect(results_dir: Path) -> tuple[dict[str, Any], list[Finding]]:
     return meta, list(groups.values())
 
 
+def _printable(line: str) -> str:
+    """``line`` with each character that does not print written ``<U+XXXX>``: a finding about escapes
+    holds them raw, and a report is read as text (a JSON escape the target wrote stays ``\\uXXXX``)."""
+    return "".join(c if c.isprintable() else f"<U+{ord(c):04X}>" for c in line)
+
+
 def _headline(text: str) -> str:
     """The first sentence or clause of ``text``, short enough for an issue title."""
     head = re.split(r"(?<=[.;:])\s", text.strip(), maxsplit=1)[0].rstrip(".;:")
@@ -154,7 +160,7 @@ def render(finding: Finding, target: str, results_dir: Path, meta: dict[str, Any
               "answer gave (a commit-log offset, a receipt handle) the case itself is run again instead, "
               "with fresh values:", "",
               "```", f"rmq-conformance --target {target} -k {_function(case_id)} -v", "```", ""]
-    return title, "\n".join(lines)
+    return title, "\n".join(_printable(line) for line in lines)
 
 
 def write(results_dir: Path, target: str, out: Path) -> list[Path]:

@@ -108,8 +108,8 @@ def _body(command: RemotingCommand) -> str:
     topic, queue offset and properties, any other body as text; cut to :data:`BODY_SHOWN` characters."""
     try:
         records = decode_records(command.body)
-    except RocketMQSpecError:  # not a message body: JSON, properties text
-        text = command.body.decode("utf-8", errors="replace") if command.body else ""
+    except RocketMQSpecError:  # not a message body: JSON, properties text, or bytes (a zlib body)
+        text = _text_or_hex(command.body or b"")
     else:
         text = " | ".join(f"{r.topic} queue {r.queue_id} offset {r.queue_offset} {json.dumps(r.properties)}"
                           for r in records)
@@ -142,6 +142,18 @@ def decoded(records: Sequence[Record]) -> list[str]:
             elif isinstance(event, FrameRejected):  # a framing case's bytes (a PROXY preamble, a bad length)
                 lines.append(f"c{number} {mark} not a frame: {event.error}")
     return lines
+
+
+def _text_or_hex(data: bytes) -> str:
+    """``data`` as text when it is UTF-8 without control characters (line breaks and tabs aside), else
+    as hex: a report and a terminal show it as it is."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and all(c.isprintable() or c in "\n\r\t" for c in text):
+        return text
+    return f"{len(data)} bytes, not text: {data.hex()}"
 
 
 def _key(answer: RemotingCommand) -> tuple[object, ...]:

@@ -7,7 +7,14 @@ import struct
 
 import pytest
 
-from rocketmq_spec.codec.command import RemotingCommand, decode, decode_payload, encode, java_hashmap_order
+from rocketmq_spec.codec.command import (
+    RemotingCommand,
+    decode,
+    decode_payload,
+    encode,
+    java_hashmap_order,
+    json_header_text,
+)
 from rocketmq_spec.spec.errors import FrameError, HeaderError
 from rocketmq_spec.spec.frame import SerializeType
 
@@ -127,3 +134,10 @@ def test_java_hashmap_order() -> None:
     on_wire = ["brokerId", "bodyCrc32", "clusterName", "brokerAddr", "haServerAddr", "compressed",
                "brokerName"]
     assert list(java_hashmap_order({k: "" for k in declared})) == on_wire
+
+
+def test_json_header_text_is_the_header_as_written() -> None:
+    frame = encode(RemotingCommand(106, opaque=7, body=b"body"))
+    header = json_header_text(frame)
+    assert header is not None and json.loads(header)["opaque"] == 7 and "body" not in header
+    assert json_header_text(encode(RemotingCommand(106, serialize_type=SerializeType.ROCKETMQ))) is None

@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
+from rocketmq_spec.codec.command import RemotingCommand, encode
+from rocketmq_spec.codec.store.record import HostPort, make_record
 from rocketmq_spec.conformance import findings, reproduce
 from rocketmq_spec.conformance.recorder import Exchange
 from rocketmq_spec.conformance.report import json_files
@@ -67,7 +70,7 @@ def test_a_recorded_case_is_replayed_against_the_reference_broker(tmp_path: Path
 
     text = asyncio.run(with_broker(tmp_path / "store", scenario))
     assert "connect to the broker" in text
-    assert f"request (JSON) code {UNKNOWN_CODE} opaque 1" in text
+    assert f'request (JSON) {{"code":{UNKNOWN_CODE},' in text  # the header as sent
     assert "2 of 2 recorded answers given again" in text and "differs" not in text
     assert "expected:    3" in text and "seen:        1 unsupported" in text
 
@@ -122,4 +125,40 @@ def test_one_report_per_distinct_finding(tmp_path: Path) -> None:
     assert "c1 > 0000000c" in first  # the frames in hex
     assert "rmq-conformance reproduce 'headers::unknown_code[a_0123456789ab]'" in first
     assert "--target some-broker" in first
+    assert "rmq-conformance --target some-broker -k test_unknown_code -v" in first  # the case run again
     assert "profiled" not in first and "chosen" not in (tmp_path / "f" / "README.md").read_text()
+
+
+def test_a_replayed_body_is_shown_as_records_or_text() -> None:
+    host = HostPort("127.0.0.1", 10911)
+    records = b"".join(make_record(topic="T", body=b"b", properties={"DELAY": str(i)}, queue_id=0,
+                                   queue_offset=i, physical_offset=0, born_timestamp=1, born_host=host,
+                                   store_timestamp=1, store_host=host).encode() for i in range(2))
+    pulled = reproduce._body(RemotingCommand(0, body=records))
+    assert pulled == 'T queue 0 offset 0 {"DELAY": "0"} | T queue 0 offset 1 {"DELAY": "1"}'
+    assert reproduce._body(RemotingCommand(0, body=b'{"table":{}}')) == '{"table":{}}'
+    assert reproduce._body(RemotingCommand(0, body=b"x\x00\xff")) == "3 bytes, not text: 7800ff"
+    assert "language COBOL" in reproduce._summary(RemotingCommand(106, language="COBOL"))
+    long = reproduce._body(RemotingCommand(0, body=b"k=v\n" * 200))
+    assert long.startswith("k=v\n") and long.endswith("... (800 characters)")
+
+
+def test_a_step_charged_to_a_clause_joins_that_clause_s_finding(tmp_path: Path) -> None:
+    """Cases whose registration step failed are one finding with the case that judges registration."""
+    sent = encode(RemotingCommand(103, opaque=1))
+    frames = [{"t": 0.0, "conn": 1, "dir": "*", "len": 0, "hex": "connected to 127.0.0.1:9876"},
+              {"t": 0.001, "conn": 1, "dir": ">", "len": len(sent), "hex": sent.hex()}]
+    charged = replace(result("namesrv::route_shape", Verdict.FAIL, Basis.MUST, clause="RMQ-NS-REGISTER",
+                             actual="29 Request body is invalid", frames=frames),
+                      case_clause="RMQ-NS-ROUTE-SHAPE", requirement="The route has its shape.")
+    own = result("namesrv::registration_routes_topic", Verdict.FAIL, Basis.MUST, clause="RMQ-NS-REGISTER",
+                 actual="29 Request body is invalid", frames=frames)
+    write_results(tmp_path / "run", [charged, own], {"target": "t"})
+    findings.write(tmp_path / "run", "t", tmp_path / "f")
+    reports = sorted((tmp_path / "f").glob("0*.md"))
+    assert len(reports) == 1
+    text = reports[0].read_text()
+    assert "`namesrv::route_shape`" in text and "(`namesrv::registration_routes_topic`, decoded" in text
+    assert "The route has its shape" not in text  # the charged case's own requirement was not judged
+    assert 'c1 > request (JSON) {"code":103,' in text  # the exchange decoded beside the hex
+    assert findings._printable("a\x7f\\u007f") == "a<U+007F>\\u007f"  # raw apart from an escape

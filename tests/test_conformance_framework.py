@@ -220,3 +220,14 @@ def test_cases_playing_a_slaves_master_take_turns_at_its_address() -> None:
     finally:
         first.close()
     FeedListener(feed, turn_wait=5).close()  # free again once the first gave it up
+
+
+def test_a_row_bound_to_a_clause_covers_only_a_verdict_charged_to_it(tmp_path: Path) -> None:
+    """rocketmq-rust's lite-pull choice covers the refused runtime update, never the lite pull."""
+    rust = profile.load(Path("rocketmq-rust-1.0.0"))
+    assert rust.deviation_for("pull::lite_pull_answers_as_pull", "RMQ-ADMIN-UPDATE-CONFIG") is not None
+    assert rust.deviation_for("pull::lite_pull_answers_as_pull", "RMQ-BRK-LITE-PULL") is None
+    path = tmp_path / "p.toml"
+    path.write_text('[[choice]]\ncase = "a::b"\nclause = "RMQ-NO-SUCH"\nreason = "r"\nsource = "s"\n')
+    with pytest.raises(profile.ProfileError, match="RMQ-NO-SUCH"):
+        profile.load(path)

@@ -131,6 +131,16 @@ def decode(frame: bytes) -> RemotingCommand:
     return decode_payload(memoryview(frame)[LENGTH_FIELD_SIZE:])
 
 
+def json_header_text(frame: bytes) -> str | None:
+    """The header of a whole frame as its sender wrote it, when it is JSON (None for ROCKETMQ): what a
+    decoded command hides, keys left out or spelled otherwise, shows here."""
+    (word,) = struct.unpack_from(">I", frame, LENGTH_FIELD_SIZE)
+    if word >> 24 != SerializeType.JSON:
+        return None
+    start = LENGTH_FIELD_SIZE + TYPE_WORD_SIZE
+    return frame[start:start + (word & HEADER_LENGTH_MASK)].decode("utf-8", errors="replace")
+
+
 def decode_payload(payload: bytes | memoryview) -> RemotingCommand:
     """The bytes after the length word: type word, header, body."""
     check_length(len(payload))

@@ -58,6 +58,7 @@ from rocketmq_spec.conformance.embedded import (
     AUTHENTICATION_ON,
     AUTHN_USER,
     AUTHORIZATION_ON,
+    HA_BATCH,
     QUICK_CHECKS,
     RECALL_ON,
 )
@@ -79,9 +80,9 @@ STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
 
-PROVISIONED_SETTINGS: dict[str, object] = {**QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES}
+PROVISIONED_SETTINGS: dict[str, object] = {**QUICK_CHECKS, **RECALL_ON, **HA_BATCH, **AUTH_TABLES}
 """The broker settings every provisioned target runs with, in Java's names: the embedded broker's quick
-check-backs and recall (``rocketmq_spec.conformance.embedded``) and the ACL 2.0 tables (each
+check-backs, recall and HA block bound (``rocketmq_spec.conformance.embedded``) and the ACL 2.0 tables (each
 implementation's launcher writes them with its own names:
 ``rocketmq_spec.rocketmq_rust.cluster.PROVIDER_NAMES``; older Apache releases ignore them). Flow control is
 off in every provisioned release (``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``)."""

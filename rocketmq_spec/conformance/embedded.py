@@ -26,6 +26,7 @@ from rocketmq_spec.conformance.target import Target
 from rocketmq_spec.conformance.wire import Endpoint
 from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
 from rocketmq_spec.spec.commitlog import COMMITLOG_FILE_SIZE
+from rocketmq_spec.spec.ha import HA_DEFAULTS
 from rocketmq_spec.spec.tls import TLS_MODE_KEY, TlsMode
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE, wire_release
 from rocketmq_spec.targets import EMBEDDED
@@ -45,6 +46,10 @@ here: its launcher writes its own names for them (``rocketmq_spec.rocketmq_rust.
 SHORT_HA = {"haSendHeartbeatInterval": "1000", "haReconnectInterval": "500", "slaveTimeout": "1000"}
 """HA intervals shorter than Java's defaults, so the HA cases wait seconds less; the cases' bounds are
 Java's defaults, which these are within."""
+HA_BATCH = {"haTransferBatchSize": str(HA_DEFAULTS["haTransferBatchSize"])}
+"""The HA block bound stated, not left to each implementation's default (Java's 32 KiB; rocketmq-rust's
+0, which it reads as its own 256 KiB), so ``ha::blocks_are_at_most_a_batch`` judges every target the suite
+starts against a value the run gave it."""
 AUTHN_USER = Credentials("rmqAuthnRoot", "rmqAuthnPassword")
 """The initAuthenticationUser of the embedded broker started with ``authn``."""
 AUTHENTICATION_ON = {"authenticationEnabled": "true", "initAuthenticationUser": json.dumps(
@@ -122,7 +127,7 @@ def launch(workdir: Path, *, acl: bool = False, authn: bool = False, release: st
     boundaries.
     """
     acl_file = write_acl_file(workdir / "conf" / "plain_acl.yml") if acl else None
-    settings = {WIRE_RELEASE_KEY: release, **QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES, **SHORT_HA,
+    settings = {WIRE_RELEASE_KEY: release, **QUICK_CHECKS, **RECALL_ON, **AUTH_TABLES, **SHORT_HA, **HA_BATCH,
                 **({"aclEnable": "true", "aclFile": str(acl_file)} if acl_file else {}),
                 **({**AUTHENTICATION_ON, **AUTHORIZATION_ON} if authn else {}), **(store_files or {}),
                 # a system property in Java: the name server's and the broker's ports alike

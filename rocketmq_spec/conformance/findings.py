@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rocketmq_spec.conformance.recorder import Record
+from rocketmq_spec.conformance.reproduce import decoded
 from rocketmq_spec.conformance.result import CaseResult
 from rocketmq_spec.conformance.verdict import Basis, Verdict
 from rocketmq_spec.spec.clauses import get as get_clause
@@ -51,8 +52,11 @@ class Finding:
 
     @property
     def shown(self) -> CaseResult | None:
-        return next((r for r in self.results if r is not None and r.frames), None) \
-            or next((r for r in self.results if r is not None), None)
+        """The case a report shows: one judged on its own clause (not through a step it needed) with
+        frames, else any with frames, else any."""
+        held = [r for r in self.results if r is not None]
+        return next((r for r in held if r.frames and not r.case_clause), None) \
+            or next((r for r in held if r.frames), None) or next(iter(held), None)
 
 
 def _is_finding(entry: dict[str, Any]) -> bool:
@@ -75,19 +79,31 @@ def collect(results_dir: Path) -> tuple[dict[str, Any], list[Finding]]:
         path = results_dir / entry.get("file", "")
         result = CaseResult.from_json(json.loads(path.read_text(encoding="utf-8"))) \
             if entry.get("file") and path.is_file() else None
-        # what the target did tells causes apart; without the case's record its clause has to
-        seen = _normal(result.expected_and_seen()[1]) if result is not None else entry["clause"]
-        finding = groups.setdefault((_normal(entry.get("message", "")), seen), Finding([], []))
+        # one cause is one clause and one answer, whichever case met it (cases whose step was charged to
+        # that clause among them); without the case's record its message has to tell causes apart
+        seen = _normal(result.expected_and_seen()[1] if result is not None else entry.get("message", ""))
+        finding = groups.setdefault((entry["clause"], seen), Finding([], []))
         finding.cases.append(entry)
         finding.results.append(result)
     meta = {key: value for key, value in index.items() if key != "cases"}
     return meta, list(groups.values())
 
 
+def _printable(line: str) -> str:
+    """``line`` with each character that does not print written ``<U+XXXX>``: a finding about escapes
+    holds them raw, and a report is read as text (a JSON escape the target wrote stays ``\\uXXXX``)."""
+    return "".join(c if c.isprintable() else f"<U+{ord(c):04X}>" for c in line)
+
+
 def _headline(text: str) -> str:
     """The first sentence or clause of ``text``, short enough for an issue title."""
     head = re.split(r"(?<=[.;:])\s", text.strip(), maxsplit=1)[0].rstrip(".;:")
     return head if len(head) <= TITLE_LENGTH else head[:TITLE_LENGTH - 1].rstrip() + "…"
+
+
+def _function(case_id: str) -> str:
+    """The case's test function, as ``rmq-conformance -k`` selects it (every row of a table)."""
+    return "test_" + case_id.split("::", 1)[-1].split("[", 1)[0]
 
 
 def _slug(text: str) -> str:
@@ -104,8 +120,10 @@ def render(finding: Finding, target: str, results_dir: Path, meta: dict[str, Any
         clause_text, source = clause.text, clause.source
     except KeyError:
         clause_text, source = shown.clause_text if shown else "", ""
-    requirement = shown.requirement if shown else clause_text
-    what = shown.requirement if shown else f"{first.get('message', '')} ({first['clause']})"
+    # a step charged to this clause: the case's own requirement was not judged, the clause's text is
+    own = shown is not None and not shown.case_clause
+    requirement = shown.requirement if shown and own else clause_text
+    what = requirement if shown else f"{first.get('message', '')} ({first['clause']})"
     title = f"{target}: {_headline(what)}"
     announced = meta.get("announced_version")
     lines = [f"# {title}", "",
@@ -118,26 +136,31 @@ def render(finding: Finding, target: str, results_dir: Path, meta: dict[str, Any
         lines += [f"Java source: `{source}` (Apache RocketMQ).", ""]
     if shown is not None and shown.java_note:
         lines += [f"Note: {shown.java_note}", ""]
-    lines += [f"## What {target} did", "", f"The case stopped at: {first.get('message', '')}", ""]
+    stopped = shown.message if shown else first.get("message", "")
+    lines += [f"## What {target} did", "", f"The case stopped at: {stopped}", ""]
     if shown is not None:
         expected, seen = shown.expected_and_seen()
         lines += [f"- expected: `{_normal(expected)}`", f"- seen: `{_normal(seen)}`", ""]
         if shown.frames:
             records = [Record.from_json(f) for f in shown.frames]
             kept = records[:FRAME_LINES]
-            lines += [f"## Frames (`{shown.case_id}`; `>` sent, `<` received, hex)", "", "```",
-                      *(r.line() for r in kept), "```", ""]
+            lines += [f"## Exchange (`{shown.case_id}`, decoded; `>` sent, `<` received, `*` connection)", "",
+                      "```", *decoded(kept), "```", "",
+                      "## Frames (the same chunks in hex)", "", "```", *(r.line() for r in kept), "```", ""]
             if len(records) > len(kept):
                 lines += [f"({len(records) - len(kept)} more chunks in the case's JSON.)", ""]
     else:
         lines += ["The results directory keeps no frames of these cases (its index only).", ""]
+    case_id = shown.case_id if shown else first["case"]
     lines += ["## Reproduce", "", "```",
-              f"rmq-conformance reproduce '{(shown.case_id if shown else first['case'])}' "
-              f"--results {results_dir} --target {target}",
+              f"rmq-conformance reproduce '{case_id}' --results {results_dir} --target {target}",
               "```", "",
-              "(`--namesrv HOST:PORT --broker HOST:PORT` instead of `--target` for a build already running.)",
-              ""]
-    return title, "\n".join(lines)
+              "(`--namesrv HOST:PORT --broker HOST:PORT` instead of `--target` for a build already running.) "
+              "The replay sends the recorded bytes as they were; where a request carries what an earlier "
+              "answer gave (a commit-log offset, a receipt handle) the case itself is run again instead, "
+              "with fresh values:", "",
+              "```", f"rmq-conformance --target {target} -k {_function(case_id)} -v", "```", ""]
+    return title, "\n".join(_printable(line) for line in lines)
 
 
 def write(results_dir: Path, target: str, out: Path) -> list[Path]:
@@ -147,7 +170,8 @@ def write(results_dir: Path, target: str, out: Path) -> list[Path]:
                             f"From `{results_dir}`: {len(findings)} finding(s).", ""]
     for number, finding in enumerate(findings, 1):
         title, text = render(finding, target, results_dir, meta)
-        path = out / f"{number:02d}-{_slug(finding.cases[0]['case'])}.md"
+        shown = finding.shown
+        path = out / f"{number:02d}-{_slug(shown.case_id if shown else finding.cases[0]['case'])}.md"
         path.write_text(text, encoding="utf-8")
         written.append(path)
         listing.append(f"{number}. [{title}]({path.name}) ({len(finding.cases)} case(s))")

@@ -57,7 +57,7 @@ def decide(spec: CaseSpec, profile: profiles.Profile, cid: str, verdict: Verdict
         message = f"{message} (a step the case needed, charged to {clause.id}; {case_clause} was not judged)"
     if verdict is Verdict.FAIL and level is not Level.MUST:
         verdict, message = LEVEL_VERDICT[level], f"{level.value} not met: {message}"
-    known = profile.deviation_for(cid) if verdict in (Verdict.FAIL, Verdict.NON_STRICT) else None
+    known = profile.deviation_for(cid, clause.id) if verdict in (Verdict.FAIL, Verdict.NON_STRICT) else None
     if known is not None:
         return Decision(known.verdict, message, clause, level, known.kind, known.citation(), case_clause)
     return Decision(verdict, message, clause, level, Basis.of(verdict), "", case_clause)

@@ -18,6 +18,9 @@ One profile per release line, in ``profiles/<name>.toml``::
     reason = "..."
     source = "path/in/the/release/Source.java"
     versions = ["4.9.7"]                          # optional: only these of the profile's releases
+    clause = "RMQ-ADMIN-UPDATE-CONFIG"            # optional: only a verdict charged to this clause (a
+                                                  # step the case needed), so the row cannot cover a
+                                                  # failure of the case's own behaviour
 
     [[choice]]                                    # a difference the target's makers chose on purpose
     case = "framing::proxy_preamble[*]"           # (same keys as a deviation; verdict NON-STRICT unless
@@ -49,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from rocketmq_spec.conformance.verdict import Basis, Verdict
+from rocketmq_spec.spec.clauses import get as get_clause
 from rocketmq_spec.spec.version import MQVersion, release_name
 from rocketmq_spec.targets import EMBEDDED
 
@@ -72,6 +76,8 @@ class Deviation:
     """The releases it holds for, when not all of the profile's."""
     kind: Basis = Basis.DEVIATION
     """DEVIATION (a ``[[deviation]]`` row) or CHOICE (a ``[[choice]]`` row: declared deliberate)."""
+    clause: str = ""
+    """The clause the verdict must be charged to for the row to apply ("" for any)."""
 
     def citation(self) -> str:
         declared = "declared choice: " if self.kind is Basis.CHOICE else ""
@@ -104,9 +110,11 @@ class Profile:
     target_version: str = ""
     """The release the target announced, which narrows version-bound deviations ("" when unknown)."""
 
-    def deviation_for(self, case_id: str) -> Deviation | None:
+    def deviation_for(self, case_id: str, clause_id: str = "") -> Deviation | None:
+        """The row covering ``case_id`` whose verdict is charged to ``clause_id``."""
         return next((d for d in self.deviations
-                     if any(_matches(pattern, case_id) for pattern in d.cases) and self._holds(d)), None)
+                     if any(_matches(pattern, case_id) for pattern in d.cases) and self._holds(d)
+                     and (not d.clause or d.clause == clause_id)), None)
 
     def _holds(self, deviation: Deviation) -> bool:
         return not deviation.versions or self.target_version in deviation.versions
@@ -176,7 +184,14 @@ def _deviation(path: Path, entry: dict[str, Any], covered: tuple[str, ...],
         raise ProfileError(f"{path}: deviation {entry['case']!r} names {', '.join(stray)}, which the profile "
                            f"does not cover ({', '.join(covered) or 'no versions'})")
     cases = tuple(entry["cases"]) if "cases" in entry else (entry["case"],)
-    return Deviation(cases, verdict, entry["reason"], entry["source"], versions, kind)
+    clause = entry.get("clause", "")
+    try:
+        if clause:
+            get_clause(clause)
+    except KeyError:
+        raise ProfileError(f"{path}: a {kind.value} row names clause {clause!r}, which the spec has not"
+                           ) from None
+    return Deviation(cases, verdict, entry["reason"], entry["source"], versions, kind, clause)
 
 
 def _known_defect(path: Path, entry: dict[str, Any]) -> KnownDefect:

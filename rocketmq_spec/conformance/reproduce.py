@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from rocketmq_spec.codec.command import RemotingCommand, decode_payload
-from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived
+from rocketmq_spec.codec.command import DEFAULT_LANGUAGE, RemotingCommand, decode_payload, json_header_text
+from rocketmq_spec.codec.framing import FrameDecoder, FrameReceived, FrameRejected
+from rocketmq_spec.codec.store.record import decode_records
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
 from rocketmq_spec.conformance.report.json_files import CASES_DIR, file_stem
 from rocketmq_spec.conformance.result import CaseResult
@@ -46,6 +47,10 @@ CLOSE_WAIT = 3.0
 MAX_GAP = 5.0
 """The longest pause kept between two recorded sends: a case that waited for a timer of the target waits
 again, a case that waited long for nothing does not make the replay as long."""
+BODY_SHOWN = 600
+"""Characters of a body the replay prints (each request's, each live answer's): enough to show a finding
+that lies in a body (a 4.x registration, a key missing from a table, a property missing from a delivered
+message), not pages of it."""
 CONNECTED = "connected to "
 
 
@@ -81,10 +86,74 @@ def load(case: str, results: Path) -> Recorded:
 
 def _summary(command: RemotingCommand) -> str:
     kind = f"{'answer' if command.is_response else 'request'} ({command.serialize_type.name})"
+    if not command.is_response and command.language != DEFAULT_LANGUAGE:  # a request's may be the finding
+        kind += f" language {command.language}"
     remark = f" remark {command.remark!r}" if command.remark else ""
     fields = f" {json.dumps(command.ext_fields, ensure_ascii=False)}" if command.ext_fields else ""
     body = f" body {len(command.body)} B" if command.body else ""
     return f"{kind} code {command.code} opaque {command.opaque}{remark}{fields}{body}"
+
+
+def _sent(frame: FrameReceived) -> str:
+    """A request as sent: a JSON header verbatim (a key left out or an unknown value is often the
+    finding), a ROCKETMQ one decoded."""
+    header = json_header_text(frame.frame)
+    if header is None:
+        return _summary(frame.command)
+    return f"request (JSON) {header}" + (f" body {len(frame.command.body)} B" if frame.command.body else "")
+
+
+def _body(command: RemotingCommand) -> str:
+    """A body as the finding needs it read: a message body (PULL, POP, QUERY) as its records'
+    topic, queue offset and properties, any other body as text; cut to :data:`BODY_SHOWN` characters."""
+    try:
+        records = decode_records(command.body)
+    except RocketMQSpecError:  # not a message body: JSON, properties text, or bytes (a zlib body)
+        text = _text_or_hex(command.body or b"")
+    else:
+        text = " | ".join(f"{r.topic} queue {r.queue_id} offset {r.queue_offset} {json.dumps(r.properties)}"
+                          for r in records)
+    return text if len(text) <= BODY_SHOWN else f"{text[:BODY_SHOWN]}... ({len(text)} characters)"
+
+
+def decoded(records: Sequence[Record]) -> list[str]:
+    """A case's recorded chunks read as frames, in order: each connection's events, each request as sent
+    (``_sent``), each answer or broker-sent request, and every body, as a report shows them beside the
+    hex."""
+    decoders: dict[tuple[int, Direction], FrameDecoder] = {}
+    lines: list[str] = []
+    for record in sorted(records, key=lambda r: r.at):
+        number, mark = record.connection, record.direction.value
+        if record.direction is Direction.EVENT:
+            lines.append(f"c{number} * {record.hex}")
+            continue
+        data = bytes.fromhex(record.hex)
+        decoder = decoders.setdefault((number, record.direction), FrameDecoder())
+        if record.length * 2 != len(record.hex):  # cut short in the record: its header only
+            decoders[number, record.direction] = FrameDecoder()
+            lines.append(f"c{number} {mark} {_summary(_cut_answer(data))} (body cut in the record)")
+            continue
+        for event in decoder.receive_data(data):
+            if isinstance(event, FrameReceived):
+                sent = record.direction is Direction.SENT
+                lines.append(f"c{number} {mark} {_sent(event) if sent else _summary(event.command)}")
+                if event.command.body:
+                    lines.append(f"c{number} {mark}     body: {_body(event.command)}")
+            elif isinstance(event, FrameRejected):  # a framing case's bytes (a PROXY preamble, a bad length)
+                lines.append(f"c{number} {mark} not a frame: {event.error}")
+    return lines
+
+
+def _text_or_hex(data: bytes) -> str:
+    """``data`` as text when it is UTF-8 without control characters (line breaks and tabs aside), else
+    as hex: a report and a terminal show it as it is."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and all(c.isprintable() or c in "\n\r\t" for c in text):
+        return text
+    return f"{len(data)} bytes, not text: {data.hex()}"
 
 
 def _key(answer: RemotingCommand) -> tuple[object, ...]:
@@ -157,8 +226,11 @@ class Replay:
             if not whole:
                 raise BadInput(f"c{number}: the record keeps {len(data)} of the {record.length} bytes of a "
                                "chunk the case sent; it cannot be replayed exactly")
-            for command in _frames(line.sent, data):
-                self._print(f"c{number} > {_summary(command)}")
+            for event in line.sent.receive_data(data):
+                if isinstance(event, FrameReceived):
+                    self._print(f"c{number} > {_sent(event)}")
+                    if event.command.body:
+                        self._print(f"c{number} >     body: {_body(event.command)}")
             if line.live is not None:
                 line.live.send_bytes(data)
             return
@@ -178,6 +250,8 @@ class Replay:
             self._print(f"c{number} < recorded: {_summary(then)}")
             self._print(f"c{number} <      now: {_summary(now) if now else 'nothing'}"
                         f"{'' if same else '   <-- differs'}")
+            if now is not None and now.body:
+                self._print(f"c{number} <     body: {_body(now)}")
 
     def _answer(self, line: _Line) -> RemotingCommand | None:
         assert line.live is not None, "only connections replayed wait for answers"

@@ -33,18 +33,21 @@ def unique(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:12]}"
 
 
-def expect_code(check: Check, what: str, response: RemotingCommand, expected: int) -> RemotingCommand:
-    """The response's code must be ``expected``; 3 REQUEST_CODE_NOT_SUPPORTED means the feature is absent."""
+def expect_code(check: Check, what: str, response: RemotingCommand, expected: int, *,
+                clause: str = "") -> RemotingCommand:
+    """The response's code must be ``expected``; 3 REQUEST_CODE_NOT_SUPPORTED means the feature is absent.
+    ``clause`` charges a wrong code to a step's own clause (``Check.that``)."""
     if response.code == ResponseCode.REQUEST_CODE_NOT_SUPPORTED and expected != response.code:
         raise Unsupported(f"{what}: {response.remark or 'request code not supported'}",
                           expected=expected, actual=response.code)
     check.that(f"{what}: response code", response.code == expected, expected=expected,
-               actual=f"{response.code} {response.remark or ''}".strip())
+               actual=f"{response.code} {response.remark or ''}".strip(), clause=clause)
     return response
 
 
-def expect_success(check: Check, what: str, response: RemotingCommand) -> RemotingCommand:
-    return expect_code(check, what, response, ResponseCode.SUCCESS)
+def expect_success(check: Check, what: str, response: RemotingCommand, *,
+                   clause: str = "") -> RemotingCommand:
+    return expect_code(check, what, response, ResponseCode.SUCCESS, clause=clause)
 
 
 def expect_refused(check: Check, what: str, response: RemotingCommand) -> RemotingCommand:

@@ -23,7 +23,7 @@ from rocketmq_spec.spec.properties import encode_properties
 
 from .messaging import Client, Message, subscription
 from .support import expect_code, expect_refused, expect_success, unique
-from .test_namesrv import QUEUES, FakeBroker, _route
+from .test_namesrv import QUEUES, FakeBroker, _registered, _route
 
 Pairs = list[tuple[str, Any]]
 """A JSON object as written: its members in order (``json.loads`` with ``object_pairs_hook=list``)."""
@@ -49,8 +49,7 @@ class BeanBody:
 
 
 def _route_body(namesrv: Server, wire: Wire, check: Check) -> tuple[bytes, dict[str, str]]:
-    broker, connection = FakeBroker.fresh(), wire.connect(namesrv.endpoint)
-    expect_success(check, "REGISTER_BROKER", connection.exchange(broker.register(connection)))
+    broker, connection = _registered(check, namesrv, wire)
     return expect_success(check, "route", _route(connection, broker.topic)).body or b"", {}
 
 

@@ -16,7 +16,7 @@ from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.target import Server
-from rocketmq_spec.conformance.verdict import Unsupported
+from rocketmq_spec.conformance.verdict import Info, Unsupported
 from rocketmq_spec.conformance.wire import Wire
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.frame import LENGTH_FIELD_SIZE, TYPE_WORD_SIZE, SerializeType
@@ -142,10 +142,19 @@ def _remark_binary_utf8(namesrv: Server, wire: Wire, check: Check) -> None:
                actual=remark)
 
 
+def _naming_the_topic(answer: RawAnswer, topic: str) -> None:
+    """The remark as the vehicle of a header-text check: Java's names the topic ("No topic route info in
+    name server for the topic: <t>"); a remark in other words says nothing of how the header writes the
+    topic's characters, and its words are not judged (the verdict policy), so the case is INFO."""
+    remark = dict(answer.json_pairs()).get("remark") or ""
+    if topic not in remark:
+        raise Info("the remark does not name the topic, so the JSON text writer is not seen through it",
+                   expected=f"a remark holding {topic!r}", actual=remark)
+
+
 def _remark_json_text(namesrv: Server, wire: Wire, check: Check) -> None:
     answer = _route_refusal(namesrv, wire, check, TEXT, SerializeType.JSON)
-    remark = dict(answer.json_pairs()).get("remark", "")
-    check.that("remark holds the topic's text", TEXT in remark, expected=TEXT, actual=remark)
+    _naming_the_topic(answer, TEXT)
     check.that("written raw, not as \\u escapes", TEXT.encode() in answer.header, expected=TEXT,
                actual=answer.header.decode("utf-8", "replace"))
 
@@ -162,6 +171,7 @@ def _kv_escapes(namesrv: Server, wire: Wire, check: Check) -> None:
 
 def _remark_escapes(namesrv: Server, wire: Wire, check: Check) -> None:
     answer = _route_refusal(namesrv, wire, check, ESCAPE_INPUT, SerializeType.JSON)
+    _naming_the_topic(answer, ESCAPE_INPUT)
     text = answer.header.decode("utf-8")
     allowed = _escapes_allowed(answer)
     check.that("remark writes the topic's characters as fastjson does", any(t in text for t in allowed),

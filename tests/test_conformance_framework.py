@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from rocketmq_spec.apache.servers import StartFailed
 from rocketmq_spec.conformance import cli, options, plugin, profile
 from rocketmq_spec.conformance.ha_peer import FeedListener
 from rocketmq_spec.conformance.recorder import Direction, Exchange, Record
@@ -203,6 +204,7 @@ def _called(error: BaseException, when: str) -> pytest.CallInfo[None]:
     (TypeError("a fixture of the suite broke"), "setup", Verdict.ERROR),
     (TypeError("the target's answer lacked a field"), "call", Verdict.FAIL),
     (NoResponse("no response to code 17"), "setup", Verdict.FAIL),
+    (StartFailed("broker exited with status 70"), "call", Verdict.ERROR),
 ])
 def test_faults_of_the_suite_are_errors_of_the_run(error: BaseException, when: str, verdict: Verdict) -> None:
     state = plugin.RunState(Target(), profile.NO_PROFILE, strict=False, report_dir=None)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from rocketmq_spec.apache.servers import StartFailed
 from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.conformance import alone
 from rocketmq_spec.conformance import profile as profiles
@@ -307,6 +308,10 @@ def _verdict(state: RunState, call: pytest.CallInfo[None],
     error = excinfo.value
     if isinstance(error, SuiteError) or (call.when == "setup" and not isinstance(error, TARGET_ERRORS)):
         return Verdict.ERROR, f"{type(error).__name__}: {error}", None, None, ""
+    if isinstance(error, StartFailed):
+        # a broker the case launched for itself did not come up: what the case is about was never reached,
+        # so nothing is judged (a case about a start catches StartFailed itself)
+        return Verdict.ERROR, f"the broker this case starts did not start: {error}", None, None, ""
     if isinstance(error, Outcome):
         return error.verdict, error.message, error.expected, error.actual, error.clause
     if isinstance(error, WireError | OSError):

@@ -94,6 +94,30 @@ def test_first_election_then_a_failover_within_the_sync_state_set() -> None:
     assert world.table.sets[NAME].in_sync == {1}
 
 
+def test_a_killed_master_restarted_is_taken_back_into_the_sync_state_set() -> None:
+    """The requests three Apache 5.5.0 brokers made of the reference controller in a failover cycle of
+    benchmarks.failover, in their order: 1 elected, 2 and 3 taken in, 1's connection closes, 2 elected, 1
+    restarted heartbeats and registers as 2's slave, 2 takes 3 back; then the change that brings 1 back,
+    which 2 reports once 1 has caught up, is accepted."""
+    world = World()
+    world.join(1)
+    assert world.elect(1) == (_R.SUCCESS, 1, 1, 1)
+    world.join(2, 3)
+    assert world.table.alter(NAME, 1, 1, [1, 2], 1, world.alive).header == {"newSyncStateSetEpoch": 2}
+    assert world.table.alter(NAME, 1, 1, [1, 2, 3], 2, world.alive).header == {"newSyncStateSetEpoch": 3}
+    assert world.liveness.channel_closed(1) == [(CLUSTER, NAME, 1)]
+    assert world.table.need_reelect(world.alive) == [NAME]
+    assert world.elect(-1) == (_R.SUCCESS, 2, 2, 4)
+    world.beat(1)
+    registered = world.table.register(CLUSTER, NAME, 1, "127.0.0.1:101", world.alive)
+    assert registered.header == {"clusterName": CLUSTER, "brokerName": NAME, "masterBrokerId": 2,
+                                 "masterAddress": "127.0.0.1:102", "masterEpoch": 2, "syncStateSetEpoch": 4}
+    assert world.table.alter(NAME, 2, 2, [2, 3], 4, world.alive).header == {"newSyncStateSetEpoch": 5}
+    taken = world.table.alter(NAME, 2, 2, [1, 2, 3], 5, world.alive)
+    assert (taken.code, taken.header) == (_R.SUCCESS, {"newSyncStateSetEpoch": 6})
+    assert world.table.sets[NAME].in_sync == {1, 2, 3}
+
+
 def test_no_unclean_election_by_default() -> None:
     world = World()
     world.join(1, 2)

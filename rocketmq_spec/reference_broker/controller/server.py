@@ -135,6 +135,9 @@ class Controller:
         is on disk when the request changed it."""
         if outcome.changed:
             self.file.save(self.table)
+        if outcome.code != _R.SUCCESS:  # Java's ReplicasInfoManager logs each refusal likewise
+            log.info("controller: %s answered %d %s", _C(request.command.code).name, outcome.code,
+                     outcome.remark or "")
         ext: dict[str, str] | None = None
         spec = CONTROLLER_RESPONSE_HEADERS.get(request.command.code)
         if with_header:
@@ -184,9 +187,14 @@ class Controller:
     async def alter(self, request: Request) -> RemotingCommand:
         h = self._header(request)
         body = decode_body(SYNC_STATE_SET, request.command.body or b"{}")
-        return self._answer(request, self.table.alter(h.get("brokerName") or "", h.get("masterBrokerId"),
-                                                      h.get("masterEpoch"), list(body["syncStateSet"] or []),
-                                                      body["syncStateSetEpoch"], self._alive()))
+        name = h.get("brokerName") or ""
+        outcome = self.table.alter(name, h.get("masterBrokerId"), h.get("masterEpoch"),
+                                   list(body["syncStateSet"] or []), body["syncStateSetEpoch"], self._alive())
+        if outcome.changed:
+            known = self.table.sets[name]
+            log.info("controller: the SyncStateSet of %s is now %s (epoch %d)", name, sorted(known.in_sync),
+                     known.in_sync_epoch)
+        return self._answer(request, outcome)
 
     async def replica_info(self, request: Request) -> RemotingCommand:
         return self._answer(request, self.table.replica_info(self._header(request).get("brokerName") or ""))
@@ -211,6 +219,9 @@ class Controller:
         if h.get("brokerId") is None:
             return request.command.response(_R.CONTROLLER_INVALID_REQUEST, NO_BROKER_ID_REMARK,
                                             version=self.server.version)
+        if self.liveness.info(h["clusterName"], h["brokerName"], h["brokerId"]) is None:
+            log.info("controller: broker %s %s %d at %s heartbeats", h["clusterName"], h["brokerName"],
+                     h["brokerId"], h["brokerAddr"])  # onBrokerHeartbeat:132 logs a new broker likewise
         self.liveness.beat(Heartbeat(h["clusterName"], h["brokerName"], h["brokerAddr"], h["brokerId"],
                                      h.get("heartbeatTimeoutMills"), h.get("epoch"), h.get("maxOffset"),
                                      h.get("confirmOffset"), h.get("electionPriority")),

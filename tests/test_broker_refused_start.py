@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,19 @@ def test_a_store_that_cannot_be_created_is_refused_before_any_port(tmp_path: Pat
     conf = write_broker_conf(tmp_path / "broker.conf", {})
     assert_refused(run_broker(Path("/proc") / f"rmq-spec-store-{tmp_path.name}", conf), "cannot be created")
 
+
+
+def test_brokers_starting_side_by_side_under_one_new_parent_pass_the_check(tmp_path: Path) -> None:
+    """Each broker's probe is a directory of its own name: one broker's probe never meets another's, nor the
+    parent that another broker is making at that moment (a master and its slave started together under
+    ``wire/``)."""
+    from rocketmq_spec.reference_broker.preflight import check_store
+
+    def check(run: int, member: int) -> None:
+        root = tmp_path / f"run-{run}" / f"broker-{member}" / "store"
+        check_store(BrokerConfig(store_path_root_dir=str(root)), probe_lock=False)
+
+    for run in range(20):
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(lambda member, run=run: check(run, member), range(4)))
+    assert not list(tmp_path.iterdir())  # every probe removed, nothing of the stores made yet

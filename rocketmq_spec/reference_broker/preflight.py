@@ -18,6 +18,7 @@ import errno
 import fcntl
 import os
 import socket
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -50,18 +51,17 @@ def _directory(path: Path) -> None:
 
 def _root(config: BrokerConfig) -> None:
     """The root, or the nearest of its parents that exists, must be a directory to create the rest in; a
-    root that does not exist yet must be one the broker can create (its first missing directory is made
-    and removed at once, as a port is bound and released: permissions, a read-only or a pseudo file
-    system are found the way the broker would meet them)."""
+    root that does not exist yet must be one the broker can create (a directory of a name of its own is
+    made there and removed at once, as a port is bound and released: permissions, a read-only or a pseudo
+    file system are found the way the broker would meet them, and brokers starting side by side under one
+    new parent never meet each other's probe)."""
     root = Path(config.store_path_root_dir)
     existing = next(p for p in (root, *root.parents) if p.exists())
     _directory(existing)
     if existing == root:
         return
-    probe = existing / root.relative_to(existing).parts[0]
     try:
-        probe.mkdir()
-        probe.rmdir()
+        Path(tempfile.mkdtemp(prefix=".rmq-store-probe-", dir=existing)).rmdir()
     except OSError as exc:
         raise StoreRefused(f"{root} cannot be created in {existing}", expected="a directory it can create in",
                            seen=exc.strerror or type(exc).__name__) from None

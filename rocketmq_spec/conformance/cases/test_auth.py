@@ -160,10 +160,13 @@ def test_acl_created_and_merged(client: Client, check: Check) -> None:
         update = entries(("Group:auth-g", "Sub", "Deny"), ("Topic:auth-t*", "Get", "Allow"))
         expect_success(check, "update acl", ask(client, C.AUTH_UPDATE_ACL, {"subject": subject}, update))
         merged = json_body(check, "get merged", ask(client, C.AUTH_GET_ACL, {"subject": subject}))
+        # A null property written out (``"sourceIps": null``) is RMQ-CMD-BODY-BEAN-ORDER's matter, not
+        # the merge's: it reads as the absent property fastjson leaves out.
         check.equal("merged entries", [
             {"actions": ["Get"], "decision": "Allow", "resource": "Topic:auth-t*"},
             {"actions": ["Sub"], "decision": "Deny", "resource": "Group:auth-g"}],
-            merged["policies"][0]["entries"])
+            [{key: value for key, value in entry.items() if value is not None}
+             for entry in merged["policies"][0]["entries"]])
 
 
 @case("RMQ-AUTH-ACL-GET", "AUTH_LIST_ACL keeps the ACLs whose subject contains subjectFilter and, with a "

@@ -78,10 +78,14 @@ def test_query_message_by_tag(client: Client, check: Check) -> None:
     if not holds(Rule.QUERY_BY_INDEX_TYPE, client.target_version()):
         expect_success(check, "QUERY_MESSAGE by key (the message is indexed)", _found(client, topic,
                                                                                       message.keys[0]))
-        expect_code(check, "QUERY_MESSAGE by tag", _query(client, topic, tag, index_type=INDEX_TAG_TYPE)(),
-                    ResponseCode.QUERY_NOT_FOUND)
-        return
-    response = _found(client, topic, tag, index_type=INDEX_TAG_TYPE)
+        response = _query(client, topic, tag, index_type=INDEX_TAG_TYPE)()
+        # The tag is no key of any message: only a target that serves the tag index (whatever version it
+        # announces; rocketmq-rust 1.0.0 announces 5.3.1) can answer SUCCESS, and is then judged as 5.4.0.
+        if response.code != ResponseCode.SUCCESS:
+            expect_code(check, "QUERY_MESSAGE by tag", response, ResponseCode.QUERY_NOT_FOUND)
+            return
+    else:
+        response = _found(client, topic, tag, index_type=INDEX_TAG_TYPE)
     found = decode_records(expect_success(check, f"QUERY_MESSAGE indexType=T {tag}", response).body)
     check.equal(f"UNIQ_KEYs found by tag {tag}", [message.uniq], [r.uniq_key for r in found])
 

@@ -57,7 +57,7 @@ from benchmarks.machine import (
 )
 from benchmarks.matrix import DOC, NOT_QUIET, SETTLE_SECONDS, commit, write_section
 from rocketmq_spec.apache import ApacheRocketMQ, ProvisionError
-from rocketmq_spec.targets.broker_set import BrokerSet, in_controller_mode
+from rocketmq_spec.targets.broker_set import BrokerSet
 from rocketmq_spec.targets.reference import ReferenceServers
 
 RELEASE = "5.5.0"
@@ -118,15 +118,8 @@ def measure(controller: str, work: Path, cycles: int, watch: MachineWatch) -> Co
         names = stack.enter_context(_names(controller, work))
         addr = names.controller_addr
         brokers = BrokerSet(addr, BROKER_SET, {})
-        for broker_id in range(1, MEMBERS + 1):
-            settings = in_controller_mode(addr, BROKER_SET, CLUSTER, **SETTINGS)
-            if broker_id > 1:  # a slave registers under its id, the first (the master) as 0
-                settings["brokerId"] = str(broker_id)
-            member = ApacheRocketMQ(RELEASE, home=work / f"broker-{broker_id}", namesrv=names.namesrv_addr,
-                                    heap_mb=HEAP_MB, broker_config=settings)
-            brokers.members[broker_id] = stack.enter_context(member)
-            if broker_id == 1:
-                brokers.wait_master(1, FAILOVER_S)
+        brokers.start_apache(stack, RELEASE, work, names.namesrv_addr, MEMBERS, CLUSTER, HEAP_MB, FAILOVER_S,
+                             **SETTINGS)
         everyone = frozenset(brokers.members)
         for cycle in range(cycles):
             formed = brokers.wait_formed(everyone, FORM_S)

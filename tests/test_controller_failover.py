@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from rocketmq_spec.apache import ApacheRocketMQ
 from rocketmq_spec.apache.maven import NotServed, ToolMissing
 from rocketmq_spec.codec.store.commitlog import CommitLog
 from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
-from rocketmq_spec.targets.broker_set import BrokerSet, in_controller_mode
+from rocketmq_spec.targets.broker_set import BrokerSet
 from rocketmq_spec.targets.failover import MASTER_ID, SLAVE_ID, measure
 from rocketmq_spec.targets.reference import ReferenceServers
 from tests.test_controller_mode_interop import _same_commitlog
@@ -59,18 +58,11 @@ def test_the_killed_master_rejoins_the_sync_state_set_after_each_kill(tmp_path: 
         stack.callback(names.stop)
         names.start_namesrv()
         brokers = BrokerSet(names.controller_addr, BROKER_SET, {})
-        for broker_id in range(1, 4):
-            settings = in_controller_mode(names.controller_addr, BROKER_SET, CLUSTER, **ALL_ACK)
-            if broker_id > 1:
-                settings["brokerId"] = str(broker_id)
-            member = ApacheRocketMQ(RELEASE, home=tmp_path / f"broker-{broker_id}",
-                                    namesrv=names.namesrv_addr, heap_mb=HEAP_MB, broker_config=settings)
-            try:
-                brokers.members[broker_id] = stack.enter_context(member)
-            except (ToolMissing, NotServed) as exc:
-                pytest.skip(str(exc))
-            if broker_id == 1:
-                brokers.wait_master(1, ELECT_S)
+        try:
+            brokers.start_apache(stack, RELEASE, tmp_path, names.namesrv_addr, 3, CLUSTER, HEAP_MB, ELECT_S,
+                                 **ALL_ACK)
+        except (ToolMissing, NotServed) as exc:
+            pytest.skip(str(exc))
         everyone = frozenset(brokers.members)
         for cycle in range(KILLS):
             formed = brokers.wait_formed(everyone, FORM_S)

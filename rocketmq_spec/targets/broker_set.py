@@ -12,12 +12,15 @@ when the brokers run with ``allAckInSyncStateSet=true``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from rocketmq_spec.admin.wire import AdminConnection, AdminError
+from rocketmq_spec.apache.cluster import ApacheRocketMQ
 from rocketmq_spec.apache.servers import LoopbackServers
 from rocketmq_spec.codec.bodies import decode_body
 from rocketmq_spec.codec.custom_header import decode_header
@@ -150,6 +153,21 @@ class BrokerSet:
         finally:
             await client.close()
         return done
+
+    def start_apache(self, stack: contextlib.ExitStack, release: str, work: Path, namesrv: str, count: int,
+                     cluster: str, heap_mb: int, elect_s: float, **settings: str) -> None:
+        """Start ``count`` Apache brokers of ``release`` into this set, ids 1..count under ``work``, each
+        stopped when ``stack`` closes; the first registers without an id, as a master does, and is named
+        master before the others start as its slaves."""
+        for broker_id in range(1, count + 1):
+            config = in_controller_mode(self.controller, self.name, cluster, **settings)
+            if broker_id > 1:
+                config["brokerId"] = str(broker_id)
+            member = ApacheRocketMQ(release, home=work / f"broker-{broker_id}", namesrv=namesrv,
+                                    heap_mb=heap_mb, broker_config=config)
+            self.members[broker_id] = stack.enter_context(member)
+            if broker_id == 1:
+                self.wait_master(1, elect_s)
 
     def kill(self, broker_id: int) -> None:
         """SIGKILL: no shutdown hook, the store keeps its abort file, connections reset."""

@@ -156,6 +156,7 @@ def test_java_consumer_falls_back_to_a_reference_slave(tmp_path: Path) -> None:
         await pair.start()
         await _send_all(pair.master_addr, topic)
         await pair.wait_replicated()
+        assert pair.slave is not None
         assert await _eventually_topic(pair.slave, topic)
         await pair.stop_master()
 

@@ -19,17 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
-from rocketmq_spec.reference_broker.store.config import parse_delay_levels
+from rocketmq_spec.reference_broker.store.config import StoreTunables, parse_delay_levels
 from rocketmq_spec.reference_broker.tls import TlsFileError, TlsSettings
 from rocketmq_spec.spec.broker_identity import CONTROLLER_MODE_DEFAULTS
-from rocketmq_spec.spec.consumequeue import DELAY_LEVELS
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 from rocketmq_spec.spec.ha_autoswitch import AUTOSWITCH_DEFAULTS
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
 from rocketmq_spec.spec.store_settings import STORE_DEFAULTS
 from rocketmq_spec.spec.system_topics import TRACE_TOPIC
-from rocketmq_spec.spec.timer import TIMER_MAX_DELAY_SEC, TIMER_PRECISION_MS
 from rocketmq_spec.spec.tls import TLS_KEYS_BY_NAME
 from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE
 
@@ -95,7 +93,7 @@ class NamesrvConfig:
 
 
 @dataclass
-class BrokerConfig:
+class BrokerConfig(StoreTunables):
     broker_name: str = "broker-a"
     wire_release: str = DEFAULT_RELEASE
     """The Apache RocketMQ release answered as where releases differ on the wire (``wireRelease``): its
@@ -124,12 +122,6 @@ class BrokerConfig:
     store_path_commit_log: str | None = None
     """None means ``<storePathRootDir>/commitlog``."""
     flush_disk_type: str = "ASYNC_FLUSH"
-    mapped_file_size_commit_log: int = STORE_DEFAULTS.mappedFileSizeCommitLog
-    mapped_file_size_consume_queue: int = STORE_DEFAULTS.mappedFileSizeConsumeQueue
-    max_hash_slot_num: int = STORE_DEFAULTS.maxHashSlotNum
-    max_index_num: int = STORE_DEFAULTS.maxIndexNum
-    message_delay_level: str = DELAY_LEVELS
-    """Delay per level for DELAY and consumer retries; tests shorten it so a retry arrives in seconds."""
     auto_create_topic_enable: bool = True
     auto_create_subscription_group: bool = True
     default_topic_queue_nums: int = 8
@@ -195,33 +187,15 @@ class BrokerConfig:
     """Milliseconds between runs of the transaction check service."""
     lite_pull_message_enable: bool = True
     """5.x ``litePullMessageEnable``: LITE_PULL_MESSAGE is refused with 16 NO_PERMISSION when off."""
-    # -- the store (MessageStoreConfig; defaults and meanings in rocketmq_spec.spec.store_settings) -------
+    # -- the store: StoreTunables, and these keys the store takes under other names or shapes ----------
     timer_wheel_enable: bool = True
     """5.x timer messages (a 4.9.8 wire release has none, whatever this says)."""
-    timer_precision_ms: int = TIMER_PRECISION_MS
-    timer_max_delay_sec: int = TIMER_MAX_DELAY_SEC
     recall_message_enable: bool = False
     """5.3.2+ ``recallMessageEnable``: RECALL_MESSAGE is refused unless set (the default of 5.3.3/5.5.0)."""
     flush_interval_commit_log: int = STORE_DEFAULTS.flushIntervalCommitLog
     flush_interval_consume_queue: int = STORE_DEFAULTS.flushIntervalConsumeQueue
     flush_delay_offset_interval: int = STORE_DEFAULTS.flushDelayOffsetInterval
     sync_flush_timeout: int = STORE_DEFAULTS.syncFlushTimeout
-    max_message_size: int = STORE_DEFAULTS.maxMessageSize
-    check_crc_on_recover: bool = STORE_DEFAULTS.checkCRCOnRecover
-    max_transfer_bytes_on_message_in_memory: int = STORE_DEFAULTS.maxTransferBytesOnMessageInMemory
-    max_transfer_count_on_message_in_memory: int = STORE_DEFAULTS.maxTransferCountOnMessageInMemory
-    message_index_enable: bool = STORE_DEFAULTS.messageIndexEnable
-    max_msgs_num_batch: int = STORE_DEFAULTS.maxMsgsNumBatch
-    default_query_max_num: int = STORE_DEFAULTS.defaultQueryMaxNum
-    delete_when: str = STORE_DEFAULTS.deleteWhen
-    file_reserved_time: int = STORE_DEFAULTS.fileReservedTime
-    disk_max_used_space_ratio: int = STORE_DEFAULTS.diskMaxUsedSpaceRatio
-    clean_resource_interval: int = STORE_DEFAULTS.cleanResourceInterval
-    delete_commit_log_files_interval: int = STORE_DEFAULTS.deleteCommitLogFilesInterval
-    delete_consume_queue_files_interval: int = STORE_DEFAULTS.deleteConsumeQueueFilesInterval
-    clean_file_forcibly_enable: bool = STORE_DEFAULTS.cleanFileForciblyEnable
-    disk_space_warning_level_ratio: float = STORE_DEFAULTS.diskSpaceWarningLevelRatio
-    disk_space_clean_forcibly_ratio: float = STORE_DEFAULTS.diskSpaceCleanForciblyRatio
     broker_role: str = BrokerRole.ASYNC_MASTER.value
     """ASYNC_MASTER, SYNC_MASTER or SLAVE (``rocketmq_spec.spec.ha``); a master registers as brokerId 0."""
     grpc_server_port: int | None = None
@@ -235,7 +209,6 @@ class BrokerConfig:
     ha_send_heartbeat_interval: int = HA_DEFAULTS["haSendHeartbeatInterval"]
     ha_housekeeping_interval: int = HA_DEFAULTS["haHousekeepingInterval"]
     ha_transfer_batch_size: int = HA_DEFAULTS["haTransferBatchSize"]
-    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
     slave_timeout: int = HA_DEFAULTS["slaveTimeout"]
     slave_read_enable: bool = False
     """Whether pull answers suggest the subscription group's brokerId instead of the master (0)."""

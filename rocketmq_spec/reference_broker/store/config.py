@@ -42,8 +42,8 @@ def parse_delay_levels(text: str) -> tuple[int, ...]:
 
 class BrokerSettings(Protocol):
     """The part of the broker's settings the store reads
-    (``rocketmq_spec.reference_broker.config.BrokerConfig``); every StoreConfig field of the same name is
-    copied from it as well."""
+    (``rocketmq_spec.reference_broker.config.BrokerConfig``), which is a :class:`StoreTunables` too: those
+    fields are copied from it as well."""
 
     store_path_root_dir: str
     store_path_commit_log: str | None
@@ -57,49 +57,29 @@ class BrokerSettings(Protocol):
     flush_delay_offset_interval: int
     broker_role: str
     slave_timeout: int
-    ha_slave_fallbehind_max: int
     timer_wheel_enable: bool
     wire_release: str
 
 
-_MAPPED = frozenset({"batch_keeps_own_properties", "index_tag_key", "root_dir", "commit_log_dir",
-                     "store_host", "cluster_name", "flush_disk_type", "sync_flush_timeout_ms",
-                     "flush_interval_commit_log_ms", "flush_interval_consume_queue_ms",
-                     "flush_delay_offset_interval_ms", "slave_timeout_ms", "timer_wheel_enable"})
-"""StoreConfig fields set from differently named (or shaped) broker settings."""
+@dataclass(kw_only=True)
+class StoreTunables:
+    """The MessageStoreConfig keys a broker.conf sets and the store reads under the same name, declared
+    once: :class:`StoreConfig` and the broker's ``BrokerConfig`` both derive from it, so a key added here
+    is read from broker.conf and reaches the store without a second declaration."""
 
-
-@dataclass
-class StoreConfig:
-    root_dir: Path
-    store_host: tuple[str, int] = ("127.0.0.1", 10911)
-    """Written into every record (STOREHOSTADDRESS) and into offsetMsgIds: the broker's ip1:listenPort."""
-    cluster_name: str = "DefaultCluster"
-    """Value of the CLUSTER property the broker adds to every message it accepts from a producer."""
-    flush_disk_type: FlushDiskType = FlushDiskType.ASYNC_FLUSH
     mapped_file_size_commit_log: int = STORE_DEFAULTS.mappedFileSizeCommitLog
     mapped_file_size_consume_queue: int = STORE_DEFAULTS.mappedFileSizeConsumeQueue
     max_hash_slot_num: int = STORE_DEFAULTS.maxHashSlotNum
     max_index_num: int = STORE_DEFAULTS.maxIndexNum
     message_index_enable: bool = STORE_DEFAULTS.messageIndexEnable
-    index_tag_key: bool = False
-    """RMQ-IDX-KEYS by release: since 5.4.0 a tagged record is indexed under topic#T#TAGS too, and
-    QUERY_MESSAGE with indexType T looks that key up."""
-    sync_flush_timeout_ms: int = STORE_DEFAULTS.syncFlushTimeout
-    flush_interval_commit_log_ms: int = STORE_DEFAULTS.flushIntervalCommitLog
-    flush_interval_consume_queue_ms: int = STORE_DEFAULTS.flushIntervalConsumeQueue
-    flush_delay_offset_interval_ms: int = STORE_DEFAULTS.flushDelayOffsetInterval
     message_delay_level: str = DELAY_LEVELS
+    """Delay per level for DELAY and consumer retries; tests shorten it so a retry arrives in seconds."""
     max_message_size: int = STORE_DEFAULTS.maxMessageSize
-    batch_keeps_own_properties: bool = False
-    """RMQ-CL-BATCH-PROPERTIES by release: since 5.4.0 a batch record keeps its own properties alone."""
     check_crc_on_recover: bool = STORE_DEFAULTS.checkCRCOnRecover
     max_transfer_bytes_on_message_in_memory: int = STORE_DEFAULTS.maxTransferBytesOnMessageInMemory
     max_transfer_count_on_message_in_memory: int = STORE_DEFAULTS.maxTransferCountOnMessageInMemory
     max_msgs_num_batch: int = STORE_DEFAULTS.maxMsgsNumBatch
     default_query_max_num: int = STORE_DEFAULTS.defaultQueryMaxNum
-    commit_log_dir: Path | None = None
-    """``storePathCommitLog``; None means ``<root_dir>/commitlog``."""
     # -- retention (CleanCommitLogService / CleanConsumeQueueService) -------------------------------
     delete_when: str = STORE_DEFAULTS.deleteWhen
     file_reserved_time: int = STORE_DEFAULTS.fileReservedTime
@@ -110,14 +90,35 @@ class StoreConfig:
     clean_file_forcibly_enable: bool = STORE_DEFAULTS.cleanFileForciblyEnable
     disk_space_warning_level_ratio: float = STORE_DEFAULTS.diskSpaceWarningLevelRatio
     disk_space_clean_forcibly_ratio: float = STORE_DEFAULTS.diskSpaceCleanForciblyRatio
+    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
+    timer_precision_ms: int = TIMER_PRECISION_MS
+    timer_max_delay_sec: int = TIMER_MAX_DELAY_SEC
+
+
+@dataclass
+class StoreConfig(StoreTunables):
+    root_dir: Path
+    store_host: tuple[str, int] = ("127.0.0.1", 10911)
+    """Written into every record (STOREHOSTADDRESS) and into offsetMsgIds: the broker's ip1:listenPort."""
+    cluster_name: str = "DefaultCluster"
+    """Value of the CLUSTER property the broker adds to every message it accepts from a producer."""
+    flush_disk_type: FlushDiskType = FlushDiskType.ASYNC_FLUSH
+    index_tag_key: bool = False
+    """RMQ-IDX-KEYS by release: since 5.4.0 a tagged record is indexed under topic#T#TAGS too, and
+    QUERY_MESSAGE with indexType T looks that key up."""
+    sync_flush_timeout_ms: int = STORE_DEFAULTS.syncFlushTimeout
+    flush_interval_commit_log_ms: int = STORE_DEFAULTS.flushIntervalCommitLog
+    flush_interval_consume_queue_ms: int = STORE_DEFAULTS.flushIntervalConsumeQueue
+    flush_delay_offset_interval_ms: int = STORE_DEFAULTS.flushDelayOffsetInterval
+    batch_keeps_own_properties: bool = False
+    """RMQ-CL-BATCH-PROPERTIES by release: since 5.4.0 a batch record keeps its own properties alone."""
+    commit_log_dir: Path | None = None
+    """``storePathCommitLog``; None means ``<root_dir>/commitlog``."""
     broker_role: BrokerRole = BrokerRole.ASYNC_MASTER
     """A SLAVE store takes records only from its master; a SYNC_MASTER put waits for a slave's ack."""
     slave_timeout_ms: int = HA_DEFAULTS["slaveTimeout"]
-    ha_slave_fallbehind_max: int = HA_DEFAULTS["haSlaveFallbehindMax"]
     timer_wheel_enable: bool = False
     """5.x timer messages (``timerWheelEnable``); a store made without a 5.x broker reads none."""
-    timer_precision_ms: int = TIMER_PRECISION_MS
-    timer_max_delay_sec: int = TIMER_MAX_DELAY_SEC
     delay_levels_ms: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -133,11 +134,12 @@ class StoreConfig:
 
     @classmethod
     def from_broker(cls, broker: BrokerSettings) -> StoreConfig:
-        """The store's view of the broker's settings: fields named alike are copied, the rest mapped."""
-        same = {f.name: getattr(broker, f.name) for f in fields(cls)
-                if f.init and f.name not in _MAPPED and hasattr(broker, f.name)}
+        """The store's view of the broker's settings: the :class:`StoreTunables` are copied, the rest
+        mapped."""
+        same = {f.name: getattr(broker, f.name) for f in fields(StoreTunables)}
         return cls(
             **same,
+            broker_role=BrokerRole(broker.broker_role),
             root_dir=Path(broker.store_path_root_dir),
             commit_log_dir=Path(broker.store_path_commit_log) if broker.store_path_commit_log else None,
             store_host=(broker.broker_ip1, broker.listen_port),

@@ -71,6 +71,9 @@ from rocketmq_spec.spec.system_topics import (
     TRANS_OP_TAG,
 )
 
+SYNC_FLUSH, SYNC_MASTER, SLAVE = FlushDiskType.SYNC_FLUSH, BrokerRole.SYNC_MASTER, BrokerRole.SLAVE
+"""Members read by every put, bound once: reading a member off its Enum class goes through the class's
+``__getattr__`` on Python 3.11, a few hundred instructions each."""
 QUEUED_TYPES = frozenset({int(TransactionType.NOT_TYPE), int(TransactionType.COMMIT)})
 """Transaction types whose records get a consume-queue entry (RMQ-CQ-TRANSACTION), as plain ints."""
 cached_tags_code = lru_cache(maxsize=4096)(tags_code)
@@ -264,9 +267,9 @@ class StorePuts:
         """Whether ``message`` may be a plain put: no transaction, delay or timer, not for a topic a
         delivery service watches, nothing to wait for once appended."""
         config = self.config
-        waits = message.wait_store_msg_ok and (config.flush_disk_type is FlushDiskType.SYNC_FLUSH
-                                               or config.broker_role is BrokerRole.SYNC_MASTER)
-        waits = waits or (message.wait_store_msg_ok and self.in_sync_replicas_enough is not None)
+        waits = message.wait_store_msg_ok and (config.flush_disk_type is SYNC_FLUSH
+                                               or config.broker_role is SYNC_MASTER
+                                               or self.in_sync_replicas_enough is not None)
         return not (message.sys_flag & TRANSACTION_MASK or message.delay_level > 0 or waits
                     or self.confirm_gate.limit is not None
                     or message.topic in _PARKING_TOPICS or not self._cluster_round_trips
@@ -397,14 +400,14 @@ class StorePuts:
             self.timer.wake()
         if self.on_append is not None:
             self.on_append()
-        sync = wait and self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
-        replicated = wait and self.config.broker_role is BrokerRole.SYNC_MASTER
+        sync = wait and self.config.flush_disk_type is SYNC_FLUSH
+        replicated = wait and self.config.broker_role is SYNC_MASTER
         return Appended(result, end if sync else None, end if replicated else None)
 
     def _refuses_puts(self) -> bool:
         """Whether no put may append now: the store is stopping, the disk is full, or this is a slave
         (RMQ-HA-SLAVE-REFUSES-SEND: a slave's log holds only its master's bytes). Every put asks this."""
-        return not self._running or self.retention.disk_full or self.config.broker_role is BrokerRole.SLAVE
+        return not self._running or self.retention.disk_full or self.config.broker_role is SLAVE
 
     def _size_problem(self, body_size: int, record_size: int) -> SpecViolation | None:
         """RMQ-CL-MAX-MESSAGE for a record of ``record_size`` bytes with a body of ``body_size``: what is

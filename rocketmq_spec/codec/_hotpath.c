@@ -344,9 +344,10 @@ static int parse_boolean(const Span *s, int *out) {
 /* The typed header as codec.custom_header.decode_header builds it, or Py_None (0 returned) where that
  * function would raise or where the text is outside the ASCII grammar handled here. */
 static int typed_fields(const Header *h, PyObject *plan, PyObject **out) {
-    PyObject *values = PyDict_New();
-    if (values == NULL) return -1;
     Py_ssize_t count = PyTuple_GET_SIZE(plan);
+    /* sized for every field at once: a header of a dozen fields would otherwise grow the dict twice */
+    PyObject *values = _PyDict_NewPresized(count);
+    if (values == NULL) return -1;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *slot = PyTuple_GET_ITEM(plan, i);  /* (wire name bytes, key str, kind int, required) */
         PyObject *wire = PyTuple_GET_ITEM(slot, 0), *key = PyTuple_GET_ITEM(slot, 1);

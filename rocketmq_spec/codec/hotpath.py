@@ -70,4 +70,4 @@ def twin(name: str, pure: F, *, declines: bool = False) -> F:
     if not declines:
         return fast
     assert compiled is not None
-    return compiled.declining(fast, pure)  # type: ignore[no-any-return]
+    return compiled.declining(fast, pure)

@@ -233,7 +233,8 @@ class StorePuts:
             STOREHOST_V6 if len(store_ip) == IPV6_LEN else 0)
         key = (topic, queue_id)
         with self._put_lock:
-            queue, last = self.queues.get(key), self.commitlog.files.last
+            queue, files = self.queues.get(key), self.commitlog.files.files
+            last = files[-1] if files else None  # MappedFiles.last, without a property call on every put
             queue_offset = self._next_queue_offset.get(key, 0)
             if (self._refuses_puts() or queue is None or last is None
                     or not queue.next_entry_fits(queue_offset)):
@@ -246,7 +247,7 @@ class StorePuts:
                 text_raw)
             size = len(record)
             if self._size_problem(len(message.body), size) is not None \
-                    or size + END_FILE_MIN_BLANK_LENGTH > last.remaining:
+                    or size + END_FILE_MIN_BLANK_LENGTH > last.size - last.wrote:
                 return None
             last.append(record)
             self._next_queue_offset[key] = queue_offset + 1

@@ -10,6 +10,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -343,9 +344,10 @@ static int parse_boolean(const Span *s, int *out) {
 /* The typed header as codec.custom_header.decode_header builds it, or Py_None (0 returned) where that
  * function would raise or where the text is outside the ASCII grammar handled here. */
 static int typed_fields(const Header *h, PyObject *plan, PyObject **out) {
-    PyObject *values = PyDict_New();
-    if (values == NULL) return -1;
     Py_ssize_t count = PyTuple_GET_SIZE(plan);
+    /* sized for every field at once: a header of a dozen fields would otherwise grow the dict twice */
+    PyObject *values = _PyDict_NewPresized(count);
+    if (values == NULL) return -1;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *slot = PyTuple_GET_ITEM(plan, i);  /* (wire name bytes, key str, kind int, required) */
         PyObject *wire = PyTuple_GET_ITEM(slot, 0), *key = PyTuple_GET_ITEM(slot, 1);
@@ -758,6 +760,79 @@ static PyObject *count_records(PyObject *self, PyObject *arg) {
     return PyLong_FromLongLong(count);
 }
 
+/* ------------------------------------------------------------------ declining twins */
+
+/* declining(fast, pure): a callable that answers fast(*args), or pure(*args) where fast declines with None
+ * (hotpath.twin). Called on every send; a Python wrapper would add a frame and an argument tuple per call. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fast, *pure;
+    vectorcallfunc vectorcall;
+} Declining;
+
+static PyObject *declining_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Declining *self = (Declining *)callable;
+    PyObject *result = PyObject_Vectorcall(self->fast, args, nargsf, kwnames);
+    if (result != Py_None) return result;
+    Py_DECREF(result);
+    return PyObject_Vectorcall(self->pure, args, nargsf, kwnames);
+}
+
+static int declining_traverse(Declining *self, visitproc visit, void *arg) {
+    Py_VISIT(self->fast);
+    Py_VISIT(self->pure);
+    return 0;
+}
+
+static void declining_dealloc(Declining *self) {
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->fast);
+    Py_CLEAR(self->pure);
+    PyObject_GC_Del(self);
+}
+
+static PyObject *declining_doc(Declining *self, void *closure) {
+    return PyObject_GetAttrString(self->pure, "__doc__");
+}
+
+static PyGetSetDef declining_getset[] = {
+    {"__doc__", (getter)declining_doc, NULL, "The pure function's docstring.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef declining_members[] = {
+    {"fast", T_OBJECT_EX, offsetof(Declining, fast), READONLY, "The compiled function, tried first."},
+    {"pure", T_OBJECT_EX, offsetof(Declining, pure), READONLY, "The pure function, called where it declines."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject DecliningType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rocketmq_spec.codec._hotpath.Declining",
+    .tp_basicsize = sizeof(Declining),
+    .tp_dealloc = (destructor)declining_dealloc,
+    .tp_vectorcall_offset = offsetof(Declining, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_traverse = (traverseproc)declining_traverse,
+    .tp_members = declining_members,
+    .tp_getset = declining_getset,
+};
+
+static PyObject *declining(PyObject *self, PyObject *args) {
+    PyObject *fast, *pure;
+    if (!PyArg_ParseTuple(args, "OO", &fast, &pure)) return NULL;
+    Declining *made = PyObject_GC_New(Declining, &DecliningType);
+    if (made == NULL) return NULL;
+    Py_INCREF(fast);
+    Py_INCREF(pure);
+    made->fast = fast;
+    made->pure = pure;
+    made->vectorcall = declining_vectorcall;
+    PyObject_GC_Track(made);
+    return (PyObject *)made;
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyMethodDef methods[] = {
@@ -771,6 +846,7 @@ static PyMethodDef methods[] = {
     {"join_answer", join_answer, METH_VARARGS, "A JSON answer frame joined from a template."},
     {"gather_records", gather_records, METH_VARARGS, "The records a pull's consume-queue entries point at."},
     {"count_records", count_records, METH_O, "The records of a pull body."},
+    {"declining", declining, METH_VARARGS, "fast(*args), or pure(*args) where fast answers None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -779,5 +855,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "rocketmq_spec.codec.
 
 PyMODINIT_FUNC PyInit__hotpath(void) {
     crc_init();
+    if (PyType_Ready(&DecliningType) < 0) return NULL;
     return PyModule_Create(&module);
 }

@@ -69,10 +69,5 @@ def twin(name: str, pure: F, *, declines: bool = False) -> F:
         return pure
     if not declines:
         return fast
-
-    def decided(*args: Any) -> Any:
-        result = fast(*args)
-        return pure(*args) if result is None else result
-
-    decided.__doc__ = pure.__doc__
-    return decided  # type: ignore[return-value]
+    assert compiled is not None
+    return compiled.declining(fast, pure)

@@ -138,9 +138,12 @@ def file_size(slot_count: int = DEFAULT_SLOT_COUNT, index_count: int = DEFAULT_I
 
 
 def time_diff_seconds(store_timestamp: int, begin_timestamp: int) -> int:
-    if begin_timestamp <= 0:
+    """Seconds from the file's first record to this one, clamped to [0, MAX_TIME_DIFF]; 0 in a file with no
+    first record yet. Every index key computes it, hence comparisons rather than ``min``/``max`` calls."""
+    if begin_timestamp <= 0 or store_timestamp <= begin_timestamp:
         return 0
-    return min(max(store_timestamp - begin_timestamp, 0) // 1000, MAX_TIME_DIFF)
+    seconds = (store_timestamp - begin_timestamp) // 1000
+    return seconds if seconds < MAX_TIME_DIFF else MAX_TIME_DIFF
 
 
 def time_base(entry_index: int, begin_timestamp: int, previous_end_timestamp: int | None) -> int | None:

@@ -165,11 +165,12 @@ SYSTEM_KEYS: frozenset[str] = RESERVED_KEYS - {row.key for row in PROPERTIES_SIN
 """4.9.8's ``MessageConst.STRING_HASH_SET``: names a producer may not set through ``putUserProperty``."""
 
 
-def encode_properties(properties: Mapping[str, str | None]) -> str:
-    """Encode in the mapping's own order; use :func:`java_hashmap_order` first to match Java's bytes."""
-    return PROPERTY_SEPARATOR.join(
-        f"{name}{NAME_VALUE_SEPARATOR}{value}" for name, value in properties.items() if value is not None
-    )
+def encode_properties(properties: Mapping[str, str | None], order: Iterable[str] | None = None) -> str:
+    """Encode in the mapping's own order, or in ``order`` (its names, each once); use
+    :func:`java_hashmap_order` for the order that matches Java's bytes."""
+    names = properties if order is None else order
+    return PROPERTY_SEPARATOR.join([f"{name}{NAME_VALUE_SEPARATOR}{value}" for name in names
+                                    if (value := properties[name]) is not None])
 
 
 def parse_properties(text: str) -> dict[str, str]:

@@ -186,9 +186,9 @@ class IndexFile:
         """Index ``key`` (already ``topic#key``); False when full (RMQ-IDX-FULL: start a new file)."""
         if not self.writable:
             raise SpecViolation("IndexFile opened read-only", expected="writable", seen="read-only")
-        if self.is_full:
-            return False
         h = self.header
+        if h.index_count >= self.capacity:  # is_full, read here without a property call on every key
+            return False
         time_diff = time_diff_seconds(store_timestamp, h.begin_timestamp)
         old = put_index_entry(self._map, key, phy_offset, time_diff, HEADER_SIZE, self.slot_count,
                               self._entries_at, h.index_count, INVALID_INDEX)

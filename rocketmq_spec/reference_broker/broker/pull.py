@@ -58,7 +58,15 @@ _STATUS_CODES = {
 """Status -> code for every status whose code does not depend on the requested offset."""
 _COMMIT_OFFSET = int(PullSysFlag.COMMIT_OFFSET)
 _SUSPEND = int(PullSysFlag.SUSPEND)
+_SUBSCRIPTION = int(PullSysFlag.SUBSCRIPTION)
+_READ = int(PermName.READ)
 """The flags a pull's every answer tests, as plain ints: an int ``&`` an IntFlag builds a flag object."""
+_SUCCESS, _OFFSET_MOVED, _NOT_FOUND = (ResponseCode.SUCCESS, ResponseCode.PULL_OFFSET_MOVED,
+                                       ResponseCode.PULL_NOT_FOUND)
+_NO_LOGIC_QUEUE, _NO_MESSAGE = GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, GetMessageStatus.NO_MESSAGE_IN_QUEUE
+_SLAVE = BrokerRole.SLAVE
+"""Members every pull reads, bound once: reading a member off its Enum class goes through the class's
+``__getattr__`` on Python 3.11, a few hundred instructions each."""
 _BROKER_FORBIDDEN = {"forbiddenType": str(int(ForbiddenType.BROKER_FORBIDDEN))}
 """The header of a refused 5.x pull: Java sets forbiddenType alone and leaves the offsets null, which the
 spec's table (offsets required) cannot encode."""
@@ -71,15 +79,15 @@ def pull_status(store_status: GetMessageStatus) -> GetMessageStatus:
     ``getMessage`` sees an empty queue (NO_MESSAGE_IN_QUEUE) where our store, which only knows written
     queues, has none at all (NO_MATCHED_LOGIC_QUEUE). Both answer offsets 0, so only the status differs.
     """
-    if store_status is GetMessageStatus.NO_MATCHED_LOGIC_QUEUE:
-        return GetMessageStatus.NO_MESSAGE_IN_QUEUE
+    if store_status is _NO_LOGIC_QUEUE:
+        return _NO_MESSAGE
     return store_status
 
 
 def response_code(status: GetMessageStatus, requested_offset: int) -> ResponseCode:
     """An empty queue is "not found" at offset 0 and "offset moved" anywhere else."""
-    if status is GetMessageStatus.NO_MESSAGE_IN_QUEUE:
-        return ResponseCode.PULL_OFFSET_MOVED if requested_offset != 0 else ResponseCode.PULL_NOT_FOUND
+    if status is _NO_MESSAGE:
+        return _OFFSET_MOVED if requested_offset != 0 else _NOT_FOUND
     return _STATUS_CODES[status]
 
 
@@ -99,7 +107,7 @@ class PullPlan(NamedTuple):
 
     def parks(self, sys_flag: int) -> bool:
         """Nothing found and the consumer lets the broker hold the request (FLAG_SUSPEND)."""
-        return self.code == ResponseCode.PULL_NOT_FOUND and bool(sys_flag & _SUSPEND)
+        return self.code == _NOT_FOUND and bool(sys_flag & _SUSPEND)
 
 
 class PullHandlers:
@@ -175,12 +183,12 @@ class PullHandlers:
             topic = self.topics.get(header["topic"])
             values |= {"topicSysFlag": topic.topic_sys_flag if topic else 0, "groupSysFlag": 0}
         return PullPlan(code, status, values, result, codes,
-                        result.body if code == ResponseCode.SUCCESS else None)
+                        result.body if code == _SUCCESS else None)
 
     def settle(self, header: Mapping[str, Any], plan: PullPlan) -> None:
         """What an answered or parked pull writes: the OFFSET_MOVED_EVENT of a corrected offset and the
         queue's pull offset (``queryPullOffset``)."""
-        if plan.code == ResponseCode.PULL_OFFSET_MOVED:
+        if plan.code == _OFFSET_MOVED:
             self._offset_moved(header, plan.result.next_begin_offset)
         self.offsets.commit_pull(header["consumerGroup"], header["topic"], header["queueId"],
                                  plan.result.next_begin_offset)
@@ -188,7 +196,7 @@ class PullHandlers:
     def commit_requested(self, header: Mapping[str, Any]) -> None:
         """FLAG_COMMIT_OFFSET: the consumer's offset, committed once per request (not again when a parked
         pull wakes), and never by a slave."""
-        if header["sysFlag"] & _COMMIT_OFFSET and self.config.role is not BrokerRole.SLAVE:
+        if header["sysFlag"] & _COMMIT_OFFSET and self.config.role is not _SLAVE:
             self.offsets.commit(header["consumerGroup"], header["topic"], header["queueId"],
                                 header["commitOffset"])
 
@@ -214,7 +222,7 @@ class PullHandlers:
         group = self.groups.find_or_create(group_name)
         group_broker = group.broker_id if group is not None else MASTER_ID
         suggest = group_broker if self.config.slave_read_enable else MASTER_ID
-        if code == ResponseCode.PULL_OFFSET_MOVED and self.config.role is BrokerRole.SLAVE:
+        if code == _OFFSET_MOVED and self.config.role is _SLAVE:
             return group_broker, ResponseCode.PULL_RETRY_IMMEDIATELY
         return suggest, code
 
@@ -222,7 +230,7 @@ class PullHandlers:
         """``PullMessageProcessor.processRequest``'s checks, in its order, for a pull from ``peer``; returns
         the tag filter."""
         group_name, topic_name, queue_id = header["consumerGroup"], header["topic"], header["queueId"]
-        if not self.config.broker_permission & PermName.READ:
+        if not self.config.broker_permission & _READ:
             raise Refused(ResponseCode.NO_PERMISSION,
                           remarks.BROKER_PULL_FORBIDDEN.format(broker_ip=self.config.broker_ip1))
         group = self.groups.find_or_create(group_name)
@@ -235,7 +243,7 @@ class PullHandlers:
         if topic is None:
             raise Refused(ResponseCode.TOPIC_NOT_EXIST,
                           remarks.PULL_TOPIC_NOT_EXIST.format(topic=topic_name, version=self._version))
-        if not topic.perm & PermName.READ:
+        if not topic.perm & _READ:
             raise Refused(ResponseCode.NO_PERMISSION, remarks.TOPIC_PULL_FORBIDDEN.format(topic=topic_name))
         if queue_id < 0 or queue_id >= topic.read_queue_nums:
             # Java prints channel.remoteAddress(), an InetSocketAddress: "/ip:port".
@@ -243,7 +251,7 @@ class PullHandlers:
                           remarks.PULL_QUEUE_ILLEGAL.format(queue_id=queue_id, topic=topic_name,
                                                             read_queues=topic.read_queue_nums,
                                                             consumer=f"/{peer}"))
-        if PullSysFlag.SUBSCRIPTION in PullSysFlag(header["sysFlag"]):
+        if header["sysFlag"] & _SUBSCRIPTION:
             expression_type = header.get("expressionType")
             if not is_tag_type(expression_type) and not header.get("subscription"):
                 raise Refused(ResponseCode.SUBSCRIPTION_PARSE_FAILED,

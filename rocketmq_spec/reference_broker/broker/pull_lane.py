@@ -16,6 +16,8 @@ from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.reference_broker.broker.pull import PullHandlers
 from rocketmq_spec.reference_broker.broker.stats import BrokerStats
 from rocketmq_spec.reference_broker.server import Refused
+from rocketmq_spec.reference_broker.store import GetMessageStatus
+from rocketmq_spec.spec.codes import ResponseCode
 from rocketmq_spec.spec.headers import PULL_MESSAGE_RESPONSE
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ class PullLane:
         self._version = version
         """The MQVersion word of the server's answers (its wire release)."""
         self._slots = _slots(pulls.sys_flags)
-        self._templates: dict[tuple[int, str], JsonAnswerTemplate] = {}
+        self._templates: dict[tuple[ResponseCode, GetMessageStatus], JsonAnswerTemplate] = {}
 
     def take(self, connection: Connection, opaque: int, header: dict[str, Any], body: bytes) -> bool:
         """Answer a pull that needs no wait; False, with nothing written, for any other."""
@@ -54,7 +56,7 @@ class PullLane:
         pulls.settle(header, plan)
         pulls.commit_requested(header)
         values, records = plan.values, plan.body
-        answer = self._template(int(plan.code), plan.status.name).frame(
+        answer = self._template(plan.code, plan.status).frame(
             opaque, tuple(str(values[key]) for key in self._slots), records or b"")
         assert answer is not None, "decimal numbers are plain text"
         connection.write_frame(answer)
@@ -62,9 +64,12 @@ class PullLane:
             self._stats.count_get(header["consumerGroup"], header["topic"], len(plan.result.messages))
         return True
 
-    def _template(self, code: int, remark: str) -> JsonAnswerTemplate:
-        template = self._templates.get((code, remark))
+    def _template(self, code: ResponseCode, status: GetMessageStatus) -> JsonAnswerTemplate:
+        """The answer of ``code`` whose remark is the status's name (by member, not name: an Enum member's
+        ``name`` is a descriptor call)."""
+        template = self._templates.get((code, status))
         if template is None:
-            template = self._templates[(code, remark)] = JsonAnswerTemplate(
-                code, dict.fromkeys(self._slots, ""), self._slots, version=self._version, remark=remark)
+            template = self._templates[(code, status)] = JsonAnswerTemplate(
+                int(code), dict.fromkeys(self._slots, ""), self._slots, version=self._version,
+                remark=status.name)
         return template

@@ -106,6 +106,7 @@ class SendPlanner(StoreWriters):
                  store: MessageStore) -> None:
         super().__init__(config, topics, groups, store)
         self._templates: dict[tuple[object, ...], JsonAnswerTemplate | None] = {}
+        """By answer code and the settings ``send_ext`` reads."""
         release_version = wire_release(config.wire_release).version
         self._version = release_version
         self._bad_send_code = (ResponseCode.INVALID_PARAMETER
@@ -215,17 +216,21 @@ class SendPlanner(StoreWriters):
         bytes as the general encoding, see ``rocketmq_spec.codec.answer_template``): one per answer code and
         broker settings; None when the settings defeat a template (a setting holding a marker), which
         leaves those answers to the general encoding."""
+        key = (code, self.config.region_id, self.config.trace_on)
+        try:
+            return self._templates[key]
+        except KeyError:
+            pass
         ext = self.send_ext
-        key = (code, *ext.values())
-        if key not in self._templates:
-            try:
-                self._templates[key] = JsonAnswerTemplate(
-                    code, java_hashmap_order({**ext, **dict.fromkeys(STORED_SLOTS, "")},
-                                             ext_fields_capacity(True, self._version)),
-                    STORED_SLOTS, version=self._version)
-            except ValueError:
-                self._templates[key] = None
-        return self._templates[key]
+        try:
+            template: JsonAnswerTemplate | None = JsonAnswerTemplate(
+                code, java_hashmap_order({**ext, **dict.fromkeys(STORED_SLOTS, "")},
+                                         ext_fields_capacity(True, self._version)),
+                STORED_SLOTS, version=self._version)
+        except ValueError:
+            template = None
+        self._templates[key] = template
+        return template
 
     @staticmethod
     def stored_values(msg_id: str, queue_id: int, queue_offset: int) -> tuple[str, str, str]:

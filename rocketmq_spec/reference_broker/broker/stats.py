@@ -34,13 +34,17 @@ class StatsWindow:
     buckets: deque[list[int]] = field(default_factory=deque)
 
     def add(self, minute: int, count: int) -> None:
-        if self.buckets and self.buckets[-1][0] == minute:
-            self.buckets[-1][1] += count
-            self.buckets[-1][2] += 1
-        else:
-            self.buckets.append([minute, count, 1])
-        while self.buckets and self.buckets[0][0] <= minute - DAY // MINUTE:
-            self.buckets.popleft()
+        """Count into this minute's bucket; a new minute's bucket drops those older than a day (a minute
+        already counted was trimmed by its first count, so every send does not trim again)."""
+        buckets = self.buckets
+        if buckets and buckets[-1][0] == minute:
+            last = buckets[-1]
+            last[1] += count
+            last[2] += 1
+            return
+        buckets.append([minute, count, 1])
+        while buckets[0][0] <= minute - DAY // MINUTE:
+            buckets.popleft()
 
     def snapshot(self, now_minute: int, seconds: int) -> dict[str, float | int]:
         """BrokerStatsItem of the last ``seconds``: sum, tps and avgpt (messages per call)."""

@@ -80,6 +80,8 @@ class PopHold:
                         woken.set_result(None)
 
     def _arrived(self, arrival: MessageArrival) -> None:
+        if not self._held:  # every send notifies: with no POP held, no keys are built
+            return
         for key in ((arrival.topic, arrival.queue_id), (arrival.topic, -1)):
             for woken in self._held.get(key, ()):
                 if not woken.done():

@@ -114,8 +114,11 @@ class ConsumeQueue:
 
     def next_entry_fits(self, queue_offset: int) -> bool:
         """``queue_offset`` is the entry just past the last one and the last file has room for it."""
-        last = self.files.last
-        return (last is not None and last.remaining >= CQ_ENTRY_SIZE
+        files = self.files.files  # not the ``last`` and ``remaining`` properties: every put asks this
+        if not files:
+            return False
+        last = files[-1]
+        return (last.size - last.wrote >= CQ_ENTRY_SIZE
                 and queue_offset * CQ_ENTRY_SIZE == last.file_from_offset + last.wrote)
 
     def append_next(self, commitlog_offset: int, size: int, tags_code: int) -> None:

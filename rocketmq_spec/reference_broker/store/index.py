@@ -72,11 +72,12 @@ class IndexService:
         """Index a new record (one past every record indexed so far) under ``keys``."""
         if not keys:
             return
+        current = self._writable()
         for key in keys:
-            current = self._writable()
             if not current.put(key, phy_offset, store_timestamp):
                 current.flush()
-                self._roll().put(key, phy_offset, store_timestamp)
+                current = self._roll()
+                current.put(key, phy_offset, store_timestamp)
         self.last_indexed = phy_offset
 
     def _has(self, key: str, phy_offset: int) -> bool:

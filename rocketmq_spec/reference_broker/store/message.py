@@ -25,8 +25,7 @@ from rocketmq_spec.spec.sysflag import TransactionType, transaction_type
 
 def java_map_text(properties: dict[str, str], peak_size: int | None = None) -> str:
     """``messageProperties2String`` of a HashMap holding ``properties`` (inserted in dict order)."""
-    order = _hashmap_order(tuple(properties), peak_size)
-    return encode_properties({name: properties[name] for name in order})
+    return encode_properties(properties, _hashmap_order(tuple(properties), peak_size))
 
 
 @lru_cache(maxsize=4096)

@@ -71,6 +71,9 @@ from rocketmq_spec.spec.system_topics import (
     TRANS_OP_TAG,
 )
 
+SYNC_FLUSH, SYNC_MASTER, SLAVE = FlushDiskType.SYNC_FLUSH, BrokerRole.SYNC_MASTER, BrokerRole.SLAVE
+"""Members read by every put, bound once: reading a member off its Enum class goes through the class's
+``__getattr__`` on Python 3.11, a few hundred instructions each."""
 QUEUED_TYPES = frozenset({int(TransactionType.NOT_TYPE), int(TransactionType.COMMIT)})
 """Transaction types whose records get a consume-queue entry (RMQ-CQ-TRANSACTION), as plain ints."""
 cached_tags_code = lru_cache(maxsize=4096)(tags_code)
@@ -230,7 +233,8 @@ class StorePuts:
             STOREHOST_V6 if len(store_ip) == IPV6_LEN else 0)
         key = (topic, queue_id)
         with self._put_lock:
-            queue, last = self.queues.get(key), self.commitlog.files.last
+            queue, files = self.queues.get(key), self.commitlog.files.files
+            last = files[-1] if files else None  # MappedFiles.last, without a property call on every put
             queue_offset = self._next_queue_offset.get(key, 0)
             if (self._refuses_puts() or queue is None or last is None
                     or not queue.next_entry_fits(queue_offset)):
@@ -243,7 +247,7 @@ class StorePuts:
                 text_raw)
             size = len(record)
             if self._size_problem(len(message.body), size) is not None \
-                    or size + END_FILE_MIN_BLANK_LENGTH > last.remaining:
+                    or size + END_FILE_MIN_BLANK_LENGTH > last.size - last.wrote:
                 return None
             last.append(record)
             self._next_queue_offset[key] = queue_offset + 1
@@ -264,9 +268,9 @@ class StorePuts:
         """Whether ``message`` may be a plain put: no transaction, delay or timer, not for a topic a
         delivery service watches, nothing to wait for once appended."""
         config = self.config
-        waits = message.wait_store_msg_ok and (config.flush_disk_type is FlushDiskType.SYNC_FLUSH
-                                               or config.broker_role is BrokerRole.SYNC_MASTER)
-        waits = waits or (message.wait_store_msg_ok and self.in_sync_replicas_enough is not None)
+        waits = message.wait_store_msg_ok and (config.flush_disk_type is SYNC_FLUSH
+                                               or config.broker_role is SYNC_MASTER
+                                               or self.in_sync_replicas_enough is not None)
         return not (message.sys_flag & TRANSACTION_MASK or message.delay_level > 0 or waits
                     or self.confirm_gate.limit is not None
                     or message.topic in _PARKING_TOPICS or not self._cluster_round_trips
@@ -397,14 +401,14 @@ class StorePuts:
             self.timer.wake()
         if self.on_append is not None:
             self.on_append()
-        sync = wait and self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
-        replicated = wait and self.config.broker_role is BrokerRole.SYNC_MASTER
+        sync = wait and self.config.flush_disk_type is SYNC_FLUSH
+        replicated = wait and self.config.broker_role is SYNC_MASTER
         return Appended(result, end if sync else None, end if replicated else None)
 
     def _refuses_puts(self) -> bool:
         """Whether no put may append now: the store is stopping, the disk is full, or this is a slave
         (RMQ-HA-SLAVE-REFUSES-SEND: a slave's log holds only its master's bytes). Every put asks this."""
-        return not self._running or self.retention.disk_full or self.config.broker_role is BrokerRole.SLAVE
+        return not self._running or self.retention.disk_full or self.config.broker_role is SLAVE
 
     def _size_problem(self, body_size: int, record_size: int) -> SpecViolation | None:
         """RMQ-CL-MAX-MESSAGE for a record of ``record_size`` bytes with a body of ``body_size``: what is

@@ -24,6 +24,11 @@ MAX_FILTER_SCAN_BYTES = 16_000
 """A pull scans at most max(16000, maxMsgNums * 20) bytes of consume queue (``getMessage``), so a filter
 that matches nothing costs a bounded amount of work per request."""
 
+_FOUND, _WAS_REMOVING, _NO_MATCHED_MESSAGE = (GetMessageStatus.FOUND, GetMessageStatus.MESSAGE_WAS_REMOVING,
+                                              GetMessageStatus.NO_MATCHED_MESSAGE)
+"""The statuses of a read that reached the log, bound once: reading a member off its Enum class goes
+through the class's ``__getattr__`` on Python 3.11, a few hundred instructions each."""
+
 
 class StoreReads:
     """Reads of :class:`~reference_broker.store.message_store.MessageStore`, which holds the state named
@@ -61,8 +66,7 @@ class StoreReads:
             rows, files, self.commitlog.files.file_size, max_nums,
             config.max_transfer_bytes_on_message_in_memory, config.max_transfer_count_on_message_in_memory,
             tag_codes)
-        status = GetMessageStatus.FOUND if messages else (
-            GetMessageStatus.MESSAGE_WAS_REMOVING if missing else GetMessageStatus.NO_MATCHED_MESSAGE)
+        status = _FOUND if messages else (_WAS_REMOVING if missing else _NO_MATCHED_MESSAGE)
         return GetResult(status, offset + scanned, min_offset, max_offset, messages,
                          [offset + delta for delta in deltas])
 

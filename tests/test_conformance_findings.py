@@ -97,6 +97,27 @@ def test_a_replay_shows_answers_that_differ_from_the_record(tmp_path: Path) -> N
     assert "1 of 2 recorded answers given again" in text and "<-- differs" in text
 
 
+def test_a_replay_waits_for_a_request_the_record_has_no_answer_to(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> str:
+        def blocking() -> str:
+            broker = Endpoint.parse(mq.broker_addr)
+            frames = [r.to_json() for r in record_exchange(broker).records]
+            last_answer = max(i for i, f in enumerate(frames) if f["dir"] == "<")
+            del frames[last_answer]  # the run that was recorded got no answer to GET_MAX_OFFSET
+            write_results(results, [result(CASE, Verdict.FAIL, Basis.MUST, frames=frames)],
+                          {"broker": str(broker)})
+            out = io.StringIO()
+            reproduce.main([CASE, "--results", str(results), "--broker", str(broker)], out)
+            return out.getvalue()
+        return await asyncio.to_thread(blocking)
+
+    text = asyncio.run(with_broker(tmp_path / "store", scenario))
+    assert "1 of 1 recorded answers given again" in text
+    assert "c1 < recorded: no answer to opaque 2" in text and "c1 <      now: answer (JSON) code 0" in text
+
+
 def test_one_report_per_distinct_finding(tmp_path: Path) -> None:
     frames = [{"t": 0.0, "conn": 1, "dir": "*", "len": 0, "hex": "connected to 127.0.0.1:10911"},
               {"t": 0.001, "conn": 1, "dir": ">", "len": 4, "hex": "0000000c"}]

@@ -5,8 +5,9 @@ A report keeps every chunk a case wrote and read, per connection, with the addre
 files a finding upstream can show it with one command against any build of the target, and whoever fixes
 it can see the answer change. Each recorded connection is opened to the same role (name server, broker, the
 broker's HA port) of the target given, the chunks are sent in their order with their gaps (capped), and
-every answer the record holds is printed beside the one the target gives now; the case's own expected and
-seen close the output.
+every answer the record holds is printed beside the one the target gives now, and a request the record
+holds no answer to is waited for at the end (a target that never answers shows it again); the case's own
+expected and seen close the output.
 
     rmq-conformance reproduce CASE --results DIR (--target NAME | --namesrv H:P --broker H:P)
 
@@ -181,6 +182,8 @@ class _Line:
     live: Connection | None
     sent: FrameDecoder = field(default_factory=FrameDecoder)
     recorded: FrameDecoder = field(default_factory=FrameDecoder)
+    unanswered: list[int] = field(default_factory=list)
+    """Opaques of the requests sent whose answer the record does not hold (yet)."""
 
 
 @dataclass
@@ -204,6 +207,8 @@ class Replay:
                     time.sleep(min(max(record.at - last, 0.0), MAX_GAP))
                     last = record.at
                 self._step(record, exchange)
+            for number, line in self.lines.items():
+                self._wait_unanswered(number, line)
         finally:
             for line in self.lines.values():
                 if line.live is not None:
@@ -228,6 +233,8 @@ class Replay:
                                "chunk the case sent; it cannot be replayed exactly")
             for event in line.sent.receive_data(data):
                 if isinstance(event, FrameReceived):
+                    if not (event.command.is_response or event.command.is_oneway):
+                        line.unanswered.append(event.command.opaque)
                     self._print(f"c{number} > {_sent(event)}")
                     if event.command.body:
                         self._print(f"c{number} >     body: {_body(event.command)}")
@@ -238,6 +245,9 @@ class Replay:
             answers = _frames(line.recorded, data)
         else:  # an answer cut short in the record (a large body): its header is kept, the next frames anew
             answers, line.recorded = [_cut_answer(data)], FrameDecoder()
+        for then in answers:
+            with contextlib.suppress(ValueError):
+                line.unanswered.remove(then.opaque)
         if line.live is None:  # a connection to the suite's own peer: shown as recorded
             for then in answers:
                 self._print(f"c{number} < recorded: {_summary(then)}")
@@ -252,6 +262,17 @@ class Replay:
                         f"{'' if same else '   <-- differs'}")
             if now is not None and now.body:
                 self._print(f"c{number} <     body: {_body(now)}")
+
+    def _wait_unanswered(self, number: int, line: _Line) -> None:
+        """A request the recorded run got no answer to (the finding may be that silence): wait for the
+        target's answer now, so a replay shows the silence again, or that it is gone."""
+        if line.live is None:
+            return
+        for opaque in line.unanswered:
+            now = self._answer(line)
+            shown = _summary(now) if now else f"nothing (no answer within {ANSWER_WAIT} s, or closed)"
+            self._print(f"c{number} < recorded: no answer to opaque {opaque}")
+            self._print(f"c{number} <      now: {shown}")
 
     def _answer(self, line: _Line) -> RemotingCommand | None:
         assert line.live is not None, "only connections replayed wait for answers"

@@ -22,12 +22,13 @@ from rocketmq_spec.conformance.target import Server
 from rocketmq_spec.conformance.verdict import Failure, Unsupported
 from rocketmq_spec.conformance.wire import ConnectionLost, Endpoint, Wire, WireError
 from rocketmq_spec.spec.acl_file import DEFAULT_ACL_FILE, KEY_MIN_LENGTH
-from rocketmq_spec.spec.codes import ResponseCode
+from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.release_rules import Rule
 from rocketmq_spec.spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
 from rocketmq_spec.spec.store_layout import ABORT_FILE
 
+from .admin_support import properties
 from .messaging import Client, Message
 from .pop_support import require_5x
 from .support import eventually
@@ -117,6 +118,7 @@ def test_stopping_broker_tells_new_clients_to_go_away(launcher: Launcher, home: 
         raise Unsupported(f"the target announces version {version}, a release without graceful shutdown "
                           "(RMQ-SRV-GO-AWAY)", expected="5.2.0 or newer", actual=version)
     settings = {"enableShutdownGracefully": "true", "shutdownWaitTimeSeconds": GRACE_SECONDS}
+    _require_settings(client, settings)
     with launcher.servers(home, **settings) as servers:
         launched = _client(wire, servers, check)
         broker = Server("broker", launched.connection.endpoint)
@@ -141,6 +143,18 @@ def test_stopping_broker_tells_new_clients_to_go_away(launcher: Launcher, home: 
         finally:
             stopping.join()
 
+
+def _require_settings(client: Client, settings: dict[str, object]) -> None:
+    """Ask the run's broker (the implementation the case launches) whether it has the settings the case
+    starts its broker with. One whose GET_BROKER_CONFIG does not list them lacks the feature (UNSUPPORTED,
+    asked rather than inferred from its version word), and launching it would say nothing of the clause:
+    rocketmq-rust 1.0.0 refuses to start on a key it does not know."""
+    listed = properties(client.call(RequestCode.GET_BROKER_CONFIG, {}).body)
+    missing = sorted(key for key in settings if key not in listed)
+    if missing:
+        raise Unsupported(f"the target's GET_BROKER_CONFIG lists no {', '.join(missing)}: it has no graceful "
+                          "shutdown to judge (RMQ-SRV-GO-AWAY)", expected=", ".join(settings),
+                          actual=f"{len(listed)} settings without {', '.join(missing)}")
 
 
 @case("RMQ-ACL-FILE-UNUSABLE", "A broker with aclEnable=true does not start on an ACL file it cannot use (an "

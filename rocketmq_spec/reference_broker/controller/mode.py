@@ -23,6 +23,7 @@ from rocketmq_spec.reference_broker.store.epochs import EpochCache
 from rocketmq_spec.reference_broker.store.message_store import MessageStore
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
+from rocketmq_spec.spec.ha_autoswitch_acks import need_ack_nums
 
 if TYPE_CHECKING:
     from rocketmq_spec.reference_broker.broker.server import Broker
@@ -152,8 +153,8 @@ class ControllerMode:
         await self._stop_master()
         config, store = self.broker.config, self.store
         members = SyncStateSet(self.broker_id, self._report, end=lambda: store.max_phy_offset,
-                               all_ack=config.all_ack_in_sync_state_set,
-                               in_sync_replicas=config.in_sync_replicas)
+                               need=lambda: need_ack_nums(config.all_ack_in_sync_state_set,
+                                                          config.in_sync_replicas))
         members.confirmed = min(self.slave_confirm, store.max_phy_offset) if self.role is not None else -1
         members.accepted(role.sync_state_set, role.sync_state_set_epoch)
         self.members = members

@@ -22,6 +22,7 @@ from rocketmq_spec.reference_broker.ha.sync_state_set import SyncStateSet
 from rocketmq_spec.reference_broker.store.epochs import EpochCache
 from rocketmq_spec.reference_broker.store.message_store import MessageStore
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.spec.checkpoint import confirm_after_recovery
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.ha_autoswitch_acks import need_ack_nums
 
@@ -44,8 +45,12 @@ class ControllerMode:
         self.role: Role | None = None
         self.members = SyncStateSet(NO_ID)
         """The SyncStateSet while master; a placeholder that reports nothing before."""
-        self.slave_confirm = 0
-        """A slave's confirm offset: what its master's transfer headers last said (RMQ-HA2-SLAVE-EPOCH)."""
+        store.confirm_offset = confirm_after_recovery(store.confirm_offset, store.min_phy_offset,
+                                                      store.max_phy_offset)
+        self.slave_confirm = store.confirm_offset
+        """A slave's confirm offset: what its master's transfer headers last said (RMQ-HA2-SLAVE-EPOCH); the
+        one the checkpoint kept until the first (RMQ-CKPT-CONFIRM)."""
+        store.recorded_confirm = self._recorded_confirm
         self._reports: set[asyncio.Task[None]] = set()
         self._checker: asyncio.Task[None] | None = None
         broker.ha_server.sessions = self._slave_session
@@ -89,6 +94,13 @@ class ControllerMode:
             behind = self.members.behind(loop.time(), config.ha_max_time_slave_not_catchup / 1000)
             if behind:
                 self._report(self.members.current - behind)
+
+    def _recorded_confirm(self) -> int:
+        """The confirm offset as last set (``CommitLog.confirmOffset``), which the checkpoint keeps: a
+        master's last computed one, else the slave's."""
+        if self.role_is_master and self.members.confirmed >= 0:
+            return self.members.confirmed
+        return self.slave_confirm
 
     def status(self) -> BrokerStatus:
         """What a heartbeat says: the last epoch, the log's end, the confirm offset (``getConfirmOffset``)."""

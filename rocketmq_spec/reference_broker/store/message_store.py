@@ -351,7 +351,8 @@ class MessageStore(StorePuts, StoreReads):
         self.index.flush()
         if self._checkpoint is not None and not self._checkpoint.mm.closed:
             confirm = self.confirm_offset if self.recorded_confirm is None else self.recorded_confirm()
-            stamps = CheckpointData(*self._stamps, self._master_flushed, confirm)
+            physic, logics, index = self._stamps
+            stamps = CheckpointData(physic, logics, index, self._master_flushed, confirm)
             self._checkpoint.mm[:CHECKPOINT_FILE_SIZE] = encode_checkpoint(stamps)
             self._checkpoint.wrote = CHECKPOINT_FILE_SIZE
             self._checkpoint.flush()

@@ -3,6 +3,7 @@ controller-mode broker keeps across a restart."""
 
 from __future__ import annotations
 
+import asyncio
 import struct
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,6 +13,8 @@ from rocketmq_spec.codec.store.checkpoint import CheckpointData, encode_checkpoi
 from rocketmq_spec.reference_broker.broker.server import Broker
 from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.controller.mode import ControllerMode
+from rocketmq_spec.reference_broker.controller.roles import BecomeMaster
+from rocketmq_spec.reference_broker.ha.sync_state_set import SyncStateSet
 from rocketmq_spec.reference_broker.store.message_store import MessageStore
 from rocketmq_spec.spec.checkpoint import CHECKPOINT_FIELDS, CHECKPOINT_FILE_SIZE, confirm_after_recovery
 from rocketmq_spec.spec.store_layout import CHECKPOINT_FILE
@@ -74,6 +77,24 @@ def test_the_confirm_offset_survives_a_restart(tmp_path: Path) -> None:
     finally:
         store.close()
     _beyond_end(root, end)
+
+
+def test_a_demoted_master_keeps_its_confirm_offset(tmp_path: Path) -> None:
+    """Java keeps one confirm offset field: the master's last computed value is the slave's until the
+    first transfer block, and what the checkpoint records meanwhile."""
+    store = _store(tmp_path / "store")
+    try:
+        _fill(store, 4)
+        mode = _controller_mode(store)
+        mode.role = BecomeMaster(2, 2, frozenset({1, 2}))
+        mode.members = SyncStateSet(1)
+        mode.members.confirmed = store.max_phy_offset - 100
+        assert store.recorded_confirm is not None and store.recorded_confirm() == store.max_phy_offset - 100
+        asyncio.run(mode._stop_master())
+        mode.role = None
+        assert store.recorded_confirm() == mode.status().confirm_offset == store.max_phy_offset - 100
+    finally:
+        store.close()
 
 
 def _beyond_end(root: Path, end: int) -> None:

@@ -133,6 +133,7 @@ class ControllerMode:
         if self._checker is not None:
             await cancel_and_wait([self._checker])
             self._checker = None
+        self.slave_confirm = self._recorded_confirm()  # Java keeps one field: a demoted master's stays
         self.members = SyncStateSet(NO_ID)
 
     async def _to_slave(self, role: BecomeSlave) -> None:

@@ -36,6 +36,7 @@ from rocketmq_spec.reference_broker.store.epochs import EpochCache
 from rocketmq_spec.spec.epoch_file import BACKUP_SUFFIX, EPOCH_FILE_NAME
 from rocketmq_spec.spec.errors import HAStreamError, StoreError
 from rocketmq_spec.spec.ha_autoswitch import RMQ_HA2_TRUNCATE
+from rocketmq_spec.spec.ha_autoswitch_acks import ALL_ACK_IN_SYNC_STATE_SET
 from tests.test_ha_sessions import SETTINGS, _fill, _store
 
 
@@ -142,7 +143,7 @@ def test_master_session_answers_the_handshake_and_keeps_blocks_within_an_epoch(t
         epochs.append(1, 0)
         epochs.append(2, second)
         proposed: list[frozenset[int]] = []
-        members = SyncStateSet(1, proposed.append, all_ack=True)
+        members = SyncStateSet(1, proposed.append, need=lambda: ALL_ACK_IN_SYNC_STATE_SET)
         session = AutoSwitchSlaveSession(master, epochs, members, SETTINGS, now=0.0)
         assert session.next_write(0.0) is None  # nothing before the slave's handshake
         assert session.received(encode_slave_handshake(7), 0.0) is None

@@ -30,7 +30,7 @@ MASTER, SLAVE, OTHER = 1, 2, 3
 
 
 def _members(*, all_ack: bool = True, in_sync_replicas: int = 1, end: int = 1000) -> SyncStateSet:
-    members = SyncStateSet(MASTER, end=lambda: end, all_ack=all_ack, in_sync_replicas=in_sync_replicas)
+    members = SyncStateSet(MASTER, end=lambda: end, need=lambda: need_ack_nums(all_ack, in_sync_replicas))
     members.accepted(frozenset({MASTER, SLAVE, OTHER}), 1)
     return members
 
@@ -86,7 +86,8 @@ def test_a_member_never_connected_times_the_put_out() -> None:
 
 
 def test_a_pending_expansion_is_waited_for_too() -> None:
-    members = SyncStateSet(MASTER, lambda proposed: None, end=lambda: 1000, all_ack=True)
+    members = SyncStateSet(MASTER, lambda proposed: None, end=lambda: 1000,
+                           need=lambda: ALL_ACK_IN_SYNC_STATE_SET)
     members.accepted(frozenset({MASTER}), 1)
     assert members.request(1000).result(0) is True  # alone: answered at once
     members.acked(SLAVE, 1000, 1000, 0, 0.0)
@@ -105,9 +106,29 @@ def test_without_all_ack_in_sync_replicas_counts_any_connection() -> None:
     assert wait.result(0) is True
 
 
+def test_all_ack_in_sync_state_set_changes_on_a_running_master() -> None:
+    """Java reads allAckInSyncStateSet at each put and each confirm offset: UPDATE_BROKER_CONFIG turns it
+    on without a role change; a put already waiting keeps the count it was put with."""
+    settings = {"allAckInSyncStateSet": False}
+    members = SyncStateSet(MASTER, end=lambda: 1000,
+                           need=lambda: need_ack_nums(settings["allAckInSyncStateSet"], 1))
+    members.accepted(frozenset({MASTER, SLAVE}), 1)
+    members.acked(SLAVE, 600, 1000, 0, 0.0)
+    assert members.request(1000).result(0) is True
+    assert members.confirm_offset(1000) == 1000
+    settings["allAckInSyncStateSet"] = True
+    assert members.confirm_offset(1000) == 600
+    wait = members.request(1000)
+    settings["allAckInSyncStateSet"] = False
+    members.acked(SLAVE, 900, 1000, 0, 0.0)
+    assert not wait.done()
+    members.acked(SLAVE, 1000, 1000, 0, 0.0)
+    assert wait.result(0) is True
+
+
 def test_confirm_offset_rules() -> None:
     assert _members(all_ack=False).confirm_offset(1000) == 1000
-    alone = SyncStateSet(MASTER, end=lambda: 1000, all_ack=True)
+    alone = SyncStateSet(MASTER, end=lambda: 1000, need=lambda: ALL_ACK_IN_SYNC_STATE_SET)
     assert alone.confirm_offset(1000) == 1000
     members = _members()
     members.acked(SLAVE, 700, 1000, 0, 0.0)
@@ -147,7 +168,7 @@ def _sync_master(root: Path, timeout_ms: int) -> tuple[MessageStore, SyncStateSe
     """A SYNC_MASTER store whose SyncStateSet is itself and a slave that has acknowledged nothing yet."""
     store = MessageStore(StoreConfig(root, broker_role=BrokerRole.SYNC_MASTER, slave_timeout_ms=timeout_ms,
                                      max_hash_slot_num=100, max_index_num=400)).open()
-    members = SyncStateSet(MASTER, end=lambda: store.max_phy_offset, all_ack=True)
+    members = SyncStateSet(MASTER, end=lambda: store.max_phy_offset, need=lambda: ALL_ACK_IN_SYNC_STATE_SET)
     members.accepted(frozenset({MASTER, SLAVE}), 1)
     members.acked(SLAVE, 0, 0, 0, 0.0)
     store.use_replica_waits(members)

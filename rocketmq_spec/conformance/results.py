@@ -3,6 +3,7 @@ documents generated from them.
 
     python -m rocketmq_spec.conformance.results check [TARGET ...]   # exit 1 if a verdict differs (twice)
     python -m rocketmq_spec.conformance.results update [TARGET ...]  # run each target, replace its report
+    python -m rocketmq_spec.conformance.results update --only controller embedded apache-5.5.0  # one report
     python -m rocketmq_spec.conformance.results render [--check]     # docs/RESULTS.md and the counts
 
 The targets are :data:`rocketmq_spec.targets.PROJECT_TARGETS` (the embedded reference broker and the
@@ -131,9 +132,12 @@ def grpc_targets() -> list[str]:
     return [target for target in CHECKED if GRPC in _runs(target)]
 
 
-def run_target(target: str, out: Path) -> None:
-    """Run every report of ``target`` into ``out`` (one line of progress per run)."""
+def run_target(target: str, out: Path, only: str | None = None) -> None:
+    """Run every report of ``target`` into ``out`` (one line of progress per run); ``only``: that
+    subdirectory's run alone."""
     for sub, args in _runs(target).items():
+        if only is not None and sub != only:
+            continue
         report = out / sub if sub else out
         print(f"running {target}{' ' + sub if sub else ''} ...", flush=True)
         subprocess.run([sys.executable, "-m", "rocketmq_spec.conformance.cli",
@@ -202,16 +206,22 @@ def check(targets: Sequence[str]) -> int:
     return check_summary(changed, targets, "docs/results")
 
 
-def update(targets: Sequence[str]) -> int:
+def update(targets: Sequence[str], only: str | None = None) -> int:
     """Run each target and replace its committed reports: index.json, and the per-case JSON (frames
     included) of every case that did not PASS, so each finding can be replayed from the checkout
     (``rmq-conformance reproduce``); the other case files and the pages are for reading a run, not for
-    keeping."""
+    keeping. ``only``: the report of that subdirectory alone (``controller`` after a change to the
+    controller's areas), the others left as committed."""
     with tempfile.TemporaryDirectory(prefix="rmq-results-") as work:
         for target in targets:
-            run_target(target, Path(work) / target)
+            if only is not None and only not in _runs(target):
+                raise SystemExit(f"{target} has no {only} report (it has: "
+                                 f"{', '.join(sub for sub in _runs(target) if sub) or 'none'})")
+            run_target(target, Path(work) / target, only)
             pairs = zip(_indexes(Path(work), target), _indexes(RESULTS_DIR, target), strict=True)
             for fresh, committed in pairs:
+                if only is not None and fresh.parent.name != only:
+                    continue
                 committed.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(fresh, committed)
                 keep_reproducers(fresh.parent, committed.parent)
@@ -336,6 +346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sub.add_argument("targets", nargs="*", metavar="TARGET",
                          help=f"default: {' '.join(CHECKED)}; client:DRIVER for a client column, "
                               f"{client_results.ALL} for {' '.join(client_results.CLIENTS_CHECKED)}")
+    commands.choices["update"].add_argument(
+        "--only", choices=(ACL, AUTHN, GRPC, CONTROLLER),
+        help="run and replace only this report of each target (e.g. the controller column)")
     commands.add_parser("render").add_argument("--check", action="store_true", help="only say whether stale")
     args = parser.parse_args(argv)
     if args.command == "render":
@@ -348,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"not a published target: {', '.join(unknown)} (known: {', '.join(known)})")
     if args.command == "update":
         client_results.update(clients)
-        return update(targets) if targets else render(check_only=False)
+        return update(targets, args.only) if targets else render(check_only=False)
     codes = [client_results.check(clients)] if clients else []
     return max([*codes, check(targets)] if targets else codes)
 

@@ -79,6 +79,12 @@ CONFIRM_OFFSET_RULES = (
     ConfirmOffsetRule("master", "allAckInSyncStateSet=true and a member of the set (with a change pending: "
                                 "of the union) has no connection",
                       "unchanged: the value it had", _SERVICE + " (computeConfirmOffset:428-435)"),
+    ConfirmOffsetRule("slave", "before its first transfer block",
+                      "the value it had: after a start the checkpoint's confirmPhyOffset within the "
+                      "CommitLog's min offset and recovered end (RMQ-CKPT-CONFIRM), after stepping down its "
+                      "last as master",
+                      _COMMITLOG + " (getConfirmOffset:694, recoverNormally:408-415); " + _MESSAGE_STORE
+                      + " (loadCheckPoint:388)"),
     ConfirmOffsetRule("slave", "a transfer block arrives",
                       "min(the block header's confirm offset, its own max offset)",
                       "store/src/main/java/org/apache/rocketmq/store/ha/autoswitch/AutoSwitchHAClient.java "

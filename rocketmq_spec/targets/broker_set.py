@@ -31,6 +31,11 @@ from rocketmq_spec.spec.controller import GET_REPLICA_INFO_REQUEST, GET_REPLICA_
 
 T = TypeVar("T")
 POLL_S = 0.05
+FINE_POLL_S = 0.005
+"""The failover benchmark's poll of an election (``BrokerSet.wait_elected`` with a :class:`ReplicaWatch`),
+over one kept connection: an election takes tens of milliseconds, so a 50 ms poll with a connect each time
+is coarser than the differences between controllers it measures."""
+ANSWER_TIMEOUT_S = 2.0
 SEND_TIMEOUT_S = 10.0
 QUEUES = 4
 
@@ -41,14 +46,15 @@ def in_controller_mode(controller: str, broker_set: str, cluster: str, **setting
             "brokerClusterName": cluster, **settings}
 
 
-def until(what: str, probe: Callable[[], T | None], limit_s: float) -> T:
-    """Poll ``probe`` until it says something (not None); TimeoutError naming ``what`` after ``limit_s``."""
+def until(what: str, probe: Callable[[], T | None], limit_s: float, poll_s: float = POLL_S) -> T:
+    """Poll ``probe`` every ``poll_s`` until it says something (not None); TimeoutError naming ``what``
+    after ``limit_s``."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         found = probe()
         if found is not None:
             return found
-        time.sleep(POLL_S)
+        time.sleep(poll_s)
     raise TimeoutError(f"{what}: not within {limit_s:.0f} s")
 
 
@@ -60,15 +66,47 @@ class ReplicaInfo:
 
 
 def replica_info(controller: str, broker_set: str) -> ReplicaInfo | None:
-    """The controller's GET_REPLICA_INFO of the set; None while it cannot say."""
-    try:
-        with AdminConnection(controller, 2.0) as connection:
-            answer = connection.call(RequestCode.CONTROLLER_GET_REPLICA_INFO, {"brokerName": broker_set},
-                                     spec=GET_REPLICA_INFO_REQUEST)
-    except (AdminError, OSError):
-        return None
-    header = decode_header(GET_REPLICA_INFO_RESPONSE, answer.command.ext_fields)
-    members = decode_body(SYNC_STATE_SET, answer.command.body or b"{}").get("syncStateSet") or []
+    """The controller's GET_REPLICA_INFO of the set, on a connection of its own; None while it cannot say."""
+    with ReplicaWatch(controller, broker_set) as watch:
+        return watch.info()
+
+
+class ReplicaWatch:
+    """GET_REPLICA_INFO of one set over one kept connection (opened again after a failure): a poll costs a
+    round trip, not a connect as well."""
+
+    def __init__(self, controller: str, broker_set: str) -> None:
+        self.controller = controller
+        self.broker_set = broker_set
+        self._connection: AdminConnection | None = None
+
+    def info(self) -> ReplicaInfo | None:
+        """None while the controller cannot say (the connection is dropped then)."""
+        try:
+            if self._connection is None:
+                self._connection = AdminConnection(self.controller, ANSWER_TIMEOUT_S)
+            answer = self._connection.call(RequestCode.CONTROLLER_GET_REPLICA_INFO,
+                                           {"brokerName": self.broker_set}, spec=GET_REPLICA_INFO_REQUEST)
+        except (AdminError, OSError):
+            self.close()
+            return None
+        return _replica_info_of(answer.command.ext_fields, answer.command.body)
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def __enter__(self) -> ReplicaWatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _replica_info_of(ext_fields: dict[str, str] | None, body: bytes | None) -> ReplicaInfo:
+    header = decode_header(GET_REPLICA_INFO_RESPONSE, ext_fields)
+    members = decode_body(SYNC_STATE_SET, body or b"{}").get("syncStateSet") or []
     master = header.get("masterBrokerId")
     return ReplicaInfo(master if isinstance(master, int) else None, int(header.get("masterEpoch") or 0),
                        frozenset(int(member) for member in members))
@@ -108,14 +146,19 @@ class BrokerSet:
             return info if info is not None and info.sync_state_set == members else None
         return until(f"the SyncStateSet {sorted(members)}", formed, limit_s)
 
-    def wait_elected(self, other_than: int, after_epoch: int, limit_s: float) -> ReplicaInfo:
-        """Until the controller names a master other than ``other_than`` at a newer epoch."""
+    def wait_elected(self, other_than: int, after_epoch: int, limit_s: float,
+                     watch: ReplicaWatch | None = None) -> ReplicaInfo:
+        """Until the controller names a master other than ``other_than`` at a newer epoch; with ``watch``
+        (opened before the kill) asked over its connection every :data:`FINE_POLL_S`, for a benchmark
+        timing the election."""
+        ask = self.info if watch is None else watch.info
+
         def elected() -> ReplicaInfo | None:
-            info = self.info()
+            info = ask()
             if info is None or info.master_epoch <= after_epoch:
                 return None
             return info if info.master_id not in (None, other_than) else None
-        return until("a new master", elected, limit_s)
+        return until("a new master", elected, limit_s, POLL_S if watch is None else FINE_POLL_S)
 
     def send(self, broker_id: int, topic: str, count: int, tag: str) -> int:
         """``count`` sends with WAIT=true to member ``broker_id``, bodies ``tag-i``; how many were

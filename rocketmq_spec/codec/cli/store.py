@@ -147,7 +147,8 @@ def inspect(store: StoreDirectory, out: TextIO) -> None:
     out.write(f"index files: {', '.join(p.name for p in store.index_files()) or 'none'}\n")
     checkpoint = store.checkpoint()
     out.write(f"checkpoint: physic={checkpoint.physic_msg_timestamp} "
-              f"logics={checkpoint.logics_msg_timestamp} index={checkpoint.index_msg_timestamp}\n")
+              f"logics={checkpoint.logics_msg_timestamp} index={checkpoint.index_msg_timestamp} "
+              f"confirm={checkpoint.confirm_phy_offset}\n")
     out.write(f"shutdown: {'abnormal (abort file present)' if store.crashed else 'clean'}\n")
     out.write("consumer offsets:\n")
     for (topic, group), queues in store.consumer_offsets().items():

@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import pytest
 
 from rocketmq_spec.codec.bodies import decode_body, decode_properties_text, encode_properties_text
+from rocketmq_spec.codec.command import RemotingCommand
+from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.codec.ha_autoswitch import TransferReceived, encode_slave_report
 from rocketmq_spec.codec.store.record import decode_record
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.ha_peer import AutoSwitchSlavePeer
 from rocketmq_spec.conformance.target import Server
-from rocketmq_spec.conformance.wire import Endpoint, Wire
+from rocketmq_spec.conformance.wire import RESPONSE_TIMEOUT, Endpoint, Wire
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.commitlog import COMMITLOG_FILE_SIZE
 from rocketmq_spec.spec.controller import SYNC_STATE_SET
-from rocketmq_spec.spec.ha import HA_PORT_OFFSET, HA_SETTINGS
+from rocketmq_spec.spec.ha import HA_PORT_OFFSET, HA_SETTINGS, BrokerRole
 from rocketmq_spec.spec.ha_autoswitch import IN_SYNC_REPLICAS_NOT_ENOUGH_REMARK
+from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2
 
 from .controller_support import BrokerSet
 from .messaging import Client, Message
@@ -186,12 +190,14 @@ def _set_broker(client: Client, key: str, value: str) -> None:
         RequestCode.UPDATE_BROKER_CONFIG, None, encode_properties_text({key: value})))
 
 
-def _join_and_catch_up(peer: AutoSwitchSlavePeer, brokers: BrokerSet, slave_id: int, check: Check) -> None:
-    """Handshake as ``slave_id``, report the master's end and wait until the controller lists the slave."""
+def _join_and_catch_up(peer: AutoSwitchSlavePeer, brokers: BrokerSet, slave_id: int, check: Check) -> int:
+    """Handshake as ``slave_id``, report the master's end and wait until the controller lists the slave;
+    the end reported."""
     max_offset, _ = _handshaken(peer, check, slave_id)
     peer.report(max_offset)
     joined = eventually(lambda: _members(brokers), lambda ids: slave_id in ids, SET_CHANGE_WAIT_S)
     check.that("joined", slave_id in joined, expected=f"{slave_id} in the SyncStateSet", actual=joined)
+    return max_offset
 
 
 @pytest.mark.alone
@@ -235,3 +241,153 @@ def test_sync_state_set_follows_the_slave(controller_broker: Server, controller:
     left = eventually(lambda: _members(brokers), lambda ids: slave_id not in ids, SET_CHANGE_WAIT_S)
     check.that("dropped once gone", slave_id not in left, expected=f"{slave_id} not in it", actual=left)
 
+
+
+# -- a member that acknowledges only when told: what a send waits for, what a consumer reads ---------------
+
+ALL_ACK = "allAckInSyncStateSet"
+ANSWER_TRIES = 3
+"""Sends tried until one's block reaches the suite before slaveTimeout (3 s) runs out: on a loaded machine
+a master may answer FLUSH_SLAVE_TIMEOUT first, which says nothing about waiting."""
+LOOK_S = 0.5
+"""How long the suite reads for an answer that must not have come yet (one already sent is in the socket's
+buffer: this is not a bound on the master)."""
+
+
+@dataclass
+class _Member:
+    """The suite's slave, a member of the master's SyncStateSet, holding back its acknowledgements."""
+
+    peer: AutoSwitchSlavePeer
+    check: Check
+    end: int
+    """The end of what it received, which it acknowledges when told."""
+    unread: bytearray = field(default_factory=bytearray)
+
+    def receive(self, body: bytes) -> None:
+        """Read blocks until the bytes received since the last acknowledgement hold ``body``."""
+        while body not in self.unread:
+            block = self.peer.block(BLOCK_WAIT_S)
+            self.check.that("a block", block is not None, expected=f"the record of {body!r}",
+                            actual=self.peer.log[-5:])
+            assert block is not None
+            if block.data and block.offset == self.end:
+                self.unread += block.data
+                self.end += len(block.data)
+
+    def acknowledge(self) -> None:
+        self.peer.report(self.end)
+        self.unread.clear()
+
+
+@contextlib.contextmanager
+def _held_member(broker: Server, controller: Server, wire: Wire,
+                 check: Check) -> Iterator[tuple[Client, str, _Member]]:
+    """With allAckInSyncStateSet=true, a one-queue topic and the suite's slave in the master's SyncStateSet,
+    caught up; the setting is put back and the slave leaves after."""
+    client = Client(wire.connect(broker.endpoint), check)
+    topic = client.create_topic(1)
+    brokers = _set_of(broker, wire, controller, check)
+    slave_id = brokers.expect("next id", brokers.next_id(), 0).header["nextBrokerId"]
+    brokers.join(slave_id)
+    before = _broker_setting(client, ALL_ACK)
+    _set_broker(client, ALL_ACK, "true")
+    try:
+        with _slave(broker) as peer:
+            end = _join_and_catch_up(peer, brokers, slave_id, check)
+            yield client, topic, _Member(peer, check, end)
+    finally:
+        _set_broker(client, ALL_ACK, before)
+
+
+def _put(client: Client, topic: str, body: bytes, *, wait: bool = True) -> int:
+    """A send put on the wire, its answer not read yet: the opaque it comes back with."""
+    values = client.send_values(topic, 0, Message(body=body, wait=wait))
+    command = client.connection.command(RequestCode.SEND_MESSAGE_V2,
+                                        encode_header(SEND_MESSAGE_REQUEST_V2, values), body)
+    client.connection.send(command)
+    return command.opaque
+
+
+def _answer(client: Client, opaque: int, timeout: float = RESPONSE_TIMEOUT) -> RemotingCommand:
+    answer = client.connection.response_to(opaque, timeout)
+    client.check.that("a send answered", answer is not None, expected=f"an answer within {timeout:.0f} s",
+                      actual=None)
+    assert answer is not None
+    return answer
+
+
+def _queue_end(client: Client, topic: str) -> int:
+    header = client.answer("max offset", RequestCode.GET_MAX_OFFSET, {"topic": topic, "queueId": 0})
+    return int(header["offset"])
+
+
+def _held_send(client: Client, topic: str, member: _Member) -> bytes:
+    """A send with WAIT=true the member receives and does not acknowledge: 12 FLUSH_SLAVE_TIMEOUT."""
+    body = unique("held").encode()
+    opaque = _put(client, topic, body)
+    member.receive(body)
+    expect_code(client.check, "a send the member did not acknowledge", _answer(client, opaque),
+                ResponseCode.FLUSH_SLAVE_TIMEOUT)
+    return body
+
+
+@pytest.mark.alone
+@case("RMQ-HA2-SYNC-MASTER", "The elected master says brokerRole SYNC_MASTER; while a member of its "
+      "SyncStateSet holds back its acknowledgement a send with WAIT=false is answered SUCCESS at once and "
+      "one with WAIT=true is not answered SUCCESS.")
+def test_elected_master_is_sync_master(controller_broker: Server, controller: Server, wire: Wire,
+                                       check: Check) -> None:
+    with _held_member(controller_broker, controller, wire, check) as (client, topic, member):
+        check.equal("brokerRole", BrokerRole.SYNC_MASTER.value, _broker_setting(client, "brokerRole"))
+        body = unique("nowait").encode()
+        unwaited = _answer(client, _put(client, topic, body, wait=False))
+        expect_success(check, "a send with WAIT=false", unwaited)
+        member.receive(body)
+        _held_send(client, topic, member)
+        member.acknowledge()
+
+
+@pytest.mark.alone
+@case("RMQ-HA2-ALL-ACK", "With allAckInSyncStateSet=true a send with WAIT=true is answered 12 "
+      "FLUSH_SLAVE_TIMEOUT (not 11 SLAVE_NOT_AVAILABLE) when a member of the SyncStateSet does not "
+      "acknowledge it, and SUCCESS only after every member has acknowledged its end.")
+def test_all_ack_in_sync_state_set(controller_broker: Server, controller: Server, wire: Wire,
+                                   check: Check) -> None:
+    with _held_member(controller_broker, controller, wire, check) as (client, topic, member):
+        _held_send(client, topic, member)
+        member.acknowledge()
+        timed_out = []
+        for _ in range(ANSWER_TRIES):
+            body = unique("acked").encode()
+            opaque = _put(client, topic, body)
+            member.receive(body)
+            early = client.connection.response_to(opaque, LOOK_S)
+            member.acknowledge()
+            answer = early or _answer(client, opaque)
+            if answer.code == ResponseCode.FLUSH_SLAVE_TIMEOUT:
+                timed_out.append(answer.code)  # slaveTimeout ran out before the member's ack came
+                continue
+            check.equal("answered before the member acknowledged", None,
+                        None if early is None else f"{early.code} {early.remark or ''}".strip())
+            expect_success(check, "the send once the member acknowledged", answer)
+            return
+        check.that("a send answered once acknowledged", False, expected="SUCCESS after the ack",
+                   actual=f"{timed_out}: each timed out before the member had received it")
+
+
+@pytest.mark.alone
+@case("RMQ-HA2-CONFIRM-READ", "A message past the confirm offset (its member has not acknowledged it) is "
+      "neither counted in its queue's max offset nor pulled; once the member acknowledges it, it is both.")
+def test_confirm_offset_bounds_reads(controller_broker: Server, controller: Server, wire: Wire,
+                                     check: Check) -> None:
+    with _held_member(controller_broker, controller, wire, check) as (client, topic, member):
+        body = _held_send(client, topic, member)
+        check.equal("max offset while unacknowledged", 0, _queue_end(client, topic))
+        held = client.pull(topic, 0, 0)
+        check.that("pull while unacknowledged", held.code != ResponseCode.SUCCESS,
+                   expected="no message found", actual=held.code)
+        member.acknowledge()
+        seen = eventually(lambda: _queue_end(client, topic), lambda end: end >= 1, ANSWER_WAIT_S)
+        check.equal("max offset once acknowledged", 1, seen)
+        check.equal("the message pulled", [body], [r.body for r in client.pulled(topic).records])

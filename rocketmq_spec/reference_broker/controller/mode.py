@@ -22,7 +22,9 @@ from rocketmq_spec.reference_broker.ha.sync_state_set import SyncStateSet
 from rocketmq_spec.reference_broker.store.epochs import EpochCache
 from rocketmq_spec.reference_broker.store.message_store import MessageStore
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
+from rocketmq_spec.spec.checkpoint import confirm_after_recovery
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
+from rocketmq_spec.spec.ha_autoswitch_acks import need_ack_nums
 
 if TYPE_CHECKING:
     from rocketmq_spec.reference_broker.broker.server import Broker
@@ -43,8 +45,12 @@ class ControllerMode:
         self.role: Role | None = None
         self.members = SyncStateSet(NO_ID)
         """The SyncStateSet while master; a placeholder that reports nothing before."""
-        self.slave_confirm = 0
-        """A slave's confirm offset: what its master's transfer headers last said (RMQ-HA2-SLAVE-EPOCH)."""
+        store.confirm_offset = confirm_after_recovery(store.confirm_offset, store.min_phy_offset,
+                                                      store.max_phy_offset)
+        self.slave_confirm = store.confirm_offset
+        """A slave's confirm offset: what its master's transfer headers last said (RMQ-HA2-SLAVE-EPOCH); the
+        one the checkpoint kept until the first (RMQ-CKPT-CONFIRM)."""
+        store.recorded_confirm = self._recorded_confirm
         self._reports: set[asyncio.Task[None]] = set()
         self._checker: asyncio.Task[None] | None = None
         broker.ha_server.sessions = self._slave_session
@@ -89,6 +95,13 @@ class ControllerMode:
             if behind:
                 self._report(self.members.current - behind)
 
+    def _recorded_confirm(self) -> int:
+        """The confirm offset as last set (``CommitLog.confirmOffset``), which the checkpoint keeps: a
+        master's last computed one, else the slave's."""
+        if self.role_is_master and self.members.confirmed >= 0:
+            return self.members.confirmed
+        return self.slave_confirm
+
     def status(self) -> BrokerStatus:
         """What a heartbeat says: the last epoch, the log's end, the confirm offset (``getConfirmOffset``)."""
         end = self.store.max_phy_offset
@@ -120,6 +133,7 @@ class ControllerMode:
         if self._checker is not None:
             await cancel_and_wait([self._checker])
             self._checker = None
+        self.slave_confirm = self._recorded_confirm()  # Java keeps one field: a demoted master's stays
         self.members = SyncStateSet(NO_ID)
 
     async def _to_slave(self, role: BecomeSlave) -> None:
@@ -152,8 +166,8 @@ class ControllerMode:
         await self._stop_master()
         config, store = self.broker.config, self.store
         members = SyncStateSet(self.broker_id, self._report, end=lambda: store.max_phy_offset,
-                               all_ack=config.all_ack_in_sync_state_set,
-                               in_sync_replicas=config.in_sync_replicas)
+                               need=lambda: need_ack_nums(config.all_ack_in_sync_state_set,
+                                                          config.in_sync_replicas))
         members.confirmed = min(self.slave_confirm, store.max_phy_offset) if self.role is not None else -1
         members.accepted(role.sync_state_set, role.sync_state_set_epoch)
         self.members = members

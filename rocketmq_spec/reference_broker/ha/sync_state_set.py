@@ -20,13 +20,12 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 
-from rocketmq_spec.spec.ha_autoswitch_acks import ALL_ACK_IN_SYNC_STATE_SET, need_ack_nums, waits_for_replicas
+from rocketmq_spec.spec.ha_autoswitch_acks import ALL_ACK_IN_SYNC_STATE_SET, waits_for_replicas
 
 
 class SyncStateSet:
     def __init__(self, local_id: int, on_change: Callable[[frozenset[int]], None] = lambda members: None,
-                 *, end: Callable[[], int] = lambda: 0, all_ack: bool = False, in_sync_replicas: int = 1,
-                 ) -> None:
+                 *, end: Callable[[], int] = lambda: 0, need: Callable[[], int] = lambda: 1) -> None:
         self.local_id = local_id
         self.members: frozenset[int] = frozenset({local_id})
         self.pending: frozenset[int] | None = None
@@ -34,14 +33,16 @@ class SyncStateSet:
         self.acks: dict[int, int] = {}
         """Connected slaves' last acknowledgements, by broker id."""
         self.caught_up_at: dict[int, float] = {}
-        self.all_ack = all_ack
-        self.need = need_ack_nums(all_ack, in_sync_replicas)
+        self.need = need
+        """The acknowledgements a put waits for (``need_ack_nums``), read at each use as Java reads
+        allAckInSyncStateSet and inSyncReplicas: UPDATE_BROKER_CONFIG changes them on a running master."""
         self.confirmed = -1
         """The confirm offset kept while allAckInSyncStateSet counts (-1: not computed yet)."""
         self._end = end
         self._on_change = on_change
         self._lock = threading.Lock()
-        self._waits: list[tuple[int, Future[bool]]] = []
+        self._waits: list[tuple[int, int, Future[bool]]] = []
+        """Puts waiting: their end, the acknowledgements decided when they were put, their future."""
 
     def accepted(self, members: frozenset[int], epoch: int) -> None:
         """The controller's set (``setSyncStateSet``): only a newer epoch replaces it."""
@@ -68,7 +69,7 @@ class SyncStateSet:
     def confirm_offset(self, max_offset: int) -> int:
         """``CommitLog.getConfirmOffset`` of a master: its end when alone or without allAckInSyncStateSet."""
         with self._lock:
-            if len(self.members) == 1 or not self.all_ack:
+            if len(self.members) == 1 or self.need() != ALL_ACK_IN_SYNC_STATE_SET:
                 return max_offset
             if self.confirmed < 0:
                 self.confirmed = self._compute(max_offset)
@@ -120,16 +121,17 @@ class SyncStateSet:
         """A future that becomes True once the acknowledgements a put needs reach ``end``."""
         future: Future[bool] = Future()
         with self._lock:
-            done = not waits_for_replicas(self.need) or self._satisfied(end)
+            need = self.need()
+            done = not waits_for_replicas(need) or self._satisfied(end, need)
             if not done:
-                self._waits.append((end, future))
+                self._waits.append((end, need, future))
         if done:
             future.set_result(True)
         return future
 
     def forget(self, future: Future[bool]) -> None:
         with self._lock:
-            self._waits = [(end, f) for end, f in self._waits if f is not future]
+            self._waits = [wait for wait in self._waits if wait[2] is not future]
 
     # -- under the lock ------------------------------------------------------------------------------------
 
@@ -145,18 +147,18 @@ class SyncStateSet:
             return self.confirmed
         return min([end, *(self.acks[m] for m in members if self.acks.get(m, 0) > 0)])
 
-    def _satisfied(self, end: int) -> bool:
-        if self.need == ALL_ACK_IN_SYNC_STATE_SET:
+    def _satisfied(self, end: int, need: int) -> bool:
+        if need == ALL_ACK_IN_SYNC_STATE_SET:
             members = self._union()
             return len(members) <= 1 or 1 + sum(
                 1 for m in members - {self.local_id} if self.acks.get(m, -1) >= end) >= len(members)
-        return 1 + sum(1 for ack in self.acks.values() if ack >= end) >= self.need
+        return 1 + sum(1 for ack in self.acks.values() if ack >= end) >= need
 
     def _settle(self) -> None:
         """Complete the waits the acknowledgements and the set now satisfy."""
         with self._lock:
-            done = [f for end, f in self._waits if self._satisfied(end)]
-            self._waits = [(end, f) for end, f in self._waits if f not in done]
+            done = [f for end, need, f in self._waits if self._satisfied(end, need)]
+            self._waits = [wait for wait in self._waits if wait[2] not in done]
         for future in done:
             if not future.done():
                 future.set_result(True)

@@ -80,6 +80,13 @@ class MessageStore(StorePuts, StoreReads):
         self._checkpoint: MappedFile | None = None
         self._stamps = [0, 0, 0]
         """Store times of the newest record in the commitlog, the consume queues and the index."""
+        self._master_flushed = 0
+        """The checkpoint's masterFlushedOffset, kept as read (the reference broker does not set it)."""
+        self.confirm_offset = 0
+        """The checkpoint's confirmPhyOffset as read at open (RMQ-CKPT-CONFIRM): a controller-mode broker's
+        confirm offset until its role sets one; written back unchanged without controller mode."""
+        self.recorded_confirm: Callable[[], int] | None = None
+        """Controller mode: the confirm offset as last set, which each checkpoint flush records."""
         self._flusher = FlushService(self.commitlog.flush, self._flush_logics,
                                      config.flush_interval_commit_log_ms / 1000,
                                      config.flush_interval_consume_queue_ms / 1000)
@@ -107,6 +114,8 @@ class MessageStore(StorePuts, StoreReads):
                 saved = read_checkpoint(checkpoint_path)
                 self._stamps = [saved.physic_msg_timestamp, saved.logics_msg_timestamp,
                                 saved.index_msg_timestamp]
+                self._master_flushed = saved.master_flushed_offset
+                self.confirm_offset = saved.confirm_phy_offset
             self._checkpoint = MappedFile(checkpoint_path, CHECKPOINT_FILE_SIZE)
             self._recover()
         except BaseException:
@@ -341,7 +350,9 @@ class MessageStore(StorePuts, StoreReads):
             queue.flush()
         self.index.flush()
         if self._checkpoint is not None and not self._checkpoint.mm.closed:
-            stamps = CheckpointData(*self._stamps)
+            confirm = self.confirm_offset if self.recorded_confirm is None else self.recorded_confirm()
+            physic, logics, index = self._stamps
+            stamps = CheckpointData(physic, logics, index, self._master_flushed, confirm)
             self._checkpoint.mm[:CHECKPOINT_FILE_SIZE] = encode_checkpoint(stamps)
             self._checkpoint.wrote = CHECKPOINT_FILE_SIZE
             self._checkpoint.flush()

@@ -137,7 +137,7 @@ def measure(controller: str, work: Path, cycles: int, watch: MachineWatch) -> Co
             served = brokers.first_acknowledged(elected.master_id, TOPIC, f"c{cycle}-after", FAILOVER_S)
             others = watch.read().others_cores(before)
             run.cycles.append(Cycle(elected_s, served - killed, load, others))
-            print(f"{controller} cycle {cycle + 1}: elected {elected_s:.2f} s, serving "
+            print(f"{controller} cycle {cycle + 1}: elected {elected_s:.3f} s, serving "
                   f"{served - killed:.2f} s (load {load:.2f}, others {others:.2f} cores)", file=sys.stderr,
                   flush=True)
             brokers.restart(formed.master_id)
@@ -162,10 +162,10 @@ def report(runs: Sequence[ControllerRun], command: str, started: str, load_befor
             "each cycle: elected / serving s (load at the kill, others' cores) |",
             "|---|---:|---:|---:|---|"]
     for run in runs:
-        each = "; ".join(f"{c.elected_s:.2f} / {c.serving_s:.2f} ({c.load:.2f}, {c.others_cores:.2f})"
+        each = "; ".join(f"{c.elected_s:.3f} / {c.serving_s:.2f} ({c.load:.2f}, {c.others_cores:.2f})"
                          for c in run.cycles)
         load = f"(load {run.median('load'):.2f}, others' cores {run.median('others_cores'):.2f})"
-        rows.append(f"| {run.controller} | {len(run.cycles)} | {run.median('elected_s'):.2f} s {load} | "
+        rows.append(f"| {run.controller} | {len(run.cycles)} | {run.median('elected_s'):.3f} s {load} | "
                     f"{run.median('serving_s'):.2f} s {load} | {each} |")
     head = (f"`{command}`, {started} (UTC), commit `{commit()}`, {cores()} cores, load average (1 min) "
             f"{load_before:.2f} before the run. One Apache RocketMQ {RELEASE} broker-set (a master and two "

@@ -1,4 +1,4 @@
-"""The reused-worker heap freeze: only in a reused Spark worker, and once per process."""
+"""The reused-worker heap freeze: only in a reused Spark worker, at its first reads."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rocketmq_spec.spark import worker_heap
 
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    monkeypatch.setattr(worker_heap, "_frozen", False)
+    monkeypatch.setattr(worker_heap, "_settled", 0)
     yield monkeypatch
     gc.unfreeze()
 
@@ -23,10 +23,11 @@ def test_outside_a_reused_worker_the_collector_is_left_alone(fresh: pytest.Monke
     assert gc.get_freeze_count() == 0
 
 
-def test_a_reused_worker_freezes_its_objects_once(fresh: pytest.MonkeyPatch) -> None:
+def test_a_reused_worker_freezes_its_objects_at_its_first_reads_only(fresh: pytest.MonkeyPatch) -> None:
     fresh.setenv(worker_heap.REUSE_VARIABLE, "1")
     assert worker_heap.settle()
     frozen = gc.get_freeze_count()
     assert frozen > 0
-    assert not worker_heap.settle()
-    assert gc.get_freeze_count() == frozen
+    assert worker_heap.settle()
+    assert gc.get_freeze_count() >= frozen
+    assert all(not worker_heap.settle() for _ in range(3))

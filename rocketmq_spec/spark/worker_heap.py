@@ -3,7 +3,7 @@
 PySpark's daemon runs a full ``gc.collect()`` in a reused worker after every task
 (``pyspark/daemon.py``, when ``SPARK_REUSE_WORKER`` is set, Spark's default). A worker that has imported
 PySpark, pyarrow, numpy and this project holds some 80,000 tracked objects, and walking them costs
-20-35 ms a task: on a 256 MiB store read in 64 MiB splits that was more CPU than building the batches
+20-35 ms a task: on a 256 MiB store read in 64 MiB splits that was about as much CPU as building the batches
 (``benchmarks/spark_scan.py``), and four times that in 16 MiB splits. Those objects are the worker's
 modules, which live as long as the worker does, so the first read in a reused worker moves them out of the
 collector's generations (``gc.freeze``, meant for exactly such long-lived state): later collections walk

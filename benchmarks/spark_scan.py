@@ -55,6 +55,7 @@ from benchmarks.machine import cores as machine_cores  # noqa: E402
 from rocketmq_spec.codec.store import StoreDirectory  # noqa: E402
 from rocketmq_spec.spark.cluster import StandaloneCluster, project_archive  # noqa: E402
 from rocketmq_spec.spark.export import export_store  # noqa: E402
+from rocketmq_spec.spark.planning import DEFAULT_SPLIT_BYTES  # noqa: E402
 from rocketmq_spec.spark.required_columns import store_query  # noqa: E402
 from rocketmq_spec.spark.session import local_session  # noqa: E402
 from rocketmq_spec.spark.store_source import FORMAT  # noqa: E402
@@ -70,8 +71,13 @@ DEFAULT_BIG_BYTES = 4400 << 20
 FILE_BYTES = 64 << 20
 BIG_FILE_BYTES = 1 << 30
 """Apache RocketMQ's default CommitLog file size, for the big store."""
-SPLIT_BYTES = 16 << 20
-"""Partitions of 16 MiB: four per small-store file, enough for two cores to balance."""
+SPLIT_BYTES = DEFAULT_SPLIT_BYTES
+"""The source's default partitions (64 MiB, one per small-store file), as a query that names no
+``splitBytes`` gets. Every task has a fixed cost on top of its records: the JVM's task set-up and the
+Python worker's unpickling of the reader, and until the reused worker's heap was frozen
+(:mod:`rocketmq_spec.spark.worker_heap`) a full garbage collection of 20-35 ms; 16 MiB splits made 17 tasks
+of the small store instead of 5, about 12 tasks' worth of that fixed cost on a query of some 0.7 s CPU.
+Five partitions still keep two cores busy for most of a query."""
 NEEDLE = "NeedleTopic"
 NEEDLE_SHARE = 10
 """The second topic holds one record in ``NEEDLE_SHARE``."""

@@ -52,6 +52,7 @@ from pyspark.sql.streaming.datasource import (
 from pyspark.sql.types import StructType
 
 from rocketmq_spec.spark import broker_api as api
+from rocketmq_spec.spark import worker_heap
 from rocketmq_spec.spark.options import choice, flag, positive, required
 from rocketmq_spec.spark.tables import (
     ARROW_BATCH_ROWS,
@@ -170,6 +171,7 @@ class LiveStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, QueueRange)
+        worker_heap.settle()
         yield from batches(self._rows(partition), LIVE_SCHEMA, ARROW_BATCH_ROWS)
 
     def _rows(self, part: QueueRange) -> Iterator[dict[str, Any]]:

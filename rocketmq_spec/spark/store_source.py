@@ -39,6 +39,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, Filter, InputPa
 from pyspark.sql.types import StructType
 
 from rocketmq_spec.codec.store import IndexFile, StoreDirectory
+from rocketmq_spec.spark import worker_heap
 from rocketmq_spec.spark.message_reads import listed_batches, message_batches
 from rocketmq_spec.spark.options import choice, flag, index_sizes, positive, subset
 from rocketmq_spec.spark.planning import DEFAULT_SPLIT_BYTES, CommitLogSplit
@@ -156,6 +157,7 @@ class StoreReader(DataSourceReader):
         return parts
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        worker_heap.settle()
         if not isinstance(partition, StorePartition):
             return  # Spark's stand-in partition for a plan with none (a query nothing can match)
         names = self.options.arrow_schema.names

@@ -57,7 +57,7 @@ class PullLane:
         pulls.commit_requested(header)
         values, records = plan.values, plan.records
         answer = self._template(plan.code, plan.status).frame(
-            opaque, tuple(str(values[key]) for key in self._slots), records or ())
+            opaque, [str(values[key]) for key in self._slots], records or ())
         assert answer is not None, "decimal numbers are plain text"
         connection.write_frame(answer)
         if records:

@@ -319,8 +319,11 @@ def test_join_answer_equal(pieces: list[bytes], data: st.DataObject, opaque: int
                                                 texts(max_size=6)), max_size=3)))
     order = tuple(data.draw(st.lists(st.integers(0, len(values)), min_size=len(pieces) - 1,
                                      max_size=len(pieces) - 1)))
+    body = data.draw(st.lists(st.binary(max_size=8), max_size=4))
     assert compiled.join_answer(tuple(pieces), order, opaque, values) == _join_answer(
         tuple(pieces), order, opaque, values)
+    assert compiled.join_answer(tuple(pieces), order, opaque, values, body) == _join_answer(
+        tuple(pieces), order, opaque, values, body)
 
 
 def test_send_fields_round_trip_through_the_scanner() -> None:

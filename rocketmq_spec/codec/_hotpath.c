@@ -588,23 +588,28 @@ static PyObject *put_index_entry(PyObject *self, PyObject *args) {
 /* ------------------------------------------------------------------ answers */
 
 static PyObject *join_answer_body(PyObject *pieces, PyObject *order, int opaque, PyObject *values,
-                                  const void *body, Py_ssize_t body_length);
+                                  PyObject *body);
 
-/* join_answer(pieces, order, opaque, values[, body]) -> bytes | None: JsonAnswerTemplate.frame's join. */
+/* join_answer(pieces, order, opaque, values[, body]) -> bytes | None: JsonAnswerTemplate.frame's join;
+ * ``body`` is a sequence of bytes pieces, copied once, straight into the frame. */
 static PyObject *join_answer(PyObject *self, PyObject *args) {
-    PyObject *pieces, *order, *values;
+    PyObject *pieces, *order, *values, *body = NULL;
     int opaque;
-    Py_buffer body = {0};
     if (unconfigured()) return NULL;
-    if (!PyArg_ParseTuple(args, "O!O!iO!|y*", &PyTuple_Type, &pieces, &PyTuple_Type, &order, &opaque,
+    if (!PyArg_ParseTuple(args, "O!O!iO!|O", &PyTuple_Type, &pieces, &PyTuple_Type, &order, &opaque,
                           &PyTuple_Type, &values, &body)) return NULL;
-    PyObject *frame = join_answer_body(pieces, order, opaque, values, body.buf, body.buf ? body.len : 0);
-    if (body.buf) PyBuffer_Release(&body);
+    PyObject *parts = NULL;
+    if (body != NULL) {
+        parts = PySequence_Fast(body, "an answer's body is a sequence of bytes pieces");
+        if (parts == NULL) return NULL;
+    }
+    PyObject *frame = join_answer_body(pieces, order, opaque, values, parts);
+    Py_XDECREF(parts);
     return frame;
 }
 
 static PyObject *join_answer_body(PyObject *pieces, PyObject *order, int opaque, PyObject *values,
-                                  const void *body, Py_ssize_t body_length) {
+                                  PyObject *body) {
     Py_ssize_t slots = PyTuple_GET_SIZE(values), cuts = PyTuple_GET_SIZE(order);
     if (PyTuple_GET_SIZE(pieces) != cuts + 1) {
         PyErr_SetString(PyExc_ValueError, "a template has one piece more than it has cuts");
@@ -635,6 +640,15 @@ static PyObject *join_answer_body(PyObject *pieces, PyObject *order, int opaque,
         if (which < 0 || which > slots) { PyErr_SetString(PyExc_ValueError, "cut names no value"); return NULL; }
         header += lengths[which] + PyBytes_GET_SIZE(PyTuple_GET_ITEM(pieces, i + 1));
     }
+    Py_ssize_t body_pieces = body ? PySequence_Fast_GET_SIZE(body) : 0, body_length = 0;
+    for (Py_ssize_t i = 0; i < body_pieces; i++) {
+        PyObject *piece = PySequence_Fast_GET_ITEM(body, i);
+        if (!PyBytes_Check(piece)) {
+            PyErr_Format(PyExc_TypeError, "an answer's body piece must be bytes, not %.80s", Py_TYPE(piece)->tp_name);
+            return NULL;
+        }
+        body_length += PyBytes_GET_SIZE(piece);
+    }
     PyObject *frame = PyBytes_FromStringAndSize(NULL, 8 + header + body_length);
     if (frame == NULL) return NULL;
     unsigned char *o = (unsigned char *)PyBytes_AS_STRING(frame);
@@ -652,7 +666,11 @@ static PyObject *join_answer_body(PyObject *pieces, PyObject *order, int opaque,
         memcpy(o, PyBytes_AS_STRING(piece), PyBytes_GET_SIZE(piece));
         o += PyBytes_GET_SIZE(piece);
     }
-    if (body_length) memcpy(o, body, body_length);
+    for (Py_ssize_t i = 0; i < body_pieces; i++) {
+        PyObject *piece = PySequence_Fast_GET_ITEM(body, i);
+        memcpy(o, PyBytes_AS_STRING(piece), PyBytes_GET_SIZE(piece));
+        o += PyBytes_GET_SIZE(piece);
+    }
     return frame;
 }
 

@@ -4,7 +4,8 @@ A broker answers every send with the same header but for the opaque and three ex
 queueId, queueOffset). Encoding that header field by field through the JSON encoder for each send cost about
 as much as storing the message, so a template encodes it once through
 :func:`rocketmq_spec.codec.command.encode` with marker values, cuts it at the markers, and each answer joins
-the pieces around its own values.
+the pieces around its own values. An answer's body is given as its pieces (a pull's records) and joined
+straight into the frame, so that the records are copied once.
 
 The result is byte for byte what ``encode`` writes for the same command, as long as each value is written
 by JSON as it is: the opaque is an int, the other values must be plain text (ASCII letters, digits, comma,
@@ -31,9 +32,9 @@ is detected rather than mistaken for a slot."""
 
 
 def _join_answer(pieces: tuple[bytes, ...], order: tuple[int, ...], opaque: int, values: tuple[str, ...],
-                 body: bytes = b"") -> bytes | None:
+                 body: Sequence[bytes] = ()) -> bytes | None:
     """The frame of a template's ``pieces`` joined around the texts ``order`` names (0 the opaque, n the
-    n-th of ``values``), then ``body``; None when a value is not plain text."""
+    n-th of ``values``), then the pieces of ``body``; None when a value is not plain text."""
     texts = [str(opaque), *values]
     for value in values:
         if _PLAIN.fullmatch(value) is None:
@@ -43,8 +44,8 @@ def _join_answer(pieces: tuple[bytes, ...], order: tuple[int, ...], opaque: int,
         parts.append(texts[number].encode("ascii"))
         parts.append(pieces[cut])
     header = b"".join(parts)
-    return b"".join((pack_words(TYPE_WORD_SIZE + len(header) + len(body), SerializeType.JSON, len(header)),
-                     header, body))
+    length = TYPE_WORD_SIZE + len(header) + sum(map(len, body))
+    return b"".join((pack_words(length, SerializeType.JSON, len(header)), header, *body))
 
 
 join_answer = twin("join_answer", _join_answer, declines=True)
@@ -55,7 +56,7 @@ class JsonAnswerTemplate:
 
     ``ext_fields`` are the answer's extFields in wire order; ``slots`` name those whose values (given
     there as anything) differ per answer, as the opaque does. A body, when an answer has one, follows the
-    header as it is."""
+    header as the concatenation of its pieces."""
 
     def __init__(self, code: int, ext_fields: Mapping[str, str], slots: Sequence[str], *, version: int,
                  language: str | int = RemotingCommand.language, remark: str | None = None) -> None:
@@ -80,9 +81,10 @@ class JsonAnswerTemplate:
         pieces.append(header[position:].encode("utf-8"))
         self._pieces = tuple(pieces)
 
-    def frame(self, opaque: int, values: Sequence[str], body: bytes = b"") -> bytes | None:
-        """The whole frame for ``opaque``, the slots' ``values`` (in ``slots`` order) and ``body``; None when
-        a value is not plain text, which the template cannot write as ``encode`` would."""
+    def frame(self, opaque: int, values: Sequence[str], body: Sequence[bytes] = ()) -> bytes | None:
+        """The whole frame for ``opaque``, the slots' ``values`` (in ``slots`` order) and the pieces of
+        ``body`` joined; None when a value is not plain text, which the template cannot write as ``encode``
+        would."""
         if len(values) != len(self.slots):
             raise ValueError(f"template has {len(self.slots)} slots, got {len(values)} values")
         return join_answer(self._pieces, self._order, opaque, tuple(values), body)

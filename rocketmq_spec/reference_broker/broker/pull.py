@@ -102,8 +102,9 @@ class PullPlan(NamedTuple):
     result: GetResult
     codes: TagCodes
     """The tag filter, which a parked pull waits on."""
-    body: bytes | None
-    """The records of a pull that found some (joined once); no body otherwise."""
+    records: list[bytes] | None
+    """The records of a pull that found some, whose concatenation is the answer's body (joined where the
+    answer is framed, so that they are copied once); no body otherwise."""
 
     def parks(self, sys_flag: int) -> bool:
         """Nothing found and the consumer lets the broker hold the request (FLAG_SUSPEND)."""
@@ -166,7 +167,8 @@ class PullHandlers:
 
     @staticmethod
     def _reply(request: Request, plan: PullPlan, direct: bool) -> RemotingCommand:
-        return request.reply(plan.code, plan.status.name, header=plan.values, body=plan.body, direct=direct)
+        body = None if plan.records is None else b"".join(plan.records)
+        return request.reply(plan.code, plan.status.name, header=plan.values, body=body, direct=direct)
 
     def plan(self, peer: str, header: Mapping[str, Any]) -> PullPlan:
         """The pull of ``header`` from ``peer``: the checks (Refused for the first that fails), the store's
@@ -183,7 +185,7 @@ class PullHandlers:
             topic = self.topics.get(header["topic"])
             values |= {"topicSysFlag": topic.topic_sys_flag if topic else 0, "groupSysFlag": 0}
         return PullPlan(code, status, values, result, codes,
-                        result.body if code == _SUCCESS else None)
+                        result.messages if code == _SUCCESS else None)
 
     def settle(self, header: Mapping[str, Any], plan: PullPlan) -> None:
         """What an answered or parked pull writes: the OFFSET_MOVED_EVENT of a corrected offset and the

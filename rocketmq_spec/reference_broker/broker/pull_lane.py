@@ -55,13 +55,13 @@ class PullLane:
             return False
         pulls.settle(header, plan)
         pulls.commit_requested(header)
-        values, records = plan.values, plan.body
+        values, records = plan.values, plan.records
         answer = self._template(plan.code, plan.status).frame(
-            opaque, tuple(str(values[key]) for key in self._slots), records or b"")
+            opaque, [str(values[key]) for key in self._slots], records or ())
         assert answer is not None, "decimal numbers are plain text"
         connection.write_frame(answer)
-        if records is not None and plan.result.messages:
-            self._stats.count_get(header["consumerGroup"], header["topic"], len(plan.result.messages))
+        if records:
+            self._stats.count_get(header["consumerGroup"], header["topic"], len(records))
         return True
 
     def _template(self, code: ResponseCode, status: GetMessageStatus) -> JsonAnswerTemplate:

@@ -84,7 +84,9 @@ class IndexService:
         return any(phy_offset in index.lookup(key) for index in reversed(self.files))
 
     def _writable(self) -> IndexFile:
-        return self.files[-1] if self.files and not self.files[-1].is_full else self._roll()
+        """The newest file, full or not: a full one refuses the first key (``IndexFile.put``, the one
+        check of fullness per key), which ``put_keys`` answers by flushing it and rolling."""
+        return self.files[-1] if self.files else self._roll()
 
     def _roll(self) -> IndexFile:
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -268,9 +268,9 @@ class StorePuts:
         """Whether ``message`` may be a plain put: no transaction, delay or timer, not for a topic a
         delivery service watches, nothing to wait for once appended."""
         config = self.config
-        waits = message.wait_store_msg_ok and (config.flush_disk_type is SYNC_FLUSH
-                                               or config.broker_role is SYNC_MASTER
-                                               or self.in_sync_replicas_enough is not None)
+        # the settings first: WAIT (a property parsing the map) matters only where one of them waits
+        waits = (config.flush_disk_type is SYNC_FLUSH or config.broker_role is SYNC_MASTER
+                 or self.in_sync_replicas_enough is not None) and message.wait_store_msg_ok
         return not (message.sys_flag & TRANSACTION_MASK or message.delay_level > 0 or waits
                     or self.confirm_gate.limit is not None
                     or message.topic in _PARKING_TOPICS or not self._cluster_round_trips

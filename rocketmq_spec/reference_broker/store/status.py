@@ -44,6 +44,11 @@ class GetMessageStatus(enum.Enum):
     NO_MATCHED_LOGIC_QUEUE = "NO_MATCHED_LOGIC_QUEUE"
     NO_MESSAGE_IN_QUEUE = "NO_MESSAGE_IN_QUEUE"
 
+    __hash__ = object.__hash__
+    """Members are singletons compared by identity, so the identity hash agrees with equality; Enum's own
+    ``__hash__`` is a Python call (hash of the name), and every pull looks its status up twice (its
+    response code, its answer template)."""
+
 
 @dataclass(frozen=True)
 class PutResult:

@@ -23,8 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocketmq_spec.apache.drivers import java_command
+from rocketmq_spec.apache.maven import resolve
+from rocketmq_spec.apache.releases import release as apache_release
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests import process_tree
+from tests.java_programs import compile_program
 
 if TYPE_CHECKING:
     from rocketmq_spec.admin.wire import AdminConnection
@@ -117,6 +120,33 @@ def launcher(home: Path) -> list[str]:
     (raises ``rocketmq_spec.apache.ProvisionError`` where it cannot be provisioned)."""
     value = os.environ.get(MQADMIN_ENV)
     return shlex.split(value) if value else java_command(MQADMIN_RELEASE, MQADMIN_MAIN, home=home)
+
+
+BATCH_TIMEOUT_S = 600.0
+WARM_UP = "clusterList"
+"""Run once before the judged commands: a cold JVM's first RPC can exceed mqadmin's 3 s timeout."""
+_FRAME = re.compile(r"^=== BEGIN (\S+)\n(.*?)^=== END \1$", re.M | re.S)
+
+
+def run_batch(release: str, commands: Sequence[AdminCommand], scene: Scene, home: Path) -> dict[str, str]:
+    """Each command's output (standard output and error) by name, all run by ``release``'s mqadmin in one
+    JVM (``tests/java/MqadminBatch.java``) after a warm-up, with ``home`` as its home (written as
+    :data:`launcher`'s is): a JVM start per command costs seconds, more on a loaded machine. Raises
+    ``tests.java_programs.JavaUnavailable`` without a JDK."""
+    jars = os.pathsep.join(map(str, resolve(apache_release(release), progress=False)))
+    classes = compile_program("MqadminBatch", jars, home / "classes")
+    warm_up = next(c for c in commands if c.name == WARM_UP)
+    lines = "\n".join("\t".join(command.argv(scene)) for command in (warm_up, *commands))
+    launch = java_command(release, "MqadminBatch", home=home, extra_classpath=(classes,))
+    done = process_tree.run(launch, check=True, capture_output=True, text=True, timeout=BATCH_TIMEOUT_S,
+                            input=lines)
+    return {match.group(1): match.group(2) for match in _FRAME.finditer(done.stdout)}
+
+
+def problems(commands: Sequence[AdminCommand], outputs: dict[str, str]) -> dict[str, str]:
+    """The commands that printed nothing or failed, with what they printed."""
+    return {command.name: outputs.get(command.name, "(printed nothing)") for command in commands
+            if command.name not in outputs or failed(outputs[command.name])}
 
 
 def run(launch: Sequence[str], argv: Sequence[str]) -> str:

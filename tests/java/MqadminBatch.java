@@ -8,10 +8,12 @@ import org.apache.rocketmq.tools.command.MQAdminStartup;
  * Runs several mqadmin command lines in one JVM (a JVM start per command costs seconds): each line of
  * standard input is one command, its arguments separated by tabs. Every command's output is framed by
  * "=== BEGIN name" and "=== END name" lines; a command that throws prints "command failed: ..." inside
- * its frame, as mqadmin itself does.
+ * its frame, as mqadmin itself does; standard error goes to standard output, so that what a command prints
+ * there (mqadmin prints the stack trace of a failed command) is inside its frame.
  */
 public class MqadminBatch {
     public static void main(String[] ignored) throws Exception {
+        System.setErr(System.out);  // mqadmin prints a failed command's stack trace to standard error
         BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = input.readLine()) != null) {

@@ -1,57 +1,56 @@
-"""A ReceiveMessage that overtakes its client's own Settings (RMQ-GRPC-RECEIVE-BEFORE-SETTINGS): the
-reference proxy waits for them, as long as the Java SDK waits for their answer, instead of answering 50001
-as Apache 5.5.0 does."""
+"""A ReceiveMessage that overtakes its client's own Settings (RMQ-GRPC-RECEIVE-BEFORE-SETTINGS), against the
+reference broker and Apache 5.5.0 (its proxy in local mode): the client's Telemetry stream is open, its
+Settings not sent, and the receive is answered INTERNAL_SERVER_ERROR with the text of Apache's
+NullPointerException (the Settings are sent only once it is answered); once they have come the same client
+is served."""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+from collections.abc import Iterator
+
+import pytest
 
 from rocketmq_spec.codec.grpc.v2 import definition_pb2 as v2
-from rocketmq_spec.reference_broker.proxy.settings import SettingsStore
+from rocketmq_spec.codec.grpc.v2 import service_pb2 as rpc
+from rocketmq_spec.conformance.grpc_client import ProxyClient
+from rocketmq_spec.spec.grpc_codes import Code
+from rocketmq_spec.spec.grpc_rpcs import RECEIVE_BEFORE_SETTINGS_DETAIL
+from tests import sdk5_clients as sdk5
+from tests.sdk5_clients import Target
+
+pytestmark = pytest.mark.interop
 
 
-def _consumer_settings() -> v2.Settings:
-    return v2.Settings(client_type=v2.SIMPLE_CONSUMER,
-                       subscription=v2.Subscription(group=v2.Resource(name="g")))
+@pytest.fixture(scope="module", params=[sdk5.REFERENCE, pytest.param(sdk5.APACHE, marks=pytest.mark.slow)])
+def broker(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    with sdk5.serve(request.param, tmp_path_factory.mktemp("settings-race"), {}) as target:
+        yield target
 
 
-def test_a_receive_waiting_for_settings_gets_them_when_they_arrive() -> None:
-    async def scenario() -> v2.Settings | None:
-        store = SettingsStore(lambda group: None)
-        store.expect("client-1")  # its Telemetry stream opened
-        waiting = asyncio.ensure_future(store.arrival("client-1", timeout=30))
-        await asyncio.sleep(0)
-        assert not waiting.done()
-        store.update("client-1", _consumer_settings())
-        return await waiting
-
-    got = asyncio.run(scenario())
-    assert got is not None and got.subscription.group.name == "g" and got.subscription.receive_batch_size
+def _receive(client: ProxyClient, topic: str, group: str) -> list[rpc.ReceiveMessageResponse]:
+    request = rpc.ReceiveMessageRequest(
+        group=v2.Resource(name=group), batch_size=1, auto_renew=False,
+        message_queue=v2.MessageQueue(topic=v2.Resource(name=topic), id=-1, permission=v2.READ_WRITE),
+        filter_expression=v2.FilterExpression(type=v2.TAG, expression="*"))
+    request.invisible_duration.FromSeconds(30)
+    request.long_polling_timeout.FromSeconds(1)
+    return list(client.stream("ReceiveMessage", request, timeout=30))
 
 
-def test_settings_that_never_come_are_none() -> None:
-    async def scenario() -> tuple[v2.Settings | None, int]:
-        store = SettingsStore(lambda group: None)
-        store.expect("client-2")
-        missing = await store.arrival("client-2", timeout=0.01)
-        store.unexpect("client-2")  # the stream ended without Settings
-        return missing, len(store._awaited)
-
-    assert asyncio.run(scenario()) == (None, 0)
+def _statuses(responses: list[rpc.ReceiveMessageResponse]) -> list[tuple[int, str]]:
+    """The statuses of a receive's stream (its other items are messages and the delivery timestamp)."""
+    return [(r.status.code, r.status.message) for r in responses if r.HasField("status")]
 
 
-def test_a_client_without_telemetry_is_not_waited_for() -> None:
-    async def scenario() -> v2.Settings | None:
-        # were it waited for, the hour-long wait would end the test with TimeoutError
-        return await asyncio.wait_for(SettingsStore(lambda group: None).arrival("client-4", timeout=3600), 30)
-
-    assert asyncio.run(scenario()) is None
-
-
-def test_known_settings_are_answered_at_once() -> None:
-    async def scenario() -> v2.Settings | None:
-        store = SettingsStore(lambda group: None)
-        store.update("client-3", _consumer_settings())
-        return await store.arrival("client-3", timeout=0)
-
-    assert asyncio.run(scenario()) is not None
+def test_receive_before_settings_is_answered_at_once(broker: Target) -> None:
+    topic, group = broker.topic(), broker.group()
+    with contextlib.closing(ProxyClient(broker.grpc_addr)) as client:
+        stream = client.telemetry()  # open, its Settings not sent
+        early = _statuses(_receive(client, topic, group))
+        assert early == [(int(Code.INTERNAL_SERVER_ERROR), RECEIVE_BEFORE_SETTINGS_DETAIL)]
+        stream.send(rpc.TelemetryCommand(settings=client.consumer_settings(group, topic)))
+        answer = stream.receive(sdk5.RUN_TIMEOUT_S)
+        assert isinstance(answer, rpc.TelemetryCommand) and answer.status.code == Code.OK, answer
+        later = _statuses(_receive(client, topic, group))
+    assert [code for code, _ in later] == [int(Code.MESSAGE_NOT_FOUND)]

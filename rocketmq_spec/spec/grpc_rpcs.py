@@ -194,14 +194,22 @@ SETTINGS_REQUIRED = clause(
     "UNRECOGNIZED_CLIENT_TYPE.",
     source=_CLIENT)
 RECEIVE_BEFORE_SETTINGS = clause(
-    "RMQ-GRPC-RECEIVE-BEFORE-SETTINGS", Level.MAY,
-    "A ReceiveMessage from a client whose Settings the proxy has not received yet may be answered "
-    "INTERNAL_SERVER_ERROR (Apache 5.5.0's ReceiveMessageActivity dereferences the missing settings and "
-    "answers 50001 with the NullPointerException's text); a client waits for the Settings answer on "
-    "Telemetry before it receives, as the Java SDK does (settingsInitFuture, 3 s).",
+    "RMQ-GRPC-RECEIVE-BEFORE-SETTINGS", Level.SHOULD,
+    "A ReceiveMessage from a client whose Settings the proxy does not hold (none sent yet on Telemetry, "
+    "or still on their way) is answered INTERNAL_SERVER_ERROR at once, without waiting for them: Apache "
+    "5.5.0's ReceiveMessageActivity dereferences the missing settings and ResponseBuilder writes the "
+    "NullPointerException as message, class and first stack frame (JDK 17's text). A client waits for the "
+    "Settings answer on Telemetry before it receives (the Java, Go and Node.js SDKs do) or tries again.",
     source="proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/consumer/ReceiveMessageActivity.java "
-           "(receiveMessage); java/client/src/main/java/org/apache/rocketmq/client/java/impl/"
-           "ClientSessionImpl.java (rocketmq-clients)")
+           "(receiveMessage); proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/common/"
+           "GrpcClientSettingsManager.java (getClientSettings); proxy/src/main/java/org/apache/rocketmq/"
+           "proxy/grpc/v2/common/ResponseBuilder.java (buildStatus)")
+RECEIVE_BEFORE_SETTINGS_DETAIL = (
+    'Cannot invoke "apache.rocketmq.v2.Settings.getClientType()" because "settings" is null. '
+    "NullPointerException. org.apache.rocketmq.proxy.grpc.v2.consumer.ReceiveMessageActivity."
+    "receiveMessage(ReceiveMessageActivity.java:68)")
+"""The message of that answer (``ExceptionUtils.getErrorDetailMessage`` of JDK 17's helpful
+NullPointerException)."""
 SETTINGS_GROUP = clause(
     "RMQ-GRPC-SETTINGS-GROUP", Level.MUST,
     "From 5.5.0 a consumer's Settings on Telemetry naming a group its broker does not have are refused "
@@ -219,9 +227,6 @@ GROUP_NOT_FOUND = clause(
     source="broker/src/main/java/org/apache/rocketmq/broker/processor/PopMessageProcessor.java "
            "(processRequest); proxy/src/main/java/org/apache/rocketmq/proxy/grpc/v2/common/"
            "ResponseBuilder.java (RESPONSE_CODE_MAPPING)")
-SETTINGS_WAIT_S = 3.0
-"""Seconds the Java SDK waits for the Settings answer before its first call
-(``SETTINGS_INITIALIZATION_TIMEOUT``)."""
 HEARTBEAT = clause(
     "RMQ-GRPC-HEARTBEAT", Level.MUST,
     "Heartbeat from a client whose Settings are known answers OK.",

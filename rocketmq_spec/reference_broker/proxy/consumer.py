@@ -11,7 +11,6 @@ delivery timestamp that closes the stream.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from rocketmq_spec.spec.grpc_rpcs import (
     MAX_LONG_POLLING_MS,
     MIN_INVISIBLE_MS,
     MIN_LONG_POLLING_MS,
-    SETTINGS_WAIT_S,
+    RECEIVE_BEFORE_SETTINGS_DETAIL,
 )
 from rocketmq_spec.spec.pop import (
     CHANGE_INVISIBLE_TIME_RESPONSE,
@@ -166,15 +165,9 @@ class Consumer:
     async def receive(self, ctx: CallContext, channel: GrpcClientChannel, request: rpc.ReceiveMessageRequest,
                       remaining_ms: int | None) -> list[rpc.ReceiveMessageResponse]:
         """The stream's items, the closing delivery timestamp excepted."""
-        # Apache answers 50001 at once (RMQ-GRPC-RECEIVE-BEFORE-SETTINGS); waiting as long as the Java SDK
-        # waits for them lets a client whose receive overtook its own Settings be served instead
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        settings = await self._settings.arrival(ctx.client_id, SETTINGS_WAIT_S)
-        if settings is None:
-            raise Refusal(Code.INTERNAL_SERVER_ERROR, "cannot find client settings for this client")
-        if remaining_ms is not None:  # the wait came out of the call's deadline
-            remaining_ms = max(0, remaining_ms - int((loop.time() - started) * 1000))
+        settings = self._settings.merged(ctx.client_id)
+        if settings is None:  # a receive that overtook its client's Settings is not held for them
+            raise Refusal(Code.INTERNAL_SERVER_ERROR, RECEIVE_BEFORE_SETTINGS_DETAIL)
         polling = self._polling_ms(ctx, request, settings, remaining_ms)
         topic, group = request.message_queue.topic.name, request.group.name
         validation.topic(topic, self._broker.is_system_topic)

@@ -202,7 +202,6 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             finally:
                 outgoing.put_nowait(None)
 
-        self._clients.settings.expect(ctx.client_id)
         reader = asyncio.ensure_future(read())
         try:
             while (item := await outgoing.get()) is not None:
@@ -211,7 +210,6 @@ class MessagingService(rpc_grpc.MessagingServiceServicer):
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
-            self._clients.settings.unexpect(ctx.client_id)
             channel = self._clients.channels.find(ctx.client_id)
             if channel is not None:
                 channel.detach(outgoing)

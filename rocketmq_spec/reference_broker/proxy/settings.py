@@ -7,8 +7,6 @@ batch size and long-polling time, and whether the group consumes in order (RMQ-G
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Callable
 
 from google.protobuf import duration_pb2
@@ -46,16 +44,11 @@ class SettingsStore:
         self._group_of = group_of
         self._validate_message_type = validate_message_type
         self._raw: dict[str, v2.Settings] = {}
-        self._awaited: dict[str, asyncio.Event] = {}
-        """Clients with a Telemetry stream open whose first Settings have not arrived (:meth:`arrival`)."""
 
     def update(self, client_id: str, settings: v2.Settings) -> v2.Settings:
         """Record a client's settings; returns the merged copy the server answers with."""
         self._raw[client_id] = v2.Settings()
         self._raw[client_id].CopyFrom(settings)
-        arrived = self._awaited.pop(client_id, None)
-        if arrived is not None:
-            arrived.set()
         merged = self.merged(client_id)
         assert merged is not None
         return merged
@@ -65,28 +58,6 @@ class SettingsStore:
 
     def remove(self, client_id: str) -> v2.Settings | None:
         return self._raw.pop(client_id, None)
-
-    def expect(self, client_id: str) -> None:
-        """A Telemetry stream of the client opened: its Settings are on their way."""
-        if client_id not in self._raw:
-            self._awaited.setdefault(client_id, asyncio.Event())
-
-    def unexpect(self, client_id: str) -> None:
-        """The client's Telemetry stream ended; Settings it never sent are no longer awaited."""
-        arrived = self._awaited.get(client_id)
-        if arrived is not None and not arrived.is_set():
-            del self._awaited[client_id]
-
-    async def arrival(self, client_id: str, timeout: float) -> v2.Settings | None:
-        """The merged settings; for a client whose Telemetry stream is open but whose Settings have not
-        arrived yet (a receive racing its own Settings: RMQ-GRPC-RECEIVE-BEFORE-SETTINGS), waiting up to
-        ``timeout`` seconds for them. None when they do not come in time, or at once for a client with no
-        Telemetry stream (nothing is on its way)."""
-        arrived = self._awaited.get(client_id)
-        if client_id not in self._raw and arrived is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(arrived.wait(), timeout)
-        return self.merged(client_id)
 
     def merged(self, client_id: str) -> v2.Settings | None:
         raw = self._raw.get(client_id)

@@ -152,13 +152,12 @@ def produce(kind: str) -> None:
         producer.shutdown()
 
 
-SETTINGS_NOT_YET_KNOWN = ("cannot find client settings for this client",
-                          "NullPointerException. org.apache.rocketmq.proxy.grpc.v2.consumer."
+SETTINGS_NOT_YET_KNOWN = ("NullPointerException. org.apache.rocketmq.proxy.grpc.v2.consumer."
                           "ReceiveMessageActivity.receiveMessage(")
-"""A proxy's answers to a receive that overtook the client's first Settings on its Telemetry stream: the SDK
-starts both at once, so on a loaded machine the receive may arrive first. Apache 5.5.0's proxy answers 50001
-with the text of the NullPointerException it meets (RMQ-GRPC-RECEIVE-BEFORE-SETTINGS); an application's
-receive loop tries again, as this one does."""
+"""What a proxy answers (50001) a receive that overtook the client's first Settings on its Telemetry stream,
+Apache 5.5.0's and the reference broker's alike (RMQ-GRPC-RECEIVE-BEFORE-SETTINGS): this SDK starts both
+at once without waiting for the Settings answer, so on a loaded machine the receive may arrive first. An
+application's receive loop tries again, as this one does."""
 
 
 def _receive(consumer: SimpleConsumer) -> list[Message]:

@@ -25,5 +25,5 @@ def test_load_other_processes_and_short_runs_are_refused() -> None:
 def test_the_table_shows_medians_and_every_cycle() -> None:
     text = report([_run(0.0)], "python -m benchmarks.failover", "2026-11-29 10:00", 0.3)
     median = sorted(0.2 + i for i in range(CYCLES))[CYCLES // 2]
-    assert f"| reference | {CYCLES} | {median:.2f} s (load 0.10" in text
+    assert f"| reference | {CYCLES} | {median:.3f} s (load 0.10" in text
     assert text.count(" (0.10, 0.00)") == CYCLES  # each cycle with its load and the others' cores

@@ -246,16 +246,23 @@ class Client:
                 "bornTimestamp": message.born_timestamp, "flag": message.flag,
                 "properties": properties, "reconsumeTimes": 0, "unitMode": False, "batch": batch}
 
-    def send_request(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
+    def send_command(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
                      code: int = RequestCode.SEND_MESSAGE_V2, properties_text: str | None = None,
                      **fields: Any) -> RemotingCommand:
-        """The broker's answer, unjudged: for cases about refusals. ``fields`` sets other attributes of
-        the request (``serialize_type``)."""
+        """The send request itself, for cases that put it on the wire and read its answer later.
+        ``fields`` sets other attributes of the request (``serialize_type``)."""
         message = message or Message()
         spec = SEND_MESSAGE_REQUEST if code == RequestCode.SEND_MESSAGE else SEND_MESSAGE_REQUEST_V2
         header = encode_header(spec, self.send_values(topic, queue_id, message, batch=False,
                                                       properties_text=properties_text))
-        return self.connection.call(code, header, message.body, **fields)
+        return self.connection.command(code, header, message.body, **fields)
+
+    def send_request(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
+                     code: int = RequestCode.SEND_MESSAGE_V2, properties_text: str | None = None,
+                     **fields: Any) -> RemotingCommand:
+        """The broker's answer, unjudged: for cases about refusals."""
+        return self.connection.exchange(self.send_command(topic, message, queue_id=queue_id, code=code,
+                                                          properties_text=properties_text, **fields))
 
     def send(self, topic: str, message: Message | None = None, *, queue_id: int = 0,
              code: int = RequestCode.SEND_MESSAGE_V2, **fields: Any) -> SendResult:

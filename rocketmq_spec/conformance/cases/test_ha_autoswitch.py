@@ -16,7 +16,6 @@ import pytest
 
 from rocketmq_spec.codec.bodies import decode_body, decode_properties_text, encode_properties_text
 from rocketmq_spec.codec.command import RemotingCommand
-from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.codec.ha_autoswitch import TransferReceived, encode_slave_report
 from rocketmq_spec.codec.store.record import decode_record
 from rocketmq_spec.conformance.case import case
@@ -29,7 +28,6 @@ from rocketmq_spec.spec.commitlog import COMMITLOG_FILE_SIZE
 from rocketmq_spec.spec.controller import SYNC_STATE_SET
 from rocketmq_spec.spec.ha import HA_PORT_OFFSET, HA_SETTINGS, BrokerRole
 from rocketmq_spec.spec.ha_autoswitch import IN_SYNC_REPLICAS_NOT_ENOUGH_REMARK
-from rocketmq_spec.spec.headers import SEND_MESSAGE_REQUEST_V2
 
 from .controller_support import BrokerSet
 from .messaging import Client, Message
@@ -302,9 +300,7 @@ def _held_member(broker: Server, controller: Server, wire: Wire,
 
 def _put(client: Client, topic: str, body: bytes, *, wait: bool = True) -> int:
     """A send put on the wire, its answer not read yet: the opaque it comes back with."""
-    values = client.send_values(topic, 0, Message(body=body, wait=wait))
-    command = client.connection.command(RequestCode.SEND_MESSAGE_V2,
-                                        encode_header(SEND_MESSAGE_REQUEST_V2, values), body)
+    command = client.send_command(topic, Message(body=body, wait=wait))
     client.connection.send(command)
     return command.opaque
 

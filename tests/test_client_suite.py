@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import stat
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -101,12 +102,24 @@ def _executable(path: Path, text: str) -> Path:
     return path
 
 
-def _gone(pid: int) -> bool:
+def _exited(pid: int) -> bool:
     """The process has exited (a zombie waiting for init to reap it counts as gone)."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except FileNotFoundError:
         return True
+
+
+def _gone(pid: int, bound_s: float = 30.0) -> bool:
+    """The process exits once SIGKILLed: the signal is delivered when the kernel next schedules it, which on
+    a loaded machine is after ``killpg`` has returned, so wait for it (a bound only a kill that never came
+    reaches)."""
+    end = time.monotonic() + bound_s
+    while not _exited(pid):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 HANGS_WITH_A_CHILD = (

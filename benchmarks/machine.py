@@ -8,7 +8,8 @@ previous one. So the watch splits the machine's CPU three ways, sampled every qu
 
 - the benchmark's own: every process in this process's tree (the load generator's JVM, the brokers and
   name servers it started, whatever they fork), each process's own utime + stime
-  (:class:`benchmarks.common.CpuAccount`);
+  (:class:`benchmarks.common.CpuAccount`), and for a child this process reaped (a master killed in a
+  failover cycle) what it used after its last sample, its exit's teardown included (:class:`ReapedChildren`);
 - the kernel's threads (children of ``kthreadd``, pid 2: softirq work for loopback traffic shows up there
   and is the benchmark's doing);
 - the others': the machine's busy time from ``/proc/stat`` (user, nice, system, steal; guest time is in
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import sys
 import threading
 import time
@@ -118,6 +120,45 @@ class Reading:
         return max(others, 0.0) / elapsed
 
 
+class ReapedChildren:
+    """What this process's own children used after their last sample, known once they are reaped.
+
+    A SIGKILLed JVM vanishes from ``/proc`` with its last quarter second and its exit (unmapping a heap of
+    hundreds of MiB) unsampled; counted as nobody's, that CPU lands in the others' share and a cycle of a few
+    hundred milliseconds reads as a busy machine. The kernel adds a reaped child's whole utime + stime to
+    ``getrusage(RUSAGE_CHILDREN)``; less the ticks its samples already counted, that is the missing part.
+    Only direct children are corrected: a grandchild reaped by its parent is in that parent's total, not
+    here, and stays as :class:`benchmarks.common.CpuAccount` counts it."""
+
+    def __init__(self) -> None:
+        self._opened_s: float | None = None
+        self._last_s: dict[int, float] = {}
+        self._gone_s = 0.0
+
+    def add(self, table: dict[int, tuple[int, int]]) -> None:
+        """One sample: note each live child's ticks, retire the ones that vanished since the last."""
+        if self._opened_s is None:
+            self._opened_s = _children_cpu_s()
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in [pid for pid in self._last_s if pid not in table]:
+            self._gone_s += self._last_s.pop(pid)
+        me = os.getpid()
+        self._last_s.update({pid: ticks / tick for pid, (parent, ticks) in table.items() if parent == me})
+
+    @property
+    def seconds(self) -> float:
+        """CPU seconds the reaped children used beyond their samples (never negative: a child reaped between
+        the table's read and the counters' is settled by the next sample)."""
+        if self._opened_s is None:
+            return 0.0
+        return max(_children_cpu_s() - self._opened_s - self._gone_s, 0.0)
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 class MachineWatch(PeriodicSampler):
     """Samples ``/proc`` every ``interval`` seconds in a thread while the context is open; :meth:`read`
     samples once more and returns the counters."""
@@ -125,6 +166,7 @@ class MachineWatch(PeriodicSampler):
     def __init__(self, interval: float = 0.25) -> None:
         super().__init__(interval)
         self._own, self._kernel, self._broker = CpuAccount(), CpuAccount(), CpuAccount()
+        self._reaped = ReapedChildren()
         self._broker_root: int | None = None
         self._lock = threading.Lock()
 
@@ -140,6 +182,7 @@ class MachineWatch(PeriodicSampler):
         kernel = {pid for pid, (parent, _) in table.items() if parent == KTHREADD or pid == KTHREADD}
         with self._lock:
             self._own.add(table, own)
+            self._reaped.add(table)
             self._kernel.add(table, kernel - own)
             if self._broker_root is not None:
                 self._broker.add(table, descendants(table, [self._broker_root]))
@@ -147,6 +190,7 @@ class MachineWatch(PeriodicSampler):
     def read(self) -> Reading:
         self._sample()
         with self._lock:
-            return Reading(time.monotonic(), load_1min(), busy_seconds(), self._own.seconds,
+            return Reading(time.monotonic(), load_1min(), busy_seconds(),
+                           self._own.seconds + self._reaped.seconds,
                            self._kernel.seconds, self._broker.seconds)
 

@@ -5,7 +5,10 @@ refuses to publish what is not, and refuses a target it does not know before any
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -13,8 +16,9 @@ import pytest
 
 from benchmarks import builds, hot_path, java_compare, matrix
 from benchmarks.ci_check import EXPECTED, verdict
+from benchmarks.common import process_table
 from benchmarks.java_compare import FULL, QUICK, Phase, TargetRun, _PhaseReader
-from benchmarks.machine import Reading
+from benchmarks.machine import Reading, ReapedChildren
 from benchmarks.matrix import BEGIN, END, MatrixRun, comparison, problems, write_section
 from benchmarks.startup import answers
 from rocketmq_spec.codec.command import RemotingCommand, encode
@@ -60,6 +64,29 @@ def test_others_cores_leave_out_the_benchmark_and_the_kernel_threads() -> None:
     before = Reading(at=10.0, load_1min=1.0, busy_s=100.0, own_s=0.0, kernel_s=0.0, broker_s=0.0)
     after = Reading(at=20.0, load_1min=2.0, busy_s=120.0, own_s=15.0, kernel_s=1.0, broker_s=8.0)
     assert after.others_cores(before) == pytest.approx(0.4)
+
+
+BURN = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+"""A child that uses about 0.3 CPU-seconds, then exits."""
+
+
+def test_a_reaped_child_s_unsampled_cpu_is_counted() -> None:
+    """A child sampled part way through its life, then reaped: what it used after that sample is found
+    (the whole of its CPU, as ``wait4`` reports it, less what the sample already held)."""
+    reaped = ReapedChildren()
+    reaped.add(process_table())
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()\n" + BURN],
+                             stdin=subprocess.PIPE)
+    sampled = process_table()
+    reaped.add(sampled)
+    assert child.stdin is not None
+    child.stdin.close()
+    _, _, usage = os.wait4(child.pid, 0)
+    child.returncode = 0
+    reaped.add(process_table())
+    unsampled = usage.ru_utime + usage.ru_stime - sampled[child.pid][1] / os.sysconf("SC_CLK_TCK")
+    assert unsampled > 0.25
+    assert reaped.seconds == pytest.approx(unsampled, abs=0.02)
 
 
 class _Watch:

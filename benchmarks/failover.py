@@ -41,9 +41,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shlex
+import socket
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -88,6 +90,10 @@ END = "<!-- end of the failover timing -->"
 class Cycle:
     elected_s: float
     """From the kill until the controller names a new master."""
+    closed_s: float
+    """From the kill until a connection to the killed master ends: the JVM's death (a SIGKILLed process
+    unmaps its heap before the kernel closes its sockets), the same for either controller, and the moment
+    a controller can first know."""
     serving_s: float
     """From the kill until the new master acknowledges a send."""
     load: float
@@ -136,21 +142,54 @@ def measure(controller: str, work: Path, cycles: int, watch: MachineWatch) -> Co
             brokers.first_acknowledged(formed.master_id, TOPIC, f"c{cycle}-before", FAILOVER_S)
             _until_idle(watch)
             before, load = watch.read(), load_1min()
-            with ReplicaWatch(addr, BROKER_SET) as replicas:
+            with ReplicaWatch(addr, BROKER_SET) as replicas, \
+                    _ConnectionEnd(brokers.members[formed.master_id].broker_addr) as master_end:
                 replicas.info()  # connected before the kill: each poll after it is one round trip
                 killed = time.monotonic()
                 brokers.kill(formed.master_id)
                 elected = brokers.wait_elected(formed.master_id, formed.master_epoch, FAILOVER_S, replicas)
                 elected_s = time.monotonic() - killed
+                closed_s = master_end.at(FAILOVER_S) - killed
             assert elected.master_id is not None
             served = brokers.first_acknowledged(elected.master_id, TOPIC, f"c{cycle}-after", FAILOVER_S)
             others = watch.read().others_cores(before)
-            run.cycles.append(Cycle(elected_s, served - killed, load, others))
-            print(f"{controller} cycle {cycle + 1}: elected {elected_s:.3f} s, serving "
+            run.cycles.append(Cycle(elected_s, closed_s, served - killed, load, others))
+            print(f"{controller} cycle {cycle + 1}: master's connections closed {closed_s:.3f} s, elected "
+                  f"{elected_s:.3f} s, serving "
                   f"{served - killed:.2f} s (load {load:.2f}, others {others:.2f} cores)", file=sys.stderr,
                   flush=True)
             brokers.restart(formed.master_id)
     return run
+
+
+class _ConnectionEnd:
+    """A connection to a broker, opened before its kill, and the moment (``time.monotonic``) it ends."""
+
+    def __init__(self, address: str) -> None:
+        host, _, port = address.rpartition(":")
+        self._socket = socket.create_connection((host, int(port)), timeout=FAILOVER_S)
+        self._ended: float | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._wait, daemon=True)
+
+    def _wait(self) -> None:
+        with contextlib.suppress(OSError):
+            self._socket.recv(1)
+        self._ended = time.monotonic()
+        self._done.set()
+
+    def __enter__(self) -> _ConnectionEnd:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._socket.close()
+        self._thread.join()
+
+    def at(self, limit_s: float) -> float:
+        if not self._done.wait(limit_s) or self._ended is None:
+            raise TimeoutError(f"the killed master's connection still open after {limit_s:.0f} s")
+        return self._ended
 
 
 def _until_idle(watch: MachineWatch) -> None:
@@ -181,15 +220,17 @@ def problems(runs: Sequence[ControllerRun], load_before: float, cycles: int) -> 
 
 
 def report(runs: Sequence[ControllerRun], command: str, started: str, load_before: float) -> str:
-    rows = ["| controller | cycles | new master elected (median) | first acknowledged send (median) | "
-            "each cycle: elected / serving s (load at the kill, others' cores) |",
-            "|---|---:|---:|---:|---|"]
+    rows = ["| controller | cycles | new master elected (median) | of it, after the master's connections "
+            "closed (median) | first acknowledged send (median) | each cycle: closed / elected / serving s "
+            "(load at the kill, others' cores) |",
+            "|---|---:|---:|---:|---:|---|"]
     for run in runs:
-        each = "; ".join(f"{c.elected_s:.3f} / {c.serving_s:.2f} ({c.load:.2f}, {c.others_cores:.2f})"
-                         for c in run.cycles)
+        each = "; ".join(f"{c.closed_s:.3f} / {c.elected_s:.3f} / {c.serving_s:.2f} ({c.load:.2f}, "
+                         f"{c.others_cores:.2f})" for c in run.cycles)
         load = f"(load {run.median('load'):.2f}, others' cores {run.median('others_cores'):.2f})"
+        after_close = statistics.median(c.elected_s - c.closed_s for c in run.cycles)
         rows.append(f"| {run.controller} | {len(run.cycles)} | {run.median('elected_s'):.3f} s {load} | "
-                    f"{run.median('serving_s'):.2f} s {load} | {each} |")
+                    f"{after_close:.3f} s | {run.median('serving_s'):.2f} s {load} | {each} |")
     head = (f"`{command}`, {started} (UTC), commit `{commit()}`, {cores()} cores, load average (1 min) "
             f"{load_before:.2f} before the run. One Apache RocketMQ {RELEASE} broker-set (a master and two "
             "slaves) per controller; each cycle kills the master with SIGKILL.")

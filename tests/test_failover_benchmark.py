@@ -7,7 +7,7 @@ from benchmarks.machine import QUIET_LOAD_PER_CORE, QUIET_OTHERS_PER_CORE, cores
 
 
 def _run(others: float) -> ControllerRun:
-    return ControllerRun("reference", [Cycle(0.2 + i, 0.3 + i, 0.1, others) for i in range(CYCLES)])
+    return ControllerRun("reference", [Cycle(0.2 + i, 0.15 + i, 0.3 + i, 0.1, others) for i in range(CYCLES)])
 
 
 def test_a_quiet_full_run_may_be_published() -> None:
@@ -26,4 +26,5 @@ def test_the_table_shows_medians_and_every_cycle() -> None:
     text = report([_run(0.0)], "python -m benchmarks.failover", "2026-11-29 10:00", 0.3)
     median = sorted(0.2 + i for i in range(CYCLES))[CYCLES // 2]
     assert f"| reference | {CYCLES} | {median:.3f} s (load 0.10" in text
+    assert "| 0.050 s | " in text  # elected less closed, the controller's own share
     assert text.count(" (0.10, 0.00)") == CYCLES  # each cycle with its load and the others' cores

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,22 +53,33 @@ def record_exchange(broker: Endpoint) -> Exchange:
     return exchange
 
 
-def test_a_recorded_case_is_replayed_against_the_reference_broker(tmp_path: Path) -> None:
+def replay(tmp_path: Path, edit: Callable[[list[dict[str, object]]], None] = lambda frames: None, *,
+           with_namesrv: bool = False) -> tuple[int, str]:
+    """Record the exchange against a fresh reference broker, ``edit`` its frames (as if the recorded run had
+    seen other answers), write the FAIL that holds them and replay it: ``reproduce``'s status and text."""
     results = tmp_path / "results"
 
-    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> str:
-        def blocking() -> str:
+    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> tuple[int, str]:
+        def blocking() -> tuple[int, str]:
             broker = Endpoint.parse(mq.broker_addr)
             frames = [r.to_json() for r in record_exchange(broker).records]
-            write_results(results, [result(CASE, Verdict.FAIL, Basis.MUST, frames=frames)],
-                          {"target": "embedded", "broker": str(broker), "namesrv": mq.namesrv_addr})
+            edit(frames)
+            meta: dict[str, object] = {"broker": str(broker)}
+            args = [CASE, "--results", str(results), "--broker", str(broker)]
+            if with_namesrv:
+                meta.update(target="embedded", namesrv=mq.namesrv_addr)
+                args += ["--namesrv", mq.namesrv_addr]
+            write_results(results, [result(CASE, Verdict.FAIL, Basis.MUST, frames=frames)], meta)
             out = io.StringIO()
-            assert reproduce.main([CASE, "--results", str(results), "--namesrv", mq.namesrv_addr,
-                                   "--broker", str(broker)], out) == 0
-            return out.getvalue()
+            return reproduce.main(args, out), out.getvalue()
         return await asyncio.to_thread(blocking)
 
-    text = asyncio.run(with_broker(tmp_path / "store", scenario))
+    return asyncio.run(with_broker(tmp_path / "store", scenario))
+
+
+def test_a_recorded_case_is_replayed_against_the_reference_broker(tmp_path: Path) -> None:
+    status, text = replay(tmp_path, with_namesrv=True)
+    assert status == 0
     assert "connect to the broker" in text
     assert f'request (JSON) {{"code":{UNKNOWN_CODE},' in text  # the header as sent
     assert "2 of 2 recorded answers given again" in text and "differs" not in text
@@ -76,44 +87,20 @@ def test_a_recorded_case_is_replayed_against_the_reference_broker(tmp_path: Path
 
 
 def test_a_replay_shows_answers_that_differ_from_the_record(tmp_path: Path) -> None:
-    results = tmp_path / "results"
+    def other_code(frames: list[dict[str, object]]) -> None:
+        answer = next(f for f in frames if f["dir"] == "<")
+        answer["hex"] = str(answer["hex"]).replace(b'"code":3'.hex(), b'"code":4'.hex())
 
-    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> str:
-        def blocking() -> str:
-            broker = Endpoint.parse(mq.broker_addr)
-            frames = [r.to_json() for r in record_exchange(broker).records]
-            write_results(results, [result(CASE, Verdict.FAIL, Basis.MUST, frames=frames)],
-                          {"broker": str(broker)})
-            answer = next(f for f in frames if f["dir"] == "<")
-            answer["hex"] = str(answer["hex"]).replace(b'"code":3'.hex(), b'"code":4'.hex())
-            (results / "cases" / f"{json_files.file_stem(CASE)}.json").write_text(
-                json.dumps(result(CASE, Verdict.FAIL, Basis.MUST, frames=frames).to_json()))
-            out = io.StringIO()
-            reproduce.main([CASE, "--results", str(results), "--broker", str(broker)], out)
-            return out.getvalue()
-        return await asyncio.to_thread(blocking)
-
-    text = asyncio.run(with_broker(tmp_path / "store", scenario))
+    _, text = replay(tmp_path, other_code)
     assert "1 of 2 recorded answers given again" in text and "<-- differs" in text
 
 
 def test_a_replay_waits_for_a_request_the_record_has_no_answer_to(tmp_path: Path) -> None:
-    results = tmp_path / "results"
+    def no_last_answer(frames: list[dict[str, object]]) -> None:
+        # the run that was recorded got no answer to GET_MAX_OFFSET
+        del frames[max(i for i, f in enumerate(frames) if f["dir"] == "<")]
 
-    async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> str:
-        def blocking() -> str:
-            broker = Endpoint.parse(mq.broker_addr)
-            frames = [r.to_json() for r in record_exchange(broker).records]
-            last_answer = max(i for i, f in enumerate(frames) if f["dir"] == "<")
-            del frames[last_answer]  # the run that was recorded got no answer to GET_MAX_OFFSET
-            write_results(results, [result(CASE, Verdict.FAIL, Basis.MUST, frames=frames)],
-                          {"broker": str(broker)})
-            out = io.StringIO()
-            reproduce.main([CASE, "--results", str(results), "--broker", str(broker)], out)
-            return out.getvalue()
-        return await asyncio.to_thread(blocking)
-
-    text = asyncio.run(with_broker(tmp_path / "store", scenario))
+    _, text = replay(tmp_path, no_last_answer)
     assert "1 of 1 recorded answers given again" in text
     assert "c1 < recorded: no answer to opaque 2" in text and "c1 <      now: answer (JSON) code 0" in text
 

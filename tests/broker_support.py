@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from rocketmq_spec.codec.command import RemotingCommand, decode
+from rocketmq_spec.reference_broker.broker.server import Broker
+from rocketmq_spec.reference_broker.store.message_store import MessageStore
 from rocketmq_spec.spec.golden import JAVA_FRAMES
 
 T = TypeVar("T")
@@ -34,6 +36,30 @@ def golden_command(session: str, seq: int) -> RemotingCommand:
 def host_port(addr: str) -> tuple[str, int]:
     host, _, port = addr.rpartition(":")
     return host, int(port)
+
+
+def started(part: T | None) -> T:
+    """An embedded set's broker, name server or store, which is None only before it started: a test that
+    reads it has started the set, so a None fails here instead of as an AttributeError further on."""
+    assert part is not None, "not started"
+    return part
+
+
+def store_of(broker: Broker | None) -> MessageStore:
+    """A started broker's store, which the broker opens as it starts."""
+    return started(started(broker).store)
+
+
+def fields(cmd: RemotingCommand) -> dict[str, str]:
+    """The command's extFields, which the test expects it to carry."""
+    assert cmd.ext_fields is not None, f"no extFields: {cmd}"
+    return cmd.ext_fields
+
+
+def body(cmd: RemotingCommand) -> bytes:
+    """The command's body, which the test expects it to carry."""
+    assert cmd.body is not None, f"no body: {cmd}"
+    return cmd.body
 
 
 def config_file(store: Path, name: str) -> Path:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rocketmq_spec.codec.batch import BatchBlock
-from rocketmq_spec.codec.command import decode
+from rocketmq_spec.codec.command import RemotingCommand, decode
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.client_requests import PRODUCER_GROUP, pull_fields
@@ -22,13 +25,13 @@ from rocketmq_spec.spec.release_rules import Rule, holds
 from rocketmq_spec.spec.sysflag import TransactionType
 from rocketmq_spec.spec.system_topics import SCHEDULE_TOPIC
 from rocketmq_spec.spec.wire_release import wire_release
-from tests.broker_support import golden_command, host_port, run
+from tests.broker_support import fields, golden_command, host_port, run, started, store_of
 from tests.messaging_support import pull, send, send_batch, with_broker
 
 SEND_EXT = {"MSG_REGION": "DefaultRegion", "TRACE_ON": "true"}
 
 
-def test_send_v1_v2_and_batch_then_pull_back_exactly(tmp_path) -> None:
+def test_send_v1_v2_and_batch_then_pull_back_exactly(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         sent = [
             (b"v1 body", {"TAGS": "TagA", "KEYS": "k1 k2", "color": "red", "WAIT": "true"}, False, 11),
@@ -40,9 +43,9 @@ def test_send_v1_v2_and_batch_then_pull_back_exactly(tmp_path) -> None:
         batch = await send_batch(client, "TopicM", blocks)
         for answer in [*answers, batch]:
             assert answer.code == ResponseCode.SUCCESS and answer.remark is None
-            assert {k: answer.ext_fields[k] for k in SEND_EXT} == SEND_EXT
-        assert [int(a.ext_fields["queueOffset"]) for a in [*answers, batch]] == [0, 1, 2]
-        ids = [a.ext_fields["msgId"] for a in answers] + batch.ext_fields["msgId"].split(",")
+            assert {k: fields(answer)[k] for k in SEND_EXT} == SEND_EXT
+        assert [int(fields(a)["queueOffset"]) for a in [*answers, batch]] == [0, 1, 2]
+        ids = [fields(a)["msgId"] for a in answers] + fields(batch)["msgId"].split(",")
         assert len(ids) == 5
 
         pulled = await pull(client, "TopicM", 0, 0)
@@ -78,7 +81,7 @@ def test_send_v1_v2_and_batch_then_pull_back_exactly(tmp_path) -> None:
     run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))  # 4.9.8's answers
 
 
-def test_cpp_client_batch_flag_one_is_not_a_batch(tmp_path) -> None:
+def test_cpp_client_batch_flag_one_is_not_a_batch(tmp_path: Path) -> None:
     """The C++ 1.2 client sends its batches as SEND_MESSAGE with batch=1, which Java's Boolean.parseBoolean
     reads as false (RMQ-CMD-BOOLEAN): the broker stores the whole batch body as one message."""
     frame = CLIENT_FRAMES / "py-rocketmq-0.4.4" / "broker-all" / "0011_in_c1_code10.bin"
@@ -87,27 +90,27 @@ def test_cpp_client_batch_flag_one_is_not_a_batch(tmp_path) -> None:
         request = decode(frame.read_bytes())
         response = await client.invoke(request)
         assert response.code == ResponseCode.SUCCESS
-        assert len(response.ext_fields["msgId"].split(",")) == 1
+        assert len(fields(response)["msgId"].split(",")) == 1
         got = decode_records((await pull(client, "TopicTest", 2, 0)).body)
         assert [r.body for r in got] == [request.body]
 
     run(with_broker(tmp_path / "store", scenario))
 
 
-def test_golden_send_answered_like_java(tmp_path) -> None:
+def test_golden_send_answered_like_java(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         for request_seq in _golden_send_requests():
             request = golden_command("json", request_seq)
             response = await client.invoke(request)
             expected = _golden_response(request_seq)
             assert (response.code, response.remark) == (expected.code, expected.remark)
-            assert set(response.ext_fields) == set(expected.ext_fields)
+            assert set(fields(response)) == set(fields(expected))
             assert response.serialize_type is request.serialize_type
 
     run(with_broker(tmp_path / "store", scenario))
 
 
-def _golden_index() -> list[dict]:
+def _golden_index() -> list[dict[str, Any]]:
     frames = json.loads((JAVA_FRAMES / "INDEX.json").read_text())["frames"]
     return [f for f in frames if f["session"] == "json"]
 
@@ -121,7 +124,7 @@ def _golden_send_requests() -> list[int]:
     return list(seen.values())
 
 
-def _golden_response(request_seq: int):
+def _golden_response(request_seq: int) -> RemotingCommand:
     for frame in _golden_index():
         if frame["isResponse"] and frame.get("requestSeq") == request_seq:
             return golden_command("json", frame["seq"])
@@ -129,7 +132,7 @@ def _golden_response(request_seq: int):
 
 
 @pytest.mark.parametrize("release", ["4.9.8", "5.5.0"])
-def test_send_checks_refuse_like_java(tmp_path, release: str) -> None:
+def test_send_checks_refuse_like_java(tmp_path: Path, release: str) -> None:
     invalid = holds(Rule.SEND_CHECK_INVALID_PARAMETER, wire_release(release).version)
     bad_code = ResponseCode.INVALID_PARAMETER if invalid else ResponseCode.SYSTEM_ERROR
 
@@ -139,29 +142,30 @@ def test_send_checks_refuse_like_java(tmp_path, release: str) -> None:
         assert forbidden.remark == "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."
         assert forbidden.ext_fields == SEND_EXT
         illegal = await send(client, "bad topic", b"x", {})
-        assert illegal.code == bad_code and "illegal characters" in illegal.remark
+        assert illegal.code == bad_code and "illegal characters" in (illegal.remark or "")
         missing = await send(client, "NoTemplate", b"x", {}, default_topic="NoSuchTopic")
         assert missing.code == ResponseCode.TOPIC_NOT_EXIST
-        assert missing.remark.startswith("topic[NoTemplate] not exist, apply first please!")
+        assert (missing.remark or "").startswith("topic[NoTemplate] not exist, apply first please!")
         created = await send(client, "Auto", b"x", {}, queue_id=-1)
-        assert created.code == ResponseCode.SUCCESS and int(created.ext_fields["queueId"]) in range(4)
-        assert mq.broker.topics.get("Auto").write_queue_nums == 4
+        assert created.code == ResponseCode.SUCCESS and int(fields(created)["queueId"]) in range(4)
+        auto = started(mq.broker).topics.get("Auto")
+        assert auto is not None and auto.write_queue_nums == 4
         too_far = await send(client, "Auto", b"x", {}, queue_id=4)
         assert too_far.code == bad_code
-        assert too_far.remark.startswith("request queueId[4] is illegal, TopicConfig [topicName=Auto, "
-                                         "readQueueNums=4, writeQueueNums=4, perm=RW-")
+        assert (too_far.remark or "").startswith("request queueId[4] is illegal, TopicConfig [topicName=Auto,"
+                                                 " readQueueNums=4, writeQueueNums=4, perm=RW-")
         huge = await send(client, "Auto", b"x" * (4 * 1024 * 1024 + 1), {})
         assert huge.code == ResponseCode.MESSAGE_ILLEGAL
 
     run(with_broker(tmp_path / "store", scenario, wire_release=release))
 
 
-def test_pull_statuses(tmp_path) -> None:
+def test_pull_statuses(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         await send(client, "TopicP", b"a", {"TAGS": "A"})
         await send(client, "TopicP", b"b", {"TAGS": "B"})
 
-        async def status(queue_id: int, offset: int, **options) -> tuple[int, str, str]:
+        async def status(queue_id: int, offset: int, **options: Any) -> tuple[int, str | None, str | None]:
             answer = await pull(client, "TopicP", queue_id, offset, **options)
             return answer.code, answer.remark, (answer.ext_fields or {}).get("nextBeginOffset")
 
@@ -181,13 +185,13 @@ def test_pull_statuses(tmp_path) -> None:
         both = await pull(client, "TopicP", 0, 0, expression="A||B")
         assert [r.body for r in decode_records(both.body)] == [b"a", b"b"]
         one = await pull(client, "TopicP", 0, 0, max_nums=1)
-        assert len(decode_records(one.body)) == 1 and one.ext_fields["nextBeginOffset"] == "1"
+        assert len(decode_records(one.body)) == 1 and fields(one)["nextBeginOffset"] == "1"
 
         unknown = await pull(client, "NoSuchTopic", 0, 0)
         assert unknown.code == ResponseCode.TOPIC_NOT_EXIST and unknown.ext_fields == {}
         bad_queue = await pull(client, "TopicP", 7, 0)
         assert bad_queue.code == ResponseCode.SYSTEM_ERROR
-        assert bad_queue.remark.startswith(
+        assert (bad_queue.remark or "").startswith(
             "queueId[7] is illegal, topic:[TopicP] topicConfig.readQueueNums:[4]")
         no_heartbeat = await pull(client, "TopicP", 0, 0, expression=None)
         assert no_heartbeat.code == ResponseCode.SUBSCRIPTION_NOT_EXIST
@@ -206,14 +210,15 @@ def test_pull_statuses(tmp_path) -> None:
     run(with_broker(tmp_path / "store", scenario, wire_release="4.9.8"))  # 4.9.8's answers
 
 
-def test_long_poll_woken_by_matching_send_and_timing_out(tmp_path) -> None:
+def test_long_poll_woken_by_matching_send_and_timing_out(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         await send(client, "TopicL", b"first", {"TAGS": "A"})
         binary = await RemotingClient.connect(mq.broker_addr, SerializeType.ROCKETMQ)
         try:
             parked = asyncio.ensure_future(pull(binary, "TopicL", 0, 1, expression="B", suspend_ms=15_000,
                                                 timeout=20))
-            await _until(lambda: mq.broker.hold.parked_count == 1)
+            hold = started(started(mq.broker).hold)
+            await _until(lambda: hold.parked_count == 1)
             await send(client, "TopicL", b"not for it", {"TAGS": "A"})
             await asyncio.sleep(0.05)
             assert not parked.done()
@@ -224,16 +229,16 @@ def test_long_poll_woken_by_matching_send_and_timing_out(tmp_path) -> None:
         assert (woken.code, woken.remark) == (ResponseCode.SUCCESS, "FOUND")
         assert [r.body for r in decode_records(woken.body)] == [b"wanted"]
         assert woken.serialize_type is SerializeType.JSON
-        assert mq.broker.hold.parked_count == 0
+        assert hold.parked_count == 0
 
         timed_out = await pull(client, "TopicL", 0, 3, suspend_ms=300)
         assert (timed_out.code, timed_out.remark) == (ResponseCode.PULL_NOT_FOUND, "OFFSET_OVERFLOW_ONE")
-        assert timed_out.ext_fields["nextBeginOffset"] == "3"
+        assert fields(timed_out)["nextBeginOffset"] == "3"
 
     run(with_broker(tmp_path / "store", scenario))
 
 
-async def _until(condition, attempts: int = 200) -> None:
+async def _until(condition: Callable[[], bool], attempts: int = 200) -> None:
     for _ in range(attempts):
         if condition():
             return
@@ -241,21 +246,21 @@ async def _until(condition, attempts: int = 200) -> None:
     raise AssertionError("condition not reached")
 
 
-def test_query_by_key_and_unique_key(tmp_path) -> None:
+def test_query_by_key_and_unique_key(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         uniq = "C0A80001000018B4AAC2000000000001"
         await send(client, "TopicQ", b"one", {"KEYS": "order-1 order-2", "UNIQ_KEY": uniq})
         await send(client, "TopicQ", b"two", {"KEYS": "order-2"})
 
-        async def query(key: str, unique: bool = False):
-            fields = {"topic": "TopicQ", "key": key, "maxNum": "64", "beginTimestamp": "0",
+        async def query(key: str, unique: bool = False) -> RemotingCommand:
+            header = {"topic": "TopicQ", "key": key, "maxNum": "64", "beginTimestamp": "0",
                       "endTimestamp": str(2**63 - 1), "_UNIQUE_KEY_QUERY": "true" if unique else "false"}
-            return await client.invoke(client.request(RequestCode.QUERY_MESSAGE, fields))
+            return await client.invoke(client.request(RequestCode.QUERY_MESSAGE, header))
 
         by_key = await query("order-2")
         assert by_key.code == ResponseCode.SUCCESS
         assert sorted(r.body for r in decode_records(by_key.body)) == [b"one", b"two"]
-        assert set(by_key.ext_fields) == {"indexLastUpdateTimestamp", "indexLastUpdatePhyoffset"}
+        assert set(fields(by_key)) == {"indexLastUpdateTimestamp", "indexLastUpdatePhyoffset"}
         by_uniq = await query(uniq, unique=True)
         assert [r.body for r in decode_records(by_uniq.body)] == [b"one"]
         nothing = await query("order-9")
@@ -265,14 +270,14 @@ def test_query_by_key_and_unique_key(tmp_path) -> None:
     run(with_broker(tmp_path / "store", scenario))
 
 
-def test_offset_lookups_and_consumer_offsets(tmp_path) -> None:
+def test_offset_lookups_and_consumer_offsets(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         for i in range(3):
             await send(client, "TopicO", b"m%d" % i, {})
             await asyncio.sleep(0.005)
         stored = decode_records((await pull(client, "TopicO", 0, 0)).body)
 
-        async def ask(code: RequestCode, **extra: str):
+        async def ask(code: RequestCode, **extra: str) -> RemotingCommand:
             return await client.invoke(client.request(code, {"topic": "TopicO", "queueId": "0", **extra}))
 
         assert (await ask(RequestCode.GET_MAX_OFFSET)).ext_fields == {"offset": "3"}
@@ -281,8 +286,8 @@ def test_offset_lookups_and_consumer_offsets(tmp_path) -> None:
         assert earliest.ext_fields == {"timestamp": str(stored[0].store_timestamp)}
         for record in stored:
             found = await ask(RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, timestamp=str(record.store_timestamp))
-            offset = int(found.ext_fields["offset"])
-            assert mq.broker.store.message_store_timestamp("TopicO", 0, offset) == record.store_timestamp
+            offset = int(fields(found)["offset"])
+            assert store_of(mq.broker).message_store_timestamp("TopicO", 0, offset) == record.store_timestamp
         unknown = await client.invoke(client.request(RequestCode.GET_MAX_OFFSET,
                                                      {"topic": "Nope", "queueId": "0"}))
         assert (unknown.code, unknown.ext_fields) == (ResponseCode.SUCCESS, {"offset": "0"})
@@ -301,17 +306,18 @@ def test_offset_lookups_and_consumer_offsets(tmp_path) -> None:
     run(with_broker(tmp_path / "store", scenario))
 
 
-def test_transaction_commit_rollback_and_unknown(tmp_path) -> None:
+def test_transaction_commit_rollback_and_unknown(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
-        async def half(body: bytes):
+        async def half(body: bytes) -> RemotingCommand:
             props = {"TRAN_MSG": "true", "PGROUP": PRODUCER_GROUP, "UNIQ_KEY": "AA" * 16}
             return await send(client, "TopicT", body, props, sys_flag=TransactionType.PREPARED)
 
-        async def end(answer, decision: int, group: str = PRODUCER_GROUP, **options):
-            offset = decode_offset_msg_id(answer.ext_fields["msgId"]).offset
-            fields = {"producerGroup": group, "tranStateTableOffset": answer.ext_fields["queueOffset"],
+        async def end(answer: RemotingCommand, decision: int, group: str = PRODUCER_GROUP,
+                      **options: Any) -> RemotingCommand:
+            offset = decode_offset_msg_id(fields(answer)["msgId"]).offset
+            header = {"producerGroup": group, "tranStateTableOffset": fields(answer)["queueOffset"],
                       "commitLogOffset": str(offset), "commitOrRollback": str(decision), "msgId": "AA" * 16}
-            return await client.invoke(client.request(RequestCode.END_TRANSACTION, fields), **options)
+            return await client.invoke(client.request(RequestCode.END_TRANSACTION, header), **options)
 
         committed, rolled_back, unknown = await half(b"commit me"), await half(b"roll back"), await half(b"?")
         assert committed.code == ResponseCode.SUCCESS
@@ -332,7 +338,7 @@ def test_transaction_commit_rollback_and_unknown(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("release", ["4.9.8", "5.5.0"])
-def test_retry_topic_past_reconsume_limit_goes_to_dlq(tmp_path, release: str) -> None:
+def test_retry_topic_past_reconsume_limit_goes_to_dlq(tmp_path: Path, release: str) -> None:
     """The group's limit is 16: 4.9.8 dead-letters at 16 reconsumes, 5.x keeps that one and at 17."""
     past = int(holds(Rule.RETRY_SEND_DLQ_PAST_LIMIT, wire_release(release).version))
 
@@ -342,6 +348,7 @@ def test_retry_topic_past_reconsume_limit_goes_to_dlq(tmp_path, release: str) ->
         assert retried.code == dead.code == ResponseCode.SUCCESS
         assert [r.body for r in decode_records((await pull(client, "%RETRY%cg", 0, 0)).body)] == [b"again"]
         assert [r.body for r in decode_records((await pull(client, "%DLQ%cg", 0, 0)).body)] == [b"dead"]
-        assert mq.broker.topics.get("%DLQ%cg").write_queue_nums == 1
+        dlq = started(mq.broker).topics.get("%DLQ%cg")
+        assert dlq is not None and dlq.write_queue_nums == 1
 
     run(with_broker(tmp_path / "store", scenario, wire_release=release))

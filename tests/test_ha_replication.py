@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from rocketmq_spec.reference_broker.small_store import SMALL_STORE
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.ha import BrokerRole
 from rocketmq_spec.spec.store_layout import COMMITLOG_DIR
-from tests.broker_support import run
+from tests.broker_support import run, started, store_of
 from tests.messaging_support import pull, send
 
 FAST_HA = {**SMALL_STORE, "mapped_file_size_commit_log": 64 * 1024, "ha_send_heartbeat_interval": 200,
@@ -42,7 +43,7 @@ async def _send_many(client: RemotingClient, count: int, size: int = 1000) -> li
             for i in range(count)]
 
 
-async def _wait_for(predicate: Any, timeout: float = 10.0) -> None:
+async def _wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(0.02)
@@ -57,21 +58,22 @@ def test_slave_log_is_byte_identical_and_serves_pulls(tmp_path: Path) -> None:
                 answers = await _send_many(client, 150)
                 assert {a.code for a in answers} == {ResponseCode.SUCCESS}
                 end = await ha.wait_replicated()
-                assert end == ha.master.store.max_phy_offset and end > 2 * 64 * 1024
+                assert end == store_of(ha.master).max_phy_offset and end > 2 * 64 * 1024
                 assert commitlog_files(ha.slave_store_path) == commitlog_files(ha.master_store_path)
-                await _wait_for(lambda: ha.slave.topics.get(TOPIC) is not None)
+                await _wait_for(lambda: started(ha.slave).topics.get(TOPIC) is not None)
                 for queue_id in (0, 1):
-                    assert ha.slave.store.max_offset(TOPIC, queue_id) == 75
+                    assert store_of(ha.slave).max_offset(TOPIC, queue_id) == 75
                     response = await pull(slave, TOPIC, queue_id, 70)
                     assert response.code == ResponseCode.SUCCESS
                     assert (response.ext_fields or {})["suggestWhichBrokerId"] == "0"
                 moved = await pull(slave, TOPIC, 0, 1000, commit_offset=5)
                 assert moved.code == ResponseCode.PULL_RETRY_IMMEDIATELY  # a master answers 21 here
-                assert ha.slave.offsets.query("cg", TOPIC, 0) == -1  # nor does a slave commit the offset
+                # nor does a slave commit the offset
+                assert started(ha.slave).offsets.query("cg", TOPIC, 0) == -1
                 refused = await send(slave, TOPIC, b"x", {"WAIT": "true"})
                 assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE
                 assert "messages are put to the slave" in (refused.remark or "")
-                assert ha.slave.store.max_phy_offset == end
+                assert store_of(ha.slave).max_phy_offset == end
             finally:
                 await client.close()
                 await slave.close()
@@ -92,7 +94,7 @@ def test_slave_catches_up_after_a_restart_and_pull_after_master_stops(tmp_path: 
             await ha.start_slave()
             await ha.wait_replicated()
             assert commitlog_files(ha.slave_store_path) == commitlog_files(ha.master_store_path)
-            await _wait_for(lambda: ha.slave.topics.get(TOPIC) is not None)
+            await _wait_for(lambda: started(ha.slave).topics.get(TOPIC) is not None)
             await ha.stop_master()
             slave = await RemotingClient.connect(ha.slave_addr)
             try:
@@ -108,25 +110,26 @@ def test_sync_master_answers_with_and_without_a_slave(tmp_path: Path) -> None:
         async with pair(tmp_path, BrokerRole.SYNC_MASTER) as ha:
             client = await RemotingClient.connect(ha.master_addr)
             try:
-                await _wait_for(lambda: ha.master.store.replicas.connections == 1)
+                await _wait_for(lambda: store_of(ha.master).replicas.connections == 1)
                 (ok,) = await _send_many(client, 1)
                 assert ok.code == ResponseCode.SUCCESS
-                assert ha.master.store.replicas.acked >= ha.master.store.max_phy_offset
+                master = store_of(ha.master)
+                assert master.replicas.acked >= master.max_phy_offset
                 no_wait = await send(client, TOPIC, b"w", {"WAIT": "false"})
                 assert no_wait.code == ResponseCode.SUCCESS
                 await ha.stop_slave()
-                await _wait_for(lambda: ha.master.store.replicas.connections == 0)
+                await _wait_for(lambda: store_of(ha.master).replicas.connections == 0)
                 alone = await send(client, TOPIC, b"alone", {"WAIT": "true"})
                 assert alone.code == ResponseCode.SLAVE_NOT_AVAILABLE
                 assert (alone.ext_fields or {}).get("msgId")
                 # a "slave" that reports once and never acknowledges again: the put times out
                 host, port = ha.master_ha_addr.rsplit(":", 1)
                 with socket.create_connection((host, int(port))) as mute:
-                    mute.sendall(encode_report(ha.master.store.max_phy_offset))
-                    await _wait_for(lambda: ha.master.store.replicas.connections == 1)
+                    mute.sendall(encode_report(store_of(ha.master).max_phy_offset))
+                    await _wait_for(lambda: store_of(ha.master).replicas.connections == 1)
                     late = await send(client, TOPIC, b"late", {"WAIT": "true"})
                 assert late.code == ResponseCode.FLUSH_SLAVE_TIMEOUT
-                assert ha.master.store.max_offset(TOPIC, 0) == 4
+                assert store_of(ha.master).max_offset(TOPIC, 0) == 4
             finally:
                 await client.close()
     run(scenario())
@@ -194,13 +197,15 @@ def test_slave_read_enable_suggests_the_group_broker(tmp_path: Path) -> None:
             try:
                 await _send_many(client, 2)
                 await ha.wait_replicated()
-                await _wait_for(lambda: ha.slave.topics.get(TOPIC) is not None)
+                await _wait_for(lambda: started(ha.slave).topics.get(TOPIC) is not None)
                 suggestions = []
-                group = ha.master.groups.find_or_create("cg")  # the slave copies it from its master
+                groups = started(ha.master).groups
+                group = groups.find_or_create("cg")  # the slave copies it from its master
                 assert group is not None
                 group.broker_id = 1
-                ha.master.groups.data_version.bump()
-                await _wait_for(lambda: getattr(ha.slave.groups.groups.get("cg"), "broker_id", 0) == 1)
+                groups.data_version.bump()
+                slave_groups = started(ha.slave).groups  # its table is replaced by each sync
+                await _wait_for(lambda: getattr(slave_groups.groups.get("cg"), "broker_id", 0) == 1)
                 for connection in (client, slave):
                     answer = await pull(connection, TOPIC, 0, 0)
                     suggestions.append((answer.ext_fields or {})["suggestWhichBrokerId"])

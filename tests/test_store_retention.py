@@ -21,7 +21,7 @@ from rocketmq_spec.reference_broker.store.retention import (
     is_delete_hour,
 )
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from tests.broker_support import run
+from tests.broker_support import fields, run, store_of
 from tests.messaging_support import pull, send, with_broker
 from tests.test_store_engine_helpers import message, tiny_config
 
@@ -50,7 +50,7 @@ def _open(tmp_path: Path, **settings: object) -> MessageStore:
     return store
 
 
-def test_delete_hour_removes_expired_files_and_moves_min_offsets(tmp_path) -> None:
+def test_delete_hour_removes_expired_files_and_moves_min_offsets(tmp_path: Path) -> None:
     small_index = {"max_hash_slot_num": 8, "max_index_num": 8}
     with _open(tmp_path, file_reserved_time=0, **small_index) as store:
         _fill(store, 40)
@@ -64,8 +64,10 @@ def test_delete_hour_removes_expired_files_and_moves_min_offsets(tmp_path) -> No
         assert store.min_phy_offset == int(remaining[0])
         queue = store.consume_queue("TopicR", 0)
         min_offset = store.min_offset("TopicR", 0)
-        assert 0 < min_offset < 40 and queue.entry(min_offset)[0] >= store.min_phy_offset
-        assert queue.entry(min_offset - 1) is None or queue.entry(min_offset - 1)[0] < store.min_phy_offset
+        assert queue is not None and 0 < min_offset < 40
+        first, before = queue.entry(min_offset), queue.entry(min_offset - 1)
+        assert first is not None and first[0] >= store.min_phy_offset
+        assert before is None or before[0] < store.min_phy_offset
         assert int(sorted((tmp_path / "consumequeue" / "TopicR" / "0").iterdir())[0].name) > 0
         below = store.get_messages("TopicR", 0, 0, 32)
         assert (below.status, below.next_begin_offset) == (GetMessageStatus.OFFSET_TOO_SMALL, min_offset)
@@ -78,7 +80,7 @@ def test_delete_hour_removes_expired_files_and_moves_min_offsets(tmp_path) -> No
         assert reopened.get_messages("TopicR", 0, min_offset, 1).status is GetMessageStatus.FOUND
 
 
-def test_disk_use_is_read_as_java_reads_it(tmp_path) -> None:
+def test_disk_use_is_read_as_java_reads_it(tmp_path: Path) -> None:
     """A whole percent of what users can fill (df's figure), rounded up; -1 for a path that is not there."""
     stats = os.statvfs(tmp_path)
     used = stats.f_blocks - stats.f_bfree
@@ -99,7 +101,7 @@ def test_delete_hours_are_hours_of_the_day() -> None:
       "clean_file_forcibly_enable": False}, False),
     ({**CALM_DISK, "file_reserved_time": 0, "disk_max_used_space_ratio": 0}, True),  # read as 10 %
 ])
-def test_a_full_disk_deletes_expired_files_or_forcibly(tmp_path, settings: dict[str, object],
+def test_a_full_disk_deletes_expired_files_or_forcibly(tmp_path: Path, settings: dict[str, object],
                                                        deleted: bool) -> None:
     with _open(tmp_path, **settings) as store:
         _fill(store, 20)
@@ -107,7 +109,7 @@ def test_a_full_disk_deletes_expired_files_or_forcibly(tmp_path, settings: dict[
         assert (store.min_phy_offset > 0) is deleted
 
 
-def test_one_round_deletes_at_most_a_batch(tmp_path) -> None:
+def test_one_round_deletes_at_most_a_batch(tmp_path: Path) -> None:
     with _open(tmp_path, **FULL_DISK, file_reserved_time=0) as store:
         _fill(store, 13 * (DELETE_FILES_BATCH_MAX + 3))
         files = len(store.commitlog.files.files)
@@ -116,7 +118,7 @@ def test_one_round_deletes_at_most_a_batch(tmp_path) -> None:
         assert len(store.commitlog.files.files) == files - DELETE_FILES_BATCH_MAX
 
 
-def test_past_the_warning_level_puts_are_refused_until_the_disk_is_below(tmp_path) -> None:
+def test_past_the_warning_level_puts_are_refused_until_the_disk_is_below(tmp_path: Path) -> None:
     with _open(tmp_path, disk_space_warning_level_ratio=0.4) as store:
         store.retention.run_round(OTHER_HOUR)
         refused = store.put_message(message("TopicR", 0, 1))
@@ -126,7 +128,7 @@ def test_past_the_warning_level_puts_are_refused_until_the_disk_is_below(tmp_pat
         assert store.put_message(message("TopicR", 0, 1)).status is PutMessageStatus.PUT_OK
 
 
-def test_delete_expired_commitlog_on_request(tmp_path) -> None:
+def test_delete_expired_commitlog_on_request(tmp_path: Path) -> None:
     with _open(tmp_path, file_reserved_time=0) as store:
         _fill(store, 20)
         store.delete_expired_commitlog()
@@ -134,7 +136,7 @@ def test_delete_expired_commitlog_on_request(tmp_path) -> None:
         assert store.min_phy_offset > 0
 
 
-def test_clean_expired_consume_queues_drops_queues_with_nothing_left(tmp_path) -> None:
+def test_clean_expired_consume_queues_drops_queues_with_nothing_left(tmp_path: Path) -> None:
     with _open(tmp_path, file_reserved_time=0) as store:
         _fill(store, 2, topic="TopicGone")
         _fill(store, 30, start=2)
@@ -146,7 +148,7 @@ def test_clean_expired_consume_queues_drops_queues_with_nothing_left(tmp_path) -
         assert store.put_message(message("TopicGone", 0, 99)).queue_offset == 0
 
 
-def test_store_path_commitlog_is_honoured(tmp_path) -> None:
+def test_store_path_commitlog_is_honoured(tmp_path: Path) -> None:
     elsewhere = tmp_path / "disk2" / "cl"
     with _open(tmp_path / "root", commit_log_dir=elsewhere) as store:
         _fill(store, 3)
@@ -156,23 +158,24 @@ def test_store_path_commitlog_is_honoured(tmp_path) -> None:
         assert reopened.get_messages("TopicR", 0, 0, 32).status is GetMessageStatus.FOUND
 
 
-def test_broker_answers_pulls_below_the_new_minimum(tmp_path) -> None:
+def test_broker_answers_pulls_below_the_new_minimum(tmp_path: Path) -> None:
     """A broker left running with a full disk and no reserved time: its own rounds delete the old files,
     a pull from offset 0 is told where the queue now starts, and GET_MIN_OFFSET agrees."""
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
-        mq.broker.store.retention.disk_usage = lambda path: DISK_USED
+        store = store_of(mq.broker)
+        store.retention.disk_usage = lambda path: DISK_USED
         for _ in range(40):
             assert (await send(client, "TopicR", b"y" * 300, {}, queue_id=0)).code == ResponseCode.SUCCESS
         for _ in range(200):  # until only the file being written is left
-            if len(mq.broker.store.commitlog.files.files) == 1:
+            if len(store.commitlog.files.files) == 1:
                 break
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)  # a few more rounds: the consume queue has followed
-        min_offset = mq.broker.store.min_offset("TopicR", 0)
+        min_offset = store.min_offset("TopicR", 0)
         assert min_offset > 0
         moved = await pull(client, "TopicR", 0, 0)
         assert moved.code == ResponseCode.PULL_OFFSET_MOVED and moved.remark == "OFFSET_TOO_SMALL"
-        assert moved.ext_fields["nextBeginOffset"] == moved.ext_fields["minOffset"] == str(min_offset)
+        assert fields(moved)["nextBeginOffset"] == fields(moved)["minOffset"] == str(min_offset)
         answer = await client.invoke(client.request(RequestCode.GET_MIN_OFFSET, {"topic": "TopicR",
                                                                                   "queueId": "0"}))
         assert answer.ext_fields == {"offset": str(min_offset)}
@@ -183,16 +186,17 @@ def test_broker_answers_pulls_below_the_new_minimum(tmp_path) -> None:
                     clean_resource_interval=50, **FULL_DISK))
 
 
-def test_broker_refuses_sends_while_the_disk_is_past_the_warning_level(tmp_path) -> None:
+def test_broker_refuses_sends_while_the_disk_is_past_the_warning_level(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
-        mq.broker.store.retention.disk_usage = lambda path: DISK_USED
+        retention = store_of(mq.broker).retention
+        retention.disk_usage = lambda path: DISK_USED
         for _ in range(100):
-            if mq.broker.store.retention.disk_full:
+            if retention.disk_full:
                 break
             await asyncio.sleep(0.05)
         refused = await send(client, "TopicR", b"z", {})
         assert refused.code == ResponseCode.SERVICE_NOT_AVAILABLE
-        assert "the broker's disk is full [CL: " in refused.remark
+        assert "the broker's disk is full [CL: " in (refused.remark or "")
 
     run(with_broker(tmp_path / "store", scenario, clean_resource_interval=50,
                     **{**CALM_DISK, "disk_space_warning_level_ratio": 0.4}))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.command import RemotingCommand
@@ -25,7 +26,7 @@ from rocketmq_spec.spec.system_topics import (
     TRANS_HALF_TOPIC,
     TRANS_OP_HALF_TOPIC,
 )
-from tests.broker_support import run
+from tests.broker_support import body, fields, run, started, store_of
 from tests.messaging_support import pull, send, with_broker
 
 FAST_CHECKS = {"transaction_time_out": 0, "transaction_check_interval": 150}
@@ -58,14 +59,13 @@ async def _next_check(client: RemotingClient) -> RemotingCommand:
 
 async def _answer(client: RemotingClient, check: RemotingCommand, decision: int) -> RemotingCommand:
     header = decode_header(CHECK_TRANSACTION_STATE_REQUEST, check.ext_fields)
-    fields = {"producerGroup": PRODUCER_GROUP, "tranStateTableOffset": str(header["tranStateTableOffset"]),
-              "commitLogOffset": str(header["commitLogOffset"]), "commitOrRollback": str(decision),
-              "fromTransactionCheck": "true", "msgId": header["msgId"],
-              "transactionId": header["transactionId"]}
-    return await client.invoke(client.request(RequestCode.END_TRANSACTION, fields))
+    end = {"producerGroup": PRODUCER_GROUP, "tranStateTableOffset": str(header["tranStateTableOffset"]),
+           "commitLogOffset": str(header["commitLogOffset"]), "commitOrRollback": str(decision),
+           "fromTransactionCheck": "true", "msgId": header["msgId"], "transactionId": header["transactionId"]}
+    return await client.invoke(client.request(RequestCode.END_TRANSACTION, end))
 
 
-def test_unended_half_message_is_checked_back_and_committed(tmp_path) -> None:
+def test_unended_half_message_is_checked_back_and_committed(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         await _producer(client)
         await _half(client, b"pay")
@@ -73,11 +73,11 @@ def test_unended_half_message_is_checked_back_and_committed(tmp_path) -> None:
         assert check.is_oneway
         header = decode_header(CHECK_TRANSACTION_STATE_REQUEST, check.ext_fields)
         assert (header["msgId"], header["transactionId"]) == (UNIQ, UNIQ)
-        renewed = mq.broker.store.read_record(header["commitLogOffset"])
-        assert renewed.topic == TRANS_HALF_TOPIC
+        renewed = store_of(mq.broker).read_record(header["commitLogOffset"])
+        assert renewed is not None and renewed.topic == TRANS_HALF_TOPIC
         assert renewed.queue_offset == header["tranStateTableOffset"] == 1
         assert header["offsetMsgId"] == renewed.offset_msg_id
-        shown = decode_record(check.body)
+        shown = decode_record(body(check))
         assert (shown.topic, shown.queue_id, shown.body, shown.physical_offset) == (
             "TopicTx", 1, b"pay", header["commitLogOffset"])
         assert shown.properties[PropertyKey.TRANSACTION_CHECK_TIMES] == "1"
@@ -88,14 +88,14 @@ def test_unended_half_message_is_checked_back_and_committed(tmp_path) -> None:
         assert [(r.body, r.transaction_type) for r in delivered] == [(b"pay", TransactionType.COMMIT)]
         await asyncio.sleep(0.6)  # several more runs: an ended transaction is not checked again
         assert all(c.code != RequestCode.CHECK_TRANSACTION_STATE for c in _drain(client))
-        offsets = mq.broker.offsets
+        offsets = started(mq.broker).offsets
         assert offsets.query(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, 0) == 2
         assert offsets.query(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
 
     run(with_broker(tmp_path / "store", scenario, **FAST_CHECKS))
 
 
-def test_rollback_answer_delivers_nothing(tmp_path) -> None:
+def test_rollback_answer_delivers_nothing(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         await _producer(client)
         await _half(client, b"cancel")
@@ -105,11 +105,11 @@ def test_rollback_answer_delivers_nothing(tmp_path) -> None:
     run(with_broker(tmp_path / "store", scenario, **FAST_CHECKS))
 
 
-def test_unanswered_checks_stop_at_the_limit_and_move_the_message(tmp_path) -> None:
+def test_unanswered_checks_stop_at_the_limit_and_move_the_message(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         await _producer(client)
         await _half(client, b"lost")
-        checks = [decode_record((await _next_check(client)).body) for _ in range(2)]
+        checks = [decode_record(body(await _next_check(client))) for _ in range(2)]
         counts = [check.properties[PropertyKey.TRANSACTION_CHECK_TIMES] for check in checks]
         assert counts == ["1", "2"]
         for _ in range(50):
@@ -126,19 +126,19 @@ def test_unanswered_checks_stop_at_the_limit_and_move_the_message(tmp_path) -> N
     run(with_broker(tmp_path / "store", scenario, transaction_check_max=2, **FAST_CHECKS))
 
 
-def test_young_half_message_waits_for_the_timeout(tmp_path) -> None:
+def test_young_half_message_waits_for_the_timeout(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         await _producer(client)
         await _half(client, b"soon")
         await asyncio.sleep(0.6)
         assert _drain(client) == []
-        assert mq.broker.offsets.query(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, 0) == -1
+        assert started(mq.broker).offsets.query(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, 0) == -1
 
     run(with_broker(tmp_path / "store", scenario, transaction_time_out=60_000,
                     transaction_check_interval=150))
 
 
-def test_immune_half_message_is_set_aside_and_its_end_honoured(tmp_path) -> None:
+def test_immune_half_message_is_set_aside_and_its_end_honoured(tmp_path: Path) -> None:
     """CHECK_IMMUNITY_TIME_IN_SECONDS: a young message is written again with the offset of its first copy
     (and not checked); ending the first copy ends a set-aside one too. (Copies set aside in earlier runs
     go on being set aside until their immunity is over, as in Java.)"""
@@ -148,7 +148,7 @@ def test_immune_half_message_is_set_aside_and_its_end_honoured(tmp_path) -> None
                  PropertyKey.CHECK_IMMUNITY_TIME_IN_SECONDS: "60"}
         sent = await send(client, "TopicTx", b"later", props, queue_id=1,
                           sys_flag=TransactionType.PREPARED, born=int(time.time() * 1000))
-        store = mq.broker.store
+        store = store_of(mq.broker)
         for _ in range(50):
             if store.max_offset(TRANS_HALF_TOPIC, 0) > 1:
                 break
@@ -156,15 +156,16 @@ def test_immune_half_message_is_set_aside_and_its_end_honoured(tmp_path) -> None
         aside = decode_records(store.get_messages(TRANS_HALF_TOPIC, 0, 1, 1).body)[0]
         assert aside.properties[PropertyKey.TRANSACTION_PREPARED_QUEUE_OFFSET] == "0"
         assert aside.properties[PropertyKey.WAIT] == "false"
-        first = store.read_record(decode_offset_msg_id(sent.ext_fields["msgId"]).offset)
-        fields = {"producerGroup": PRODUCER_GROUP, "tranStateTableOffset": "0",
-                  "commitLogOffset": str(first.physical_offset),
-                  "commitOrRollback": str(TransactionType.COMMIT), "msgId": UNIQ}
-        assert (await client.invoke(client.request(RequestCode.END_TRANSACTION, fields))).code == 0
+        first = store.read_record(decode_offset_msg_id(fields(sent)["msgId"]).offset)
+        assert first is not None
+        end = {"producerGroup": PRODUCER_GROUP, "tranStateTableOffset": "0",
+               "commitLogOffset": str(first.physical_offset),
+               "commitOrRollback": str(TransactionType.COMMIT), "msgId": UNIQ}
+        assert (await client.invoke(client.request(RequestCode.END_TRANSACTION, end))).code == 0
         await asyncio.sleep(0.6)
         assert all(c.code != RequestCode.CHECK_TRANSACTION_STATE for c in _drain(client))
         # a copy naming offset 0 met the op message that ended offset 0: that op message is done
-        assert mq.broker.offsets.query(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
+        assert started(mq.broker).offsets.query(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, 0) == 1
 
     run(with_broker(tmp_path / "store", scenario, **FAST_CHECKS))
 

@@ -4,6 +4,7 @@ over the wire, then drained and audited for lost, duplicated and reordered messa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -57,11 +58,11 @@ def test_copy_loses_nothing_keeps_queue_order_and_resumes(spark: SparkSession,  
                                                           tmp_path: Path) -> None:
     topics(broker, "CopySourceA", "CopyTargetA")
     sent = produce(broker.namesrv_addr, "CopySourceA", FIRST, body)
-    run = dict(namesrv=broker.namesrv_addr, source="CopySourceA", target="CopyTargetA", group=GROUP,
-               checkpoint=tmp_path / "checkpoint", max_per_trigger=PER_TRIGGER)
-    copy_topic(spark, **run)
+    run = partial(copy_topic, spark, namesrv=broker.namesrv_addr, source="CopySourceA", target="CopyTargetA",
+                  group=GROUP, checkpoint=tmp_path / "checkpoint", max_per_trigger=PER_TRIGGER)
+    run()
     sent += produce(broker.namesrv_addr, "CopySourceA", SECOND, body, first=FIRST)
-    copy_topic(spark, **run)
+    run()
 
     drained = drain(broker.namesrv_addr, "CopyTargetA", "auditor")
     report = audit(sent, [arrived for arrived, _ in drained])
@@ -82,13 +83,13 @@ def test_crash_after_a_sent_batch_duplicates_exactly_that_batch(spark: SparkSess
     sent = produce(broker.namesrv_addr, "CopySourceB", CRASH_MESSAGES, body)
     marker = tmp_path / "crashed"
     spark.dataSource.register(CrashOnceDataSource)
-    run = dict(namesrv=broker.namesrv_addr, source="CopySourceB", target="CopyTargetB", group=GROUP,
-               checkpoint=tmp_path / "checkpoint", max_per_trigger=CRASH_PER_TRIGGER,
-               sink_format=CRASH_FORMAT, sink_options={"crashMarker": str(marker), "crashBatch": "1"})
+    run = partial(copy_topic, spark, namesrv=broker.namesrv_addr, source="CopySourceB", target="CopyTargetB",
+                  group=GROUP, checkpoint=tmp_path / "checkpoint", max_per_trigger=CRASH_PER_TRIGGER,
+                  sink_format=CRASH_FORMAT, sink_options={"crashMarker": str(marker), "crashBatch": "1"})
     with pytest.raises(StreamingQueryException, match="injected crash after batch 1"):
-        copy_topic(spark, **run)
+        run()
     replayed = int(marker.read_text())
-    copy_topic(spark, **run)
+    run()
 
     drained = drain(broker.namesrv_addr, "CopyTargetB", "auditor")
     report = audit(sent, [arrived for arrived, _ in drained])

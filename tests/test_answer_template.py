@@ -9,7 +9,9 @@ gives. """
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,19 +87,18 @@ PROPERTY_TEXT = st.dictionaries(_ESCAPE_PRONE, _ESCAPE_PRONE, max_size=6).map(en
 @settings(max_examples=40, deadline=None)
 @given(text=PROPERTY_TEXT, cluster=st.sampled_from(["DefaultCluster", "", "a\x01b", "c\x02"]),
        delay=st.sampled_from([None, "1", "x"]), wait=st.sampled_from([None, "true", "false"]))
-def test_dispatch_map_is_the_parse_of_the_stored_string(tmp_path_factory, text: str, cluster: str,
-                                                        delay: str | None, wait: str | None) -> None:
+def test_dispatch_map_is_the_parse_of_the_stored_string(tmp_path_factory: pytest.TempPathFactory, text: str,
+                                                        cluster: str, delay: str | None,
+                                                        wait: str | None) -> None:
     for name, value in (("DELAY", delay), ("WAIT", wait)):
         if value is not None:
             text = f"{text}\x02{name}\x01{value}"
     root: Path = tmp_path_factory.mktemp("store")
-    with MessageStore(tiny_config(root, cluster_name=cluster)) as store:
-        dispatched = []
-        dispatch = store._dispatch
-        store._dispatch = lambda record, notify: (dispatched.append(record), dispatch(record, notify))
+    with MessageStore(tiny_config(root, cluster_name=cluster)) as store, \
+            mock.patch.object(store, "_dispatch", wraps=store._dispatch) as dispatch:
         message = InnerMessage.from_wire(topic="T", queue_id=0, body=b"b", properties=text,
                                          born_timestamp=1, born_host=HostPort("127.0.0.1", 1))
         if not store.put_message(message).ok:
             return
-        (record,) = dispatched
+        (record,) = [call.args[0] for call in dispatch.call_args_list]
         assert record.properties == parse_properties(record.properties_text)

@@ -54,7 +54,8 @@ def _golden_conf(tmp_path: Path, extra: str = "", drop: tuple[str, ...] = ()) ->
     return conf
 
 
-def test_golden_broker_conf_applies_and_reports_unknown(tmp_path, caplog) -> None:
+def test_golden_broker_conf_applies_and_reports_unknown(tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
     conf = _golden_conf(tmp_path, "noSuchKey=1\nautoCreateTopicEnable=false\nmaxHashSlotNum=100\n")
     broker, namesrv = BrokerConfig(), NamesrvConfig()
     loaded = load_config_file(conf, broker, namesrv)
@@ -72,7 +73,7 @@ def test_golden_broker_conf_applies_and_reports_unknown(tmp_path, caplog) -> Non
     assert broker.namesrv_addrs == ["127.0.0.1:9876"] and broker.resolved_fast_port == 10909
 
 
-def test_refused_key_names_its_reason(tmp_path) -> None:
+def test_refused_key_names_its_reason(tmp_path: Path) -> None:
     conf = _golden_conf(tmp_path, "enableDLegerCommitLog=true\n")
     with pytest.raises(ConfigError, match=r"enableDLegerCommitLog='true': expected false "
                                           r"\(DLedger commitlog is not supported\)"):
@@ -84,7 +85,7 @@ def test_refused_key_names_its_reason(tmp_path) -> None:
     ("transientStorePoolEnable=true", False), ("useTLS=FALSE", True),
     ("enablePropertyFilter=true", False), ("clusterTest=true", False),
 ])
-def test_refused_keys_accept_what_the_broker_behaves_as(tmp_path, line: str, accepted: bool) -> None:
+def test_refused_keys_accept_what_the_broker_behaves_as(tmp_path: Path, line: str, accepted: bool) -> None:
     conf = tmp_path / "broker.conf"
     conf.write_text(line + "\n")
     if accepted:
@@ -105,7 +106,7 @@ def test_refused_keys_accept_what_the_broker_behaves_as(tmp_path, line: str, acc
     ("mappedFileSizeConsumeQueue=0", "a number above 0"),
     ("cleanResourceInterval=-5", "a number above 0"),
 ])
-def test_unreadable_value_names_key_value_and_expectation(tmp_path, line: str, expected: str) -> None:
+def test_unreadable_value_names_key_value_and_expectation(tmp_path: Path, line: str, expected: str) -> None:
     conf = tmp_path / "broker.conf"
     conf.write_text(line + "\n")
     key, value = line.split("=")
@@ -158,7 +159,7 @@ def test_docs_list_the_table() -> None:
     assert markdown() in document, "regenerate with: python3 -m rocketmq_spec.reference_broker.java_keys"
 
 
-def test_settings_made_in_code_are_checked_before_any_port(tmp_path) -> None:
+def test_settings_made_in_code_are_checked_before_any_port(tmp_path: Path) -> None:
     broker = Broker(BrokerConfig(listen_port=0, store_path_root_dir=str(tmp_path), namesrv_addr=None,
                                  flush_disk_type="SOMETIMES"))
     with pytest.raises(ConfigError, match="flushDiskType='SOMETIMES'"):
@@ -172,14 +173,14 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                             text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
 
 
-def test_cli_missing_config_file_is_one_line(tmp_path) -> None:
+def test_cli_missing_config_file_is_one_line(tmp_path: Path) -> None:
     result = _cli("-c", "missing.conf", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr == "rmq-broker: cannot read config file missing.conf: No such file or directory\n"
 
 
 @pytest.mark.parametrize("line", ["flushDiskType=SOMETIMES", "mappedFileSizeCommitLog=lots"])
-def test_cli_unreadable_value_stops_before_binding(tmp_path, line: str) -> None:
+def test_cli_unreadable_value_stops_before_binding(tmp_path: Path, line: str) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -192,7 +193,7 @@ def test_cli_unreadable_value_stops_before_binding(tmp_path, line: str) -> None:
     assert not (tmp_path / "store").exists()
 
 
-def test_cli_options_override_file(tmp_path) -> None:
+def test_cli_options_override_file(tmp_path: Path) -> None:
     conf = tmp_path / "broker.conf"
     conf.write_text("listenPort=20911\nstorePathRootDir=/nowhere\n")
     args = build_parser().parse_args(["-c", str(conf), "--store", str(tmp_path), "--namesrv-port", "0"])
@@ -203,7 +204,7 @@ def test_cli_options_override_file(tmp_path) -> None:
 
 @pytest.mark.parametrize(("option", "key"), [("--namesrv-port", "namesrv listenPort"),
                                              ("--grpc-port", "grpcServerPort")])
-def test_cli_port_in_use_is_refused_before_anything_starts(tmp_path, option: str, key: str) -> None:
+def test_cli_port_in_use_is_refused_before_anything_starts(tmp_path: Path, option: str, key: str) -> None:
     """A port another process listens on is bad input: one line naming it, exit 2, no store written (the
     gRPC port used to be found taken only after the other ports were bound and the store opened)."""
     with socket.socket() as taken:
@@ -219,7 +220,7 @@ def test_cli_port_in_use_is_refused_before_anything_starts(tmp_path, option: str
     assert not (tmp_path / "store").exists()
 
 
-def test_namesrv_port_in_use_is_one_line(tmp_path) -> None:
+def test_namesrv_port_in_use_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

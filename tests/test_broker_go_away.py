@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 
@@ -19,17 +20,18 @@ from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.releases import ordinal
 from rocketmq_spec.spec.shutdown import GO_AWAY_REMARK, go_away_newer_than
-from tests.broker_support import run
+from tests.broker_support import run, started
 
 GRACE_SECONDS = 3
 ASKED = {"broker": RequestCode.GET_BROKER_CONFIG, "namesrv": RequestCode.GET_BROKER_CLUSTER_INFO}
 
 
 def _graceful(store: str, wire_release: str, seconds: int = GRACE_SECONDS) -> EmbeddedRocketMQ:
-    settings = {"enable_shutdown_gracefully": True, "shutdown_wait_time_seconds": seconds}
-    return EmbeddedRocketMQ(broker_config=BrokerConfig(listen_port=0, store_path_root_dir=store, **settings),
-                            namesrv_config=NamesrvConfig(listen_port=0, kv_config_path=None, **settings),
-                            wire_release=wire_release)
+    broker = BrokerConfig(listen_port=0, store_path_root_dir=store, enable_shutdown_gracefully=True,
+                          shutdown_wait_time_seconds=seconds)
+    namesrv = NamesrvConfig(listen_port=0, kv_config_path=None, enable_shutdown_gracefully=True,
+                            shutdown_wait_time_seconds=seconds)
+    return EmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv, wire_release=wire_release)
 
 
 def _as_client(command: RemotingCommand, release: str) -> RemotingCommand:
@@ -67,7 +69,7 @@ def test_thresholds_follow_the_release() -> None:
 
 
 @pytest.mark.parametrize("role", ["broker", "namesrv"])
-def test_new_clients_are_told_to_go_away_while_old_ones_are_served(tmp_path, role: str) -> None:
+def test_new_clients_are_told_to_go_away_while_old_ones_are_served(tmp_path: Path, role: str) -> None:
     async def scenario() -> None:
         mq = await _graceful(str(tmp_path / "store"), "5.5.0").start()
         addr = mq.broker_addr if role == "broker" else mq.namesrv_addr
@@ -76,11 +78,11 @@ def test_new_clients_are_told_to_go_away_while_old_ones_are_served(tmp_path, rol
     run(scenario())
 
 
-def test_a_4x_release_stops_at_once_whatever_its_config(tmp_path) -> None:
+def test_a_4x_release_stops_at_once_whatever_its_config(tmp_path: Path) -> None:
     """4.9.8 has neither the keys nor GO_AWAY: asked for an hour's grace, it still stops at once."""
     async def scenario() -> None:
         mq = await _graceful(str(tmp_path / "store"), "4.9.8", seconds=3600).start()
-        server = mq.broker.server  # type: ignore[union-attr]
+        server = started(mq.broker).server
         client = await RemotingClient.connect(mq.broker_addr)
         answer = await client.invoke(_as_client(client.request(RequestCode.GET_BROKER_RUNTIME_INFO), "5.5.0"))
         assert answer.code == ResponseCode.SUCCESS

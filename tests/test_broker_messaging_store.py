@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 from rocketmq_spec.codec.cli.store import dump, inconsistencies
 from rocketmq_spec.codec.store import decode_records
@@ -12,7 +13,7 @@ from rocketmq_spec.codec.store.directory import StoreDirectory
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from tests.broker_support import run
+from tests.broker_support import fields, run, started, store_of
 from tests.messaging_support import pull, send, with_broker
 
 QUEUES = 4
@@ -39,20 +40,21 @@ async def _pull_all(client: RemotingClient, queue_id: int) -> list[bytes]:
     return [r.body for r in decode_records(answer.body)]
 
 
-def test_restart_on_the_same_store_keeps_messages_offsets_and_topics(tmp_path) -> None:
+def test_restart_on_the_same_store_keeps_messages_offsets_and_topics(tmp_path: Path) -> None:
     store = tmp_path / "store"
     sent = run(with_broker(store, _fill, wire_release="4.9.8"))
 
     async def after_restart(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
-        assert not mq.broker.store.recovered_abnormally
-        assert mq.broker.topics.get("TopicR").write_queue_nums == QUEUES
+        assert not store_of(mq.broker).recovered_abnormally
+        topic = started(mq.broker).topics.get("TopicR")
+        assert topic is not None and topic.write_queue_nums == QUEUES
         for queue_id, bodies in sent.items():
             assert await _pull_all(client, queue_id) == bodies
         offset = await client.invoke(client.request(RequestCode.QUERY_CONSUMER_OFFSET, {
             "consumerGroup": "cg", "topic": "TopicR", "queueId": "1"}))
         assert offset.ext_fields == {"offset": "3"}
         more = await send(client, "TopicR", b"after restart", {}, queue_id=0)
-        assert more.ext_fields["queueOffset"] == str(PER_QUEUE)
+        assert fields(more)["queueOffset"] == str(PER_QUEUE)
         query = await client.invoke(client.request(RequestCode.QUERY_MESSAGE, {
             "topic": "TopicR", "key": "key-6", "maxNum": "32", "beginTimestamp": "0",
             "endTimestamp": str(2**63 - 1)}))
@@ -61,7 +63,7 @@ def test_restart_on_the_same_store_keeps_messages_offsets_and_topics(tmp_path) -
     run(with_broker(store, after_restart, wire_release="4.9.8"))
 
 
-def test_store_written_by_the_broker_dumps_and_agrees_with_itself(tmp_path) -> None:
+def test_store_written_by_the_broker_dumps_and_agrees_with_itself(tmp_path: Path) -> None:
     store = tmp_path / "store"
     sent = run(with_broker(store, _fill, wire_release="4.9.8", **JAVA_INDEX_SIZES))
     with StoreDirectory(store) as directory:

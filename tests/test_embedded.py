@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from pathlib import Path
 
 from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ, SyncEmbeddedRocketMQ
@@ -30,17 +31,18 @@ def test_sync_runner_starts_registers_and_cleans_up() -> None:
     assert not store.exists()
 
 
-def test_fixture(rocketmq_broker) -> None:
+def test_fixture(rocketmq_broker: SyncEmbeddedRocketMQ) -> None:
     assert rocketmq_broker.broker_addr.startswith("127.0.0.1:")
     assert rocketmq_broker.store_path.is_dir()
     assert run(_route(rocketmq_broker.namesrv_addr, SELF_TEST_TOPIC)) == ResponseCode.SUCCESS
 
 
-def test_console_script_serves_until_terminated(tmp_path) -> None:
+def test_console_script_serves_until_terminated(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "rocketmq_spec.reference_broker.cli",
          "--store", str(tmp_path), "--namesrv-port", "0",
          "--broker-port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdout is not None  # stdout=PIPE
     try:
         line = process.stdout.readline()
         assert line.startswith("name server 127.0.0.1:")
@@ -52,7 +54,7 @@ def test_console_script_serves_until_terminated(tmp_path) -> None:
     assert (tmp_path / "config" / "topics.json").exists()
 
 
-def test_async_runner_in_a_caller_loop(tmp_path) -> None:
+def test_async_runner_in_a_caller_loop(tmp_path: Path) -> None:
     async def scenario() -> int:
         async with EmbeddedRocketMQ(tmp_path) as mq:
             await asyncio.sleep(0)

@@ -14,7 +14,7 @@ import pytest
 
 from rocketmq_spec.codec.ha import encode_report
 from rocketmq_spec.reference_broker.client import RemotingClient
-from rocketmq_spec.reference_broker.embedded import EmbeddedMasterSlave
+from rocketmq_spec.reference_broker.embedded import EmbeddedMasterSlave, SyncEmbeddedMasterSlave
 from rocketmq_spec.reference_broker.small_store import SMALL_STORE
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.ha import BrokerRole
@@ -135,7 +135,7 @@ def test_sync_master_answers_with_and_without_a_slave(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_pytest_fixture_gives_a_replicating_pair(rocketmq_master_slave: Any) -> None:
+def test_pytest_fixture_gives_a_replicating_pair(rocketmq_master_slave: SyncEmbeddedMasterSlave) -> None:
     async def put() -> int:
         client = await RemotingClient.connect(rocketmq_master_slave.master_addr)
         try:
@@ -216,7 +216,7 @@ def test_slave_read_enable_suggests_the_group_broker(tmp_path: Path) -> None:
     assert run(scenario()) == ["0", "1"]
 
 
-def test_routes_list_master_and_slave_under_one_name(rocketmq_master_slave: Any) -> None:
+def test_routes_list_master_and_slave_under_one_name(rocketmq_master_slave: SyncEmbeddedMasterSlave) -> None:
     """RMQ-HA-ROLE-ID: the name server's route for a topic lists the master as 0 and the slave as 1."""
     from rocketmq_spec.codec.bodies import decode_body
     from rocketmq_spec.codec.custom_header import encode_header

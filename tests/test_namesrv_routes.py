@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from rocketmq_spec.reference_broker.namesrv.routes import RouteTable
+from typing import Any
+
+from rocketmq_spec.reference_broker.namesrv.routes import RegisterResult, RouteTable
 
 TOPIC = {"T": {"topicName": "T", "perm": 6, "readQueueNums": 4, "writeQueueNums": 4, "topicSysFlag": 0}}
 
 
 def _register(table: RouteTable, broker_id: int, addr: str, now: float, version: int = 1,
-              topics: dict = TOPIC) -> object:
-    return table.register(cluster="C", broker_addr=addr, broker_name="b", broker_id=broker_id,
-                          ha_server_addr=f"{addr}-ha", data_version={"counter": version, "timestamp": 1},
-                          topic_configs=topics, filter_servers=[], channel=addr, now=now)
+              topics: dict[str, dict[str, Any]] = TOPIC) -> RegisterResult:
+    result = table.register(cluster="C", broker_addr=addr, broker_name="b", broker_id=broker_id,
+                            ha_server_addr=f"{addr}-ha", data_version={"counter": version, "timestamp": 1},
+                            topic_configs=topics, filter_servers=[], channel=addr, now=now)
+    assert result is not None, f"{addr} refused"
+    return result
+
+
+def _route(table: RouteTable, topic: str) -> dict[str, Any]:
+    route = table.route(topic)
+    assert route is not None, f"no route for {topic}"
+    return route
 
 
 def test_expiry_drops_silent_brokers_only() -> None:
@@ -29,7 +39,7 @@ def test_slave_learns_master_and_does_not_change_queue_data() -> None:
     slave_topics = {"T": {**TOPIC["T"], "perm": 4}}
     result = _register(table, 1, "s:1", now=0.0, topics=slave_topics)
     assert (result.master_addr, result.ha_server_addr) == ("m:1", "m:1-ha")
-    route = table.route("T")
+    route = _route(table, "T")
     assert route["queueDatas"][0]["perm"] == 6
     assert route["brokerDatas"][0]["brokerAddrs"] == {0: "m:1", 1: "s:1"}
 
@@ -39,9 +49,9 @@ def test_queue_data_only_refreshed_when_data_version_changes() -> None:
     _register(table, 0, "m:1", now=0.0, version=1)
     changed = {"T": {**TOPIC["T"], "writeQueueNums": 8}}
     _register(table, 0, "m:1", now=1.0, version=1, topics=changed)
-    assert table.route("T")["queueDatas"][0]["writeQueueNums"] == 4
+    assert _route(table, "T")["queueDatas"][0]["writeQueueNums"] == 4
     _register(table, 0, "m:1", now=2.0, version=2, topics=changed)
-    assert table.route("T")["queueDatas"][0]["writeQueueNums"] == 8
+    assert _route(table, "T")["queueDatas"][0]["writeQueueNums"] == 8
 
 
 def test_channel_close_removes_its_broker() -> None:

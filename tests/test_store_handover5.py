@@ -58,8 +58,8 @@ async def _write(addr: str) -> None:
     try:
         for topic in ("HoPlain", "HoTimer", "HoPop"):
             created = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-                "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": 1, "writeQueueNums": 1,
-                "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": "false"}))
+                "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": "1", "writeQueueNums": "1",
+                "perm": "6", "topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false"}))
             assert created.code == ResponseCode.SUCCESS, created.remark
         for number in range(MESSAGES):
             sent = await send(client, "HoPlain", f"plain {number}".encode(), {"KEYS": f"k{number}"})

@@ -33,7 +33,7 @@ from rocketmq_spec.spec.auth import (
 )
 from rocketmq_spec.spec.auth_resource import ResourcePattern, ip_in_range, is_valid_ip_or_cidr, parse_resource
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
-from tests.broker_support import run
+from tests.broker_support import body, run
 
 C = RequestCode
 PROVIDERS = {"authentication_metadata_provider": LOCAL_AUTHENTICATION_PROVIDER,
@@ -73,7 +73,7 @@ def test_users_and_acls_survive_a_restart(tmp_path: Path) -> None:
     async def read(client: RemotingClient) -> tuple[Any, Any]:
         user = await _ask(client, C.AUTH_GET_USER, {"username": "alice"})
         acl = await _ask(client, C.AUTH_GET_ACL, {"subject": "User:alice"})
-        return json.loads(user.body), json.loads(acl.body)
+        return json.loads(body(user)), json.loads(body(acl))
 
     run(_session(tmp_path, create, **PROVIDERS))
     user, acl = run(_session(tmp_path, read, **PROVIDERS))
@@ -91,9 +91,9 @@ def test_update_merges_entries_and_delete_by_resource(tmp_path: Path) -> None:
             {"resource": "Group:g1", "actions": ["Sub"], "decision": "Deny"},
             {"resource": "Topic:orders*", "actions": ["Get"], "decision": "Allow"}]}]}
         await _ask(client, C.AUTH_UPDATE_ACL, {"subject": "User:bob"}, more)
-        merged = json.loads((await _ask(client, C.AUTH_GET_ACL, {"subject": "User:bob"})).body)
+        merged = json.loads(body(await _ask(client, C.AUTH_GET_ACL, {"subject": "User:bob"})))
         await _ask(client, C.AUTH_DELETE_ACL, {"subject": "User:bob", "resource": "Topic:orders*"})
-        left = json.loads((await _ask(client, C.AUTH_GET_ACL, {"subject": "User:bob"})).body)
+        left = json.loads(body(await _ask(client, C.AUTH_GET_ACL, {"subject": "User:bob"})))
         await _ask(client, C.AUTH_DELETE_USER, {"username": "bob"})
         listed = await _ask(client, C.AUTH_LIST_ACL, {})
         return [merged, left, listed.body]

@@ -3,6 +3,8 @@ send: served by the 5.x wire releases as Apache's processors serve them, unknown
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rocketmq_spec.codec.fast_store import count_records
@@ -33,7 +35,7 @@ async def _pull_both(client: RemotingClient) -> tuple:
     return pulled, lite
 
 
-def test_lite_pull_is_a_pull_unless_forbidden(tmp_path) -> None:
+def test_lite_pull_is_a_pull_unless_forbidden(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         for index in range(3):
             assert (await send(client, TOPIC, f"m{index}".encode(), {})).code == ResponseCode.SUCCESS
@@ -58,7 +60,7 @@ def test_lite_pull_is_a_pull_unless_forbidden(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("release", ["5.5.0", "5.3.3", "4.9.8"])
-def test_pop_rollback_by_release(tmp_path, release: str) -> None:
+def test_pop_rollback_by_release(tmp_path: Path, release: str) -> None:
     """5.3.2+ answers SUCCESS without a header (pop state is in the revive log already); 4.9.8 has no
     such code, nor LITE_PULL_MESSAGE."""
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:

@@ -3,6 +3,8 @@ which offset and what it was told, as 4.9.8's ``generateOffsetMovedEvent`` write
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rocketmq_spec.codec import fastjson
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.reference_broker.broker.pull import OFFSET_MOVED_EVENT_TOPIC
@@ -10,11 +12,11 @@ from rocketmq_spec.reference_broker.client import RemotingClient
 from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
-from tests.broker_support import run
+from tests.broker_support import run, store_of
 from tests.messaging_support import pull, send, with_broker
 
 
-def test_offset_moved_pull_writes_an_event(tmp_path) -> None:
+def test_offset_moved_pull_writes_an_event(tmp_path: Path) -> None:
     async def scenario(mq: EmbeddedRocketMQ, client: RemotingClient) -> None:
         for body in (b"a", b"b"):
             assert (await send(client, "TopicM", body, {}, queue_id=2)).code == ResponseCode.SUCCESS
@@ -36,6 +38,6 @@ def test_offset_moved_pull_writes_an_event(tmp_path) -> None:
         assert (first.tags, first.keys) == ("cg-moved", ["cg-moved"])
         assert first.properties == {PropertyKey.TAGS: "cg-moved", PropertyKey.DELAY: "0",
                                     PropertyKey.KEYS: "cg-moved"}
-        assert first.queue_id == 0 and first.born_host == first.store_host == mq.broker.store.store_host
+        assert first.queue_id == 0 and first.born_host == first.store_host == store_of(mq.broker).store_host
 
     run(with_broker(tmp_path / "store", scenario))

@@ -70,8 +70,9 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _garbage(path: Path) -> None:
-    path.write_text("{not json", encoding="utf-8")
+def _garbage(*paths: Path) -> None:
+    for path in paths:
+        path.write_text("{not json", encoding="utf-8")
 
 
 def _only_file(directory: Path) -> Path:
@@ -93,8 +94,8 @@ SPOILERS: dict[str, tuple[Callable[[Path], object], dict[str, int]]] = {
         root / COMMITLOG_DIR / f"{1000:020d}"), {}),
     "queue-file-truncated": (lambda root: os.truncate(_first_queue_file(root), 20), {}),
     "checkpoint-size": (lambda root: os.truncate(root / "checkpoint", 100), {}),
-    "config-and-backup-unparsable": (lambda root: [_garbage(root / CONFIG_DIR / n)
-                                                   for n in ("topics.json", "topics.json.bak")], {}),
+    "config-and-backup-unparsable": (lambda root: _garbage(root / CONFIG_DIR / "topics.json",
+                                                   root / CONFIG_DIR / "topics.json.bak"), {}),
     "config-is-a-directory": (lambda root: _replace_with_directory(root / CONFIG_DIR / "consumerOffset.json"),
                               {}),
     "commitlog-is-a-file": (lambda root: _replace_with_file(root / COMMITLOG_DIR), {}),

@@ -22,7 +22,7 @@ from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.bodies import CLUSTER_INFO
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import REGISTER_BROKER_REQUEST
-from tests.broker_support import run
+from tests.broker_support import run, started
 
 LOCK_GROUP = {"clientId": "c1", "consumerGroup": "G"}
 
@@ -65,7 +65,8 @@ def test_a_body_lacking_what_the_broker_needs_is_a_typed_rejection(
 
     answer = run(scenario())
     assert answer.code == ResponseCode.SYSTEM_ERROR
-    assert (answer.remark or "").startswith("BodyError: ") and field in answer.remark
+    remark = answer.remark or ""
+    assert remark.startswith("BodyError: ") and field in remark
     _no_handler_crash(caplog)
 
 
@@ -113,7 +114,8 @@ def test_no_request_code_crashes_a_handler_on_empty_fields(body: bytes | None,
     opaque (or none when oneway) and no handler raises anything but the spec's typed errors."""
     async def scenario() -> None:
         async with EmbeddedRocketMQ() as mq:
-            for addr, server in ((mq.namesrv_addr, mq.namesrv.server), (mq.broker_addr, mq.broker.server)):
+            for addr, server in ((mq.namesrv_addr, started(mq.namesrv).server),
+                                 (mq.broker_addr, started(mq.broker).server)):
                 for code in server.dispatch.supported:
                     await _ask(addr, code, {}, body)
 

@@ -64,7 +64,7 @@ def test_bad_bodies(data: bytes) -> None:
 
 
 def test_compressed_register_body_round_trip() -> None:
-    value = {"filterServerList": [], "topicConfigSerializeWrapper": {
+    value: dict[str, Any] = {"filterServerList": [], "topicConfigSerializeWrapper": {
         "dataVersion": {"counter": 3, "timestamp": 1700000000000},
         "topicConfigTable": {"T": {"topicName": "T", "readQueueNums": 4, "writeQueueNums": 4, "perm": 6,
                                    "topicFilterType": "SINGLE_TAG"}}}}

@@ -207,7 +207,8 @@ def _called(error: BaseException, when: str) -> pytest.CallInfo[None]:
     (StartFailed("broker exited with status 70"), "call", Verdict.ERROR),
 ])
 def test_faults_of_the_suite_are_errors_of_the_run(error: BaseException, when: str, verdict: Verdict) -> None:
-    state = plugin.RunState(Target(), profile.NO_PROFILE, strict=False, report_dir=None)
+    unprofiled = profile.Choice(profile.NO_PROFILE, "none")
+    state = plugin.RunState(Target(), unprofiled, strict=False, report_dir=None)
     assert plugin._verdict(state, _called(error, when), plugin.CaseRun())[0] is verdict
 
 

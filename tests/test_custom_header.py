@@ -58,8 +58,10 @@ def test_missing_required_field_is_named() -> None:
 
 @pytest.mark.parametrize("bad", ["x", "2147483648", "1.5"])
 def test_bad_integer(bad: str) -> None:
+    spec = header_for(RequestCode.GET_MAX_OFFSET, False)
+    assert spec is not None
     with pytest.raises(HeaderError, match="queueId"):
-        decode_header(header_for(RequestCode.GET_MAX_OFFSET, False), {"topic": "t", "queueId": bad})
+        decode_header(spec, {"topic": "t", "queueId": bad})
 
 
 def test_encode_like_java() -> None:

@@ -30,6 +30,7 @@ from rocketmq_spec.spec.grpc_mapping import (
 from rocketmq_spec.spec.hashing import guava_consistent_hash, java_string_hash
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from tests.broker_support import body, fields
 
 
 def test_guava_consistent_hash_matches_guava() -> None:
@@ -133,21 +134,22 @@ def test_relayed_requests_and_answers() -> None:
     info = RemotingCommand.request(RequestCode.GET_CONSUMER_RUNNING_INFO,
                                    {"consumerGroup": "g", "clientId": "c"}, opaque=5)
     assert relay_command(info, "n") is None
-    info.ext_fields["jstackEnable"] = "true"
-    assert relay_command(info, "n").print_thread_stack_trace_command.nonce == "n"
+    fields(info)["jstackEnable"] = "true"
+    dump = relay_command(info, "n")
+    assert dump is not None and dump.print_thread_stack_trace_command.nonce == "n"
     with pytest.raises(ValueError):
         relay_command(RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, {"consumerGroup": "g"},
                                               b"garbage"), "n")
-    failed = rpc.TelemetryCommand(status=v2.Status(code=Code.INTERNAL_ERROR),
+    failed = rpc.TelemetryCommand(status=v2.Status(code=v2.Code.INTERNAL_ERROR),
                                   thread_stack_trace=rpc.ThreadStackTrace(nonce="n"))
     assert relay_answer(info, failed).code == ResponseCode.SYSTEM_ERROR
-    failed.status.code = Code.VERIFY_FIFO_MESSAGE_UNSUPPORTED
+    failed.status.code = v2.Code.VERIFY_FIFO_MESSAGE_UNSUPPORTED
     assert relay_answer(info, failed).code == ResponseCode.NO_PERMISSION
     direct = RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, {"consumerGroup": "g"}, opaque=6)
-    for code, result in ((Code.OK, "CR_SUCCESS"), (Code.FAILED_TO_CONSUME_MESSAGE, "CR_LATER"),
-                         (Code.MESSAGE_CORRUPTED, "CR_RETURN_NULL"), (Code.INTERNAL_ERROR, None)):
+    for code, result in ((v2.Code.OK, "CR_SUCCESS"), (v2.Code.FAILED_TO_CONSUME_MESSAGE, "CR_LATER"),
+                         (v2.Code.MESSAGE_CORRUPTED, "CR_RETURN_NULL"), (v2.Code.INTERNAL_ERROR, None)):
         answer = relay_answer(direct, rpc.TelemetryCommand(status=v2.Status(code=code),
                                                            verify_message_result=rpc.VerifyMessageResult()))
         assert answer.code == ResponseCode.SUCCESS and answer.opaque == 6
-        body = decode_body(CONSUME_MESSAGE_DIRECTLY_RESULT, answer.body)
-        assert body.get("consumeResult") == result and body["remark"] == "from gRPC client"
+        decoded = decode_body(CONSUME_MESSAGE_DIRECTLY_RESULT, body(answer))
+        assert decoded.get("consumeResult") == result and decoded["remark"] == "from gRPC client"

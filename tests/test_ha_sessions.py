@@ -50,7 +50,8 @@ def test_master_session_rules(tmp_path: Path) -> None:
         end = master.max_phy_offset
         assert first.offset == end - end % FILE and len(first.data) <= SETTINGS.transfer_batch_size
         while (block := session.next_write(1.0)) is not None:
-            assert _blocks(block)[0].offset == session.next_offset - len(_blocks(block)[0].data)
+            (sent, *_) = _blocks(block)
+            assert session.next_offset is not None and sent.offset == session.next_offset - len(sent.data)
         assert session.next_offset == end
         assert session.next_write(5.5) is None and session.next_write(6.1) == encode_block(end)  # heartbeat
         assert session.received(encode_report(10) + encode_report(end), 7.0) is None  # the last unit counts

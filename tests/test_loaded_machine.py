@@ -14,5 +14,6 @@ from tests.conftest import LOADED, PROFILE_ENV
 @pytest.mark.skipif(PROFILE_ENV in os.environ, reason="another Hypothesis profile was asked for")
 def test_the_loaded_profile_is_the_default() -> None:
     assert settings.get_current_profile_name() == LOADED
-    assert settings.default.deadline is None
-    assert {HealthCheck.too_slow, HealthCheck.data_too_large} <= set(settings.default.suppress_health_check)
+    current = settings.default
+    assert current is not None and current.deadline is None
+    assert {HealthCheck.too_slow, HealthCheck.data_too_large} <= set(current.suppress_health_check)

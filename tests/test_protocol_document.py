@@ -1,5 +1,7 @@
 """The checked-in protocol document is what the schemas render today."""
 
+from pathlib import Path
+
 from rocketmq_spec.spec import document
 from rocketmq_spec.spec.clauses import all_clauses
 
@@ -15,7 +17,7 @@ def test_every_clause_appears_in_the_document() -> None:
     assert not missing
 
 
-def test_check_mode_reports_a_stale_document(tmp_path) -> None:
+def test_check_mode_reports_a_stale_document(tmp_path: Path) -> None:
     stale = tmp_path / "PROTOCOL.md"
     stale.write_text("old\n", encoding="utf-8")
     assert document.main(["--check", "--output", str(stale)]) == 1

@@ -4,6 +4,8 @@ change to either that the command would undo, or a report updated without render
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from rocketmq_spec.conformance import results, results_tls
@@ -48,7 +50,12 @@ def test_the_check_ci_runs_names_only_the_project_targets(monkeypatch: pytest.Mo
     """CI cannot build rocketmq-rust: its committed report is shown, but ``check`` without targets (what
     ``.ci/run`` calls) must not run it."""
     checked: list[str] = []
-    monkeypatch.setattr(results, "check", lambda targets: checked.extend(targets) or 0)
+
+    def check(targets: Sequence[str]) -> int:
+        checked.extend(targets)
+        return 0
+
+    monkeypatch.setattr(results, "check", check)
     assert results.main(["check"]) == 0
     assert checked == list(results.CHECKED)
     assert not set(checked) & set(results.OTHER_TARGETS)

@@ -33,7 +33,9 @@ def property_texts(draw: st.DrawFn) -> str:
                           st.sampled_from([0, int(TransactionType.ROLLBACK), int(TransactionType.COMMIT)])),
                 max_size=12))
 def test_batch_parse_equals_the_record_parse(batch: list[tuple[str, str, int]]) -> None:
-    topics, texts, flags = ([item[n] for item in batch] for n in range(3))
+    topics = [topic for topic, _, _ in batch]
+    texts = [text for _, text, _ in batch]
+    flags = [flag for _, _, flag in batch]
     sys_flags = np.array(flags, dtype=np.int32)
     fast = property_columns(pa.array(topics, pa.string()), pa.array(texts, pa.string()), sys_flags)
     slow = _property_columns(topics, texts, sys_flags)

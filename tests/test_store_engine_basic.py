@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from tests.test_store_engine_helpers import BORN_HOST, TINY_COMMITLOG, assert_co
 
 
 @pytest.fixture
-def store(tmp_path: Path):
+def store(tmp_path: Path) -> Iterator[MessageStore]:
     with MessageStore(tiny_config(tmp_path)) as opened:
         yield opened
 

@@ -3,6 +3,8 @@ topics.json, listed by GET_ALL_TOPIC_CONFIG; a topic without any keeps 4.9.8's J
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rocketmq_spec.codec import fastjson
@@ -12,7 +14,7 @@ from rocketmq_spec.reference_broker.embedded import EmbeddedRocketMQ
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from rocketmq_spec.spec.topic_attributes import TopicAttributeError, apply
-from tests.broker_support import config_file, run
+from tests.broker_support import body, config_file, run
 
 
 def _create(topic: str, attributes: str | None) -> dict[str, str]:
@@ -21,7 +23,7 @@ def _create(topic: str, attributes: str | None) -> dict[str, str]:
     return header if attributes is None else {**header, "attributes": attributes}
 
 
-def test_attributes_are_set_listed_persisted_and_removed(tmp_path) -> None:
+def test_attributes_are_set_listed_persisted_and_removed(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with EmbeddedRocketMQ(tmp_path / "store") as mq:
             client = await RemotingClient.connect(mq.broker_addr)
@@ -34,7 +36,7 @@ def test_attributes_are_set_listed_persisted_and_removed(tmp_path) -> None:
                                                          _create("Fifo", "+message.type=SOMETIMES")))
                 assert bad.code == ResponseCode.SYSTEM_ERROR and "SOMETIMES" in (bad.remark or "")
                 listed = await client.invoke(client.request(RequestCode.GET_ALL_TOPIC_CONFIG, None))
-                table = fastjson.loads(listed.body)["topicConfigTable"]
+                table = fastjson.loads(body(listed))["topicConfigTable"]
                 assert table["Fifo"]["attributes"] == {"message.type": "FIFO"}
                 assert "attributes" not in table["Plain"]
                 stored = load_config(config_file(mq.store_path, "topics.json"))["topicConfigTable"]
@@ -43,7 +45,7 @@ def test_attributes_are_set_listed_persisted_and_removed(tmp_path) -> None:
                                                              _create("Fifo", "-message.type")))
                 assert removed.code == ResponseCode.SUCCESS
                 listed = await client.invoke(client.request(RequestCode.GET_ALL_TOPIC_CONFIG, None))
-                assert "attributes" not in fastjson.loads(listed.body)["topicConfigTable"]["Fifo"]
+                assert "attributes" not in fastjson.loads(body(listed))["topicConfigTable"]["Fifo"]
             finally:
                 await client.close()
 

@@ -82,7 +82,7 @@ def test_every_remark_names_a_clause_and_formats(remark: remarks.Remark) -> None
     section_modules()  # every clause registered
     assert get(remark.clause).id == remark.clause
     assert remark.source
-    filled = remark.format(**dict.fromkeys(_fields(remark.template), "x"))
+    filled = remark.format(None, **dict.fromkeys(_fields(remark.template), "x"))
     assert "{" not in filled
 
 

@@ -35,7 +35,7 @@ from rocketmq_spec.spec.store_layout import ABORT_FILE
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from tests import process_tree
 from tests.broker_process import BrokerProcess, write_broker_conf
-from tests.broker_support import run
+from tests.broker_support import fields, run
 from tests.golden import PROJECT_ROOT
 from tests.messaging_support import pull
 from tests.test_store_engine_helpers import assert_consistent
@@ -112,8 +112,8 @@ class Attempt:
         return {**stored, PropertyKey.CLUSTER: CLUSTER}
 
     def request(self) -> RemotingCommand:
-        fields = send_fields(TOPIC, self.properties, queue_id=self.queue_id, born=self.born)
-        return RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, fields, self.body, opaque=next_opaque(),
+        header = send_fields(TOPIC, self.properties, queue_id=self.queue_id, born=self.born)
+        return RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, header, self.body, opaque=next_opaque(),
                                        version=CLIENT_VERSION)
 
 
@@ -143,9 +143,9 @@ class Ledger:
     def record(self, attempt: Attempt, answer: RemotingCommand) -> None:
         if answer.code != ResponseCode.SUCCESS:
             return
-        fields = answer.ext_fields
-        self.acks[attempt.uniq_key] = Ack(attempt, fields["msgId"], int(fields["queueId"]),
-                                          int(fields["queueOffset"]))
+        sent = fields(answer)
+        self.acks[attempt.uniq_key] = Ack(attempt, sent["msgId"], int(sent["queueId"]),
+                                          int(sent["queueOffset"]))
         if len(self.acks) >= ACKS_BEFORE_KILL:
             self.enough.set()
 
@@ -155,10 +155,10 @@ class Ledger:
 async def _create_topic(addr: str) -> None:
     client = await RemotingClient.connect(addr)
     try:
-        fields = encode_header(CREATE_TOPIC_REQUEST, {
+        header = encode_header(CREATE_TOPIC_REQUEST, {
             "topic": TOPIC, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": QUEUES, "writeQueueNums": QUEUES,
             "perm": 6, "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False})
-        created = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, fields))
+        created = await client.invoke(client.request(RequestCode.UPDATE_AND_CREATE_TOPIC, header))
         assert created.code == ResponseCode.SUCCESS, created.remark
     finally:
         await client.close()
@@ -222,7 +222,7 @@ async def _load_then_kill(broker: BrokerProcess, ledger: Ledger, mid_frame: bool
 async def _max_offset(client: RemotingClient, queue_id: int) -> int:
     answer = await client.invoke(client.request(RequestCode.GET_MAX_OFFSET,
                                                 {"topic": TOPIC, "queueId": str(queue_id)}))
-    return int(answer.ext_fields["offset"])
+    return int(fields(answer)["offset"])
 
 
 async def _pull_queue(client: RemotingClient, queue_id: int) -> list[MessageRecord]:

@@ -56,12 +56,14 @@ def test_route_answers_name_the_relay_as_every_brokers_endpoint(relay: GrpcRelay
     """A proxy names itself in its routes; an SDK told so would send past the relay, unrecorded."""
     proxy = v2.Endpoints(scheme=v2.IPv4, addresses=[v2.Address(host="127.0.0.1", port=1)])
     queue = v2.MessageQueue(topic=v2.Resource(name="t"), id=0, broker=v2.Broker(name="b", endpoints=proxy))
-    route = (rpc.QueryRouteResponse(message_queues=[queue]), rpc.QueryAssignmentResponse(
-        assignments=[v2.Assignment(message_queue=queue)]))
+    route = rpc.QueryRouteResponse(message_queues=[queue])
+    assignment = rpc.QueryAssignmentResponse(assignments=[v2.Assignment(message_queue=queue)])
+    told_route = rpc.QueryRouteResponse.FromString(
+        relay.through_relay(BY_NAME["QueryRoute"], route.SerializeToString()))
+    told_assignment = rpc.QueryAssignmentResponse.FromString(
+        relay.through_relay(BY_NAME["QueryAssignment"], assignment.SerializeToString()))
     host, port = relay.address.rsplit(":", 1)
-    for answer, name in zip(route, ("QueryRoute", "QueryAssignment"), strict=True):
-        told = type(answer).FromString(relay.through_relay(BY_NAME[name], answer.SerializeToString()))
-        queues = told.message_queues if name == "QueryRoute" else [a.message_queue for a in told.assignments]
+    for queues in (list(told_route.message_queues), [a.message_queue for a in told_assignment.assignments]):
         assert [(a.host, a.port) for q in queues for a in q.broker.endpoints.addresses] == [(host, int(port))]
     ack = rpc.AckMessageResponse().SerializeToString()
     assert relay.through_relay(BY_NAME["AckMessage"], ack) == ack

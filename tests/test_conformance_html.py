@@ -262,7 +262,8 @@ def test_narrow_screens_get_one_card_per_case(tmp_path: Path, chromium: str,
     browse(chromium, tmp_path / "profile", page.as_uri() + "#verdict=FAIL", f"--screenshot={shot}",
            "--window-size=390,2000", "--hide-scrollbars")
     width, _, rows = read_rgb(shot)
-    fail = tuple(int(COLOURS[Verdict.FAIL][i:i + 2], 16) for i in (1, 3, 5))
+    colour = COLOURS[Verdict.FAIL]
+    fail = (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
     bands = [row.count(fail) for row in rows]
     assert max(bands) > width * 0.8, "no FAIL band across the screen"
 

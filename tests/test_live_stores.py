@@ -244,5 +244,7 @@ def test_the_spark_source_reads_the_records_rmq_store_reads(spark: SparkSession,
     for name in ALL:
         root = root_of(name, extracted, torn)
         frame = spark.read.format("rocketmq-store").option("onError", "row").load(str(root))
-        rows, clean = frame.selectExpr("count(*)", "count_if(error IS NULL)").first()  # one job, not two
+        counts = frame.selectExpr("count(*)", "count_if(error IS NULL)").first()  # one job, not two
+        assert counts is not None
+        rows, clean = counts
         assert clean == rows == inspected(root)["records"], name

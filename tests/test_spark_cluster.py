@@ -32,7 +32,15 @@ from tests.spark_stores import two_broker_stores
 
 pytestmark = pytest.mark.spark
 
-JOB = Path(find_spec("rocketmq_spec.spark.cluster_job").origin or "")
+
+def _job() -> Path:
+    """The job's file, which spark-submit is given, found without importing it."""
+    spec = find_spec("rocketmq_spec.spark.cluster_job")
+    assert spec is not None and spec.origin is not None
+    return Path(spec.origin)
+
+
+JOB = _job()
 QUEUES = 4
 MESSAGES = 40
 SPLIT = 16 << 10

@@ -152,7 +152,9 @@ class Producer:
                 break
             if attempt and broken("uniq-per-attempt"):  # as the C++ clients' sendKernelImpl does
                 uniq = self.last_uniq = uniq_key()
-            queue_id = self.next_queue % self.client.route.write_queues  # type: ignore[union-attr]
+            route = self.client.route
+            assert route is not None, "a send follows the route's fetch"
+            queue_id = self.next_queue % route.write_queues
             self.next_queue += 1
             code = RequestCode.SEND_MESSAGE if broken("send-v1") else RequestCode.SEND_MESSAGE_V2
             try:

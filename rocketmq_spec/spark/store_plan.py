@@ -23,9 +23,11 @@ from rocketmq_spec.codec.store.commitlog import map_file
 from rocketmq_spec.codec.store.data_end import zero_from
 from rocketmq_spec.spark.planning import CommitLogFile, CommitLogSplit, distinct_offsets, plan_splits
 from rocketmq_spec.spark.pushdown import RecordFilter, group_records, queue_plan
-from rocketmq_spec.spark.time_range import narrowed_by_time
+from rocketmq_spec.spark.time_range import TIME_COLUMN, narrowed_by_time
 from rocketmq_spec.spec.commitlog import BLANK_MAGIC
 from rocketmq_spec.spec.errors import RocketMQSpecError
+
+UNBOUNDED = (-math.inf, math.inf)
 
 
 @dataclass(frozen=True)
@@ -101,10 +103,14 @@ def filtered_partitions(store: StoreDirectory, wanted: RecordFilter,
     files = store.commitlog.files
     if not files:
         return []
-    starts = distinct_offsets(record_boundaries(store, "consumequeue", None))
-    wanted = narrowed_by_time(store, wanted, starts)
+    if wanted.bounds(TIME_COLUMN) != UNBOUNDED or wanted.bounds("physical_offset")[0] != -math.inf:
+        # only a time range or a lowest physical offset needs every known record start (sorted)
+        starts = distinct_offsets(record_boundaries(store, "consumequeue", None))
+        wanted = narrowed_by_time(store, wanted, starts)
+        first = _start_at_or_before(store, starts, wanted.bounds("physical_offset")[0])
+    else:
+        first = None
     low, high = wanted.bounds("physical_offset")
-    first = _start_at_or_before(store, starts, low)
     data_end = files[-1].start + files[-1].path.stat().st_size
     plan = queue_plan(store, wanted, files[0].start, data_end) if wanted.uses_queues else None
     if plan is None:

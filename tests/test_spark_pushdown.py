@@ -26,7 +26,7 @@ from pyspark.sql.datasource import (
 from rocketmq_spec.codec.store import StoreDirectory
 from rocketmq_spec.spark.fixtures import extract_store, spark  # noqa: F401  (session fixture)
 from rocketmq_spec.spark.planning import CommitLogSplit
-from rocketmq_spec.spark.pushdown import RecordFilter, queue_plan, record_filter
+from rocketmq_spec.spark.pushdown import RecordFilter, group_records, queue_plan, record_filter
 from rocketmq_spec.spark.store_plan import RecordsPartition, filtered_partitions
 from rocketmq_spec.spark.store_source import FORMAT
 from rocketmq_spec.spec.golden import STORE_TARBALL
@@ -81,6 +81,16 @@ def test_a_topic_query_reads_only_that_topics_records(golden_store: Path) -> Non
     in_walked = {r.physical_offset for r in records
                  if any(p.start <= r.physical_offset < p.end for p in walked)}
     assert in_walked == {r.physical_offset for r in records} - queued, "only what no queue names is walked"
+
+
+def test_listed_records_are_grouped_by_bytes_across_files() -> None:
+    offsets = np.array([10, 20, 30, 105, 110, 230], dtype=np.int64)
+    groups = group_records(offsets, np.full(6, 10, dtype=np.int64), 30)
+    assert [g.tolist() for g in groups] == [[10, 20], [30, 105, 110], [230]]
+    assert group_records(offsets[:0], offsets[:0], 30) == []
+    part = RecordsPartition(("a", "b", "c"), (0, 100, 200), groups[1].tobytes())
+    assert [(path, base, o.tolist()) for path, base, o in part.per_file()] == [
+        ("a", 0, [30]), ("b", 100, [105, 110]), ("c", 200, [])]
 
 
 def test_filters_the_source_cannot_use_are_left_to_spark() -> None:

@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rocketmq_spec.codec.hotpath import load_compiled
 from rocketmq_spec.codec.store.record import HostPort, MessageRecord, decode_record, make_record
 from rocketmq_spec.fuzz.profiles import fuzz_settings
-from rocketmq_spec.spark.tables import MESSAGE_SCHEMA, body_reader, message_batch, message_row
+from rocketmq_spec.spark.tables import (
+    MESSAGE_SCHEMA,
+    _leading_texts,
+    body_reader,
+    message_batch,
+    message_row,
+)
 from rocketmq_spec.spec.commitlog import BODY_CRC_POSITION
 from rocketmq_spec.spec.errors import RocketMQSpecError
 from rocketmq_spec.spec.sysflag import MessageSysFlag
@@ -69,3 +77,43 @@ def test_a_record_with_a_wrong_total_size_ends_the_batch() -> None:
     broken[starts[1]:starts[1] + 4] = (record.total_size + 1).to_bytes(4, "big")
     batch, count = message_batch(bytes(broken), starts[:2], decompress=False)
     assert count == 1 and batch.num_rows == 1
+
+
+COMPILED = load_compiled()
+
+
+@pytest.mark.skipif(COMPILED is None, reason="rocketmq_spec.codec._hotpath is not built (no C compiler)")
+@fuzz_settings()
+@given(st.binary(max_size=64), st.lists(st.tuples(st.integers(-2, 70), st.integers(-2, 70)), max_size=8))
+def test_the_compiled_text_check_equals_the_pure_one(buffer: bytes,
+                                                     ranges: list[tuple[int, int]]) -> None:
+    assert COMPILED is not None
+    at = np.array([a for a, _ in ranges], dtype=np.int64)
+    lengths = np.array([n for _, n in ranges], dtype=np.int64)
+    answer = COMPILED.leading_texts(buffer, at, lengths)
+    inside = ((at >= 0) & (lengths >= 0) & (at + lengths <= len(buffer))).all()
+    assert (answer is None) == (not inside)
+    if inside:
+        assert answer == _leading_texts(buffer, at, lengths)
+
+
+@fuzz_settings()
+@given(st.lists(any_text_records(), min_size=1, max_size=6), st.integers(0, 5), st.sampled_from(
+    ["topic", "properties"]), st.binary(min_size=1, max_size=3))
+def test_a_batch_covers_the_same_records_whatever_columns_it_builds(
+        generated: list[MessageRecord], victim: int, part: str, junk: bytes) -> None:
+    buffer, starts = laid_out(generated)
+    victim %= len(starts)
+    record = decode_record(buffer, int(starts[victim]), verify_crc=False)
+    properties = len(record.properties_text.encode())
+    end = int(starts[victim]) + record.total_size
+    broken = bytearray(buffer)
+    if part == "properties" and properties:  # an invalid UTF-8 byte in place of the text's last byte
+        broken[end - 1] = 0xFF if junk[0] & 1 else 0xC0
+    elif part == "topic" and record.topic:
+        broken[end - properties - 2 - 1] = 0xFF if junk[0] & 1 else 0xC0
+    buffer = bytes(broken)
+    _, every = message_batch(buffer, starts, decompress=False)
+    _, few = message_batch(buffer, starts, decompress=False, columns=["total_size"])
+    assert few == every
+    assert every == len(starts) or every <= victim

@@ -1,21 +1,30 @@
 """The two-int record walk (``rocketmq_spec.codec.store.starts``) finds exactly the records the codec's walk
 accepts, and stops where that walk would refuse or end, on generated files with broken records and every kind
-of end."""
+of end: the pure walk, and its compiled twin where the extension is built (equal to each other too)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rocketmq_spec.codec.hotpath import load_compiled
 from rocketmq_spec.codec.store.record import PREFIX_SIZE, read_prefix, unpack_bounded_fixed
-from rocketmq_spec.codec.store.starts import accepted, message_starts
+from rocketmq_spec.codec.store.starts import Starts, _message_starts, accepted, compiled_walk
 from rocketmq_spec.fuzz.profiles import fuzz_settings
 from rocketmq_spec.fuzz.strategies.commitlog import records
 from rocketmq_spec.spec.commitlog import BLANK_MAGIC, MESSAGE_MAGICS, PHYSICAL_OFFSET_POSITION
 from rocketmq_spec.spec.errors import StoreError
 
 BASE = 1 << 30
+COMPILED = load_compiled()
+WALKS = [pytest.param(_message_starts, id="pure"),
+         pytest.param(compiled_walk(COMPILED) if COMPILED else None, id="compiled", marks=pytest.mark.skipif(
+             COMPILED is None, reason="rocketmq_spec.codec._hotpath is not built (no C compiler)"))]
+Walk = Callable[..., Starts]
 
 ENDS = st.sampled_from(["zeros", "blank", "garbage", "none"])
 DAMAGE = st.sampled_from(["none", "physical_offset", "total_size_small", "total_size_large", "magic"])
@@ -67,20 +76,25 @@ def files(draw: st.DrawFn) -> bytes:
     return b"".join(parts) + tail
 
 
+@pytest.mark.parametrize("walk", WALKS)
 @fuzz_settings()
-@given(files(), st.integers(1, 8))
-def test_two_int_walk_equals_the_record_walk(buffer: bytes, limit: int) -> None:
+@given(buffer=files(), limit=st.integers(1, 8), stop_short=st.integers(0, 200))
+def test_two_int_walk_equals_the_record_walk(walk: Walk, buffer: bytes, limit: int, stop_short: int) -> None:
     expected = reference_starts(buffer, BASE)
     walked: list[int] = []
     pos = 0
     while True:
-        found = message_starts(buffer, pos, len(buffer), base=BASE, limit=limit)
+        found = walk(buffer, pos, len(buffer), base=BASE, limit=limit)
         walked += found.starts.tolist()
         if len(found.starts) < limit:
             break
         pos = found.resume
     assert walked == expected
     assert accepted(buffer, np.array(expected, dtype=np.int64), base=BASE).all()
+    stop = max(len(buffer) - stop_short, 0)
+    pure = _message_starts(buffer, 0, stop, base=BASE, limit=limit)
+    found = walk(buffer, 0, stop, base=BASE, limit=limit)
+    assert (found.starts.tolist(), found.resume) == (pure.starts.tolist(), pure.resume)
 
 
 def test_accepted_refuses_positions_outside_the_buffer_or_inside_records() -> None:

@@ -778,6 +778,97 @@ static PyObject *count_records(PyObject *self, PyObject *arg) {
     return PyLong_FromLongLong(count);
 }
 
+/* ------------------------------------------------------------------ store tables */
+
+#define MAX_MAGICS 8
+
+/* message_starts(view, pos, stop, base, limit, layout) -> (starts, resume):
+ * codec.store.starts.message_starts, the starts as native int64 bytes. ``layout`` is (magics, magic position,
+ * SYSFLAG position, PHYSICALOFFSET position, shortest record, extra bytes of an IPv6 host), from the spec.
+ * One pass makes the walk's checks and the batch checks of the pure function's ``accepted`` per record: a
+ * record failing either ends the walk there, as the pure function's cut at the first refused start does.
+ * None (the pure function decides) for a negative ``pos``. */
+static PyObject *message_starts(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t pos, stop, limit, magic_at, flag_at, physical_at, shortest, v6_extra;
+    long long base;
+    PyObject *magic_list;
+    if (!PyArg_ParseTuple(args, "y*nnLn(O!nnnnn)", &view, &pos, &stop, &base, &limit, &PyTuple_Type, &magic_list,
+                          &magic_at, &flag_at, &physical_at, &shortest, &v6_extra)) return NULL;
+    PyObject *result = NULL;
+    int64_t *found = NULL;
+    uint32_t magics[MAX_MAGICS];
+    Py_ssize_t magic_count = PyTuple_GET_SIZE(magic_list);
+    if (unconfigured()) goto out;
+    if (pos < 0 || magic_count > MAX_MAGICS || magic_at + 4 > shortest || flag_at + 4 > shortest
+        || physical_at + 8 > shortest) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < magic_count; i++) {
+        magics[i] = (uint32_t)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(magic_list, i));
+        if (PyErr_Occurred()) goto out;
+    }
+    const unsigned char *buf = view.buf;
+    Py_ssize_t size = view.len, count = 0, capacity = limit < 1024 ? (limit > 0 ? limit : 1) : 1024;
+    found = PyMem_Malloc((size_t)capacity * sizeof(int64_t));
+    if (found == NULL) { PyErr_NoMemory(); goto out; }
+    Py_ssize_t at = pos;
+    while (at < stop && count < limit && size - at >= shortest) {
+        const unsigned char *record = buf + at;
+        int32_t total = (int32_t)get32(record);
+        uint32_t magic = get32(record + magic_at);
+        int known = 0;
+        for (Py_ssize_t i = 0; i < magic_count; i++) known |= magic == magics[i];
+        if (!known || total < shortest || total > size - at) break;
+        int32_t flags = (int32_t)get32(record + flag_at);
+        Py_ssize_t body_at = shortest + (flags & spec.born_v6 ? v6_extra : 0) + (flags & spec.store_v6 ? v6_extra : 0);
+        int64_t physical = (int64_t)((uint64_t)get32(record + physical_at) << 32 | get32(record + physical_at + 4));
+        if (body_at > total || physical != base + at) break;
+        if (count == capacity) {
+            capacity *= 2;
+            int64_t *grown = PyMem_Realloc(found, (size_t)capacity * sizeof(int64_t));
+            if (grown == NULL) { PyErr_NoMemory(); goto out; }
+            found = grown;
+        }
+        found[count++] = at;
+        at += total;
+    }
+    result = Py_BuildValue("(y#n)", (const char *)found, count * (Py_ssize_t)sizeof(int64_t), at);
+out:
+    PyMem_Free(found);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* leading_texts(view, at, lengths) -> int: how many leading ranges [at[i], at[i] + lengths[i]) of ``view``
+ * (``at`` and ``lengths`` native int64 bytes) are strict UTF-8 (codec.store.columns.leading_texts). None
+ * (the pure function decides) for a range outside the view or arrays of unequal length. */
+static PyObject *leading_texts(PyObject *self, PyObject *args) {
+    Py_buffer view, at, lengths;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &view, &at, &lengths)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t count = at.len / (Py_ssize_t)sizeof(int64_t), good = 0;
+    if (at.len != lengths.len || at.len % (Py_ssize_t)sizeof(int64_t)) goto decline;
+    const int64_t *starts = at.buf, *widths = lengths.buf;
+    for (; good < count; good++) {
+        int64_t start = starts[good], width = widths[good];
+        if (start < 0 || width < 0 || start > view.len || width > view.len - start) goto decline;
+        if (!utf8_valid((const unsigned char *)view.buf + start, (Py_ssize_t)width)) break;
+    }
+    result = PyLong_FromSsize_t(good);
+    goto out;
+decline:
+    result = Py_None;
+    Py_INCREF(result);
+out:
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&at);
+    PyBuffer_Release(&lengths);
+    return result;
+}
+
 /* ------------------------------------------------------------------ declining twins */
 
 /* declining(fast, pure): a callable that answers fast(*args), or pure(*args) where fast declines with None
@@ -864,6 +955,8 @@ static PyMethodDef methods[] = {
     {"join_answer", join_answer, METH_VARARGS, "A JSON answer frame joined from a template."},
     {"gather_records", gather_records, METH_VARARGS, "The records a pull's consume-queue entries point at."},
     {"count_records", count_records, METH_O, "The records of a pull body."},
+    {"message_starts", message_starts, METH_VARARGS, "Where consecutive CommitLog records begin."},
+    {"leading_texts", leading_texts, METH_VARARGS, "How many leading byte ranges are UTF-8."},
     {"declining", declining, METH_VARARGS, "fast(*args), or pure(*args) where fast answers None."},
     {NULL, NULL, 0, NULL},
 };

@@ -22,6 +22,18 @@ DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 cores busy while each task's Arrow batches and decoder state stay a few MiB."""
 
 
+def distinct_offsets(values: np.ndarray) -> np.ndarray:
+    """The distinct values of ``values`` as sorted int64, by sorting and dropping repeats. ``np.unique``
+    (numpy 2.3 on) finds distinct integers with a hash table first, which is fast for few distinct values
+    but about fifteen times slower than a sort on record offsets, nearly all distinct: 0.8 s of CPU for the
+    1.1 million consume-queue entries of a 4.4 GB store, more than the rest of a pushed query's
+    planning and reading together."""
+    ordered = np.sort(np.asarray(values, dtype=np.int64))
+    if not len(ordered):
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
 @dataclass(frozen=True)
 class CommitLogFile:
     path: str
@@ -54,14 +66,14 @@ def plan_splits(files: Sequence[CommitLogFile], boundaries: np.ndarray,
     """
     if split_bytes <= 0:
         raise ValueError(f"split size must be positive, got {split_bytes}")
-    known = np.unique(np.asarray(boundaries, dtype=np.int64))
+    known = distinct_offsets(boundaries)
     splits: list[CommitLogSplit] = []
     for file in sorted(files, key=lambda f: f.base):
         file_end = file.base + file.size
         cuts = np.arange(file.base + split_bytes, file_end, split_bytes, dtype=np.int64)
         found = np.searchsorted(known, cuts)
         starts = known[found[found < len(known)]]
-        starts = np.unique(starts[(starts > file.base) & (starts < file_end)])
+        starts = distinct_offsets(starts[(starts > file.base) & (starts < file_end)])
         edges = [file.base, *(int(s) for s in starts), file_end]
         splits += [CommitLogSplit(file.path, file.base, a, b) for a, b in itertools.pairwise(edges)]
     return splits

@@ -14,7 +14,7 @@ exactly, Spark checks again, and a filter the source does not understand is simp
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -176,19 +176,18 @@ def queue_plan(store: StoreDirectory, wanted: RecordFilter, data_start: int,
     ends = starts + sizes
     if len(starts) and (ends[-1] > data_end or (starts[1:] < ends[:-1]).any() or (sizes <= 0).any()):
         return None
-    edges = np.concatenate([[data_start], ends]), np.concatenate([starts, [data_end]])
-    gaps = [(int(a), int(b)) for a, b in zip(*edges, strict=True) if b > a]
+    begins, stops = np.concatenate([[data_start], ends]), np.concatenate([starts, [data_end]])
+    gap = stops > begins
+    gaps = list(zip(begins[gap].tolist(), stops[gap].tolist(), strict=True))
     return QueuePlan(starts[chosen_all], sizes[chosen_all], gaps)
 
 
-def group_records(offsets: np.ndarray, sizes: np.ndarray, file_starts: Sequence[int],
-                  group_bytes: int) -> list[tuple[int, np.ndarray]]:
-    """``offsets`` (sorted) grouped by the CommitLog file they fall in, about ``group_bytes`` of records
-    a group: a list of (file number, offsets)."""
-    owner = np.searchsorted(np.asarray(file_starts, dtype=np.int64), offsets, side="right") - 1
-    groups: list[tuple[int, np.ndarray]] = []
-    for number in np.unique(owner).tolist():
-        mine = owner == number
-        share = np.cumsum(sizes[mine]) // max(group_bytes, 1)
-        groups += [(number, offsets[mine][share == part]) for part in np.unique(share).tolist()]
-    return groups
+def group_records(offsets: np.ndarray, sizes: np.ndarray, group_bytes: int) -> list[np.ndarray]:
+    """``offsets`` (sorted) cut into runs of about ``group_bytes`` of records each (``sizes``), in order.
+    A run may span CommitLog files: every task has a fixed cost (the JVM's task set-up, the Python
+    worker's unpickling of the reader), so the few records a selective query keeps from each file are
+    read by one task rather than one task a file."""
+    if not len(offsets):
+        return []
+    share = np.cumsum(sizes) // max(group_bytes, 1)
+    return np.split(offsets, np.flatnonzero(share[1:] != share[:-1]) + 1)

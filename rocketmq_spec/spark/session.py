@@ -20,6 +20,16 @@ jobs here run on a laptop-sized ``local[n]``, where a handful per core keeps joi
 
 PYSPARK_PYTHON = "PYSPARK_PYTHON"
 
+DRIVER_JIT_OPTIONS = ("-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
+                      "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000")
+"""The driver JVM's optimizing compiler (C2) takes a method only once it has run ten times as often as
+HotSpot's defaults ask. Every query runs thousands of Spark's analyzer, optimizer and planner methods a
+few thousand times each, just over the default thresholds, so C2 kept compiling them query after query:
+on a one-core session its threads used 0.4-0.5 s of CPU per query after six warm-up queries, five times
+the task's own JVM time on a 256 MiB store scan (``benchmarks/spark_scan.py``). With the higher thresholds
+those methods stay in C1's code (compiled at once, cheaply) and C2 still takes the per-row loops of long
+scans, which run far past them; measured: 0.8 s of JVM CPU per query down to 0.35 s."""
+
 
 def worker_python() -> str:
     """The interpreter Spark's Python workers are to run: ``PYSPARK_PYTHON`` when the user chose one, else
@@ -32,9 +42,10 @@ def worker_python() -> str:
 
 def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
                   shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS) -> SparkSession:
-    """A ``local[cores]`` session, UI off, filters pushed to Python data sources that take them, with this
-    project's formats registered (``rocketmq-store`` and ``rocketmq``), its Python workers running this
-    interpreter (:func:`worker_python`).
+    """A ``local[cores]`` session, UI off, filters pushed to Python data sources that take them, the
+    optimizing JIT kept to hot code (:data:`DRIVER_JIT_OPTIONS`), with this project's formats registered
+    (``rocketmq-store`` and ``rocketmq``), its Python workers running this interpreter
+    (:func:`worker_python`).
 
     ``getOrCreate`` returns an already running session unchanged apart from the runtime options set here,
     so callers that need a different core count must stop the running session first.
@@ -51,6 +62,7 @@ def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
         .config("spark.sql.python.filterPushdown.enabled", "true")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.extraJavaOptions", DRIVER_JIT_OPTIONS)
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")

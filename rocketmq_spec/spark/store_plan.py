@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import mmap
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,11 +21,13 @@ from rocketmq_spec.codec.fast_store import RECORD_PREFIX
 from rocketmq_spec.codec.store import IndexFile, StoreDirectory
 from rocketmq_spec.codec.store.commitlog import map_file
 from rocketmq_spec.codec.store.data_end import zero_from
-from rocketmq_spec.spark.planning import CommitLogFile, CommitLogSplit, plan_splits
+from rocketmq_spec.spark.planning import CommitLogFile, CommitLogSplit, distinct_offsets, plan_splits
 from rocketmq_spec.spark.pushdown import RecordFilter, group_records, queue_plan
-from rocketmq_spec.spark.time_range import narrowed_by_time
+from rocketmq_spec.spark.time_range import TIME_COLUMN, narrowed_by_time
 from rocketmq_spec.spec.commitlog import BLANK_MAGIC
 from rocketmq_spec.spec.errors import RocketMQSpecError
+
+UNBOUNDED = (-math.inf, math.inf)
 
 
 @dataclass(frozen=True)
@@ -40,12 +43,20 @@ class IndexPartition(InputPartition):
 
 @dataclass(frozen=True)
 class RecordsPartition(InputPartition):
-    """Records of one CommitLog file at known offsets (from the consume queues), in offset order."""
+    """Records at known offsets (from the consume queues), in offset order, in one or more CommitLog
+    files."""
 
-    path: str
-    base: int
+    paths: tuple[str, ...]
+    bases: tuple[int, ...]
+    """Absolute commitlog offset of each file's first byte, ascending."""
     offsets: bytes
     """Absolute offsets as native int64 (compact to pickle to a worker)."""
+
+    def per_file(self) -> Iterator[tuple[str, int, np.ndarray]]:
+        """(path, base, offsets) of each file, the offsets that fall in it."""
+        offsets = np.frombuffer(self.offsets, dtype=np.int64)
+        cuts = np.searchsorted(offsets, np.asarray(self.bases[1:], dtype=np.int64))
+        yield from zip(self.paths, self.bases, np.split(offsets, cuts), strict=True)
 
 
 def record_boundaries(store: StoreDirectory, source: str, index_sizes: tuple[int, int] | None) -> np.ndarray:
@@ -92,20 +103,27 @@ def filtered_partitions(store: StoreDirectory, wanted: RecordFilter,
     files = store.commitlog.files
     if not files:
         return []
-    starts = np.unique(record_boundaries(store, "consumequeue", None))
-    wanted = narrowed_by_time(store, wanted, starts)
+    if wanted.bounds(TIME_COLUMN) != UNBOUNDED or wanted.bounds("physical_offset")[0] != -math.inf:
+        # only a time range or a lowest physical offset needs every known record start (sorted)
+        starts = distinct_offsets(record_boundaries(store, "consumequeue", None))
+        wanted = narrowed_by_time(store, wanted, starts)
+        first = _start_at_or_before(store, starts, wanted.bounds("physical_offset")[0])
+    else:
+        first = None
     low, high = wanted.bounds("physical_offset")
-    first = _start_at_or_before(store, starts, low)
     data_end = files[-1].start + files[-1].path.stat().st_size
     plan = queue_plan(store, wanted, files[0].start, data_end) if wanted.uses_queues else None
     if plan is None:
         return [cut for split in commitlog_splits(store, split_bytes, "consumequeue")
                 if (cut := _cut(split, low, high, first)) is not None]
     in_range = (plan.wanted >= low) & (plan.wanted <= high)
-    groups = group_records(plan.wanted[in_range], plan.sizes[in_range], [f.start for f in files], split_bytes)
-    parts: list[InputPartition] = [
-        RecordsPartition(str(files[number].path), files[number].start, offsets.astype(np.int64).tobytes())
-        for number, offsets in groups]
+    file_starts = np.asarray([f.start for f in files], dtype=np.int64)
+    parts: list[InputPartition] = []
+    for offsets in group_records(plan.wanted[in_range], plan.sizes[in_range], split_bytes):
+        owners = np.searchsorted(file_starts, offsets[[0, -1]], side="right") - 1
+        used = files[int(owners[0]):int(owners[1]) + 1]
+        parts.append(RecordsPartition(tuple(str(f.path) for f in used), tuple(f.start for f in used),
+                                      offsets.astype(np.int64).tobytes()))
     for begin, end in plan.gaps:
         for segment in files:
             segment_end = segment.start + segment.path.stat().st_size

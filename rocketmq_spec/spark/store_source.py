@@ -178,10 +178,9 @@ class StoreReader(DataSourceReader):
             rows = index_rows(Path(partition.path), options.index_sizes)
             yield from batches(rows, INDEX_SCHEMA, options.batch_rows)
         elif isinstance(partition, RecordsPartition):
-            yield from listed_batches(partition.path, partition.base,
-                                      np.frombuffer(partition.offsets, dtype=np.int64),
-                                      decompress=options.decompress, size=options.batch_rows,
-                                      wanted=self.filter, columns=columns)
+            for path, base, offsets in partition.per_file():
+                yield from listed_batches(path, base, offsets, decompress=options.decompress,
+                                          size=options.batch_rows, wanted=self.filter, columns=columns)
         elif isinstance(partition, CommitLogSplit):
             yield from message_batches(store, partition, decompress=options.decompress,
                                        errors_as_rows=options.on_error == "row",

@@ -17,6 +17,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
 from rocketmq_spec.codec.compression import decompress_for_sys_flag
+from rocketmq_spec.codec.hotpath import twin
 from rocketmq_spec.codec.store import MessageRecord, index_keys
 from rocketmq_spec.codec.store.columns import (
     RecordColumns,
@@ -183,6 +184,29 @@ def _decodable(offsets: np.ndarray, data: bytes) -> int:
     return len(offsets) - 1
 
 
+def _leading_texts(view: object, at: np.ndarray, lengths: np.ndarray) -> int:
+    """How many leading byte ranges ``[at, at + length)`` of ``view`` are UTF-8, as ``decode_record``
+    requires of a topic and a properties string: Arrow validates them all at once, and only where it
+    refuses one are they decoded one by one to find which."""
+    parts = slices(view, at, lengths)
+    return len(at) if _arrow_valid(parts) else _decodable(*parts)
+
+
+_checked_texts = twin("leading_texts", _leading_texts, declines=True)
+
+
+def leading_texts(view: object, at: np.ndarray, lengths: np.ndarray) -> int:
+    """:func:`_leading_texts`, compiled where the extension is built (:mod:`rocketmq_spec.codec.hotpath`),
+    which checks the ranges where they lie: a query that returns neither topics nor properties copies
+    neither."""
+    return int(_checked_texts(view, np.ascontiguousarray(at, dtype=np.int64),
+                              np.ascontiguousarray(lengths, dtype=np.int64)))
+
+
+def _texts(view: object, at: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    return _arrow(*slices(view, at, lengths), pa.string())
+
+
 def _bodies_that_decompress(columns: RecordColumns, offsets: np.ndarray, data: bytes,
                             count: int) -> tuple[int, dict[int, bytes]]:
     """The application bodies of the compressed records among the first ``count``, up to the first that
@@ -204,6 +228,12 @@ PROPERTY_COLUMNS = frozenset({"tags", "keys", "properties", "uniq_key", "tags_co
 """The columns derived from the properties string (parsed once for all of them)."""
 
 
+FIXED_COLUMNS = frozenset({"queue_id", "queue_offset", "physical_offset", "total_size", "magic", "sys_flag",
+                           "body_crc", "flag", "born_timestamp", "store_timestamp", "reconsume_times",
+                           "prepared_transaction_offset"})
+"""The columns that are a fixed field of the record, as :class:`RecordColumns` names them."""
+
+
 def message_schema(columns: Collection[str] | None) -> pa.Schema:
     """:data:`MESSAGE_SCHEMA` restricted to ``columns`` (all when ``None``), in the schema's order."""
     if columns is None:
@@ -223,38 +253,30 @@ def message_batch(view: object, starts: np.ndarray, *, decompress: bool,
     wanted = set(schema.names)
     fixed = record_columns(view, starts)
     count = fixed.first_unsound()
-    topic_parts = slices(view, fixed.topic_at[:count], fixed.topic_length[:count])
-    count = _decodable(*topic_parts) if not _arrow_valid(topic_parts) else count
-    properties_parts = slices(view, fixed.properties_at[:count], fixed.properties_length[:count])
-    count = _decodable(*properties_parts) if not _arrow_valid(properties_parts) else count
+    count = leading_texts(view, fixed.topic_at[:count], fixed.topic_length[:count])
+    count = leading_texts(view, fixed.properties_at[:count], fixed.properties_length[:count])
     arrays: dict[str, Any] = {}
     if decompress or wanted & {"body", "crc_ok"}:
         arrays.update(_body_columns(view, fixed, count, decompress))
         count = len(arrays["crc_ok"])
-    topics = _arrow(topic_parts[0][:count + 1], topic_parts[1], pa.string())
+    if wanted & (PROPERTY_COLUMNS | {"topic"}):
+        arrays["topic"] = _texts(view, fixed.topic_at[:count], fixed.topic_length[:count])
     if wanted & PROPERTY_COLUMNS:
-        texts = _arrow(properties_parts[0][:count + 1], properties_parts[1], pa.string())
+        topics = arrays["topic"]
+        texts = _texts(view, fixed.properties_at[:count], fixed.properties_length[:count])
         arrays.update(property_columns(topics, texts, fixed.sys_flag[:count])
                       or _property_columns(topics.to_pylist(), texts.to_pylist(), fixed.sys_flag[:count]))
-    for name, hosts, v6 in (("born_host", fixed.born_host, fixed.born_v6),
-                            ("store_host", fixed.store_host, fixed.store_v6)):
+    for name, v6 in (("born_host", fixed.born_v6), ("store_host", fixed.store_v6)):
         if name in wanted:
-            texts_of, at = host_texts(hosts[:count], v6[:count])
+            texts_of, at = host_texts(getattr(fixed, name)[:count], v6[:count])
             arrays[name] = pa.array(texts_of, pa.string()).take(at)
     if "offset_msg_id" in wanted:
         arrays["offset_msg_id"] = _arrow(*offset_msg_ids(fixed.store_host[:count], fixed.store_v6[:count],
                                                          fixed.physical_offset[:count]), pa.string())
-    arrays.update({
-        "topic": topics, "queue_id": fixed.queue_id[:count], "queue_offset": fixed.queue_offset[:count],
-        "physical_offset": fixed.physical_offset[:count], "total_size": fixed.total_size[:count],
-        "magic": fixed.magic[:count], "sys_flag": fixed.sys_flag[:count],
-        "body_crc": fixed.body_crc[:count], "flag": fixed.flag[:count],
-        "born_timestamp": fixed.born_timestamp[:count], "store_timestamp": fixed.store_timestamp[:count],
-        "reconsume_times": fixed.reconsume_times[:count],
-        "prepared_transaction_offset": fixed.prepared_transaction_offset[:count],
-        "body_size": fixed.body_length[:count],
-        "error_clause": pa.nulls(count, pa.string()), "error": pa.nulls(count, pa.string()),
-    })
+    arrays.update({name: getattr(fixed, name)[:count] for name in wanted & FIXED_COLUMNS})
+    if "body_size" in wanted:
+        arrays["body_size"] = fixed.body_length[:count]
+    arrays.update({name: pa.nulls(count, pa.string()) for name in wanted & {"error_clause", "error"}})
     batch = pa.RecordBatch.from_arrays([pa.array(arrays[f.name], f.type) for f in schema], schema=schema)
     return batch, count
 

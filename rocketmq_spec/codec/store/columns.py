@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -63,29 +64,34 @@ def _bytes(view: object) -> np.ndarray:
     return np.frombuffer(view, dtype=np.uint8)  # type: ignore[call-overload]
 
 
+def _host(buf: np.ndarray, at: np.ndarray, v6: np.ndarray) -> np.ndarray:
+    """Host rows as :class:`RecordColumns` keeps them: IPv4 address and port moved to the layout of a
+    zero-padded IPv6 host, so that one row shape serves both widths."""
+    rows = _gather(buf, at, IPV6_HOST_SIZE)
+    v4 = ~v6
+    rows[v4, _IPV6:] = rows[v4, _IPV4:IPV4_HOST_SIZE]
+    rows[v4, _IPV4:_IPV6] = 0
+    return rows
+
+
 @dataclass(frozen=True)
 class RecordColumns:
     """The fields of a batch of records, one numpy array per field, in record order.
 
-    Hosts are rows of :data:`IPV6_HOST_SIZE` bytes (address then port) with the unused bytes of an IPv4
-    host zeroed, so equal hosts are equal rows; ``*_at`` are positions in the buffer the columns were
-    read from.
+    The fields that locate the variable parts and judge a record sound are read at once; every other fixed
+    field is gathered when first asked for (a table reader builds only the columns its query needs, and
+    each gather is a pass over the batch). Hosts are rows of :data:`IPV6_HOST_SIZE` bytes (address then
+    port) with the unused bytes of an IPv4 host zeroed, so equal hosts are equal rows; ``*_at`` are
+    positions in the buffer the columns were read from.
     """
 
+    buf: np.ndarray
+    at: np.ndarray
+    """The record starts."""
     total_size: np.ndarray
     magic: np.ndarray
-    body_crc: np.ndarray
-    queue_id: np.ndarray
-    flag: np.ndarray
-    queue_offset: np.ndarray
-    physical_offset: np.ndarray
     sys_flag: np.ndarray
-    born_timestamp: np.ndarray
-    born_host: np.ndarray
-    store_timestamp: np.ndarray
-    store_host: np.ndarray
-    reconsume_times: np.ndarray
-    prepared_transaction_offset: np.ndarray
+    store_timestamp_at: np.ndarray
     body_at: np.ndarray
     body_length: np.ndarray
     topic_at: np.ndarray
@@ -112,15 +118,60 @@ class RecordColumns:
         bad = np.flatnonzero(~self.sound)
         return int(bad[0]) if len(bad) else len(self)
 
+    def _fixed(self, position: int, dtype: str) -> np.ndarray:
+        return _int(self.buf, self.at + position, dtype)
 
-def _host(buf: np.ndarray, at: np.ndarray, v6: np.ndarray) -> np.ndarray:
-    """Host rows as :class:`RecordColumns` keeps them: IPv4 address and port moved to the layout of a
-    zero-padded IPv6 host, so that one row shape serves both widths."""
-    rows = _gather(buf, at, IPV6_HOST_SIZE)
-    v4 = ~v6
-    rows[v4, _IPV6:] = rows[v4, _IPV4:IPV4_HOST_SIZE]
-    rows[v4, _IPV4:_IPV6] = 0
-    return rows
+    @cached_property
+    def body_crc(self) -> np.ndarray:
+        return self._fixed(BODY_CRC_POSITION, ">i4")
+
+    @cached_property
+    def queue_id(self) -> np.ndarray:
+        return self._fixed(QUEUE_ID_POSITION, ">i4")
+
+    @cached_property
+    def flag(self) -> np.ndarray:
+        return self._fixed(FLAG_POSITION, ">i4")
+
+    @cached_property
+    def queue_offset(self) -> np.ndarray:
+        return self._fixed(QUEUE_OFFSET_POSITION, ">i8")
+
+    @cached_property
+    def physical_offset(self) -> np.ndarray:
+        return self._fixed(PHYSICAL_OFFSET_POSITION, ">i8")
+
+    @cached_property
+    def born_timestamp(self) -> np.ndarray:
+        return self._fixed(BORN_TIMESTAMP_POSITION, ">i8")
+
+    @cached_property
+    def born_host(self) -> np.ndarray:
+        return _host(self.buf, self.at + BORN_HOST_POSITION, self.born_v6)
+
+    @cached_property
+    def store_timestamp(self) -> np.ndarray:
+        return _int(self.buf, self.store_timestamp_at, ">i8")
+
+    @property
+    def _store_host_at(self) -> np.ndarray:
+        return self.store_timestamp_at + _INT64
+
+    @cached_property
+    def store_host(self) -> np.ndarray:
+        return _host(self.buf, self._store_host_at, self.store_v6)
+
+    @property
+    def _reconsume_at(self) -> np.ndarray:
+        return self._store_host_at + np.where(self.store_v6, IPV6_HOST_SIZE, IPV4_HOST_SIZE)
+
+    @cached_property
+    def reconsume_times(self) -> np.ndarray:
+        return _int(self.buf, self._reconsume_at, ">i4")
+
+    @cached_property
+    def prepared_transaction_offset(self) -> np.ndarray:
+        return _int(self.buf, self._reconsume_at + _INT32, ">i8")
 
 
 def record_columns(view: object, starts: np.ndarray) -> RecordColumns:
@@ -134,11 +185,9 @@ def record_columns(view: object, starts: np.ndarray) -> RecordColumns:
     sys_flag = _int(buf, at + SYS_FLAG_POSITION, ">i4")
     born_v6 = (sys_flag & BORNHOST_V6) != 0
     store_v6 = (sys_flag & STOREHOST_V6) != 0
-    born_width = np.where(born_v6, IPV6_HOST_SIZE, IPV4_HOST_SIZE)
-    store_timestamp_at = at + BORN_HOST_POSITION + born_width
-    store_host_at = store_timestamp_at + _INT64
-    reconsume_at = store_host_at + np.where(store_v6, IPV6_HOST_SIZE, IPV4_HOST_SIZE)
-    body_length_at = reconsume_at + _INT32 + _INT64
+    store_timestamp_at = at + BORN_HOST_POSITION + np.where(born_v6, IPV6_HOST_SIZE, IPV4_HOST_SIZE)
+    body_length_at = (store_timestamp_at + _INT64 + np.where(store_v6, IPV6_HOST_SIZE, IPV4_HOST_SIZE)
+                      + _INT32 + _INT64)
     body_at = body_length_at + _INT32
     total_size = _int(buf, at, ">i4")
     end = at + total_size
@@ -157,18 +206,9 @@ def record_columns(view: object, starts: np.ndarray) -> RecordColumns:
     properties_length = _int(buf, np.where(properties_fit, properties_length_at, 0), ">u2")
     properties_at = properties_length_at + _SHORT
     return RecordColumns(
-        total_size=total_size, magic=magic, body_crc=_int(buf, at + BODY_CRC_POSITION, ">i4"),
-        queue_id=_int(buf, at + QUEUE_ID_POSITION, ">i4"), flag=_int(buf, at + FLAG_POSITION, ">i4"),
-        queue_offset=_int(buf, at + QUEUE_OFFSET_POSITION, ">i8"),
-        physical_offset=_int(buf, at + PHYSICAL_OFFSET_POSITION, ">i8"), sys_flag=sys_flag,
-        born_timestamp=_int(buf, at + BORN_TIMESTAMP_POSITION, ">i8"),
-        born_host=_host(buf, at + BORN_HOST_POSITION, born_v6),
-        store_timestamp=_int(buf, store_timestamp_at, ">i8"),
-        store_host=_host(buf, store_host_at, store_v6),
-        reconsume_times=_int(buf, reconsume_at, ">i4"),
-        prepared_transaction_offset=_int(buf, reconsume_at + _INT32, ">i8"),
-        body_at=body_at, body_length=body_length, topic_at=topic_at, topic_length=topic_length,
-        properties_at=properties_at, properties_length=properties_length,
+        buf=buf, at=at, total_size=total_size, magic=magic, sys_flag=sys_flag,
+        store_timestamp_at=store_timestamp_at, body_at=body_at, body_length=body_length, topic_at=topic_at,
+        topic_length=topic_length, properties_at=properties_at, properties_length=properties_length,
         sound=properties_fit & (properties_at + properties_length == end),
     )
 

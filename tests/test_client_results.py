@@ -4,7 +4,8 @@ and broker targets to the broker one, and the clients table lists every non-PASS
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -21,11 +22,19 @@ def test_client_columns_name_registry_drivers() -> None:
 
 
 def test_check_splits_client_columns_from_broker_targets(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: dict[str, Sequence[str]] = {}
-    monkeypatch.setattr(client_results, "check", lambda names: seen.setdefault("clients", names) and 1)
-    monkeypatch.setattr(results, "check", lambda targets: seen.setdefault("targets", targets) and 0)
-    assert results.main(["check", "client:java-4.9.7", "embedded"]) == 1
-    assert seen == {"clients": ["client:java-4.9.7"], "targets": ["embedded"]}
+    seen: dict[str, object] = {}
+
+    def checked(what: str, code: int) -> Callable[[Sequence[str], Path], int]:
+        def check(names: Sequence[str], keep: Path) -> int:
+            seen[what] = (names, keep)
+            return code
+        return check
+
+    monkeypatch.setattr(client_results, "check", checked("clients", 1))
+    monkeypatch.setattr(results, "check", checked("targets", 0))
+    assert results.main(["check", "client:java-4.9.7", "embedded", "--keep", "kept"]) == 1
+    assert seen == {"clients": (["client:java-4.9.7"], Path("kept").resolve()),
+                    "targets": (["embedded"], Path("kept").resolve())}
     with pytest.raises(SystemExit):
         results.main(["check", "client:no-such"])
 

@@ -5,6 +5,7 @@ change to either that the command would undo, or a report updated without render
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +52,7 @@ def test_the_check_ci_runs_names_only_the_project_targets(monkeypatch: pytest.Mo
     ``.ci/run`` calls) must not run it."""
     checked: list[str] = []
 
-    def check(targets: Sequence[str]) -> int:
+    def check(targets: Sequence[str], keep: Path) -> int:
         checked.extend(targets)
         return 0
 

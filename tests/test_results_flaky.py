@@ -3,7 +3,10 @@ keeps the case files of the non-PASS cases."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from rocketmq_spec.conformance.report import json_files
 from rocketmq_spec.conformance.report.matrix import Report
@@ -59,3 +62,45 @@ def test_update_keeps_the_case_files_of_non_pass_cases_only(tmp_path: Path) -> N
     kept = keep_reproducers(fresh, committed)
     assert sorted(p.name for p in kept) == ["a_fail.json", "a_non_strict.json"]
     assert sorted(p.name for p in (committed / "cases").iterdir()) == ["a_fail.json", "a_non_strict.json"]
+
+
+def written(directory: Path, label: str, **verdicts: Verdict) -> Report:
+    """A run's report written to ``directory`` as ``rmq-conformance --report`` writes one (case files of
+    the non-PASS cases included), loaded back."""
+    json_files.write(directory, [CaseResult(case_id=case.replace("__", "::"), area="a", clause_id="RMQ-X-Y",
+                                            clause_text="", level="MUST", requirement="", verdict=verdict,
+                                            message=f"{label} saw {verdict.value}")
+                                 for case, verdict in verdicts.items()], {})
+    return Report.load(directory / json_files.INDEX, label)
+
+
+def test_the_records_of_a_flaky_and_a_changed_case_are_kept_and_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    committed = report("committed", a__flaky="PASS", a__changed="PASS", a__same="PASS")
+    fresh = written(tmp_path / "run", "this run", a__flaky=Verdict.FAIL, a__changed=Verdict.FAIL,
+                    a__same=Verdict.PASS)
+    again = written(tmp_path / "rerun", "rerun", a__flaky=Verdict.PASS, a__changed=Verdict.ERROR)
+    keep = tmp_path / "kept"
+    found = compare(committed, fresh, lambda cases: again, {}, keep)
+    assert found.kept == {"a::flaky": keep / "a_flaky", "a::changed": keep / "a_changed"}
+    flaky, changed = found.kept["a::flaky"], found.kept["a::changed"]
+    assert (flaky / "this-run.json").read_bytes() == (tmp_path / "run/cases/a_flaky.json").read_bytes()
+    assert json.loads((flaky / "rerun.json").read_text())["verdict"] == "PASS"  # a PASS has no case file
+    assert (changed / "rerun.json").read_bytes() == (tmp_path / "rerun/cases/a_changed.json").read_bytes()
+    assert json.loads((changed / "this-run.json").read_text())["message"] == "this run saw FAIL"
+    assert not (keep / "a_same").exists()
+    found.print_lines("apache-5.3.3", {})
+    lines = capsys.readouterr().out.splitlines()
+    flaky_line = "apache-5.3.3: a::flaky: FLAKY: committed PASS, this run FAIL, PASS when rerun"
+    assert f"{flaky_line}; records kept in {flaky}" in lines
+    assert any(line.startswith("apache-5.3.3: a::changed: committed PASS") and line.endswith(str(changed))
+               for line in lines)
+
+
+def test_a_case_that_was_not_rerun_keeps_the_record_of_the_run_that_differed(tmp_path: Path) -> None:
+    fresh = written(tmp_path / "run", "this run", a__b=Verdict.FAIL)
+    where = tmp_path / "kept" / "a_b"
+    where.mkdir(parents=True)
+    (where / "rerun.json").write_text("{}")  # an earlier check's record is replaced, not mixed in
+    found = compare(report("committed", a__b="PASS"), fresh, lambda cases: None, {}, tmp_path / "kept")
+    assert sorted(p.name for p in found.kept["a::b"].iterdir()) == ["this-run.json"]

@@ -28,6 +28,7 @@ from rocketmq_spec.conformance.clients.registry import DRIVERS
 from rocketmq_spec.conformance.report.matrix import Report
 from rocketmq_spec.conformance.results_store import (
     INDEX,
+    KEPT_DIR,
     RESULTS_DIR,
     ROOT,
     check_summary,
@@ -91,9 +92,10 @@ def _rerun(driver: str, work: Path) -> Callable[[list[str]], Report | None]:
     return run
 
 
-def check(names: Sequence[str]) -> int:
+def check(names: Sequence[str], keep: Path = KEPT_DIR) -> int:
     """Run each driver and compare its verdicts with the committed ones: 1 if a case differs twice (flaky
-    and timing-sensitive cases are listed, not counted)."""
+    and timing-sensitive cases are listed, not counted); the records of the cases that differed are kept
+    under ``keep/clients/<driver>``."""
     changed = 0
     with tempfile.TemporaryDirectory(prefix="rmq-client-results-") as name:
         work = Path(name)
@@ -106,7 +108,8 @@ def check(names: Sequence[str]) -> int:
                 changed += 1
                 continue
             column, sensitive = f"{PREFIX}{driver}", TIMING_SENSITIVE.get(driver, {})
-            found = compare(Report.load(committed, "committed"), fresh, _rerun(driver, work), sensitive)
+            found = compare(Report.load(committed, "committed"), fresh, _rerun(driver, work), sensitive,
+                            keep / "clients" / driver)
             changed += found.print_lines(column, sensitive)
     return check_summary(changed, names, "docs/results/clients")
 

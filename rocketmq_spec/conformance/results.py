@@ -2,6 +2,7 @@
 documents generated from them.
 
     python -m rocketmq_spec.conformance.results check [TARGET ...]   # exit 1 if a verdict differs (twice)
+    python -m rocketmq_spec.conformance.results check --keep DIR     # where differing cases' records go
     python -m rocketmq_spec.conformance.results update [TARGET ...]  # run each target, replace its report
     python -m rocketmq_spec.conformance.results update --only controller embedded apache-5.5.0  # one report
     python -m rocketmq_spec.conformance.results render [--check]     # docs/RESULTS.md and the counts
@@ -17,7 +18,8 @@ also holds ``store/`` (the store it wrote, checked offline) and ``acl/`` (the ``
 area against it with ACL on). ``check`` is what ``.ci/run`` runs after the tests: a case whose verdict
 differs from the committed one, in the run and again when rerun, fails CI, whichever way it changed, until
 the report is updated in the same change that explains it; a case that differs once and not on the rerun
-is reported as flaky with both verdicts.
+is reported as flaky with both verdicts. Either way the case's records of both runs (expected, seen,
+frames) are kept under ``reports/results-check/<target>/<report>/<case>/`` (``--keep``), named on its line.
 
 The TLS columns (:mod:`rocketmq_spec.conformance.results_tls`) are published but run only when named.
 
@@ -44,6 +46,7 @@ from rocketmq_spec.conformance import client_results, results_tls
 from rocketmq_spec.conformance.report.matrix import Report, render_comparison
 from rocketmq_spec.conformance.results_store import (
     INDEX,
+    KEPT_DIR,
     RESULTS_DIR,
     ROOT,
     check_summary,
@@ -182,11 +185,12 @@ def _rerun(target: str, sub: str, work: Path) -> Callable[[list[str]], Report | 
     return run
 
 
-def check(targets: Sequence[str]) -> int:
+def check(targets: Sequence[str], keep: Path = KEPT_DIR) -> int:
     """Run each target and compare its verdicts with the committed ones; a case that differs is run once
     more, and only a case whose verdict differs both times counts (1 if any does). A case that flips back
     is reported as flaky with both verdicts; :data:`TIMING_SENSITIVE` cases are left out with their
-    reason."""
+    reason. The records of both runs of each case that differed are kept under ``keep/<target>/<report>``
+    (``main`` for the target's main report)."""
     changed = 0
     with tempfile.TemporaryDirectory(prefix="rmq-results-") as work:
         for target in targets:
@@ -201,7 +205,8 @@ def check(targets: Sequence[str]) -> int:
                 sub = subs[index] if index < len(subs) else None  # the store report is not rerun alone
                 rerun = _rerun(target, sub, Path(work)) if sub is not None else (lambda cases: None)
                 found = compare(Report.load(committed, "committed"), Report.load(fresh, "this run"), rerun,
-                                TIMING_SENSITIVE)
+                                TIMING_SENSITIVE, keep / target / (fresh.parent.name if sub is None
+                                                                    else sub or "main"))
                 changed += found.print_lines(target, TIMING_SENSITIVE)
     return check_summary(changed, targets, "docs/results")
 
@@ -346,6 +351,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sub.add_argument("targets", nargs="*", metavar="TARGET",
                          help=f"default: {' '.join(CHECKED)}; client:DRIVER for a client column, "
                               f"{client_results.ALL} for {' '.join(client_results.CLIENTS_CHECKED)}")
+    commands.choices["check"].add_argument(
+        "--keep", type=Path, default=KEPT_DIR, metavar="DIR",
+        help=f"where the records of the cases that differed are kept (default: {KEPT_DIR} under the current "
+             "directory)")
     commands.choices["update"].add_argument(
         "--only", choices=(ACL, AUTHN, GRPC, CONTROLLER),
         help="run and replace only this report of each target (e.g. the controller column)")
@@ -362,8 +371,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "update":
         client_results.update(clients)
         return update(targets, args.only) if targets else render(check_only=False)
-    codes = [client_results.check(clients)] if clients else []
-    return max([*codes, check(targets)] if targets else codes)
+    keep = args.keep.resolve()
+    codes = [client_results.check(clients, keep)] if clients else []
+    return max([*codes, check(targets, keep)] if targets else codes)
 
 
 if __name__ == "__main__":

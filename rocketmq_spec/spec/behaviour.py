@@ -228,9 +228,11 @@ BRK_LONG_POLL = clause(
     "RMQ-BRK-LONG-POLL", Level.MUST,
     "A pull with FLAG_SUSPEND that finds nothing is held: it is answered with the message when one arrives, "
     "or with 19 PULL_NOT_FOUND once suspendTimeoutMillis has passed. Waking it runs every check of a pull "
-    "again: a topic deleted while the pull was held is answered 17 TOPIC_NOT_EXIST.",
+    "again: a topic deleted while the pull was held is answered 17 TOPIC_NOT_EXIST. The commitOffset of a "
+    "pull with FLAG_COMMIT_OFFSET is committed as it is held (QUERY_CONSUMER_OFFSET reads it back).",
     source=_BRK + "longpolling/PullRequestHoldService.java; " + _BRK + "processor/PullMessageProcessor.java "
-    "(executeRequestWhenWakeup -> processRequest)")
+    "(executeRequestWhenWakeup -> processRequest; 4.9.x: commitOffset after suspendPullRequest); " + _BRK
+    + "processor/DefaultPullMessageResultHandler.java (5.x handle: tryCommitOffset, then suspendPullRequest)")
 BRK_TAG_FILTER = clause(
     "RMQ-BRK-TAG-FILTER", Level.MUST,
     "With FLAG_SUBSCRIPTION and a TAG expression, a pull returns only messages whose tag is one of the "

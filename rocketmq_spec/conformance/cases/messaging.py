@@ -314,16 +314,21 @@ class Client:
     # -- consuming -------------------------------------------------------------------------------------
 
     def pull_command(self, topic: str, queue_id: int, offset: int, *, group: str | None = None,
-                     expression: str = ALL_TAGS, suspend_ms: int = 0, lite: bool = False) -> RemotingCommand:
+                     expression: str = ALL_TAGS, suspend_ms: int = 0, lite: bool = False,
+                     commit_offset: int | None = None) -> RemotingCommand:
         """A PULL_MESSAGE carrying its subscription (FLAG_SUBSCRIPTION), so no heartbeat is needed first;
-        ``lite``: the LITE_PULL_MESSAGE a 5.x lite pull consumer sends instead (FLAG_LITE_PULL_MESSAGE)."""
+        ``lite``: the LITE_PULL_MESSAGE a 5.x lite pull consumer sends instead (FLAG_LITE_PULL_MESSAGE);
+        ``commit_offset``: the consumer offset a push consumer's pull carries (FLAG_COMMIT_OFFSET)."""
         flags = PullSysFlag.SUBSCRIPTION | (PullSysFlag.SUSPEND if suspend_ms else PullSysFlag(0))
         if lite:
             flags |= PullSysFlag.LITE_PULL_MESSAGE
+        if commit_offset is not None:
+            flags |= PullSysFlag.COMMIT_OFFSET
         code = RequestCode.LITE_PULL_MESSAGE if lite else RequestCode.PULL_MESSAGE
         return self.request(code, {
             "consumerGroup": group or unique("cg"), "topic": topic, "queueId": queue_id,
-            "queueOffset": offset, "maxMsgNums": PULL_BATCH, "sysFlag": int(flags), "commitOffset": 0,
+            "queueOffset": offset, "maxMsgNums": PULL_BATCH, "sysFlag": int(flags),
+            "commitOffset": commit_offset or 0,
             "suspendTimeoutMillis": suspend_ms, "subscription": expression, "subVersion": 0,
             "expressionType": "TAG"})
 

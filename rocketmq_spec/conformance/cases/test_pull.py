@@ -28,7 +28,7 @@ from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, OFFSET_MOVED_EVENT_T
 from .admin_support import group_config, properties
 from .messaging import QUEUES, SUSPEND_HEADROOM, Client, Message, pull_header, subscription
 from .pop_support import require_code
-from .support import expect_code, expect_success, unique
+from .support import eventually, expect_code, expect_success, unique
 
 FILLED = 3
 """Messages in the queue the status cases pull from."""
@@ -222,9 +222,28 @@ def test_long_poll_woken_after_another_expired(broker: Server, client: Client, w
       "TOPIC_NOT_EXIST: waking it runs the pull's checks again.")
 @waits_on_target
 def test_held_pull_of_a_deleted_topic(client: Client, check: Check) -> None:
-    topic = client.create_topic()
-    held = client.pull_command(topic, 0, 0, suspend_ms=HELD_SHORT_MS)
+    """The topic is deleted only once the pull is seen held. The queue holds one message, so the pull at
+    offset 1 finds nothing, and it commits offset 1 (FLAG_COMMIT_OFFSET) as a push consumer's next pull
+    does; QUERY_CONSUMER_OFFSET answers 1 only once the broker has committed it, which Java does in the
+    pull's own thread just before holding it (5.3.3 DefaultPullMessageResultHandler.handle: tryCommitOffset
+    line 111, suspendPullRequest line 186; 4.9.7 PullMessageProcessor: just after, lines 421 and 468).
+
+    Sent back to back, the delete raced the pull across the broker's thread pools: it overtook the pull (a
+    plain pull of an unknown topic, answered 17 at once), or, on a 5.x broker, it landed between the pull's
+    topic check and ``handle``, whose second read of the topic config (lines 91-92) throws; the exception
+    ends the future PullMessageProcessor answers through (lines 559-582), and the pull is never answered."""
+    topic, group = client.create_topic(), unique("cg")
+    client.send(topic, Message(b"consumed"))
+    client.settle()
+    held = client.pull_command(topic, 0, 1, group=group, suspend_ms=HELD_SHORT_MS, commit_offset=1)
     client.connection.send(held)
+    queue = {"consumerGroup": group, "topic": topic, "queueId": 0}
+    # bounded as an answer is: the pull's thread pool may be that slow to reach the hold on a loaded machine
+    committed = eventually(lambda: client.call(RequestCode.QUERY_CONSUMER_OFFSET, queue),
+                           lambda answer: (answer.ext_fields or {}).get("offset") == "1", RESPONSE_TIMEOUT)
+    check.that("the held pull's commitOffset 1 read back before the delete",
+               (committed.ext_fields or {}).get("offset") == "1", expected="offset 1",
+               actual=f"{committed.code} {committed.ext_fields}")
     expect_success(check, "DELETE_TOPIC_IN_BROKER", client.call(RequestCode.DELETE_TOPIC_IN_BROKER,
                                                                 {"topic": topic}))
     response = client.connection.response_to(held.opaque, SUSPEND_HEADROOM + RESPONSE_TIMEOUT)

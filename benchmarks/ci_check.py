@@ -35,8 +35,10 @@ from rocketmq_spec.codec.hotpath import ENVIRONMENT
 
 FACTOR = 2.0
 EXPECTED = {
-    "hot path send, pure-Python / compiled CPU": 1.57,
-    "hot path pull, pure-Python / compiled CPU": 2.98,
+    # the hot-path ratios since the compiled send and pull lanes took their work off the loop (2026-11-29):
+    # send 2.19, 2.77 and 2.35, pull 3.63, 3.80 and 3.63 in three runs at 46ab7bf and before
+    "hot path send, pure-Python / compiled CPU": 2.35,
+    "hot path pull, pure-Python / compiled CPU": 3.63,
     "broker CPU per send x4, apache-4.9.7 / embedded": 1.73,
     "broker CPU per pulled message x4, apache-4.9.7 / embedded": 1.21,
 }

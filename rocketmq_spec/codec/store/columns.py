@@ -74,6 +74,22 @@ def _host(buf: np.ndarray, at: np.ndarray, v6: np.ndarray) -> np.ndarray:
     return rows
 
 
+class _FixedField:
+    """A field at the same position in every record (position, big-endian type: a row of the record
+    layout), read for all records at once the first time a query asks for it, then kept on the batch."""
+
+    def __init__(self, position: int, dtype: str) -> None:
+        self.position, self.dtype = position, dtype
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, batch: RecordColumns, owner: type | None = None) -> np.ndarray:
+        value = _int(batch.buf, batch.at + self.position, self.dtype)
+        batch.__dict__[self.name] = value  # non-data descriptor: from now on the instance value wins
+        return value
+
+
 @dataclass(frozen=True)
 class RecordColumns:
     """The fields of a batch of records, one numpy array per field, in record order.
@@ -118,32 +134,12 @@ class RecordColumns:
         bad = np.flatnonzero(~self.sound)
         return int(bad[0]) if len(bad) else len(self)
 
-    def _fixed(self, position: int, dtype: str) -> np.ndarray:
-        return _int(self.buf, self.at + position, dtype)
-
-    @cached_property
-    def body_crc(self) -> np.ndarray:
-        return self._fixed(BODY_CRC_POSITION, ">i4")
-
-    @cached_property
-    def queue_id(self) -> np.ndarray:
-        return self._fixed(QUEUE_ID_POSITION, ">i4")
-
-    @cached_property
-    def flag(self) -> np.ndarray:
-        return self._fixed(FLAG_POSITION, ">i4")
-
-    @cached_property
-    def queue_offset(self) -> np.ndarray:
-        return self._fixed(QUEUE_OFFSET_POSITION, ">i8")
-
-    @cached_property
-    def physical_offset(self) -> np.ndarray:
-        return self._fixed(PHYSICAL_OFFSET_POSITION, ">i8")
-
-    @cached_property
-    def born_timestamp(self) -> np.ndarray:
-        return self._fixed(BORN_TIMESTAMP_POSITION, ">i8")
+    body_crc = _FixedField(BODY_CRC_POSITION, ">i4")
+    queue_id = _FixedField(QUEUE_ID_POSITION, ">i4")
+    flag = _FixedField(FLAG_POSITION, ">i4")
+    queue_offset = _FixedField(QUEUE_OFFSET_POSITION, ">i8")
+    physical_offset = _FixedField(PHYSICAL_OFFSET_POSITION, ">i8")
+    born_timestamp = _FixedField(BORN_TIMESTAMP_POSITION, ">i8")
 
     @cached_property
     def born_host(self) -> np.ndarray:

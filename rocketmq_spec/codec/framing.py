@@ -88,21 +88,24 @@ class FrameDecoder:
         buffer = self._buffer
         claim = self._claim
         start = 0
-        while len(buffer) - start >= LENGTH_FIELD_SIZE:
-            (length,) = struct.unpack_from(">i", buffer, start)
-            check_length(length)
-            if len(buffer) - start < LENGTH_FIELD_SIZE + TYPE_WORD_SIZE:
-                break
-            _, type_code, header_length = unpack_words(buffer, start)
-            serialize_type = check_type_word(length, type_code, header_length)
-            end = start + LENGTH_FIELD_SIZE + length
-            if len(buffer) < end:
-                break
-            frame = bytes(buffer[start:end])
-            start = end
-            if claim is not None and claim(frame):
-                continue
-            command = decode_checked_payload(memoryview(frame)[LENGTH_FIELD_SIZE:], serialize_type,
-                                             header_length)
-            events.append(FrameReceived(frame, command))
+        size = len(buffer)
+        with memoryview(buffer) as view:  # one copy per frame (a bytearray slice would be a second)
+            while size - start >= LENGTH_FIELD_SIZE:
+                if size - start < LENGTH_FIELD_SIZE + TYPE_WORD_SIZE:
+                    (length,) = struct.unpack_from(">i", buffer, start)
+                    check_length(length)
+                    break
+                length, type_code, header_length = unpack_words(buffer, start)
+                check_length(length)
+                serialize_type = check_type_word(length, type_code, header_length)
+                end = start + LENGTH_FIELD_SIZE + length
+                if size < end:
+                    break
+                frame = view[start:end].tobytes()
+                start = end
+                if claim is not None and claim(frame):
+                    continue
+                command = decode_checked_payload(memoryview(frame)[LENGTH_FIELD_SIZE:], serialize_type,
+                                                 header_length)
+                events.append(FrameReceived(frame, command))
         del buffer[:start]

@@ -35,7 +35,7 @@ async def _with_namesrv(scenario: Callable[[NameServer, RemotingClient], Awaitab
         await namesrv.stop()
 
 
-def _replay(client: RemotingClient, session: str, seq: int, opaque: int = 0) -> RemotingCommand:
+def _replay(session: str, seq: int, opaque: int = 0) -> RemotingCommand:
     request = golden_command(session, seq)
     request.opaque = opaque
     return request
@@ -43,16 +43,16 @@ def _replay(client: RemotingClient, session: str, seq: int, opaque: int = 0) -> 
 
 def test_register_then_route_and_cluster_info_match_java_bytes() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        registered = await client.invoke(_replay(client, "json", 1, 10))
+        registered = await client.invoke(_replay("json", 1, 10))
         expected = golden_command("json", 2)
         assert (registered.code, registered.ext_fields, registered.body, registered.remark) == (
             expected.code, expected.ext_fields, expected.body, expected.remark)
         assert registered.opaque == 10 and registered.is_response
-        route = await client.invoke(_replay(client, "json", 4, 11))
+        route = await client.invoke(_replay("json", 4, 11))
         assert route.code == ResponseCode.SUCCESS
         assert route.body == golden_command("json", 5).body
         assert route.ext_fields is None
-        cluster = await client.invoke(_replay(client, "json", 3, 12))
+        cluster = await client.invoke(_replay("json", 3, 12))
         assert cluster.body == golden_command("json", 6).body
 
     run(_with_namesrv(scenario))
@@ -60,10 +60,10 @@ def test_register_then_route_and_cluster_info_match_java_bytes() -> None:
 
 def test_rocketmq_serialization_is_echoed() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        registered = await client.invoke(_replay(client, "rocketmq", 1, 3))
+        registered = await client.invoke(_replay("rocketmq", 1, 3))
         assert registered.serialize_type is SerializeType.ROCKETMQ
         assert registered.code == ResponseCode.SUCCESS
-        cluster = await client.invoke(_replay(client, "rocketmq", 4, 4))
+        cluster = await client.invoke(_replay("rocketmq", 4, 4))
         assert cluster.serialize_type is SerializeType.ROCKETMQ
         assert cluster.body == golden_command("rocketmq", 5).body
 
@@ -72,7 +72,7 @@ def test_rocketmq_serialization_is_echoed() -> None:
 
 def test_unknown_topic_gets_java_remark() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        response = await client.invoke(_replay(client, "json", 11, 5))
+        response = await client.invoke(_replay("json", 11, 5))
         expected = golden_command("json", 12)
         assert (response.code, response.remark) == (expected.code, expected.remark)
         assert response.code == ResponseCode.TOPIC_NOT_EXIST
@@ -84,7 +84,7 @@ def test_unknown_topic_gets_java_remark() -> None:
 
 def test_old_clients_get_unquoted_integer_keys() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        await client.invoke(_replay(client, "json", 1, 1))
+        await client.invoke(_replay("json", 1, 1))
         old = client.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": DEFAULT_TOPIC})
         old.version = 400
         answer = body(await client.invoke(old))
@@ -99,12 +99,12 @@ def test_old_clients_get_unquoted_integer_keys() -> None:
 
 def test_unregister_removes_routes() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        await client.invoke(_replay(client, "json", 1, 1))
-        gone = await client.invoke(_replay(client, "json", 723, 2))
+        await client.invoke(_replay("json", 1, 1))
+        gone = await client.invoke(_replay("json", 723, 2))
         assert gone.code == ResponseCode.SUCCESS and gone.ext_fields is None
-        route = await client.invoke(_replay(client, "json", 4, 3))
+        route = await client.invoke(_replay("json", 4, 3))
         assert route.code == ResponseCode.TOPIC_NOT_EXIST
-        cluster = fastjson.loads(body(await client.invoke(_replay(client, "json", 3, 4))))
+        cluster = fastjson.loads(body(await client.invoke(_replay("json", 3, 4))))
         assert cluster == {"brokerAddrTable": {}, "clusterAddrTable": {}}
 
     run(_with_namesrv(scenario))
@@ -112,7 +112,7 @@ def test_unregister_removes_routes() -> None:
 
 def test_bad_crc_is_refused() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        request = _replay(client, "json", 1, 1)
+        request = _replay("json", 1, 1)
         request.ext_fields = {**fields(request), "bodyCrc32": "12345"}
         response = await client.invoke(request)
         assert (response.code, response.remark) == (ResponseCode.SYSTEM_ERROR,
@@ -134,7 +134,7 @@ def test_kv_config_round_trip() -> None:
         listed = await client.invoke(client.request(RequestCode.GET_KVLIST_BY_NAMESPACE,
                                                     {"namespace": "ORDER_TOPIC_CONFIG"}))
         assert fastjson.loads(body(listed)) == {"table": {"T": "broker-a:4"}}
-        registered = await client.invoke(_replay(client, "json", 1, 99))
+        registered = await client.invoke(_replay("json", 1, 99))
         assert fastjson.loads(body(registered)) == {"table": {"T": "broker-a:4"}}
         await client.invoke(client.request(RequestCode.DELETE_KV_CONFIG, key))
         again = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, key))
@@ -172,7 +172,7 @@ def test_kv_config_survives_a_restart(tmp_path: Path) -> None:
         gone = await client.invoke(client.request(RequestCode.GET_KV_CONFIG, {"namespace": "NS",
                                                                                   "key": "gone"}))
         assert gone.code == ResponseCode.QUERY_NOT_FOUND
-        registered = await client.invoke(_replay(client, "json", 1, 99))
+        registered = await client.invoke(_replay("json", 1, 99))
         assert fastjson.loads(body(registered)) == {"table": {"T": "broker-a:4"}}
 
     run(_with_namesrv(first, config=config))
@@ -191,24 +191,24 @@ def test_unreadable_kv_config_file_starts_empty(tmp_path: Path) -> None:
 
 def test_topic_list_delete_and_wipe_write_perm() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        await client.invoke(_replay(client, "json", 1, 1))
+        await client.invoke(_replay("json", 1, 1))
         listed = fastjson.loads(body(await client.invoke(
             client.request(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER))))
         assert DEFAULT_TOPIC in listed["topicList"] and SCHEDULE_TOPIC in listed["topicList"]
         wiped = await client.invoke(client.request(RequestCode.WIPE_WRITE_PERM_OF_BROKER,
                                                    {"brokerName": "broker-a"}))
         assert wiped.ext_fields == {"wipeTopicCount": str(len(listed["topicList"]))}
-        route = fastjson.loads(body(await client.invoke(_replay(client, "json", 4, 5))))
+        route = fastjson.loads(body(await client.invoke(_replay("json", 4, 5))))
         assert route["queueDatas"][0]["perm"] == 5
         await client.invoke(client.request(RequestCode.DELETE_TOPIC_IN_NAMESRV, {"topic": DEFAULT_TOPIC}))
-        assert (await client.invoke(_replay(client, "json", 4, 6))).code == ResponseCode.TOPIC_NOT_EXIST
+        assert (await client.invoke(_replay("json", 4, 6))).code == ResponseCode.TOPIC_NOT_EXIST
 
     run(_with_namesrv(scenario))
 
 
 def test_query_data_version() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
-        register = _replay(client, "json", 1, 1)
+        register = _replay("json", 1, 1)
         await client.invoke(register)
         names = ("brokerName", "brokerAddr", "clusterName", "brokerId")
         identity = {k: fields(register)[k] for k in names}
@@ -270,13 +270,13 @@ def test_malformed_frame_closes_only_that_connection() -> None:
 def test_broker_removed_when_its_connection_closes() -> None:
     async def scenario(namesrv: NameServer, client: RemotingClient) -> None:
         broker_side = await RemotingClient.connect(namesrv.addr)
-        await broker_side.invoke(_replay(broker_side, "json", 1, 1))
-        assert (await client.invoke(_replay(client, "json", 4, 2))).code == ResponseCode.SUCCESS
+        await broker_side.invoke(_replay("json", 1, 1))
+        assert (await client.invoke(_replay("json", 4, 2))).code == ResponseCode.SUCCESS
         await broker_side.close()
         for _ in range(100):
             if not namesrv.routes.brokers:
                 break
             await asyncio.sleep(0.02)
-        assert (await client.invoke(_replay(client, "json", 4, 3))).code == ResponseCode.TOPIC_NOT_EXIST
+        assert (await client.invoke(_replay("json", 4, 3))).code == ResponseCode.TOPIC_NOT_EXIST
 
     run(_with_namesrv(scenario))

@@ -23,6 +23,8 @@ from rocketmq_spec.reference_broker.config import LOOPBACK, BrokerConfig, Namesr
 from rocketmq_spec.reference_broker.namesrv.server import NameServer
 from rocketmq_spec.spec.ha import BrokerRole
 
+_Part = TypeVar("_Part")
+
 START_TIMEOUT = 10.0
 """Seconds a synchronous caller waits for start or stop before giving up."""
 
@@ -79,7 +81,7 @@ class EmbeddedRocketMQ:
         return Path(self.broker_config.store_path_root_dir)
 
     @staticmethod
-    def _running(part: Any) -> Any:
+    def _running(part: _Part | None) -> _Part:
         if part is None:
             raise RuntimeError("not started")
         return part
@@ -183,11 +185,13 @@ class EmbeddedMasterSlave:
         the master (its config sync runs every few seconds, so a consumer falling back to the slave right
         after the data arrived could be told the topic does not exist); returns the CommitLog offset."""
         master, slave = EmbeddedRocketMQ._running(self.master), EmbeddedRocketMQ._running(self.slave)
+        running = EmbeddedRocketMQ._running
+        master_store, slave_store = running(master.store), running(slave.store)
         async with asyncio.timeout(timeout):
-            while (slave.store.max_phy_offset != master.store.max_phy_offset
+            while (slave_store.max_phy_offset != master_store.max_phy_offset
                    or not master.topics.topics.keys() <= slave.topics.topics.keys()):
                 await asyncio.sleep(0.01)
-        return int(slave.store.max_phy_offset)
+        return int(slave_store.max_phy_offset)
 
     async def stop_master(self) -> None:
         """Stop the master only (a consumer then falls back to the slave)."""

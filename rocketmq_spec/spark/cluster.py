@@ -35,11 +35,16 @@ from types import TracebackType
 from pyspark.find_spark_home import _find_spark_home
 from pyspark.sql import SparkSession
 
-from rocketmq_spec.spark.session import register_sources, worker_python
+from rocketmq_spec.spark.session import (
+    LOOPBACK,
+    PYSPARK_PYTHON,
+    register_sources,
+    session_settings,
+    worker_python,
+)
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
-LOOPBACK = "127.0.0.1"
 DAEMON_MEMORY = "256m"
 """Heap of the master and worker daemons (Spark's default is 1g)."""
 EXECUTOR_MEMORY = "512m"
@@ -136,7 +141,7 @@ class StandaloneCluster:
     def _environment(self) -> dict[str, str]:
         return {**os.environ, "SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": LOOPBACK,
                 "SPARK_DAEMON_MEMORY": DAEMON_MEMORY, "SPARK_LOG_DIR": str(self.root / "logs"),
-                "PYSPARK_PYTHON": worker_python()}
+                PYSPARK_PYTHON: worker_python()}
 
     def _start(self, name: str, main_class: str, *args: str) -> Daemon:
         log = self.root / f"{name}.log"
@@ -184,20 +189,15 @@ class StandaloneCluster:
         return self.workers * self.cores
 
     def app_conf(self) -> dict[str, str]:
-        """Settings of an application on this cluster: one executor of one core per worker, small
-        heaps, the driver on loopback, Python workers running this interpreter."""
+        """Settings of an application on this cluster: every session's (:func:`session_settings`), one
+        executor of one core per worker and small heaps."""
         return {
+            **session_settings(),
             "spark.master": self.master_url,
             "spark.executor.memory": EXECUTOR_MEMORY,
             "spark.executor.cores": str(self.cores),
             "spark.cores.max": str(self.total_cores),
             "spark.driver.memory": EXECUTOR_MEMORY,
-            "spark.driver.host": LOOPBACK,
-            "spark.driver.bindAddress": LOOPBACK,
-            "spark.ui.enabled": "false",
-            "spark.pyspark.python": worker_python(),
-            "spark.sql.session.timeZone": "UTC",
-            "spark.sql.python.filterPushdown.enabled": "true",
             "spark.scheduler.minRegisteredResourcesRatio": "1.0",
         }
 

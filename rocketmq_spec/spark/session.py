@@ -19,6 +19,7 @@ DEFAULT_SHUFFLE_PARTITIONS = 4
 jobs here run on a laptop-sized ``local[n]``, where a handful per core keeps joins balanced."""
 
 PYSPARK_PYTHON = "PYSPARK_PYTHON"
+LOOPBACK = "127.0.0.1"
 
 DRIVER_JIT_OPTIONS = ("-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
                       "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000")
@@ -35,36 +36,41 @@ def worker_python() -> str:
     """The interpreter Spark's Python workers are to run: ``PYSPARK_PYTHON`` when the user chose one, else
     this one. Unset, Spark starts the ``python3`` on ``PATH`` for the workers that look the formats up by
     name and read the data; outside an activated environment that is another interpreter, which lacks
-    this project (``DATA_SOURCE_NOT_FOUND``, ``No module named 'spark_tests'``). Set in the environment as
+    this project (``DATA_SOURCE_NOT_FOUND``, ``No module named 'rocketmq_spec'``). Set in the environment as
     well, so a JVM started afterwards in this process inherits it."""
     return os.environ.setdefault(PYSPARK_PYTHON, sys.executable)
 
 
+def session_settings() -> dict[str, str]:
+    """What every session of this project runs with, local or on a cluster: the UI off, the driver on
+    loopback with the optimizing JIT kept to hot code (:data:`DRIVER_JIT_OPTIONS`), filters pushed to
+    Python data sources that take them, UTC, the data sources' Arrow batch size, and Python workers
+    running this interpreter (:func:`worker_python`)."""
+    return {
+        "spark.pyspark.python": worker_python(),
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.bindAddress": LOOPBACK,
+        "spark.driver.host": LOOPBACK,
+        "spark.driver.extraJavaOptions": DRIVER_JIT_OPTIONS,
+        "spark.sql.execution.arrow.maxRecordsPerBatch": str(ARROW_BATCH_ROWS),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.python.filterPushdown.enabled": "true",
+    }
+
+
 def local_session(cores: int = 2, *, app_name: str = "rmq-spark",
                   shuffle_partitions: int = DEFAULT_SHUFFLE_PARTITIONS) -> SparkSession:
-    """A ``local[cores]`` session, UI off, filters pushed to Python data sources that take them, the
-    optimizing JIT kept to hot code (:data:`DRIVER_JIT_OPTIONS`), with this project's formats registered
-    (``rocketmq-store`` and ``rocketmq``), its Python workers running this interpreter
-    (:func:`worker_python`).
+    """A ``local[cores]`` session with :func:`session_settings` and this project's formats registered
+    (``rocketmq-store`` and ``rocketmq``).
 
     ``getOrCreate`` returns an already running session unchanged apart from the runtime options set here,
     so callers that need a different core count must stop the running session first.
     """
-    spark = (
-        SparkSession.builder.master(f"local[{cores}]")
-        .appName(app_name)
-        .config("spark.pyspark.python", worker_python())
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH_ROWS))
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.python.filterPushdown.enabled", "true")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.extraJavaOptions", DRIVER_JIT_OPTIONS)
-        .getOrCreate()
-    )
+    builder = SparkSession.builder.master(f"local[{cores}]").appName(app_name)
+    for key, value in {**session_settings(), "spark.sql.shuffle.partitions": str(shuffle_partitions)}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     register_sources(spark)
     return spark

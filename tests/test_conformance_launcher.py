@@ -4,11 +4,13 @@ starts, stops, kills and restarts like a release's."""
 from __future__ import annotations
 
 import argparse
+import socket
 from pathlib import Path
 
 import pytest
 
 from rocketmq_spec.admin.operations import Admin
+from rocketmq_spec.apache.servers import LOOPBACK, listening
 from rocketmq_spec.conformance import cli
 from rocketmq_spec.conformance.launcher import Launcher, LauncherError
 from rocketmq_spec.conformance.target import Target
@@ -54,3 +56,19 @@ def test_the_reference_broker_stops_dies_and_starts_again_as_a_release_does(tmp_
         pair.stop_broker()
         assert not abort.exists()
         assert Admin(pair.namesrv_addr, 2.0).cluster_info()  # the name server outlives its broker
+
+
+def test_a_grpc_port_taken_before_the_bind_is_picked_again(tmp_path: Path) -> None:
+    """Another process may bind a picked port before the broker does: the start is tried again on ports
+    picked again, the gRPC port among them (it was kept, so every attempt failed on the same port)."""
+    with socket.socket() as taken:
+        taken.bind((LOOPBACK, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        pair = ReferenceServers(home=tmp_path, grpc=True)
+        pair.grpc_addr = f"{LOOPBACK}:{port}"  # as picked for the first attempt, then taken
+        with pair:
+            assert pair.grpc_addr and pair.grpc_addr != f"{LOOPBACK}:{port}"
+            assert listening(int(pair.grpc_addr.rsplit(":", 1)[1]))
+        first_attempt = (tmp_path / "logs" / "broker.out.0").read_text()
+        assert f"{LOOPBACK}:{port}" in first_attempt and "Address already in use" in first_attempt

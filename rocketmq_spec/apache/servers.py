@@ -271,6 +271,8 @@ class LoopbackServers:
                 if chosen or attempt + 1 == BIND_ATTEMPTS or not self._bind_failed(role):
                     raise
                 self._processes.pop(role, None)
+                if role == "broker":  # picked with the broker's port, kept only for a restart
+                    self.grpc_addr = ""
                 log = self.home / "logs" / f"{role}.out"
                 log.rename(log.with_name(f"{role}.out.{attempt}"))
 

@@ -184,8 +184,8 @@ class EmbeddedMasterSlave:
         """Wait until the slave's CommitLog ends where the master's does and the slave knows every topic of
         the master (its config sync runs every few seconds, so a consumer falling back to the slave right
         after the data arrived could be told the topic does not exist); returns the CommitLog offset."""
-        master, slave = EmbeddedRocketMQ._running(self.master), EmbeddedRocketMQ._running(self.slave)
         running = EmbeddedRocketMQ._running
+        master, slave = running(self.master), running(self.slave)
         master_store, slave_store = running(master.store), running(slave.store)
         async with asyncio.timeout(timeout):
             while (slave_store.max_phy_offset != master_store.max_phy_offset

@@ -181,6 +181,17 @@ def test_cleaning_living_brokers_forgets_the_whole_set() -> None:
     assert NAME not in world.table.sets
 
 
+def test_an_expired_broker_is_forgotten_with_the_connection_to_close() -> None:
+    world = World()
+    world.join(1, 2)
+    world.now = LIFE_MS // 2
+    world.beat(2)
+    world.now = LIFE_MS + 1
+    assert world.liveness.expire(world.now) == [((CLUSTER, NAME, 1), 1)]
+    assert not world.alive(CLUSTER, NAME, 1) and world.alive(CLUSTER, NAME, 2)
+    assert world.liveness.expire(world.now) == []
+
+
 def test_a_closed_connection_makes_its_broker_inactive() -> None:
     world = World()
     world.join(1, 2)

@@ -182,10 +182,11 @@ RMQ_CTL_REGISTER = clause(
 RMQ_CTL_HEARTBEAT = clause(
     "RMQ-CTL-HEARTBEAT", Level.MUST,
     "BROKER_HEARTBEAT with a brokerId answers SUCCESS (\"Heart beat success\") and keeps the broker alive "
-    "for "
-    "heartbeatTimeoutMills (10 s when absent); without brokerId it is 2005 CONTROLLER_INVALID_REQUEST.",
-    source=PROCESSOR + " (handleBrokerHeartbeat:208); " + _HEARTBEAT + " (onBrokerHeartbeat:110, "
-    "isBrokerActive:169)")
+    "for heartbeatTimeoutMills (10 s when absent); without brokerId it is 2005 CONTROLLER_INVALID_REQUEST. "
+    "A broker is tied to the connection of its first heartbeat: once its heartbeat has run out, the "
+    "controller's next scan (every scanNotActiveBrokerInterval, 5 s) forgets it and closes that connection.",
+    source=PROCESSOR + " (handleBrokerHeartbeat:208); " + _HEARTBEAT + " (scanNotActiveBroker:74, "
+    "onBrokerHeartbeat:110, isBrokerActive:169)")
 RMQ_CTL_ELECT_FIRST = clause(
     "RMQ-CTL-ELECT-FIRST", Level.MUST,
     "The first election of a broker-set that never had a master elects the broker asking, alive or not: "

@@ -4,10 +4,16 @@ Each case makes a broker-set no other case uses (cases run in parallel against o
 its brokers itself: it applies for their ids, heartbeats for them and registers them, as
 ``ReplicasManager`` does at a broker's start. The brokers' addresses are loopback ports nothing listens
 on: the controller only records them.
+
+Each broker makes its requests over a connection of its own, as real brokers do. The controller ties a
+broker to the connection of its first heartbeat and closes that connection when the heartbeat runs out
+(RMQ-CTL-HEARTBEAT): over one shared connection, a case letting its master die would lose the connection
+its other brokers still use, at a moment set by the controller's scan.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,18 +58,35 @@ class Answer:
 
 @dataclass
 class BrokerSet:
-    """The controller, as the brokers of one broker-set see it."""
+    """The controller, as the brokers of one broker-set see it.
 
-    connection: Connection
+    ``connect`` opens a connection to the controller; ``connection`` is the set's own, for the requests no
+    broker of it makes (a new broker's id, replica info, cleaning), and ``of(id)`` is broker ``id``'s."""
+
+    connect: Callable[[], Connection]
     check: Check
     name: str = field(default_factory=lambda: unique("bs"))
     cluster: str = CLUSTER
+    connection: Connection = field(init=False)
+    _brokers: dict[int, Connection] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.connection = self.connect()
+
+    def of(self, broker_id: int | None) -> Connection:
+        """Broker ``broker_id``'s connection, opened at its first request (None: the set's own)."""
+        if broker_id is None:
+            return self.connection
+        if broker_id not in self._brokers:
+            self._brokers[broker_id] = self.connect()
+        return self._brokers[broker_id]
 
     def call(self, code: RequestCode, values: dict[str, Any] | None = None,
-             body: bytes | None = None) -> Answer:
+             body: bytes | None = None, *, by: int | None = None) -> Answer:
+        """A request over broker ``by``'s connection (None: the set's own)."""
         spec = CONTROLLER_REQUEST_HEADERS.get(code)
         ext = encode_header(spec, values) if spec is not None and values is not None else None
-        response = self.connection.call(int(code), ext, body)
+        response = self.of(by).call(int(code), ext, body)
         answer_spec = CONTROLLER_RESPONSE_HEADERS.get(code)
         header = decode_header(answer_spec, response.ext_fields) if answer_spec is not None else {}
         return Answer(response, header)
@@ -88,22 +111,22 @@ class BrokerSet:
         code = check_code or f"{address(broker_id)}{CHECK_CODE_SEPARATOR}{CHECK_TIME}"
         return self.call(RequestCode.CONTROLLER_APPLY_BROKER_ID, {
             "clusterName": self.cluster, "brokerName": self.name, "appliedBrokerId": broker_id,
-            "registerCheckCode": code})
+            "registerCheckCode": code}, by=broker_id)
 
     def heartbeat(self, broker_id: int | None, timeout_ms: int = ALIVE_MS) -> Answer:
         return self.call(RequestCode.BROKER_HEARTBEAT, {
             "clusterName": self.cluster, "brokerName": self.name, "brokerAddr": address(broker_id or 0),
-            "brokerId": broker_id, "heartbeatTimeoutMills": timeout_ms})
+            "brokerId": broker_id, "heartbeatTimeoutMills": timeout_ms}, by=broker_id)
 
     def register(self, broker_id: int) -> Answer:
         return self.call(RequestCode.CONTROLLER_REGISTER_BROKER, {
             "clusterName": self.cluster, "brokerName": self.name, "brokerId": broker_id,
-            "brokerAddress": address(broker_id)})
+            "brokerAddress": address(broker_id)}, by=broker_id)
 
     def elect(self, broker_id: int, *, designate: bool = False) -> Answer:
         return self.call(RequestCode.CONTROLLER_ELECT_MASTER, {
             "clusterName": self.cluster, "brokerName": self.name, "brokerId": broker_id,
-            "designateElect": designate})
+            "designateElect": designate}, by=broker_id)
 
     def replica_info(self) -> Answer:
         return self.call(RequestCode.CONTROLLER_GET_REPLICA_INFO, {"brokerName": self.name})
@@ -111,7 +134,7 @@ class BrokerSet:
     def alter(self, master: int, master_epoch: int, members: list[int], set_epoch: int) -> Answer:
         body = encode_body(SYNC_STATE_SET, {"syncStateSet": members, "syncStateSetEpoch": set_epoch})
         return self.call(RequestCode.CONTROLLER_ALTER_SYNC_STATE_SET, {
-            "brokerName": self.name, "masterBrokerId": master, "masterEpoch": master_epoch}, body)
+            "brokerName": self.name, "masterBrokerId": master, "masterEpoch": master_epoch}, body, by=master)
 
     def sync_state_data(self, *names: str) -> Answer:
         return self.call(RequestCode.CONTROLLER_GET_SYNC_STATE_DATA, None, dumps_bytes(list(names)))

@@ -38,7 +38,7 @@ scan (scanInactiveMasterInterval, 5 s) with room for a loaded machine."""
 
 
 def _set(controller: Server, wire: Wire, check: Check) -> BrokerSet:
-    return BrokerSet(wire.connect(controller.endpoint), check)
+    return BrokerSet(lambda: wire.connect(controller.endpoint), check)
 
 
 def _sync_state(brokers: BrokerSet) -> tuple[list[int], int]:
@@ -208,6 +208,19 @@ def test_no_unclean_failover(controller: Server, wire: Wire, check: Check) -> No
     answer = eventually(lambda: brokers.elect(2), lambda a: a.code != _R.CONTROLLER_MASTER_STILL_EXIST,
                         DEATH_WAIT_S)
     brokers.expect("elect 2", answer, _R.CONTROLLER_ELECT_MASTER_FAILED)
+
+
+@case("RMQ-CTL-HEARTBEAT", "A broker whose heartbeat ran out has the connection it heartbeated on closed by "
+      "the controller; another broker of its set keeps its own connection and stays alive.")
+def test_an_expired_heartbeat_closes_its_connection(controller: Server, wire: Wire, check: Check) -> None:
+    brokers = _set(controller, wire, check)
+    brokers.with_master(1, 2)
+    brokers.expect("short heartbeat of 2", brokers.heartbeat(2, SHORT_LIFE_MS), 0)
+    check.that("2's connection closed", brokers.of(2).wait_closed(DEATH_WAIT_S),
+               expected=f"closed within {DEATH_WAIT_S:.0f} s", actual="still open")
+    brokers.expect("heartbeat of 1 afterwards", brokers.heartbeat(1), 0)
+    check.equal("master", 1, brokers.expect("replica info", brokers.replica_info(),
+                0).header.get("masterBrokerId"))
 
 
 @case("RMQ-CTL-ALTER", "The master's SyncStateSet change with both current epochs succeeds: "

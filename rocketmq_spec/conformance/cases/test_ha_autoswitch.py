@@ -79,7 +79,7 @@ def _set_of(broker: Server, wire: Wire, controller: Server, check: Check) -> Bro
     answer = expect_success(check, "broker config", wire.connect(broker.endpoint).call(
         RequestCode.GET_BROKER_CONFIG))
     config = decode_properties_text(answer.body or b"")
-    return BrokerSet(wire.connect(controller.endpoint), check, config["brokerName"],
+    return BrokerSet(lambda: wire.connect(controller.endpoint), check, config["brokerName"],
                      cluster=config["brokerClusterName"])
 
 

@@ -90,10 +90,12 @@ class Liveness:
     def info(self, cluster: str, name: str, broker_id: int) -> LiveInfo | None:
         return self.table.get((cluster, name, broker_id))
 
-    def expire(self, now_ms: int) -> list[BrokerKey]:
-        """scanNotActiveBroker: forget the brokers whose heartbeat ran out; they are inactive."""
-        gone = [key for key, info in self.table.items() if now_ms - info.last_ms > info.timeout_ms]
-        for key in gone:
+    def expire(self, now_ms: int) -> list[tuple[BrokerKey, Hashable | None]]:
+        """scanNotActiveBroker: forget the brokers whose heartbeat ran out; they are inactive, and the
+        connection each first heartbeated on is to be closed (RMQ-CTL-HEARTBEAT), as Java closes it."""
+        gone = [(key, info.channel) for key, info in self.table.items()
+                if now_ms - info.last_ms > info.timeout_ms]
+        for key, _ in gone:
             del self.table[key]
         return gone
 

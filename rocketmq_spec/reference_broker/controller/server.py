@@ -264,8 +264,10 @@ class Controller:
             await asyncio.sleep(interval_ms / 1000)
 
     def _expire(self) -> None:
-        for key in self.liveness.expire(_now_ms()):
+        for key, channel in self.liveness.expire(_now_ms()):
             log.warning("controller: broker %s stopped heartbeating", key)
+            if isinstance(channel, Connection):
+                channel.close()
             self._inactive(key)
 
     def _closed(self, connection: Connection) -> None:

@@ -7,9 +7,10 @@ import socket
 from pathlib import Path
 
 from rocketmq_spec.reference_broker.broker.server import Broker
-from rocketmq_spec.reference_broker.config import FAST_PORT_OFFSET, BrokerConfig
+from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.ha.master import HAServer
 from rocketmq_spec.reference_broker.server import RemotingServer
+from rocketmq_spec.spec.behaviour import FAST_PORT_OFFSET
 from rocketmq_spec.spec.ha import HA_PORT_OFFSET
 from tests.broker_support import run
 

@@ -25,6 +25,8 @@ from typing import IO, Self
 from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.admin.wire import AdminError
 from rocketmq_spec.apache.maven import ProvisionError
+from rocketmq_spec.spec.behaviour import FAST_PORT_OFFSET
+from rocketmq_spec.spec.ha import HA_PORT_OFFSET
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT = 120.0
@@ -32,9 +34,8 @@ START_TIMEOUT = 120.0
 BIND_ATTEMPTS = 3
 STOP_GRACE = 30.0
 """How long a SIGTERM'd server may run its shutdown hooks (a broker flushes and persists its offsets)."""
-FAST_PORT_OFFSET = -2
-HA_PORT_OFFSET = 1
-"""Brokers serve the fast (VIP) channel on listenPort - 2 and HA on listenPort + 1."""
+BROKER_PORT_OFFSETS = (-FAST_PORT_OFFSET, 0, HA_PORT_OFFSET)
+"""The ports a broker listens on, from its listenPort: the fast (VIP) channel, itself and HA."""
 
 DEFAULT_BROKER_CONFIG: dict[str, str] = {
     "brokerClusterName": "DefaultCluster",
@@ -143,7 +144,7 @@ class LoopbackServers:
 
     @property
     def broker_fast_addr(self) -> str:
-        return f"{LOOPBACK}:{self.broker_port + FAST_PORT_OFFSET}"
+        return f"{LOOPBACK}:{self.broker_port - FAST_PORT_OFFSET}"
 
     @property
     def ha_addr(self) -> str:
@@ -207,7 +208,7 @@ class LoopbackServers:
     def _broker_settings(self) -> int:
         """Pick the broker's port (its fast and HA ports free too) and set ``broker_config``: Java's
         defaults, the port, the name server and the store, then the overrides; returns the port."""
-        port = self._broker_port or free_port((FAST_PORT_OFFSET, 0, HA_PORT_OFFSET))
+        port = self._broker_port or free_port(BROKER_PORT_OFFSETS)
         self.broker_config = {**DEFAULT_BROKER_CONFIG, "listenPort": str(port),
                               "namesrvAddr": self.namesrv_addr, "storePathRootDir": str(self.store_path),
                               **self._overrides}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from rocketmq_spec.apache.servers import FAST_PORT_OFFSET, HA_PORT_OFFSET, free_port
+from rocketmq_spec.apache.servers import BROKER_PORT_OFFSETS, free_port
 from rocketmq_spec.reference_broker.config import GRPC_DISABLED, BrokerConfig, NamesrvConfig, apply_properties
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 
@@ -26,7 +26,7 @@ class InProcessServers:
     def __init__(self, home: Path, settings: Mapping[str, str], grpc: bool) -> None:
         broker, namesrv = BrokerConfig(), NamesrvConfig(listen_port=0, kv_config_path=None)
         apply_properties(dict(settings), broker, namesrv, source=SOURCE)
-        broker.listen_port = free_port((FAST_PORT_OFFSET, 0, HA_PORT_OFFSET))
+        broker.listen_port = free_port(BROKER_PORT_OFFSETS)
         broker.store_path_root_dir = str(home / "store")
         broker.grpc_server_port = 0 if grpc else GRPC_DISABLED
         self._running = SyncEmbeddedRocketMQ(broker_config=broker, namesrv_config=namesrv)

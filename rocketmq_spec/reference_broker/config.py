@@ -21,8 +21,10 @@ from typing import Any
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from rocketmq_spec.reference_broker.store.config import StoreTunables, parse_delay_levels
 from rocketmq_spec.reference_broker.tls import TlsFileError, TlsSettings
+from rocketmq_spec.spec.behaviour import DEFAULT_BROKER_PORT, DEFAULT_NAMESRV_PORT, FAST_PORT_OFFSET
 from rocketmq_spec.spec.broker_identity import CONTROLLER_MODE_DEFAULTS
 from rocketmq_spec.spec.errors import SpecViolation
+from rocketmq_spec.spec.grpc_schema import DEFAULT_PROXY_PORT
 from rocketmq_spec.spec.ha import HA_DEFAULTS, HA_PORT_OFFSET, BrokerRole
 from rocketmq_spec.spec.ha_autoswitch import AUTOSWITCH_DEFAULTS
 from rocketmq_spec.spec.shutdown import SHUTDOWN_WAIT_SECONDS
@@ -33,12 +35,7 @@ from rocketmq_spec.spec.wire_release import DEFAULT_RELEASE
 
 log = logging.getLogger(__name__)
 
-DEFAULT_NAMESRV_PORT = 9876
-DEFAULT_BROKER_PORT = 10911
-DEFAULT_GRPC_PORT = 8081
 GRPC_DISABLED = -1
-FAST_PORT_OFFSET = 2
-"""Java's fast ("VIP") remoting server listens on ``listenPort - 2``."""
 LOOPBACK = "127.0.0.1"
 ROCKETMQ_HOME_ENV = "ROCKETMQ_HOME"
 SOCKET_BACKLOG = 1024
@@ -255,7 +252,7 @@ class BrokerConfig(StoreTunables):
     def resolved_grpc_port(self) -> int:
         if self.grpc_server_port is not None:
             return self.grpc_server_port
-        return 0 if self.listen_port == 0 else DEFAULT_GRPC_PORT
+        return 0 if self.listen_port == 0 else DEFAULT_PROXY_PORT
 
     @property
     def namesrv_addrs(self) -> list[str]:

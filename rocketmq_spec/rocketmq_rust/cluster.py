@@ -14,16 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rocketmq_spec.apache.home import write_properties
-from rocketmq_spec.apache.servers import (
-    HA_PORT_OFFSET,
-    LOOPBACK,
-    START_TIMEOUT,
-    LoopbackServers,
-    free_port,
-)
+from rocketmq_spec.apache.servers import LOOPBACK, START_TIMEOUT, LoopbackServers, free_port
 from rocketmq_spec.rocketmq_rust.cargo import binary_path, require_installed
 from rocketmq_spec.rocketmq_rust.releases import Release, release
 from rocketmq_spec.spec.auth import LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
+from rocketmq_spec.spec.ha import HA_PORT_OFFSET
 
 RENAMED_KEYS = {"transactionTimeOut": "transactionTimeout",
                 "osPageCacheBusyTimeOutMills": "osPageCacheBusyTimeoutMills"}

@@ -30,6 +30,12 @@ HOLD_CHECK_INTERVAL_MS = 5_000
 """PullRequestHoldService's wake-up period under long polling: a parked pull whose timeout passed is
 answered at most this much after its timeout."""
 
+DEFAULT_NAMESRV_PORT = 9876
+"""``NamesrvConfig``/``NettyServerConfig.listenPort`` of a name server started by ``mqnamesrv``."""
+
+DEFAULT_BROKER_PORT = 10911
+"""The broker's remoting port when broker.conf names none (``BrokerStartup`` sets ``listenPort`` so)."""
+
 FAST_PORT_OFFSET = 2
 """The fast ("VIP") remoting port is ``listenPort - 2`` (``BrokerController``: 10909 beside 10911)."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rocketmq_spec.admin.operations import Admin, connected
+from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.codec.bodies import decode_body, encode_body
 from rocketmq_spec.spec.bodies import BodySpec
 from rocketmq_spec.spec.codes import RequestCode
@@ -84,7 +84,7 @@ class AuthAdmin:
         targets = self.admin.targets(broker, cluster, command)
         payload = encode_body(spec, body) if spec is not None and body is not None else None
         for addr in targets:
-            with connected(addr, self.admin.timeout, self.admin.tls) as connection:
+            with self.admin.connected(addr) as connection:
                 connection.call(code, header, payload)
         return targets
 
@@ -93,7 +93,7 @@ class AuthAdmin:
         """Each target broker's answer body as JSON (None when it sent none)."""
         found = []
         for addr in self.admin.targets(broker, cluster, command):
-            with connected(addr, self.admin.timeout, self.admin.tls) as connection:
+            with self.admin.connected(addr) as connection:
                 body = connection.call(code, header).command.body
                 found.append(json.loads(body) if body else None)
         return found

@@ -20,8 +20,9 @@ from typing import Any
 from rocketmq_spec.admin.auth_commands import AUTH_COMMANDS
 from rocketmq_spec.admin.groups import OPTION_FIELDS, sub_group_body
 from rocketmq_spec.admin.operations import Admin
-from rocketmq_spec.admin.options import BROKER_OR_CLUSTER, Options, Runner, address
+from rocketmq_spec.admin.options import BROKER_OR_CLUSTER, Options, Runner, address, credentials
 from rocketmq_spec.admin.wire import DEFAULT_TIMEOUT, AdminError
+from rocketmq_spec.spec.acl_file import ROCKETMQ_HOME_ENV
 from rocketmq_spec.spec.cli import Parser, add_version
 from rocketmq_spec.spec.indexfile import INDEX_KEY_TYPE, INDEX_TAG_TYPE
 
@@ -169,6 +170,11 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request")
         sub.add_argument("--tls", action="store_true", help="connect over TLS, accepting any certificate "
                          "(servers in tls.server.mode=enforcing, as mqadmin with -Dtls.enable=true)")
+        sub.add_argument("--access-key", metavar="AK", help="sign every request with this access key and "
+                         "--secret-key (ACL 1.0, or ACL 2.0 authentication on); without them, the "
+                         "accessKey and secretKey of $ROCKETMQ_HOME/conf/tools.yml sign, as mqadmin's do, "
+                         "when it exists")
+        sub.add_argument("--secret-key", metavar="SK", help="the secret key of --access-key")
     return top
 
 
@@ -193,10 +199,15 @@ def _cell(value: Any) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    top = parser()
+    args = top.parse_args(argv)
     runner = COMMANDS[args.command][2]
     try:
-        result = runner(Admin(args.namesrv, args.timeout, tls=args.tls), args)
+        signer = credentials(args.access_key, args.secret_key, os.environ.get(ROCKETMQ_HOME_ENV))
+    except AdminError as exc:  # options or tools.yml: refused before any request, as a usage error
+        top.error(f"{args.command}: {exc}")
+    try:
+        result = runner(Admin(args.namesrv, args.timeout, tls=args.tls, credentials=signer), args)
     except AdminError as exc:
         print(f"rmq-admin: {args.command}: {exc}", file=sys.stderr)
         return 1

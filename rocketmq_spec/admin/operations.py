@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rocketmq_spec.admin.wire import AdminConnection, AdminError
+from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.codec.bodies import decode_body, decode_properties_text, encode_properties_text
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.spec.admin_bodies import CONSUME_STATS, CONSUMER_CONNECTION, TOPIC_LIST, TOPIC_STATS_TABLE
@@ -26,15 +27,6 @@ QUERY_MAX_NUM = 64
 """Messages one key query asks each broker for (mqadmin's queryMsgByKey asks for 64)."""
 
 
-@contextmanager
-def connected(addr: str, timeout: float, tls: bool = False) -> Iterator[AdminConnection]:
-    connection = AdminConnection(addr, timeout, tls=tls)
-    try:
-        yield connection
-    finally:
-        connection.close()
-
-
 def _body(connection: AdminConnection, spec: BodySpec, code: RequestCode,
           values: dict[str, Any] | None = None) -> dict[str, Any]:
     answer = connection.call(code, values)
@@ -44,20 +36,32 @@ def _body(connection: AdminConnection, spec: BodySpec, code: RequestCode,
 class Admin:
     """One admin session against a name server; broker connections are opened per question."""
 
-    def __init__(self, namesrv: str, timeout: float, *, tls: bool = False) -> None:
-        """``tls``: every connection over TLS (servers in tls.server.mode=enforcing)."""
+    def __init__(self, namesrv: str, timeout: float, *, tls: bool = False,
+                 credentials: Credentials | None = None) -> None:
+        """``tls``: every connection over TLS (servers in tls.server.mode=enforcing); ``credentials``:
+        every request signed with them (brokers with ACL or authentication on)."""
         self.namesrv = namesrv
         self.timeout = timeout
         self.tls = tls
+        self.credentials = credentials
+
+    @contextmanager
+    def connected(self, addr: str) -> Iterator[AdminConnection]:
+        """A connection to ``addr`` with this session's TLS and credentials, closed afterwards."""
+        connection = AdminConnection(addr, self.timeout, tls=self.tls, credentials=self.credentials)
+        try:
+            yield connection
+        finally:
+            connection.close()
 
     def _namesrv(self, spec: BodySpec, code: RequestCode,
                  values: dict[str, Any] | None = None) -> dict[str, Any]:
-        with connected(self.namesrv, self.timeout, self.tls) as connection:
+        with self.connected(self.namesrv) as connection:
             return _body(connection, spec, code, values)
 
     def _broker(self, addr: str, spec: BodySpec, code: RequestCode,
                 values: dict[str, Any] | None = None) -> dict[str, Any]:
-        with connected(addr, self.timeout, self.tls) as connection:
+        with self.connected(addr) as connection:
             return _body(connection, spec, code, values)
 
     def cluster_info(self) -> dict[str, Any]:
@@ -131,7 +135,7 @@ class Admin:
         ``attributes`` are 5.x topic attributes (``+message.type=FIFO``), as mqadmin's ``-a``."""
         targets = [broker] if broker else list(self.masters_of_cluster(cluster).values())
         for addr in targets:
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 connection.call(RequestCode.UPDATE_AND_CREATE_TOPIC, {
                     "topic": topic, "defaultTopic": DEFAULT_TOPIC, "readQueueNums": read_queues,
                     "writeQueueNums": write_queues, "perm": perm, "topicFilterType": "SINGLE_TAG",
@@ -142,9 +146,9 @@ class Admin:
         """Delete ``topic`` from the cluster's masters and from the name server; returns the brokers."""
         targets = list(self.masters_of_cluster(cluster).values())
         for addr in targets:
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 connection.call(RequestCode.DELETE_TOPIC_IN_BROKER, {"topic": topic})
-        with connected(self.namesrv, self.timeout, self.tls) as connection:
+        with self.connected(self.namesrv) as connection:
             connection.call(RequestCode.DELETE_TOPIC_IN_NAMESRV, {"topic": topic, "clusterName": cluster})
         return targets
 
@@ -158,7 +162,7 @@ class Admin:
         """Create or change a consumer group (a ``groups.sub_group_body``); returns the brokers."""
         targets = self.targets(broker, cluster, "updateSubGroup")
         for addr in targets:
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 connection.call(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, None, body)
         return targets
 
@@ -167,7 +171,7 @@ class Admin:
         """Delete a consumer group (and its offsets with ``clean_offset``); returns the brokers."""
         targets = self.targets(broker, cluster, "deleteSubGroup")
         for addr in targets:
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 connection.call(RequestCode.DELETE_SUBSCRIPTIONGROUP,
                                 {"groupName": group, "cleanOffset": clean_offset})
         return targets
@@ -176,7 +180,7 @@ class Admin:
         """Each broker's settings as GET_BROKER_CONFIG answers them (Properties text)."""
         found = {}
         for addr in self.targets(broker, cluster, "getBrokerConfig"):
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 answer = connection.call(RequestCode.GET_BROKER_CONFIG)
                 found[addr] = decode_properties_text(answer.command.body or b"")
         return found
@@ -186,7 +190,7 @@ class Admin:
         """Change one setting of each broker (UPDATE_BROKER_CONFIG with a Properties body)."""
         targets = self.targets(broker, cluster, "updateBrokerConfig")
         for addr in targets:
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 connection.call(RequestCode.UPDATE_BROKER_CONFIG, None, encode_properties_text({key: value}))
         return targets
 
@@ -208,7 +212,7 @@ class Admin:
 
     def consumer_connection(self, group: str) -> dict[str, Any]:
         for addr in self.masters_of_group(group).values():
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 answer = connection.call(RequestCode.GET_CONSUMER_CONNECTION_LIST, {"consumerGroup": group},
                                          accept=(ResponseCode.SUCCESS, ResponseCode.CONSUMER_NOT_ONLINE))
             if answer.command.code == ResponseCode.SUCCESS:
@@ -220,7 +224,7 @@ class Admin:
         rows = []
         by_tag = key_type == INDEX_TAG_TYPE
         for name, addr in sorted(self.masters_of_topic(topic).items()):
-            with connected(addr, self.timeout, self.tls) as connection:
+            with self.connected(addr) as connection:
                 answer = connection.call(RequestCode.QUERY_MESSAGE, {
                     "topic": topic, "key": key, "maxNum": QUERY_MAX_NUM, "beginTimestamp": 0,
                     "endTimestamp": 2**63 - 1, **({"indexType": key_type} if by_tag else {})},

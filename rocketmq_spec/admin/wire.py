@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rocketmq_spec.codec.acl import Credentials, sign
 from rocketmq_spec.codec.command import RemotingCommand, encode
 from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.codec.framing import FrameDecoder, FrameRejected
@@ -56,10 +57,14 @@ def _trust_any() -> ssl.SSLContext:
 
 
 class AdminConnection:
-    def __init__(self, addr: str, timeout: float = DEFAULT_TIMEOUT, *, tls: bool = False) -> None:
-        """``tls``: over TLS, as mqadmin connects to servers in enforcing mode."""
+    def __init__(self, addr: str, timeout: float = DEFAULT_TIMEOUT, *, tls: bool = False,
+                 credentials: Credentials | None = None) -> None:
+        """``tls``: over TLS, as mqadmin connects to servers in enforcing mode; ``credentials``: every
+        request signed with them, as mqadmin's ``AclClientRPCHook`` signs (brokers with ACL or
+        authentication on refuse unsigned requests)."""
         self.addr = addr
         self.timeout = timeout
+        self.credentials = credentials
         host, port = parse_addr(addr)
         try:
             sock = socket.create_connection((host, port), timeout=timeout)
@@ -90,6 +95,8 @@ class AdminConnection:
         fields = encode_header(spec, values or {}) if spec is not None and spec.fields else None
         request = RemotingCommand.request(int(code), fields, body, opaque=next(_opaques),
                                           version=int(CURRENT_VERSION))
+        if self.credentials is not None:
+            sign(request, self.credentials)
         response = self._exchange(request)
         if response.code not in accept:
             remark = " ".join((response.remark or "no remark").split())

@@ -25,6 +25,7 @@ from typing import IO, Self
 from rocketmq_spec.admin.operations import Admin
 from rocketmq_spec.admin.wire import AdminError
 from rocketmq_spec.apache.maven import ProvisionError
+from rocketmq_spec.spec.acl_file import ROCKETMQ_HOME_ENV
 from rocketmq_spec.spec.behaviour import FAST_PORT_OFFSET
 from rocketmq_spec.spec.ha import HA_PORT_OFFSET
 
@@ -251,7 +252,7 @@ class LoopbackServers:
     # -- processes --------------------------------------------------------------------------------------
 
     def environment(self) -> dict[str, str]:
-        return {**os.environ, "ROCKETMQ_HOME": str(self.home), "NAMESRV_ADDR": self.namesrv_addr}
+        return {**os.environ, ROCKETMQ_HOME_ENV: str(self.home), "NAMESRV_ADDR": self.namesrv_addr}
 
     def _spawn(self, role: str, command: list[str]) -> subprocess.Popen[bytes]:
         output = (self.home / "logs" / f"{role}.out").open("ab")

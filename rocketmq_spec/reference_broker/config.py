@@ -21,6 +21,7 @@ from typing import Any
 from rocketmq_spec.reference_broker.java_keys import BY_NAME, Disposition, JavaKey, Owner
 from rocketmq_spec.reference_broker.store.config import StoreTunables, parse_delay_levels
 from rocketmq_spec.reference_broker.tls import TlsFileError, TlsSettings
+from rocketmq_spec.spec.acl_file import ROCKETMQ_HOME_ENV
 from rocketmq_spec.spec.behaviour import DEFAULT_BROKER_PORT, DEFAULT_NAMESRV_PORT, FAST_PORT_OFFSET
 from rocketmq_spec.spec.broker_identity import CONTROLLER_MODE_DEFAULTS
 from rocketmq_spec.spec.errors import SpecViolation
@@ -37,7 +38,6 @@ log = logging.getLogger(__name__)
 
 GRPC_DISABLED = -1
 LOOPBACK = "127.0.0.1"
-ROCKETMQ_HOME_ENV = "ROCKETMQ_HOME"
 SOCKET_BACKLOG = 1024
 """Connects the kernel queues for accept: ``serverSocketBacklog``'s default, from the system property
 ``com.rocketmq.remoting.socket.backlog``. asyncio's own default of 100 makes a burst of connects beyond

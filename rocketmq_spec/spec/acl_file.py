@@ -23,8 +23,14 @@ KEY_MIN_LENGTH = 6
 """accessKey and secretKey must be *longer* than this (``length() <= 6`` is refused)."""
 RELOAD_INTERVAL_S = 5.0
 """``AclFileWatchService`` compares each ACL file's last-modified time this often."""
+ROCKETMQ_HOME_ENV = "ROCKETMQ_HOME"
+"""``MixAll.ROCKETMQ_HOME_ENV``: the installation the servers and mqadmin read their files below, when the
+``rocketmq.home.dir`` property does not name one."""
 DEFAULT_ACL_FILE = "conf/plain_acl.yml"
 """Below ``rocketmq.home.dir`` (or ``$ROCKETMQ_HOME``); property ``rocketmq.acl.plain.file`` overrides it."""
+TOOLS_FILE = "conf/tools.yml"
+"""mqadmin's credentials below ``$ROCKETMQ_HOME`` (``MixAll.ACL_CONF_TOOLS_FILE``): ``accessKey`` and
+``secretKey``, read by ``AclUtils.getAclRPCHook`` at every mqadmin command to sign its requests."""
 
 @dataclass(frozen=True)
 class AddressPattern:

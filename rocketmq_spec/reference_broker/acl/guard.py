@@ -16,7 +16,7 @@ from pathlib import Path
 from rocketmq_spec.codec.acl import verify
 from rocketmq_spec.codec.bodies import decode_body
 from rocketmq_spec.codec.command import RemotingCommand
-from rocketmq_spec.reference_broker.config import ROCKETMQ_HOME_ENV, BrokerConfig
+from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.server import Refused
 from rocketmq_spec.spec.acl import (
     ACCESS_KEY,
@@ -30,7 +30,7 @@ from rocketmq_spec.spec.acl import (
     permits,
     resource_label,
 )
-from rocketmq_spec.spec.acl_file import DEFAULT_ACL_FILE
+from rocketmq_spec.spec.acl_file import DEFAULT_ACL_FILE, ROCKETMQ_HOME_ENV
 from rocketmq_spec.spec.bodies import HEARTBEAT_DATA
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.errors import RocketMQSpecError

@@ -21,7 +21,8 @@ the report is updated in the same change that explains it; a case that differs o
 is reported as flaky with both verdicts. Either way the case's records of both runs (expected, seen,
 frames) are kept under ``reports/results-check/<target>/<report>/<case>/`` (``--keep``), named on its line.
 
-The TLS columns (:mod:`rocketmq_spec.conformance.results_tls`) are published but run only when named.
+The TLS columns (:mod:`rocketmq_spec.conformance.results_tls`) are published but run only when named
+(CI names them all).
 
 ``render`` writes ``docs/RESULTS.md`` (one column per target) and replaces, in ``README.md`` and the guides
 under ``docs/``, the text between each ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` pair by

@@ -7,9 +7,9 @@ mode other than the run's is UNSUPPORTED there, so the three together judge ever
 
 They are not in :data:`rocketmq_spec.conformance.results.CHECKED`: ``check`` and ``update`` run them only
 when named (``python -m rocketmq_spec.conformance.results update embedded-tls apache-4.9.7-tls
-apache-5.5.0-tls``). CI names ``embedded-tls`` alone (three starts of the reference broker, about a
-minute): the Java releases three times over would take much of what is left of CI's 90 minutes on 2
-cores. ``docs/RESULTS.md`` shows them in a table of their own.
+apache-5.5.0-tls``), which CI does as a step of its own: the reference broker's three runs take about a
+minute, the two Java releases' six about five on a loaded 2-core machine. ``docs/RESULTS.md`` shows them
+in a table of their own.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ TLS_COLUMNS: dict[str, str] = {f"{target}{SUFFIX}": target for target in (EMBEDD
 AREA = "tls"
 MODES = (TlsMode.PERMISSIVE, TlsMode.ENFORCING, TlsMode.DISABLED)
 """The permissive run is the column's main report; the others are subdirectories named by the mode."""
-TITLE = ("TLS (the tls area, run with --tls --tls-insecure once per tls.server.mode; CI checks embedded's): "
+TITLE = ("TLS (the tls area, run with --tls --tls-insecure once per tls.server.mode; CI checks every column): "
          "columns are target / mode")
 
 

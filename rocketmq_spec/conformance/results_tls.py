@@ -24,8 +24,8 @@ TLS_COLUMNS: dict[str, str] = {f"{target}{SUFFIX}": target for target in (EMBEDD
 AREA = "tls"
 MODES = (TlsMode.PERMISSIVE, TlsMode.ENFORCING, TlsMode.DISABLED)
 """The permissive run is the column's main report; the others are subdirectories named by the mode."""
-TITLE = ("TLS (the tls area, run with --tls --tls-insecure once per tls.server.mode; CI checks every column): "
-         "columns are target / mode")
+TITLE = ("TLS (the tls area, run with --tls --tls-insecure once per tls.server.mode; CI checks every "
+         "column): columns are target / mode")
 
 
 def runs(column: str) -> dict[str, list[str]]:

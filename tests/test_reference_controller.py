@@ -14,12 +14,13 @@ from rocketmq_spec.apache.servers import free_port
 from rocketmq_spec.codec.bodies import decode_body
 from rocketmq_spec.codec.custom_header import decode_header, encode_header
 from rocketmq_spec.reference_broker.client import RemotingClient
-from rocketmq_spec.reference_broker.config import ConfigError, NamesrvConfig
+from rocketmq_spec.reference_broker.config import ConfigError, NamesrvConfig, load_namesrv_config_file
 from rocketmq_spec.reference_broker.controller.liveness import Heartbeat, Liveness, elect
 from rocketmq_spec.reference_broker.controller.peers import peers_of
 from rocketmq_spec.reference_broker.controller.persistence import TableFile
 from rocketmq_spec.reference_broker.controller.replicas import BrokerSet, ReplicaTable
 from rocketmq_spec.reference_broker.controller.server import Controller
+from rocketmq_spec.spec.behaviour import BROKER_SCAN_INTERVAL_MS
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.controller import (
     CONTROLLER_REQUEST_HEADERS,
@@ -27,6 +28,7 @@ from rocketmq_spec.spec.controller import (
     GET_REPLICA_INFO_RESPONSE,
     SYNC_STATE_SET,
 )
+from rocketmq_spec.spec.controller_rules import HEARTBEAT_SCAN_INTERVAL_MS
 from rocketmq_spec.targets.reference import ReferenceServers
 
 _R = ResponseCode
@@ -207,6 +209,22 @@ def test_the_table_survives_a_restart(tmp_path: Path) -> None:
     TableFile(tmp_path).save(world.table)
     assert TableFile(tmp_path).load().sets == world.table.sets
     assert TableFile(None).load().sets == {}
+
+
+def test_one_scan_key_sets_both_scans_which_default_apart(tmp_path: Path) -> None:
+    """A namesrv.conf's scanNotActiveBrokerInterval sets the name server's scan and its controller's, as
+    Java reads it into NamesrvConfig and ControllerConfig alike; unset, each keeps its own default."""
+    assert NamesrvConfig().scan_interval_ms(HEARTBEAT_SCAN_INTERVAL_MS) == 5_000
+    assert NamesrvConfig().scan_interval_ms(BROKER_SCAN_INTERVAL_MS) == 10_000
+    conf = tmp_path / "namesrv.conf"
+    conf.write_text("enableControllerInNamesrv=true\nscanNotActiveBrokerInterval=1500\n")
+    config = NamesrvConfig()
+    load_namesrv_config_file(conf, config)
+    assert config.scan_interval_ms(HEARTBEAT_SCAN_INTERVAL_MS) == 1500
+    assert config.scan_interval_ms(BROKER_SCAN_INTERVAL_MS) == 1500
+    conf.write_text("scanNotActiveBrokerInterval=0\n")
+    with pytest.raises(ConfigError, match="scanNotActiveBrokerInterval"):
+        load_namesrv_config_file(conf, NamesrvConfig())
 
 
 def test_peers_decide_the_port_and_leadership() -> None:

@@ -55,10 +55,11 @@ class NamesrvConfig:
     shutdown_wait_time_seconds: int = SHUTDOWN_WAIT_SECONDS
     """With the key above, seconds of GO_AWAY before a 5.2.0+ release stops
     (``rocketmq_spec.spec.shutdown``)."""
-    scan_not_active_broker_interval: int = 10_000
-    """Milliseconds between scans for silent brokers: 5.x's ``NamesrvConfig.scanNotActiveBrokerInterval``
-    (default 5000), in Java's unit so that a Java namesrv.conf means the same here; the default keeps
-    4.9.8's fixed 10 s."""
+    scan_not_active_broker_interval: int | None = None
+    """Milliseconds between scans for silent brokers: 5.x's ``NamesrvConfig.scanNotActiveBrokerInterval``,
+    which the controller a name server runs reads too (``ControllerConfig`` has the same key), in Java's
+    unit so that a Java namesrv.conf means the same here. None: the name server keeps 4.9.8's fixed 10 s
+    (``spec.behaviour.BROKER_SCAN_INTERVAL_MS``), the controller its 5 s."""
     broker_channel_expired_time: float = 120.0
     """Seconds without REGISTER_BROKER after which a broker is dropped (``BROKER_CHANNEL_EXPIRED_TIME``)."""
     order_message_enable: bool = False
@@ -87,6 +88,12 @@ class NamesrvConfig:
     """ms between the checks for a dead master (``scanInactiveMasterInterval``)."""
     elect_master_max_retry_count: int = 3
     """Elections the controller tries after its master died, until one succeeds."""
+
+    def scan_interval_ms(self, default: int) -> int:
+        """``scanNotActiveBrokerInterval`` as given, else ``default``: the name server's and the
+        controller's scans read the one key but default differently."""
+        given = self.scan_not_active_broker_interval
+        return default if given is None else given
 
 
 @dataclass
@@ -357,6 +364,7 @@ _POSITIVE = frozenset({
     "mappedFileSizeCommitLog", "mappedFileSizeConsumeQueue", "maxHashSlotNum", "maxIndexNum",
     "maxMessageSize", "flushIntervalCommitLog", "flushIntervalConsumeQueue", "flushDelayOffsetInterval",
     "cleanResourceInterval", "transactionCheckInterval", "flushConsumerOffsetInterval", "clientScanInterval",
+    "scanNotActiveBrokerInterval",
 })
 """Sizes and the periods of background loops: zero or less would break the store or spin a loop."""
 
@@ -485,7 +493,8 @@ def with_tls_file(settings: TlsSettings) -> TlsSettings:
 
 def validate(broker: BrokerConfig) -> None:
     """Checks of settings made in code rather than read from a file, run before any port is bound."""
-    for key in ("flushDiskType", "messageDelayLevel", "deleteWhen", "storePathCommitLog", *sorted(_POSITIVE)):
+    positive = sorted(name for name in _POSITIVE if BY_NAME[name].owner is not Owner.NAMESRV)
+    for key in ("flushDiskType", "messageDelayLevel", "deleteWhen", "storePathCommitLog", *positive):
         value = getattr(broker, _field_name(BY_NAME[key]))
         if value is not None:
             _apply(dataclasses.replace(broker), BY_NAME[key], str(value), "settings")

@@ -32,6 +32,11 @@ FIRST_BROKER_ID = 1
 """``MixAll.FIRST_BROKER_CONTROLLER_ID`` (MixAll.java:98): the id of a broker-set's first broker."""
 DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000
 """``BrokerHeartbeatManager.DEFAULT_BROKER_CHANNEL_EXPIRED_TIME`` (BrokerHeartbeatManager.java:29)."""
+HEARTBEAT_SCAN_INTERVAL_MS = 5_000
+"""``ControllerConfig.scanNotActiveBrokerInterval`` (ControllerConfig.java:36): how often the controller
+forgets the brokers whose heartbeat ran out (DefaultBrokerHeartbeatManager.scanNotActiveBroker:74)."""
+FIRST_HEARTBEAT_SCAN_MS = 2_000
+"""The first of those scans runs this long after the controller starts (DefaultBrokerHeartbeatManager:59)."""
 NO_ELECTOR = -1
 """The brokerId of an election the controller starts itself when a master stops heartbeating."""
 NOT_LEADER_REMARK = "The controller is not in leader state"
@@ -77,6 +82,10 @@ CONTROLLER_SETTINGS: tuple[ControllerSetting, ...] = (
     ControllerSetting("scanInactiveMasterInterval", "5000",
                       "ms between the leader's checks for a dead master, which trigger an election",
                       _CONFIG + ":78"),
+    ControllerSetting("scanNotActiveBrokerInterval", "5000",
+                      "ms between the scans that forget brokers whose heartbeat ran out and close their "
+                      "connections; a name server with the controller inside reads it for both",
+                      _CONFIG + ":36"),
     ControllerSetting("configBlackList", "configBlackList;configStorePath",
                       "keys UPDATE_CONTROLLER_CONFIG refuses (rocketmqHome always added)", _CONFIG + ":101"),
 )

@@ -40,7 +40,9 @@ from rocketmq_spec.spec.controller import (
 )
 from rocketmq_spec.spec.controller_rules import (
     CONFIG_BLACK_LIST,
+    FIRST_HEARTBEAT_SCAN_MS,
     HEARTBEAT_REMARK,
+    HEARTBEAT_SCAN_INTERVAL_MS,
     NO_BROKER_ID_REMARK,
     NO_ELECTOR,
     NOT_LEADER_REMARK,
@@ -57,9 +59,6 @@ from .replicas import BrokerSet, Outcome
 log = logging.getLogger(__name__)
 
 _C, _R = RequestCode, ResponseCode
-HEARTBEAT_SCAN_MS = 5000
-"""``ControllerConfig.scanNotActiveBrokerInterval``; the first scan runs after 2 s (start:61)."""
-FIRST_HEARTBEAT_SCAN_MS = 2000
 NOTIFY_TIMEOUT_S = 3.0
 """``invokeOneway(brokerAddr, request, 3000)`` (ControllerManager.doNotifyBrokerRoleChanged:229)."""
 CONTROLLER_CLASS = "ControllerConfig"
@@ -91,7 +90,8 @@ class Controller:
 
     async def start(self) -> None:
         await self.server.start(self.config.bind_address, self.peers.port)
-        self._spawn(self._every(FIRST_HEARTBEAT_SCAN_MS, HEARTBEAT_SCAN_MS, self._expire))
+        heartbeat_scan = self.config.scan_interval_ms(HEARTBEAT_SCAN_INTERVAL_MS)
+        self._spawn(self._every(FIRST_HEARTBEAT_SCAN_MS, heartbeat_scan, self._expire))
         interval = self.config.scan_inactive_master_interval
         self._spawn(self._every(interval, interval, self._reelect_orphans))
 

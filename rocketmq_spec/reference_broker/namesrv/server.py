@@ -30,6 +30,7 @@ from rocketmq_spec.reference_broker.server import (
 from rocketmq_spec.reference_broker.tasks import cancel_and_wait
 from rocketmq_spec.reference_broker.tls import TlsPolicy
 from rocketmq_spec.spec import remarks
+from rocketmq_spec.spec.behaviour import BROKER_SCAN_INTERVAL_MS
 from rocketmq_spec.spec.bodies import DATA_VERSION
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.hashing import masked_crc32
@@ -81,12 +82,13 @@ class NameServer:
         await self.server.stop()
 
     async def _scan(self) -> None:
-        await asyncio.sleep(min(FIRST_SCAN_DELAY, self.config.scan_not_active_broker_interval / 1000))
+        period = self.config.scan_interval_ms(BROKER_SCAN_INTERVAL_MS) / 1000
+        await asyncio.sleep(min(FIRST_SCAN_DELAY, period))
         while True:
             for addr in self.routes.expire(time.monotonic(), self.config.broker_channel_expired_time):
                 log.warning("broker %s expired: no registration for %s s", addr,
                             self.config.broker_channel_expired_time)
-            await asyncio.sleep(self.config.scan_not_active_broker_interval / 1000)
+            await asyncio.sleep(period)
 
     def _closed(self, connection: Connection) -> None:
         for addr in self.routes.channel_closed(connection):

@@ -34,7 +34,6 @@ BROKER_OR_CLUSTER: Options = [
 """mqadmin's OptionGroup of a command sent to one broker or to the brokers of a cluster."""
 
 
-
 def credentials(access_key: str | None, secret_key: str | None, home: str | None) -> Credentials | None:
     """What requests are signed with: the keys given, else mqadmin's ``tools.yml`` under ``home`` when
     there is one (its keys blank: unsigned, as mqadmin goes on unsigned), else nothing. A key given

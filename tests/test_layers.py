@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import sys
 from functools import cache
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
@@ -39,8 +40,9 @@ def _within(name: str, package: str) -> bool:
 
 
 @cache
-def project_imports(name: str) -> frozenset[str]:
-    """The project modules ``name`` imports anywhere in its text, with the packages run to reach them."""
+def _imported_names(name: str) -> frozenset[str]:
+    """Every dotted name ``name`` imports anywhere in its text: modules, and ``base.name`` for each name
+    taken from a module (which is a submodule or an attribute of it)."""
     path = MODULES[name]
     named: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -54,11 +56,31 @@ def project_imports(name: str) -> frozenset[str]:
                 base = node.module or ""
             named.add(base)
             named.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, or a name in base
+    return frozenset(named)
+
+
+@cache
+def project_imports(name: str) -> frozenset[str]:
+    """The project modules ``name`` imports anywhere in its text, with the packages run to reach them."""
     found: set[str] = set()
-    for imported in named:
+    for imported in _imported_names(name):
         parts = imported.split(".")
         found.update(prefix for i in range(1, len(parts) + 1) if (prefix := ".".join(parts[:i])) in MODULES)
     found.discard(name)
+    return frozenset(found)
+
+
+def module_imports(name: str) -> frozenset[str]:
+    """The project modules ``name`` names in its imports: for each, the module itself (the longest prefix
+    that is one), not the packages run on the way, which every submodule would otherwise close a circle
+    with."""
+    found = set()
+    for imported in _imported_names(name):
+        parts = imported.split(".")
+        prefixes = (".".join(parts[:i]) for i in range(len(parts), 0, -1))
+        module = next((prefix for prefix in prefixes if prefix in MODULES), None)
+        if module is not None and module not in (name, PACKAGE):
+            found.add(module)
     return frozenset(found)
 
 
@@ -103,6 +125,17 @@ def test_spec_imports_only_itself() -> None:
 
 def test_codec_imports_only_itself_and_spec() -> None:
     assert violations(f"{PACKAGE}.codec", allowed=(f"{PACKAGE}.spec", f"{PACKAGE}.codec")) == []
+
+
+def test_no_import_circles() -> None:
+    """No module imports, directly or through others, a module that imports it back: deferred and
+    ``TYPE_CHECKING`` imports count too (a circle there is a design knot, and one refactor from a failing
+    import). Where two modules need each other, a Protocol of what one uses of the other breaks it."""
+    graph = {name: module_imports(name) for name in MODULES}
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as circle:
+        pytest.fail(f"an import circle: {' -> '.join(reversed(circle.args[1]))}")
 
 
 def test_the_reading_sees_deferred_and_relative_imports(tmp_path: Path) -> None:

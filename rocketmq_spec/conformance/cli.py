@@ -54,13 +54,10 @@ from rocketmq_spec.conformance.acl_policy import ACL_RELEASE, write_acl_file
 from rocketmq_spec.conformance.cli_help import ExitStatus
 from rocketmq_spec.conformance.cli_options import PROG
 from rocketmq_spec.conformance.embedded import (
-    AUTH_TABLES,
     AUTHENTICATION_ON,
     AUTHN_USER,
     AUTHORIZATION_ON,
-    HA_BATCH,
-    QUICK_CHECKS,
-    RECALL_ON,
+    PROVISIONED_SETTINGS,
 )
 from rocketmq_spec.conformance.launcher import Launcher
 from rocketmq_spec.conformance.report.html_page import CLAUSE_PAGE
@@ -80,12 +77,6 @@ STORE_REPORT = "store"
 """Subdirectory of ``--report`` for the store the embedded broker wrote."""
 
 
-PROVISIONED_SETTINGS: dict[str, object] = {**QUICK_CHECKS, **RECALL_ON, **HA_BATCH, **AUTH_TABLES}
-"""The broker settings every provisioned target runs with, in Java's names: the embedded broker's quick
-check-backs, recall and HA block bound (``rocketmq_spec.conformance.embedded``) and the ACL 2.0 tables (each
-implementation's launcher writes them with its own names:
-``rocketmq_spec.rocketmq_rust.cluster.PROVIDER_NAMES``; older Apache releases ignore them). Flow control is
-off in every provisioned release (``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``)."""
 
 
 BROKER_FIXTURES = "rocketmq_broker"

@@ -58,6 +58,13 @@ AUTHENTICATION_ON = {"authenticationEnabled": "true", "initAuthenticationUser": 
 AUTHORIZATION_ON = {"authorizationEnabled": "true"}
 """...and authorizes it against the signed user's ACL (RMQ-AUTHZ-DECIDE): the initial user is Super, so
 only the authorization cases' own Normal users meet it."""
+PROVISIONED_SETTINGS: dict[str, object] = {**QUICK_CHECKS, **RECALL_ON, **HA_BATCH, **AUTH_TABLES}
+"""The broker settings every provisioned target runs with, in Java's names: the embedded broker's quick
+check-backs, recall and HA block bound (above) and the ACL 2.0 tables (each
+implementation's launcher writes them with its own names:
+``rocketmq_spec.rocketmq_rust.cluster.PROVIDER_NAMES``; older Apache releases ignore them). Flow control is
+off in every provisioned release (``rocketmq_spec.apache.servers.DEFAULT_BROKER_CONFIG``)."""
+
 WIRE_RELEASE_KEY = "wireRelease"
 """The broker.conf key of the release the reference broker answers as, for the brokers the life-cycle
 cases start (``rocketmq_spec.conformance.launcher``)."""

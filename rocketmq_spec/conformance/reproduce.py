@@ -338,7 +338,7 @@ def _endpoints(args: argparse.Namespace) -> Iterator[dict[str, Endpoint]]:
             raise BadInput("give --target NAME or --namesrv/--broker HOST:PORT")
         yield _roles(args.namesrv, args.broker)
         return
-    from rocketmq_spec.conformance.cli import PROVISIONED_SETTINGS
+    from rocketmq_spec.conformance.embedded import PROVISIONED_SETTINGS
     from rocketmq_spec.targets import started
 
     with tempfile.TemporaryDirectory(prefix="rmq-reproduce-") as work, \

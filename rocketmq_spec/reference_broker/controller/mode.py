@@ -12,12 +12,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from rocketmq_spec.reference_broker.broker.registration import BrokerRegistrar
+from rocketmq_spec.reference_broker.config import BrokerConfig
 from rocketmq_spec.reference_broker.controller.agent import BrokerStatus, ControllerAgent, ControllerRefused
 from rocketmq_spec.reference_broker.controller.roles import BecomeMaster, BecomeSlave, Role
 from rocketmq_spec.reference_broker.ha.autoswitch_master import AutoSwitchSlaveSession
 from rocketmq_spec.reference_broker.ha.autoswitch_slave import AutoSwitchReplicaSession
+from rocketmq_spec.reference_broker.ha.master import HAServer
+from rocketmq_spec.reference_broker.ha.settings import HASettings
+from rocketmq_spec.reference_broker.ha.slave import Session
 from rocketmq_spec.reference_broker.ha.sync_state_set import SyncStateSet
 from rocketmq_spec.reference_broker.store.epochs import EpochCache
 from rocketmq_spec.reference_broker.store.message_store import MessageStore
@@ -26,13 +31,26 @@ from rocketmq_spec.spec.checkpoint import confirm_after_recovery
 from rocketmq_spec.spec.ha import MASTER_ID, BrokerRole
 from rocketmq_spec.spec.ha_autoswitch_acks import need_ack_nums
 
-if TYPE_CHECKING:
-    from rocketmq_spec.reference_broker.broker.server import Broker
-
 log = logging.getLogger(__name__)
 
 NO_ID = -1
 """The local id of the placeholder SyncStateSet a broker has before it is master."""
+
+
+class Broker(Protocol):
+    """What controller mode drives of its broker (``broker.server.Broker``, which owns the mode): its
+    settings, its registration with the name servers, its HA server's sessions and its replication as a
+    slave."""
+
+    config: BrokerConfig
+    ha_settings: HASettings
+    ha_server: HAServer
+    registrar: BrokerRegistrar
+
+    def start_replica(self, store: MessageStore,
+                      session: Callable[[MessageStore, float], Session] = ...) -> None: ...
+
+    async def stop_replica(self) -> None: ...
 
 
 class ControllerMode:

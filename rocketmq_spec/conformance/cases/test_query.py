@@ -16,6 +16,7 @@ from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.conformance.case import Row, case, table
 from rocketmq_spec.conformance.checks import Check
+from rocketmq_spec.spec.acl import UNIQUE_KEY_QUERY
 from rocketmq_spec.spec.behaviour import VISIBILITY_BOUND_MS
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.headers import QUERY_MESSAGE_REQUEST
@@ -30,7 +31,6 @@ LATEST = (1 << 63) - 1
 
 QUERY_MAX = 32
 
-UNIQUE_KEY_QUERY = "_UNIQUE_KEY_QUERY"
 
 
 def _query(client: Client, topic: str, key: str, *, unique_key: bool = False,

@@ -28,6 +28,7 @@ from rocketmq_spec.spec.system_topics import (
     DEFAULT_TOPIC,
     SELF_TEST_TOPIC,
     SYSTEM_TOPIC_PREFIX,
+    TOPIC_MAX_LENGTH,
 )
 
 from .messaging import QUEUES, Client, Message
@@ -36,7 +37,6 @@ from .support import eventually, expect_code, expect_refused, expect_success, un
 NO_RECORD_OFFSET = 1 << 50
 """A commitlog offset far beyond any store a test run writes (1 PiB): it holds no record."""
 
-MAX_TOPIC_LENGTH = 127
 """``TopicValidator.TOPIC_MAX_LENGTH``."""
 
 ROUTE_QUEUES = 3
@@ -118,7 +118,7 @@ _JAVA_CODES = ("Java answers 1 SYSTEM_ERROR (29 INVALID_PARAMETER from 5.3.2) fo
     Row("topic-illegal-characters", "RMQ-BRK-SEND-CHECKS", "A send to 'bad topic!...' is refused (Java: 1).",
         (lambda c: c.send_request(unique("bad topic!")), ResponseCode.SYSTEM_ERROR), java_note=_JAVA_CODES),
     Row("topic-too-long", "RMQ-BRK-SEND-CHECKS", "A send to a 128-character topic is refused (Java: 1).",
-        (lambda c: c.send_request(unique("t").ljust(MAX_TOPIC_LENGTH + 1, "x")), ResponseCode.SYSTEM_ERROR),
+        (lambda c: c.send_request(unique("t").ljust(TOPIC_MAX_LENGTH + 1, "x")), ResponseCode.SYSTEM_ERROR),
         java_note=_JAVA_CODES),
     Row("topic-system", "RMQ-BRK-SEND-CHECKS", "A send to SELF_TEST_TOPIC (NOT_ALLOWED_SEND) is refused "
         "(Java: 16).", (lambda c: c.send_request(SELF_TEST_TOPIC), ResponseCode.NO_PERMISSION),
@@ -141,14 +141,14 @@ def test_send_refused(refused: tuple[_Refused, int], client: Client, check: Chec
 @case("RMQ-BRK-CREATE-TOPIC", "UPDATE_AND_CREATE_TOPIC of a 128-character topic is refused; one of 127 is "
       "created.")
 def test_create_topic_length_limit(client: Client, check: Check) -> None:
-    longest = unique("t").ljust(MAX_TOPIC_LENGTH, "x")
+    longest = unique("t").ljust(TOPIC_MAX_LENGTH, "x")
     expect_refused(check, "create a 128-character topic", client.create_topic_request(longest + "x"))
     expect_success(check, "create a 127-character topic", client.create_topic_request(longest))
 
 
 @case("RMQ-BRK-SEND-CHECKS", "A send to a topic of 127 characters, the longest allowed, is stored.")
 def test_longest_topic_is_accepted(client: Client, check: Check) -> None:
-    topic = client.create_topic(name=unique("t").ljust(MAX_TOPIC_LENGTH, "x"))
+    topic = client.create_topic(name=unique("t").ljust(TOPIC_MAX_LENGTH, "x"))
     client.send(topic, Message(b"longest topic"))
     check.equal("topic stored", [topic], [r.topic for r in client.pulled(topic).records])
 

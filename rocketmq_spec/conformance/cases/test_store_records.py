@@ -15,23 +15,23 @@ from collections.abc import Sequence
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.verdict import Info, NonStrict
-from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1, RMQ_CL_MAX_MESSAGE
-from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.commitlog import (
+    MAX_MESSAGE_SIZE,
+    MAX_PROPERTIES_BYTES,
+    MAX_TOPIC_BYTES_V1,
+    MESSAGE_MAGIC_V1,
+    RECORD_RESERVE,
+    RMQ_CL_MAX_MESSAGE,
+)
+from rocketmq_spec.spec.properties import NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR, PropertyKey
 from rocketmq_spec.spec.system_topics import TRANS_CHECK_MAX_TIME_TOPIC, TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC
 
 from .raw_records import BORN_HOST_V6_BIT, COMMIT_TYPE, STORE_HOST_V6_BIT, RawRecord, RawWalk
 
 SHOWN = 10
-MAX_MESSAGE_SIZE = 4 * 1024 * 1024
-RECORD_RESERVE = 64 * 1024
-"""RMQ-CL-MAX-MESSAGE with Java's default maxMessageSize: a store gives no broker settings, so a record
-above the default is reported as NON-STRICT (a broker may be set higher), never as a FAIL."""
-MAX_SHORT_FIELD = 0x7FFF
-MAX_V1_TOPIC = 0x7F
 TRANSACTION_SYSTEM_TOPICS = (TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC, TRANS_CHECK_MAX_TIME_TOPIC)
 """Where half messages are parked, their ops, and where a half message checked too often is put with its
 sysFlag (not transactional) and its properties (TRAN_MSG=true) as they were."""
-SEPARATOR, NAME_VALUE = "\x02", "\x01"
 HOST_MASK = BORN_HOST_V6_BIT | STORE_HOST_V6_BIT
 HOST_BITS = (0, BORN_HOST_V6_BIT, STORE_HOST_V6_BIT, HOST_MASK)
 
@@ -89,7 +89,7 @@ def test_records_stay_in_their_file(raw: RawWalk, check: Check) -> None:
 def test_properties_length_field(raw: RawWalk, check: Check) -> None:
     _wrong(check, "records whose properties length exceeds a signed short",
            [(r.position, r.parts.properties_length) for r in _records(raw)
-            if r.parts and r.parts.properties_length > MAX_SHORT_FIELD])
+            if r.parts and r.parts.properties_length > MAX_PROPERTIES_BYTES])
 
 
 @case("RMQ-PROP-MAX-SIZE", "Every stored properties string is UTF-8 of at most 32767 bytes.")
@@ -100,7 +100,7 @@ def test_properties_string_size(raw: RawWalk, check: Check) -> None:
             r.properties.decode("utf-8")
         except UnicodeDecodeError:
             wrong.append((r.position, "not UTF-8"))
-        if len(r.properties) > MAX_SHORT_FIELD:
+        if len(r.properties) > MAX_PROPERTIES_BYTES:
             wrong.append((r.position, len(r.properties)))
     _wrong(check, "records whose properties are not UTF-8 of at most 32767 bytes", wrong)
 
@@ -111,13 +111,14 @@ def test_v1_topic_length(raw: RawWalk, check: Check) -> None:
     check.note("v1 records", len(v1))
     _wrong(check, "v1 records with a topic longer than 127 bytes",
            [(r.position, r.parts.topic_length) for r in v1
-            if r.parts and r.parts.topic_length > MAX_V1_TOPIC])
+            if r.parts and r.parts.topic_length > MAX_TOPIC_BYTES_V1])
 
 
 @case("RMQ-CL-MAX-MESSAGE",
       "No stored body exceeds maxMessageSize and no record maxMessageSize + 64 KiB (Java's default 4 MiB; a "
       "larger record is NON-STRICT, as a broker may be set higher).")
 def test_no_record_over_the_limit(raw: RawWalk, check: Check) -> None:
+    # a store gives no broker settings: above Java's default is NON-STRICT (a broker may be set higher)
     over = [(r.position, len(r.body), r.total_size) for r in _records(raw)
             if len(r.body) > MAX_MESSAGE_SIZE or r.total_size > MAX_MESSAGE_SIZE + RECORD_RESERVE]
     check.note("largest record", max((r.total_size for r in raw.records), default=0))
@@ -129,7 +130,7 @@ def test_no_record_over_the_limit(raw: RawWalk, check: Check) -> None:
 
 def _segments(r: RawRecord) -> list[str]:
     """The name-value pairs; one trailing separator is how 5.2.0 and later end the string."""
-    return r.properties.decode("utf-8", "replace").removesuffix(SEPARATOR).split(SEPARATOR)
+    return r.properties.decode("utf-8", "replace").removesuffix(PROPERTY_SEPARATOR).split(PROPERTY_SEPARATOR)
 
 
 @case("RMQ-PROP-ENCODING",
@@ -143,7 +144,8 @@ def test_properties_encoding(raw: RawWalk, check: Check) -> None:
     for r in _records(raw):
         if not r.properties:
             continue
-        bad = [s for s in _segments(r) if not s.partition(NAME_VALUE)[0] or NAME_VALUE not in s]
+        bad = [s for s in _segments(r)
+               if not s.partition(NAME_VALUE_SEPARATOR)[0] or NAME_VALUE_SEPARATOR not in s]
         if bad:
             wrong.append((r.position, bad[:3]))
     _wrong(check, "records with a pair that is not name U+0001 value", wrong)
@@ -157,7 +159,8 @@ def test_transaction_bits(raw: RawWalk, check: Check) -> None:
     for r in _records(raw):
         kind = (r.sys_flag >> 2) & 3
         text = r.properties.decode("utf-8", "replace")
-        transactional = f"{PropertyKey.TRANSACTION_PREPARED}{NAME_VALUE}true" in text.split(SEPARATOR)
+        prepared = f"{PropertyKey.TRANSACTION_PREPARED}{NAME_VALUE_SEPARATOR}true"
+        transactional = prepared in text.split(PROPERTY_SEPARATOR)
         topic = r.topic
         if (kind == COMMIT_TYPE) != transactional and topic not in TRANSACTION_SYSTEM_TOPICS:
             wrong.append((r.position, topic, hex(r.sys_flag), transactional))

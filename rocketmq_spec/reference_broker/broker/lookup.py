@@ -12,11 +12,9 @@ from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.server import Handler, Request
 from rocketmq_spec.reference_broker.store import MessageStore
 from rocketmq_spec.spec import remarks
+from rocketmq_spec.spec.acl import UNIQUE_KEY_QUERY
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.release_rules import Rule, holds
-
-UNIQUE_KEY_QUERY_FLAG = "_UNIQUE_KEY_QUERY"
-"""extFields key (``MixAll.UNIQUE_MSG_QUERY_FLAG``) marking a query by UNIQ_KEY rather than by KEYS."""
 
 
 class LookupHandlers:
@@ -59,7 +57,7 @@ class LookupHandlers:
     async def query_message(self, request: Request) -> RemotingCommand:
         header = request.header()
         max_num = header["maxNum"]
-        if (request.command.ext_fields or {}).get(UNIQUE_KEY_QUERY_FLAG) == "true":
+        if (request.command.ext_fields or {}).get(UNIQUE_KEY_QUERY) == "true":
             max_num = self.store.config.default_query_max_num
         index_type = header.get("indexType") if self.index_type else None
         result = self.store.query_by_key(header["topic"], header["key"], max_num, header["beginTimestamp"],

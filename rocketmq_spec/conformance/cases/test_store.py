@@ -69,6 +69,7 @@ from rocketmq_spec.spec.store_layout import (
     COMMITLOG_DIR,
     CONFIG_DIR,
     CONSUMEQUEUE_DIR,
+    LOCK_CONTENT,
     LOCK_FILE,
 )
 from rocketmq_spec.spec.sysflag import TransactionType, transaction_type
@@ -78,7 +79,6 @@ ZERO_TAIL_CHECKED = 1 << 20
 """Bytes after the last record that must be zero: enough to catch a stray write, without reading a whole
 sparse 1 GiB file."""
 
-LOCK_CONTENT = b"lock"
 INDEX_NAME = re.compile(r"\d{17}")
 """yyyyMMddHHmmssSSS."""
 

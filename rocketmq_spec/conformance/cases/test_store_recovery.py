@@ -22,7 +22,7 @@ from rocketmq_spec.codec.store.directory import StoreDirectory
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.verdict import Info, NonStrict
-from rocketmq_spec.spec.consumequeue import is_pre_blank
+from rocketmq_spec.spec.consumequeue import is_ext_address, is_pre_blank
 from rocketmq_spec.spec.store_layout import (
     ABORT_FILE,
     CHECKPOINT_FILE,
@@ -37,7 +37,6 @@ CQ_ENTRY = struct.Struct(">qiq")
 """RMQ-CQ-ENTRY: commitlog offset, record size, tags code."""
 EXT_UNIT = struct.Struct(">hqqh")
 """A ConsumeQueueExt unit: size, tags code, store time, bitmap size."""
-EXT_MAX_ADDRESS = -(1 << 31) - 1
 LONG_MIN = -(1 << 63)
 CHECKPOINT = struct.Struct(">qqq")
 """physicMsgTimestamp, logicsMsgTimestamp, indexMsgTimestamp."""
@@ -117,7 +116,7 @@ def _expected_tags_code(entry: QueueEntry, record: RawRecord) -> int | None:
 def test_ext_addresses_resolve(queue_entries: list[QueueEntry], raw: RawWalk, store_dir: Path,
                                check: Check) -> None:
     records = _by_position(raw)
-    decorated = [e for e in queue_entries if e.tags_code <= EXT_MAX_ADDRESS]
+    decorated = [e for e in queue_entries if is_ext_address(e.tags_code)]
     check.note("entries with an ext address", len(decorated))
     wrong: list[tuple[str, int, int, object, str]] = []
     for entry in decorated:

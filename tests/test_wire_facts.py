@@ -9,7 +9,9 @@ reserved name or prefix, or to a remark that takes no argument.
 from __future__ import annotations
 
 import ast
+import operator
 import string
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,64 @@ def _repeats(facts: dict[str, str]) -> list[str]:
             if text in facts:
                 found.append(f"{path.relative_to(PROJECT_ROOT)}:{line}: {text!r} is spec's {facts[text]}")
     return found
+
+
+def _constants(path: Path) -> dict[str, tuple[int, object]]:
+    """A module's top-level constants (UPPER_CASE names, a leading underscore dropped) whose value is a
+    literal or arithmetic on literals, with their lines."""
+    found: dict[str, tuple[int, object]] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            try:
+                value = _literal(node.value)
+            except ValueError:
+                continue
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id.lstrip("_").isupper():
+                    found[target.id.lstrip("_")] = (node.lineno, value)
+    return found
+
+
+_ARITHMETIC: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow,
+    ast.LShift: operator.lshift}
+
+
+def _literal(node: ast.expr) -> object:
+    """The value of a literal, or of +, -, *, ** and << over integer literals (ValueError otherwise)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _literal(node.operand)
+        if isinstance(value, int):
+            return -value
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _literal(node.left), _literal(node.right)
+        if isinstance(left, int) and isinstance(right, int):
+            return _ARITHMETIC[type(node.op)](left, right)
+        raise ValueError("not arithmetic on integers")
+    return ast.literal_eval(node)
+
+
+def test_no_module_declares_a_constant_of_spec_again() -> None:
+    """A constant with a spec constant's name and value, declared outside spec, is that fact written twice
+    (the name says it is the same thing; the value that it has not drifted yet)."""
+    declared = {name: (path, value) for path in sorted(SPEC.rglob("*.py"))
+                for name, (_, value) in _constants(path).items()}
+    found = []
+    for path in sorted(path for root in SEARCHED for path in root.rglob("*.py")):
+        if SPEC in path.parents or "grpc/v2" in path.as_posix() or TESTS / "data" in path.parents:
+            continue
+        for name, (line, value) in _constants(path).items():
+            if name in declared and declared[name][1] == value and type(value) is type(declared[name][1]):
+                found.append(f"{path.relative_to(PROJECT_ROOT)}:{line}: {name} = {value!r} is "
+                             f"{declared[name][0].relative_to(PROJECT_ROOT)}'s")
+    assert found == []
+
+
+def test_the_constant_search_sees_a_repeat(tmp_path: Path) -> None:
+    module = tmp_path / "repeat.py"
+    module.write_text("_MASTER_ID = 0\nINT32_MIN = -(1 << 31)\nlower = 3\nNAME = f()\n", encoding="utf-8")
+    assert _constants(module) == {"MASTER_ID": (1, 0), "INT32_MIN": (2, -(2**31))}
 
 
 def test_reserved_names_are_declared_only_in_spec() -> None:

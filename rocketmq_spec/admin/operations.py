@@ -18,11 +18,11 @@ from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.spec.admin_bodies import CONSUME_STATS, CONSUMER_CONNECTION, TOPIC_LIST, TOPIC_STATS_TABLE
 from rocketmq_spec.spec.bodies import CLUSTER_INFO, KV_TABLE, TOPIC_ROUTE_DATA, BodySpec
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
+from rocketmq_spec.spec.ha import MASTER_ID
 from rocketmq_spec.spec.indexfile import INDEX_KEY_TYPE, INDEX_TAG_TYPE
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC, RETRY_PREFIX
 
-MASTER_ID = 0
 QUERY_MAX_NUM = 64
 """Messages one key query asks each broker for (mqadmin's queryMsgByKey asks for 64)."""
 

@@ -18,6 +18,7 @@ from rocketmq_spec.codec.store.directory import StoreDirectory
 from rocketmq_spec.conformance.case import case
 from rocketmq_spec.conformance.checks import Check
 from rocketmq_spec.conformance.verdict import Info
+from rocketmq_spec.spec.hashing import INT32_MIN
 
 from .raw_records import RawRecord, RawWalk, java_string_hash
 from .store_support import IndexFiles
@@ -27,7 +28,6 @@ HEADER = struct.Struct(">qqqqii")
 SLOT = struct.Struct(">i")
 ENTRY = struct.Struct(">iqii")
 """key hash, commitlog offset, time difference (s), previous entry of the slot's chain."""
-INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 TOPIC_KEY_SEPARATOR = "#"
 KEYS_SEPARATOR = " "

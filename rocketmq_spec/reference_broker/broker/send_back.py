@@ -24,13 +24,10 @@ from rocketmq_spec.reference_broker.store import InnerMessage, PutMessageStatus
 from rocketmq_spec.spec import remarks
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.properties import PropertyKey
+from rocketmq_spec.spec.redelivery import FIRST_RETRY_DELAY_LEVEL
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, PermName, TopicSysFlag
 from rocketmq_spec.spec.system_topics import DLQ_PREFIX, RETRY_PREFIX
 from rocketmq_spec.spec.version import MQVersion
-
-FIRST_RETRY_DELAY_LEVEL = 3
-"""Delay level of a message's first retry when the consumer leaves it to the broker (``delayLevel`` 0);
-each further retry waits one level longer."""
 
 
 class SendBackHandlers(StoreWriters):

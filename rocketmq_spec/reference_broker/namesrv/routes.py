@@ -14,9 +14,8 @@ from typing import Any
 
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.spec.bodies import TOPIC_ROUTE_DATA
+from rocketmq_spec.spec.ha import MASTER_ID
 from rocketmq_spec.spec.sysflag import PERM_READ_WRITE, PermName
-
-MASTER_ID = 0
 
 
 @dataclass

@@ -19,9 +19,8 @@ from rocketmq_spec.reference_broker.proxy.local import LocalBroker
 from rocketmq_spec.reference_broker.proxy.messages import TOPIC_MESSAGE_TYPES
 from rocketmq_spec.reference_broker.proxy.settings import group_consumes_orderly
 from rocketmq_spec.spec.grpc_codes import Code
+from rocketmq_spec.spec.ha import MASTER_ID
 from rocketmq_spec.spec.sysflag import PermName
-
-MASTER_ID = 0
 
 
 def _scheme(host: str) -> v2.AddressScheme:

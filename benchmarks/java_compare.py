@@ -6,13 +6,14 @@ client release (:data:`CLIENT`, whatever the target; compiled at run time agains
 128-byte synchronous sends with each thread count of :data:`THREADS`, then pulls of 32 with each. Every
 phase runs a warm-up that is not counted (the JIT compiles the client's and a Java broker's paths, pools
 fill), then a counted part, and ``Bench`` prints what it completed in each counted second. While it runs,
-a :class:`benchmarks.machine.MachineWatch` reads the broker's CPU (its process tree's, from ``/proc``), the
-load average and the other processes' CPU at each of those seconds, so each figure is taken over exactly
-the counted window:
+a :class:`benchmarks.machine.MachineWatch` reads the broker's and the client's CPU (their process trees',
+from ``/proc``), the load average and the other processes' CPU at each of those seconds, so each figure is
+taken over exactly the counted window:
 
 - the rate is the median of the per-second rates, with their 10th and 90th percentiles as the spread;
 - p50 and p99 are over every counted call (``Bench`` times each);
-- broker CPU per message is the broker tree's CPU over the counted seconds over the messages in them;
+- broker CPU per message is the broker tree's CPU over the counted seconds over the messages in them, and
+  client CPU per message the same of ``Bench``'s JVM, which shares the cores with the broker;
 - the 1-minute load average at the phase's start and the highest during its counted seconds, and the
   other processes' CPU during its warm-up and its counted part, stand beside the figures.
 
@@ -73,6 +74,10 @@ class Phase:
     failed: int
     broker_cpu_s: float
     """The broker tree's CPU over the counted seconds."""
+    client_cpu_s: float
+    """The load generator's (``Bench``'s JVM) CPU over the counted seconds: on a machine whose cores the
+    broker and the client share, what the client spends per message decides the rate as much as the
+    broker's."""
     load_before: float
     """1-minute load average when the phase (its warm-up) started."""
     load_during: float
@@ -102,6 +107,11 @@ class Phase:
     def cpu_us(self) -> float:
         """Broker CPU per message over the counted seconds."""
         return self.broker_cpu_s / max(sum(self.samples), 1) * 1e6
+
+    @property
+    def client_cpu_us(self) -> float:
+        """The load generator's CPU per message over the counted seconds."""
+        return self.client_cpu_s / max(sum(self.samples), 1) * 1e6
 
     @property
     def quiet(self) -> bool:
@@ -158,7 +168,8 @@ class _PhaseReader:
             last = self._seconds[-1]
             phase = Phase(fields["mode"], int(fields["threads"]), tuple(self._samples),
                           float(fields["p50_ms"]), float(fields["p99_ms"]), int(fields["failed"]),
-                          last.broker_s - self._counted.broker_s, self._warm.load_1min,
+                          last.broker_s - self._counted.broker_s, last.client_s - self._counted.client_s,
+                          self._warm.load_1min,
                           max(reading.load_1min for reading in self._seconds),
                           self._counted.others_cores(self._warm), last.others_cores(self._counted))
             self.phases.append(phase)
@@ -183,6 +194,7 @@ def measure(name: str, workdir: Path, timing: Timing, watch: MachineWatch,
         tail: list[str] = []
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as bench:
             assert bench.stdout is not None
+            watch.watch_client(bench.pid)
             limit = expected * (timing.warmup + timing.seconds) + BENCH_TIMEOUT_MARGIN
             watchdog = threading.Timer(limit, bench.kill)
             watchdog.start()
@@ -195,11 +207,13 @@ def measure(name: str, workdir: Path, timing: Timing, watch: MachineWatch,
                         low, high = phase.spread
                         print(f"  {name}: {phase.mode} x{phase.threads}: {phase.rate:,.0f} msg/s "
                               f"(p10-p90 {low:,.0f}-{high:,.0f}), p99 {phase.p99_ms:.2f} ms, "
+                              f"CPU/msg broker {phase.cpu_us:.1f} us, client {phase.client_cpu_us:.1f} us, "
                               f"load {phase.load_before:.2f} -> {phase.load_during:.2f}, others "
                               f"{phase.others_during:.2f} cores", file=sys.stderr, flush=True)
             finally:
                 watchdog.cancel()
                 bench.kill()
+                watch.watch_client(None)
         if len(run.phases) < expected:
             raise BenchFailed(name, expected, len(run.phases), tail)
         run.memory_loaded_mib = tree_memory_mib(cluster.broker_pid)

@@ -109,6 +109,8 @@ class Reading:
     kernel_s: float
     broker_s: float
     """The broker's process tree (a part of ``own_s``) since :meth:`MachineWatch.watch_broker`."""
+    client_s: float
+    """The load generator's process tree (a part of ``own_s``) since :meth:`MachineWatch.watch_client`."""
 
     def others_cores(self, before: Reading) -> float:
         """Cores the processes outside the benchmark kept busy between ``before`` and this reading."""
@@ -165,16 +167,31 @@ class MachineWatch(PeriodicSampler):
 
     def __init__(self, interval: float = 0.25) -> None:
         super().__init__(interval)
-        self._own, self._kernel, self._broker = CpuAccount(), CpuAccount(), CpuAccount()
+        self._own, self._kernel = CpuAccount(), CpuAccount()
         self._reaped = ReapedChildren()
-        self._broker_root: int | None = None
+        self._watched: dict[str, tuple[int, CpuAccount]] = {}
+        """The trees counted apart, by role (``broker``, ``client``): root pid and its account."""
         self._lock = threading.Lock()
 
     def watch_broker(self, root: int | None) -> None:
         """Count the tree under ``root`` as the broker's from now on (None: no broker)."""
+        self._watch("broker", root)
+
+    def watch_client(self, root: int | None) -> None:
+        """Count the tree under ``root`` as the load generator's from now on (None: none)."""
+        self._watch("client", root)
+
+    def _watch(self, role: str, root: int | None) -> None:
         with self._lock:
-            self._broker_root, self._broker = root, CpuAccount()
+            if root is None:
+                self._watched.pop(role, None)
+            else:
+                self._watched[role] = (root, CpuAccount())
         self._sample()
+
+    def _seconds(self, role: str) -> float:
+        watched = self._watched.get(role)
+        return watched[1].seconds if watched else 0.0
 
     def _sample(self) -> None:
         table = process_table()
@@ -184,13 +201,13 @@ class MachineWatch(PeriodicSampler):
             self._own.add(table, own)
             self._reaped.add(table)
             self._kernel.add(table, kernel - own)
-            if self._broker_root is not None:
-                self._broker.add(table, descendants(table, [self._broker_root]))
+            for root, account in self._watched.values():
+                account.add(table, descendants(table, [root]))
 
     def read(self) -> Reading:
         self._sample()
         with self._lock:
             return Reading(time.monotonic(), load_1min(), busy_seconds(),
                            self._own.seconds + self._reaped.seconds,
-                           self._kernel.seconds, self._broker.seconds)
+                           self._kernel.seconds, self._seconds("broker"), self._seconds("client"))
 

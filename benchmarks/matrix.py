@@ -148,7 +148,8 @@ def comparison(runs: Sequence[TargetRun], threads: Sequence[int]) -> str:
             key, count_label = f"{mode}-{count}", f"{count} thread{'s' if count > 1 else ''}"
             for label, attribute in ((f"{mode} msg/s, {count_label} (median)", "rate"),
                                      (f"{mode} p99 ms, {count_label}", "p99_ms"),
-                                     (f"{mode} broker CPU us/msg, {count_label}", "cpu_us")):
+                                     (f"{mode} broker CPU us/msg, {count_label}", "cpu_us"),
+                                     (f"{mode} client CPU us/msg, {count_label}", "client_cpu_us")):
                 values = [getattr(run.phases[key], attribute) for run in runs]
                 ours = getattr(reference.phases[key], attribute) if reference else None
                 theirs = [getattr(run.phases[key], attribute) for run in others]
@@ -166,14 +167,14 @@ def comparison(runs: Sequence[TargetRun], threads: Sequence[int]) -> str:
 def phases_table(runs: Sequence[TargetRun]) -> str:
     """Every phase's figures with the machine's state beside them."""
     lines = ["| target | phase | msg/s (median) | p10–p90 | p50 ms | p99 ms | broker CPU us/msg "
-             "| failed calls | load before → during | others' cores, warm-up / counted |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| client CPU us/msg | failed calls | load before → during | others' cores, warm-up / counted |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
         for phase in run.phases.values():
             low, high = phase.spread
             lines.append(f"| {run.name} | {phase.mode} x{phase.threads} | {phase.rate:,.0f} "
                          f"| {low:,.0f}–{high:,.0f} | {phase.p50_ms:.2f} | {phase.p99_ms:.2f} "
-                         f"| {_number(phase.cpu_us)} | {phase.failed} "
+                         f"| {_number(phase.cpu_us)} | {_number(phase.client_cpu_us)} | {phase.failed} "
                          f"| {phase.load_before:.2f} → {phase.load_during:.2f} "
                          f"| {phase.others_warmup:.2f} / {phase.others_during:.2f} |")
     return "\n".join(lines)
@@ -189,7 +190,8 @@ def report(matrix: MatrixRun) -> str:
             f"{timing.seconds} s counted; a "
             "rate is the median of the counted seconds' rates (their 10th–90th percentiles in the phase "
             "table), p50/p99 over every counted call, broker CPU and memory those of the broker's process "
-            "tree, its memory the PSS (resident pages, shared ones split among their sharers). The 1-minute "
+            "tree, its memory the PSS (resident pages, shared ones split among their sharers), client CPU "
+            "that of `Bench`'s JVM, which shares the machine's cores with the broker. The 1-minute "
             "load at each phase's start and its highest during the counted seconds stand beside each rate, "
             "and with the cores other processes used beside every figure in the phase table.")
     others = max((max(phase.others_warmup, phase.others_during) for run in matrix.runs
@@ -209,7 +211,8 @@ def report(matrix: MatrixRun) -> str:
 def payload(matrix: MatrixRun) -> str:
     """The run as JSON: every measurement (per-second samples included), and each phase's figures."""
     figures = {run.name: {key: {"rate": phase.rate, "p10": phase.spread[0], "p90": phase.spread[1],
-                                "cpu_us": phase.cpu_us, "quiet": phase.quiet}
+                                "cpu_us": phase.cpu_us, "client_cpu_us": phase.client_cpu_us,
+                                "quiet": phase.quiet}
                           for key, phase in run.phases.items()} for run in matrix.runs}
     return json.dumps({**dataclasses.asdict(matrix), "figures": figures}, indent=1) + "\n"
 

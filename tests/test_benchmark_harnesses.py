@@ -33,7 +33,8 @@ def test_hot_path_measures_answered_requests(pulls: bool) -> None:
 
 def _phase(mode: str, threads: int, samples: tuple[int, ...], others: float = 0.0) -> Phase:
     return Phase(mode, threads, samples, p50_ms=1.0, p99_ms=2.0, failed=0,
-                 broker_cpu_s=float(sum(samples)) / 1e4, load_before=0.1, load_during=2.0,
+                 broker_cpu_s=float(sum(samples)) / 1e4, client_cpu_s=float(sum(samples)) / 2e4,
+                 load_before=0.1, load_during=2.0,
                  others_warmup=others, others_during=others)
 
 
@@ -52,6 +53,7 @@ def test_rate_is_the_median_of_per_second_samples_with_its_spread() -> None:
     low, high = phase.spread
     assert 10 < low < 101 and 107 < high < 5000
     assert phase.cpu_us == pytest.approx(1e6 / 1e4)
+    assert phase.client_cpu_us == pytest.approx(1e6 / 2e4)
 
 
 def test_quiet_means_few_cores_used_by_others(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,8 +63,10 @@ def test_quiet_means_few_cores_used_by_others(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_others_cores_leave_out_the_benchmark_and_the_kernel_threads() -> None:
-    before = Reading(at=10.0, load_1min=1.0, busy_s=100.0, own_s=0.0, kernel_s=0.0, broker_s=0.0)
-    after = Reading(at=20.0, load_1min=2.0, busy_s=120.0, own_s=15.0, kernel_s=1.0, broker_s=8.0)
+    before = Reading(at=10.0, load_1min=1.0, busy_s=100.0, own_s=0.0, kernel_s=0.0, broker_s=0.0,
+                     client_s=0.0)
+    after = Reading(at=20.0, load_1min=2.0, busy_s=120.0, own_s=15.0, kernel_s=1.0, broker_s=8.0,
+                    client_s=5.0)
     assert after.others_cores(before) == pytest.approx(0.4)
 
 
@@ -98,7 +102,8 @@ class _Watch:
     def read(self) -> Reading:
         self.count += 1
         return Reading(at=float(self.count), load_1min=0.5 * self.count, busy_s=2.0 * self.count,
-                       own_s=1.5 * self.count, kernel_s=0.0, broker_s=float(self.count))
+                       own_s=1.5 * self.count, kernel_s=0.0, broker_s=float(self.count),
+                       client_s=0.5 * self.count)
 
 
 def test_bench_lines_become_a_phase_over_the_counted_seconds() -> None:
@@ -111,6 +116,7 @@ def test_bench_lines_become_a_phase_over_the_counted_seconds() -> None:
     phase = phases[0]
     assert (phase.key, phase.samples, phase.rate, phase.p99_ms) == ("send-4", (100, 200, 300), 200.0, 1.5)
     assert phase.broker_cpu_s == 3.0  # readings 2 (measure) to 5 (third sample)
+    assert phase.client_cpu_s == 1.5
     assert (phase.load_before, phase.load_during) == (0.5, 2.5)
     assert phase.others_during == pytest.approx(0.5)
 

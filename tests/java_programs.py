@@ -1,8 +1,8 @@
 """The project's own small Java programs, compiled at run time against a release's class path.
 
 Sources live in ``tests/java``; each is compiled once per session into a directory of its own, so the
-only things taken from a release are its jars. Callers skip when no JDK or no provisioned release is at
-hand.
+only things taken from a release are its jars. Callers skip when no JDK is at hand, or no Maven to
+provision the release with.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from rocketmq_spec.apache.maven import cached_classpath
+import pytest
+
+from rocketmq_spec.apache.maven import NotServed, ToolMissing, resolve
 from rocketmq_spec.apache.releases import release as apache_release
 from tests import process_tree
 
@@ -24,12 +26,23 @@ class JavaUnavailable(RuntimeError):
 
 
 def release_classpath(version: str) -> str:
-    """The provisioned class path of an Apache RocketMQ release, or JavaUnavailable."""
-    jars = cached_classpath(apache_release(version))
-    if jars is None:
-        raise JavaUnavailable(f"Apache RocketMQ {version} is not provisioned "
-                              f"(run: rmq-apache classpath {version})")
+    """The class path of an Apache RocketMQ release, resolved from Maven Central into the cache when it is
+    not there yet, as the project provisions releases everywhere; JavaUnavailable only where Maven is
+    missing or does not serve the release."""
+    try:
+        jars = resolve(apache_release(version), progress=False)
+    except (ToolMissing, NotServed) as exc:
+        raise JavaUnavailable(f"Apache RocketMQ {version} cannot be provisioned here: {exc}") from None
     return ":".join(str(jar) for jar in jars)
+
+
+def require_release(version: str) -> None:
+    """Provision an Apache RocketMQ release for a test that starts it, or skip the test where Maven cannot
+    (a test that found the release missing and skipped would never run on a fresh machine)."""
+    try:
+        release_classpath(version)
+    except JavaUnavailable as exc:
+        pytest.skip(str(exc))
 
 
 def compile_program(name: str, classpath: str, out_dir: Path) -> Path:

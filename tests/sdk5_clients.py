@@ -31,8 +31,6 @@ import pytest
 
 from rocketmq_spec.admin.groups import sub_group_body
 from rocketmq_spec.apache.cluster import ApacheRocketMQ
-from rocketmq_spec.apache.maven import cached_classpath
-from rocketmq_spec.apache.releases import release
 from rocketmq_spec.codec.acl import Credentials, sign
 from rocketmq_spec.codec.store import decode_records
 from rocketmq_spec.codec.store.record import MessageRecord
@@ -46,6 +44,7 @@ from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
 from rocketmq_spec.spec.tls import PROXY_TLS_CERT_PATH, PROXY_TLS_KEY_PATH, PROXY_TLS_TEST_MODE
 from tests import process_tree
+from tests.java_programs import require_release
 from tests.messaging_support import pull
 
 RUN_TIMEOUT_S = 180.0
@@ -171,8 +170,7 @@ def serve(name: str, home: Path, properties: Mapping[str, str], credentials: Cre
             (home / f"{kind}.pem").write_bytes(pem)
             files[kind] = str(home / f"{kind}.pem")
     if name == APACHE:
-        if cached_classpath(release(APACHE)) is None:
-            pytest.skip(f"Apache RocketMQ {APACHE} is not provisioned (rmq-apache classpath {APACHE})")
+        require_release(APACHE)
         proxy = {PROXY_TLS_TEST_MODE: False, PROXY_TLS_CERT_PATH: files["cert"],
                  PROXY_TLS_KEY_PATH: files["key"]} if certificate else {}
         with ApacheRocketMQ(APACHE, home=home / "apache", broker_config=dict(properties), grpc=True,

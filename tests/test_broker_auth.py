@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 
 from rocketmq_spec.apache.cluster import ApacheRocketMQ
-from rocketmq_spec.apache.maven import cached_classpath
-from rocketmq_spec.apache.releases import release
 from rocketmq_spec.codec.acl import Credentials, sign
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.reference_broker.client import RemotingClient
@@ -34,6 +32,7 @@ from rocketmq_spec.spec.auth import (
 from rocketmq_spec.spec.auth_resource import ResourcePattern, ip_in_range, is_valid_ip_or_cidr, parse_resource
 from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from tests.broker_support import body, run
+from tests.java_programs import require_release
 
 C = RequestCode
 PROVIDERS = {"authentication_metadata_provider": LOCAL_AUTHENTICATION_PROVIDER,
@@ -205,8 +204,7 @@ def test_authentication_refuses_what_a_known_user_did_not_sign(tmp_path: Path) -
 @pytest.mark.interop
 def test_apache_authenticates_alike(tmp_path: Path) -> None:
     """The same requests to Apache RocketMQ 5.5.0's broker with the same broker.conf keys."""
-    if cached_classpath(release(APACHE)) is None:
-        pytest.skip(f"Apache RocketMQ {APACHE} is not provisioned (rmq-apache classpath {APACHE})")
+    require_release(APACHE)
 
     async def scenario(addr: str) -> list[tuple[int, str | None]]:
         client = await RemotingClient.connect(addr)

@@ -19,14 +19,13 @@ from rocketmq_spec.admin.cli import main
 from rocketmq_spec.admin.options import credentials
 from rocketmq_spec.admin.wire import AdminError
 from rocketmq_spec.apache.cluster import ApacheRocketMQ
-from rocketmq_spec.apache.maven import cached_classpath
-from rocketmq_spec.apache.releases import release
 from rocketmq_spec.codec.acl import Credentials
 from rocketmq_spec.codec.bodies import encode_body
 from rocketmq_spec.reference_broker.config import BrokerConfig, NamesrvConfig, apply_properties
 from rocketmq_spec.reference_broker.embedded import SyncEmbeddedRocketMQ
 from rocketmq_spec.spec.acl_file import ROCKETMQ_HOME_ENV, TOOLS_FILE
 from rocketmq_spec.spec.auth import ACL_INFO, LOCAL_AUTHENTICATION_PROVIDER, LOCAL_AUTHORIZATION_PROVIDER
+from tests.java_programs import require_release
 
 APACHE = "5.5.0"
 PROVIDERS = {"authenticationMetadataProvider": LOCAL_AUTHENTICATION_PROVIDER,
@@ -160,8 +159,7 @@ def test_an_authenticating_broker_takes_signed_commands(tmp_path: Path, capsys: 
 @pytest.mark.interop
 def test_apache(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The scenario signed, against Apache's broker authenticating every request; then the signing."""
-    if cached_classpath(release(APACHE)) is None:
-        pytest.skip(f"Apache RocketMQ {APACHE} is not provisioned (rmq-apache classpath {APACHE})")
+    require_release(APACHE)
     keys = ("--access-key", ROOT[0], "--secret-key", ROOT[1])
     with ApacheRocketMQ(APACHE, home=tmp_path / "apache", broker_config=AUTHENTICATED, heap_mb=384) as apache:
         assert _scenario(capsys, apache.namesrv_addr, apache.broker_addr, keys) == \

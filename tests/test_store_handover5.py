@@ -21,8 +21,6 @@ from typing import Any
 import pytest
 
 from rocketmq_spec.apache.cluster import ApacheRocketMQ
-from rocketmq_spec.apache.maven import cached_classpath
-from rocketmq_spec.apache.releases import release
 from rocketmq_spec.codec.command import RemotingCommand
 from rocketmq_spec.codec.custom_header import encode_header
 from rocketmq_spec.codec.store import MessageRecord, decode_records
@@ -32,6 +30,7 @@ from rocketmq_spec.spec.codes import RequestCode, ResponseCode
 from rocketmq_spec.spec.pop import POP_MESSAGE_REQUEST
 from rocketmq_spec.spec.properties import PropertyKey
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
+from tests.java_programs import require_release
 from tests.messaging_support import pull, send
 
 pytestmark = pytest.mark.interop
@@ -47,8 +46,7 @@ GROUP = "handover_pop_group"
 
 
 def _provisioned() -> None:
-    if cached_classpath(release(RELEASE)) is None:
-        pytest.skip(f"Apache RocketMQ {RELEASE} is not provisioned (rmq-apache classpath {RELEASE})")
+    require_release(RELEASE)
 
 
 async def _write(addr: str) -> None:

@@ -35,12 +35,11 @@ import pytest
 
 from rocketmq_spec.admin.wire import AdminConnection
 from rocketmq_spec.apache.cluster import ApacheRocketMQ
-from rocketmq_spec.apache.maven import cached_classpath
-from rocketmq_spec.apache.releases import release
 from rocketmq_spec.spec.codes import ResponseCode
 from rocketmq_spec.spec.pop import pop_retry_topic
 from rocketmq_spec.spec.properties import PropertyKey
 from tests.broker_process import BrokerProcess, write_broker_conf
+from tests.java_programs import require_release
 from tests.mqadmin_commands import create_group
 from tests.store_takeover import create_topic, pull, send
 from tests.store_takeover_5x import ack_message, pop_messages
@@ -83,8 +82,7 @@ class Ledger:
 
 
 def _provisioned() -> None:
-    if cached_classpath(release(RELEASE)) is None:
-        pytest.skip(f"Apache RocketMQ {RELEASE} is not provisioned (rmq-apache classpath {RELEASE})")
+    require_release(RELEASE)
 
 
 def _wait_for(what: str, found: Callable[[], object]) -> None:

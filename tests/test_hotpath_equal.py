@@ -28,8 +28,9 @@ from rocketmq_spec.codec.fast_store import (
     _gather_records,
     _java_string_hash,
     _pack_plain_record,
-    _put_index_entry,
+    _put_index_keys,
     packed_ip,
+    put_index_keys,
 )
 from rocketmq_spec.codec.hotpath import load_compiled, twin
 from rocketmq_spec.codec.request_scan import RequestScanner
@@ -43,7 +44,7 @@ from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1, CommitLogRecord
 from rocketmq_spec.spec.errors import SpecViolation
 from rocketmq_spec.spec.hashing import java_string_hash as spec_java_string_hash
 from rocketmq_spec.spec.headers import PULL_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST, SEND_MESSAGE_REQUEST_V2
-from rocketmq_spec.spec.indexfile import ENTRY_SIZE, HEADER_SIZE, INVALID_INDEX, SLOT_SIZE
+from rocketmq_spec.spec.indexfile import ENTRY_SIZE, HEADER_SIZE, SLOT_SIZE, IndexEntry, IndexHeader
 from rocketmq_spec.spec.properties import encode_properties, parse_properties
 from rocketmq_spec.spec.sysflag import MessageSysFlag
 from rocketmq_spec.spec.system_topics import DEFAULT_TOPIC
@@ -277,38 +278,74 @@ def test_java_string_hash_equal(text: str) -> None:
 
 
 @st.composite
-def index_puts(draw: st.DrawFn) -> tuple[bytearray, list[tuple[Any, ...]]]:
-    """A small index file's bytes (slots already holding values in and out of range) and the arguments of
-    a run of key writes into it, entry counts rising as a writer's do; at times one past the buffer."""
-    slot_count = draw(st.integers(1, 6))
-    capacity = draw(st.integers(1, 6))
-    entries_at = HEADER_SIZE + slot_count * SLOT_SIZE
-    size = entries_at + capacity * ENTRY_SIZE
+def index_puts(draw: st.DrawFn) -> tuple[bytearray, int, int, list[tuple[Any, ...]]]:
+    """A small index file's bytes (header and slots holding values in and out of range, so counts at,
+    below and past the capacity), its slot count and capacity (at times past the buffer), and the
+    records to index into it: each its keys, commitlog offset and store timestamp."""
+    slot_count = draw(st.integers(0, 6))
+    capacity = draw(st.integers(0, 6))
+    short = draw(st.sampled_from([0, 0, 0, 1, 21]))
+    size = max(HEADER_SIZE + slot_count * SLOT_SIZE + capacity * ENTRY_SIZE - short, 0)
     buffer = bytearray(draw(st.binary(min_size=size, max_size=size)))
-    first = draw(st.integers(0, capacity))
-    calls = [(draw(st.sampled_from(["T#k", "T#" + "x" * 40]) | texts(max_size=12)), draw(st.integers(*INT64)),
-              draw(st.integers(0, INT32[1])), HEADER_SIZE, slot_count, entries_at, index_count, INVALID_INDEX)
-             for index_count in range(first, capacity + draw(st.integers(0, 1)))]
-    return buffer, calls
+    header = draw(st.sampled_from(["random", "empty", "counted"]))
+    if header != "random" and len(buffer) >= HEADER_SIZE:
+        count = 0 if header == "empty" else draw(st.integers(-2, capacity + 1))
+        begin = draw(st.sampled_from([0, -5, 1_700_000_000_000]))
+        buffer[:HEADER_SIZE] = struct.pack(">qqqqii", begin, begin, 0, 0, 0, count)
+    records = [(draw(st.lists(st.sampled_from(["T#k", "T#" + "x" * 40]) | texts(max_size=12), max_size=4)),
+                draw(st.integers(*INT64)), draw(st.integers(-1, 2**40) | st.sampled_from(
+                    [1_700_000_000_000, 1_700_000_000_999, 1_700_000_001_000, 2**62])))
+               for _ in range(draw(st.integers(1, 4)))]
+    return buffer, slot_count, capacity, records
 
 
 @EQUALITY
 @given(index_puts())
-def test_put_index_entry_equal(puts: tuple[bytearray, list[tuple[Any, ...]]]) -> None:
-    """Same previous entries returned, same bytes left; past the buffer the twin declines, writing
-    nothing, and the pure function raises."""
+def test_put_index_keys_equal(puts: tuple[bytearray, int, int, list[tuple[Any, ...]]]) -> None:
+    """Same counts returned, same bytes left (entries, slots and header); where the twin declines it
+    writes nothing and the pure function decides, as the wrapped twin the store calls does."""
     assert compiled is not None
-    buffer, calls = puts
+    buffer, slot_count, capacity, records = puts
     ours, theirs = bytearray(buffer), bytearray(buffer)
-    for call in calls:
-        answer = compiled.put_index_entry(ours, *call)
+    for keys, phy_offset, stamp in records:
+        before = bytes(ours)
+        answer = compiled.put_index_keys(ours, keys, phy_offset, stamp, slot_count, capacity)
         if answer is None:
-            assert ours == theirs
-            with pytest.raises(struct.error):
-                _put_index_entry(theirs, *call)
-            return
-        assert answer == _put_index_entry(theirs, *call)
+            assert ours == before
+            ours, theirs = bytearray(buffer), bytearray(buffer)  # the wrapped twin from the start
+            break
+        assert answer == _put_index_keys(theirs, keys, phy_offset, stamp, slot_count, capacity)
         assert ours == theirs
+    else:
+        return
+    for keys, phy_offset, stamp in records:
+        try:
+            expected: object = _put_index_keys(theirs, keys, phy_offset, stamp, slot_count, capacity)
+        except (struct.error, ZeroDivisionError) as error:
+            expected = type(error)
+        try:
+            answer = put_index_keys(ours, keys, phy_offset, stamp, slot_count, capacity)
+        except (struct.error, ZeroDivisionError) as error:
+            answer = type(error)
+        assert answer == expected
+        assert ours == theirs
+        if isinstance(expected, type):
+            return
+
+
+def test_put_index_keys_reads_back_as_the_schema_does() -> None:
+    """The compiled writes read back through the spec's construct schemas: header, slots and entries."""
+    assert compiled is not None
+    slot_count, capacity = 4, 8
+    buffer = bytearray(HEADER_SIZE + slot_count * SLOT_SIZE + capacity * ENTRY_SIZE)
+    assert compiled.put_index_keys(buffer, ["T#a", "T#b"], 100, 5_000, slot_count, capacity) == 2
+    assert compiled.put_index_keys(buffer, ["T#a"], 200, 9_999, slot_count, capacity) == 1
+    header = IndexHeader.parse(bytes(buffer[:HEADER_SIZE]))
+    assert (header.begin_timestamp, header.end_timestamp, header.begin_phy_offset, header.end_phy_offset,
+            header.index_count) == (5_000, 9_999, 100, 200, 4)
+    entries_at = HEADER_SIZE + slot_count * SLOT_SIZE
+    third = IndexEntry.parse(bytes(buffer[entries_at + 3 * ENTRY_SIZE:entries_at + 4 * ENTRY_SIZE]))
+    assert (third.phy_offset, third.time_diff, third.prev_index) == (200, 4, 1)
 
 
 @EQUALITY

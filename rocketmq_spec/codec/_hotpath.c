@@ -22,16 +22,21 @@ static struct {
     long min_length, max_length, json_type;
     uint32_t magic_v1;
     long born_v6, store_v6, max_topic_length, max_properties_length;
+    long long index_header_size, max_time_diff;
+    int32_t first_index, invalid_index;
     int ready;
 } spec;
 
 static PyObject *configure(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"min_length", "max_length", "json_type", "magic_v1", "born_v6", "store_v6",
-                            "max_topic_length", "max_properties_length", NULL};
+                            "max_topic_length", "max_properties_length", "index_header_size",
+                            "max_time_diff", "first_index", "invalid_index", NULL};
     unsigned long magic;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$lllkllll", names, &spec.min_length, &spec.max_length,
-                                     &spec.json_type, &magic, &spec.born_v6, &spec.store_v6,
-                                     &spec.max_topic_length, &spec.max_properties_length)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$lllkllllLLii", names, &spec.min_length,
+                                     &spec.max_length, &spec.json_type, &magic, &spec.born_v6,
+                                     &spec.store_v6, &spec.max_topic_length, &spec.max_properties_length,
+                                     &spec.index_header_size, &spec.max_time_diff, &spec.first_index,
+                                     &spec.invalid_index)) return NULL;
     spec.magic_v1 = (uint32_t)magic;
     spec.ready = 1;
     Py_RETURN_NONE;
@@ -72,6 +77,10 @@ static inline void put64(unsigned char *p, uint64_t v) {
 
 static inline uint32_t get32(const unsigned char *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t get64(const unsigned char *p) {
+    return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
 
 /* ------------------------------------------------------------------ JSON header scan */
@@ -547,42 +556,73 @@ static PyObject *java_string_hash(PyObject *self, PyObject *text) {
 
 /* ------------------------------------------------------------------ index entries */
 
-/* put_index_entry(map, key, phy_offset, time_diff, slots_at, slot_count, entries_at, index_count,
- * invalid_index) -> int: codec.fast_store.put_index_entry, the entry and slot writes of one index key;
- * None (nothing written) when the slot or the entry lies outside the buffer, which the pure function
- * refuses with its own error. */
-static PyObject *put_index_entry(PyObject *self, PyObject *args) {
+/* put_index_keys(map, keys, phy_offset, store_timestamp, slot_count, capacity) -> int:
+ * codec.fast_store.put_index_keys, one record's index keys written as IndexFile.putKey writes each (entry,
+ * slot, header); returns how many went in before the file was full. None (nothing written) where the
+ * header, a slot or an entry below capacity would lie outside the buffer, a count is not positive, or a
+ * key is not str: the pure function decides those. */
+static PyObject *put_index_keys(PyObject *self, PyObject *args) {
     Py_buffer map;
-    PyObject *key;
-    long long phy_offset, slots_at, slot_count, entries_at;
-    int time_diff, index_count, invalid_index;
-    if (!PyArg_ParseTuple(args, "w*ULiLLLii", &map, &key, &phy_offset, &time_diff, &slots_at, &slot_count,
-                          &entries_at, &index_count, &invalid_index)) {
+    PyObject *keys;
+    long long phy_offset, store_timestamp, slot_count, capacity;
+    if (unconfigured()) return NULL;
+    if (!PyArg_ParseTuple(args, "w*OLLLL", &map, &keys, &phy_offset, &store_timestamp, &slot_count,
+                          &capacity)) {
         if (PyErr_ExceptionMatches(PyExc_OverflowError)) { PyErr_Clear(); Py_RETURN_NONE; }
         return NULL;
     }
-    PyObject *hash = java_string_hash(self, key);
-    if (!hash) { PyBuffer_Release(&map); return NULL; }
-    long h = PyLong_AsLong(hash);
-    Py_DECREF(hash);
-    long long key_hash = h == INT32_MIN ? 0 : (h < 0 ? -(long long)h : h);
-    long long slot_pos = slot_count > 0 ? slots_at + (key_hash % slot_count) * 4 : -1;
-    long long entry_pos = entries_at + (long long)index_count * 20;
-    if (slot_pos < 0 || slot_pos + 4 > map.len || entry_pos < 0 || entry_pos + 20 > map.len) {
-        PyBuffer_Release(&map);
-        Py_RETURN_NONE;
-    }
+    PyObject *sequence = PySequence_Fast(keys, "keys must be a sequence");
+    if (!sequence) { PyBuffer_Release(&map); return NULL; }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+    PyObject **items = PySequence_Fast_ITEMS(sequence);
+    long long slots_at = spec.index_header_size, entries_at = slots_at + slot_count * 4;
+    int fits = slot_count > 0 && capacity > 0 && map.len >= slots_at && entries_at <= map.len
+               && capacity <= (map.len - entries_at) / 20;
+    for (Py_ssize_t i = 0; fits && i < n; i++) fits = PyUnicode_Check(items[i]);
+    if (!fits) { Py_DECREF(sequence); PyBuffer_Release(&map); Py_RETURN_NONE; }
     unsigned char *base = map.buf;
-    int32_t old = (int32_t)get32(base + slot_pos);
-    if (old <= invalid_index || old > index_count) old = invalid_index;
-    unsigned char *entry = base + entry_pos;
-    put32(entry, (uint32_t)key_hash);
-    put64(entry + 4, (uint64_t)phy_offset);
-    put32(entry + 12, (uint32_t)time_diff);
-    put32(entry + 16, (uint32_t)old);
-    put32(base + slot_pos, (uint32_t)index_count);
+    long long begin_ts = (long long)get64(base), begin_phy = (long long)get64(base + 16);
+    int32_t used_slots = (int32_t)get32(base + 32), count = (int32_t)get32(base + 36);
+    if (count <= 0) count = spec.first_index;
+    long long time_diff = 0;
+    if (begin_ts > 0 && store_timestamp > begin_ts) {
+        time_diff = (store_timestamp - begin_ts) / 1000;
+        if (time_diff > spec.max_time_diff) time_diff = spec.max_time_diff;
+    }
+    Py_ssize_t written = 0;
+    for (; written < n && count < capacity; written++) {
+        PyObject *hash = java_string_hash(self, items[written]);
+        if (!hash) { Py_DECREF(sequence); PyBuffer_Release(&map); return NULL; }
+        long h = PyLong_AsLong(hash);
+        Py_DECREF(hash);
+        long long key_hash = h == INT32_MIN ? 0 : (h < 0 ? -(long long)h : h);
+        unsigned char *slot = base + slots_at + (key_hash % slot_count) * 4;
+        int32_t old = (int32_t)get32(slot);
+        if (old <= spec.invalid_index || old > count) { old = spec.invalid_index; used_slots++; }
+        unsigned char *entry = base + entries_at + (long long)count * 20;
+        put32(entry, (uint32_t)key_hash);
+        put64(entry + 4, (uint64_t)phy_offset);
+        put32(entry + 12, (uint32_t)time_diff);
+        put32(entry + 16, (uint32_t)old);
+        put32(slot, (uint32_t)count);
+        if (count <= spec.first_index) {  /* the file's first record: later keys count from it */
+            begin_phy = phy_offset;
+            begin_ts = store_timestamp;
+            time_diff = 0;
+        }
+        count++;
+    }
+    if (written) {
+        put64(base, (uint64_t)begin_ts);
+        put64(base + 8, (uint64_t)store_timestamp);
+        put64(base + 16, (uint64_t)begin_phy);
+        put64(base + 24, (uint64_t)phy_offset);
+        put32(base + 32, (uint32_t)used_slots);
+        put32(base + 36, (uint32_t)count);
+    }
+    Py_DECREF(sequence);
     PyBuffer_Release(&map);
-    return PyLong_FromLong(old);
+    return PyLong_FromSsize_t(written);
 }
 
 /* ------------------------------------------------------------------ answers */
@@ -951,7 +991,7 @@ static PyMethodDef methods[] = {
     {"parse_properties", parse_properties, METH_O, "A properties string's map (spec.properties rules)."},
     {"pack_plain_record", pack_plain_record, METH_VARARGS, "A v1 CommitLog record with size and CRC."},
     {"java_string_hash", java_string_hash, METH_O, "Java String.hashCode."},
-    {"put_index_entry", put_index_entry, METH_VARARGS, "One index key's entry and slot, written."},
+    {"put_index_keys", put_index_keys, METH_VARARGS, "One record's index keys, written with the header."},
     {"join_answer", join_answer, METH_VARARGS, "A JSON answer frame joined from a template."},
     {"gather_records", gather_records, METH_VARARGS, "The records a pull's consume-queue entries point at."},
     {"count_records", count_records, METH_O, "The records of a pull body."},

@@ -31,6 +31,14 @@ from rocketmq_spec.spec.commitlog import (
 )
 from rocketmq_spec.spec.consumequeue import RMQ_CQ_ENTRY
 from rocketmq_spec.spec.errors import SpecViolation, StoreError
+from rocketmq_spec.spec.indexfile import (
+    ENTRY_SIZE,
+    FIRST_INDEX,
+    HEADER_SIZE,
+    INVALID_INDEX,
+    SLOT_SIZE,
+    time_diff_seconds,
+)
 from rocketmq_spec.spec.sysflag import MessageSysFlag
 
 RECORD_PREFIX = struct.Struct(">iI")
@@ -258,24 +266,42 @@ def index_key_hash(key: str) -> int:
     return 0 if h == spec_hashing.INT32_MIN else abs(h)
 
 
-def _put_index_entry(buffer: mmap.mmap | bytearray, key: str, phy_offset: int, time_diff: int, slots_at: int,
-                     slot_count: int, entries_at: int, index_count: int, invalid_index: int) -> int:
-    """Write one index key as ``IndexFile.putKey`` does: entry ``index_count`` (its hash, the commitlog
-    offset, the time diff and the slot's previous entry, or ``invalid_index`` where the slot held none
-    of this file's entries), then the slot pointing at it; returns that previous entry. About three keys
-    per send: the compiled twin does this in one call."""
-    key_hash = index_key_hash(key)
-    slot_pos = slots_at + (key_hash % slot_count) * INDEX_SLOT.size
-    (old,) = INDEX_SLOT.unpack_from(buffer, slot_pos)
-    if old <= invalid_index or old > index_count:
-        old = invalid_index
-    entry_pos = entries_at + index_count * INDEX_ENTRY.size
-    INDEX_ENTRY.pack_into(buffer, entry_pos, key_hash, phy_offset, time_diff, old)
-    INDEX_SLOT.pack_into(buffer, slot_pos, index_count)
-    return int(old)
+def _put_index_keys(buffer: mmap.mmap | bytearray, keys: Sequence[str], phy_offset: int, store_timestamp: int,
+                    slot_count: int, capacity: int) -> int:
+    """Index one record under ``keys`` as ``IndexFile.putKey`` does for each in turn: the entry (the key's
+    hash, the commitlog offset, the seconds since the file's first record, and the slot's previous entry,
+    or INVALID_INDEX where the slot held none of this file's entries), the slot pointing at it, and the
+    header (RMQ-IDX-LAYOUT) counting it. Returns how many keys went in before the file was full: the
+    caller rolls to a new file and puts the rest there.
+
+    A send indexes about three keys; the compiled twin does all of this, header included, in one call."""
+    begin_ts, _, begin_phy, _, used_slots, count = INDEX_HEADER.unpack_from(buffer, 0)
+    if count <= 0:  # no key written yet: Java's IndexHeader.load starts counting at FIRST_INDEX
+        count = FIRST_INDEX
+    entries_at = HEADER_SIZE + slot_count * SLOT_SIZE
+    written = 0
+    for key in keys:
+        if count >= capacity:
+            break
+        key_hash = index_key_hash(key)
+        slot_pos = HEADER_SIZE + (key_hash % slot_count) * SLOT_SIZE
+        (old,) = INDEX_SLOT.unpack_from(buffer, slot_pos)
+        if old <= INVALID_INDEX or old > count:
+            old = INVALID_INDEX
+            used_slots += 1
+        INDEX_ENTRY.pack_into(buffer, entries_at + count * ENTRY_SIZE, key_hash, phy_offset,
+                              time_diff_seconds(store_timestamp, begin_ts), old)
+        INDEX_SLOT.pack_into(buffer, slot_pos, count)
+        if count <= FIRST_INDEX:
+            begin_phy, begin_ts = phy_offset, store_timestamp
+        count += 1
+        written += 1
+    if written:
+        INDEX_HEADER.pack_into(buffer, 0, begin_ts, store_timestamp, begin_phy, phy_offset, used_slots, count)
+    return written
 
 
-put_index_entry = twin("put_index_entry", _put_index_entry, declines=True)
+put_index_keys = twin("put_index_keys", _put_index_keys, declines=True)
 
 
 @lru_cache(maxsize=1024)

@@ -23,6 +23,7 @@ from construct import Int8ub, Int16ub
 
 from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1
 from rocketmq_spec.spec.frame import MAX_LENGTH_VALUE, MIN_LENGTH_VALUE, SerializeType
+from rocketmq_spec.spec.indexfile import FIRST_INDEX, HEADER_SIZE, INVALID_INDEX, MAX_TIME_DIFF
 from rocketmq_spec.spec.sysflag import MessageSysFlag
 
 ENVIRONMENT = "RMQ_PURE_PYTHON"
@@ -42,7 +43,9 @@ def load_compiled() -> ModuleType | None:
                      json_type=int(SerializeType.JSON), magic_v1=MESSAGE_MAGIC_V1,
                      born_v6=int(MessageSysFlag.BORNHOST_V6), store_v6=int(MessageSysFlag.STOREHOST_V6),
                      max_topic_length=2 ** (8 * Int8ub.sizeof()) - 1,
-                     max_properties_length=2 ** (8 * Int16ub.sizeof()) - 1)
+                     max_properties_length=2 ** (8 * Int16ub.sizeof()) - 1,
+                     index_header_size=HEADER_SIZE, max_time_diff=MAX_TIME_DIFF, first_index=FIRST_INDEX,
+                     invalid_index=INVALID_INDEX)
     return module
 
 

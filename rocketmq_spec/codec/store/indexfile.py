@@ -12,7 +12,7 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from rocketmq_spec.codec.fast_store import (
@@ -20,7 +20,7 @@ from rocketmq_spec.codec.fast_store import (
     INDEX_HEADER,
     INDEX_SLOT,
     index_key_hash,
-    put_index_entry,
+    put_index_keys,
 )
 from rocketmq_spec.codec.store.record import MessageRecord
 from rocketmq_spec.spec.errors import SpecViolation, StoreError
@@ -40,7 +40,6 @@ from rocketmq_spec.spec.indexfile import (
     query_key,
     slot_position,
     tag_index_key,
-    time_diff_seconds,
 )
 from rocketmq_spec.spec.properties import PropertyKey, split_keys
 from rocketmq_spec.spec.sysflag import TRANSACTION_MASK, TransactionType
@@ -132,9 +131,7 @@ class IndexFile:
             access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
             self._map = mmap.mmap(handle.fileno(), 0, access=access)
             self._fd = os.dup(handle.fileno()) if writable else None
-        self.header = Header(*INDEX_HEADER.unpack_from(self._map, 0))
-        if self.header.index_count <= 0:
-            self.header.index_count = FIRST_INDEX
+        self._header_at_close: Header | None = None
         self._entries_at = entry_position(0, slot_count)
 
     @classmethod
@@ -144,13 +141,26 @@ class IndexFile:
         with Path(path).open("xb") as handle:
             handle.truncate(file_size(slot_count, index_count))
         index = cls(path, slot_count=slot_count, index_count=index_count, writable=True)
-        if previous is not None:
-            index.header.begin_timestamp = index.header.end_timestamp = previous.end_timestamp
-            index.header.begin_phy_offset = index.header.end_phy_offset = previous.end_phy_offset
-        index._write_header()
+        header = Header() if previous is None else Header(
+            begin_timestamp=previous.end_timestamp, end_timestamp=previous.end_timestamp,
+            begin_phy_offset=previous.end_phy_offset, end_phy_offset=previous.end_phy_offset)
+        INDEX_HEADER.pack_into(index._map, 0, *astuple(header))
         return index
 
+    @property
+    def header(self) -> Header:
+        """The header as the map holds it now (the writes of ``put_keys`` land there), with Java's in-memory
+        start: a count of 0 (no key written yet) reads as FIRST_INDEX. After ``close``, the last one."""
+        if self._header_at_close is not None:
+            return self._header_at_close
+        header = Header(*INDEX_HEADER.unpack_from(self._map, 0))
+        if header.index_count <= 0:
+            header.index_count = FIRST_INDEX
+        return header
+
     def close(self) -> None:
+        if self._header_at_close is None:
+            self._header_at_close = self.header
         self._map.close()
         if self._fd is not None:
             os.close(self._fd)
@@ -177,29 +187,16 @@ class IndexFile:
     def is_full(self) -> bool:
         return self.header.index_count >= self.capacity
 
-    def _write_header(self) -> None:
-        h = self.header
-        INDEX_HEADER.pack_into(self._map, 0, h.begin_timestamp, h.end_timestamp, h.begin_phy_offset,
-                               h.end_phy_offset, h.hash_slot_count, h.index_count)
-
     def put(self, key: str, phy_offset: int, store_timestamp: int) -> bool:
         """Index ``key`` (already ``topic#key``); False when full (RMQ-IDX-FULL: start a new file)."""
+        return self.put_keys((key,), phy_offset, store_timestamp) == 1
+
+    def put_keys(self, keys: Sequence[str], phy_offset: int, store_timestamp: int) -> int:
+        """Index one record under ``keys``, in order; returns how many went in before the file was full
+        (RMQ-IDX-FULL: the rest go to a new file)."""
         if not self.writable:
             raise SpecViolation("IndexFile opened read-only", expected="writable", seen="read-only")
-        h = self.header
-        if h.index_count >= self.capacity:  # is_full, read here without a property call on every key
-            return False
-        time_diff = time_diff_seconds(store_timestamp, h.begin_timestamp)
-        old = put_index_entry(self._map, key, phy_offset, time_diff, HEADER_SIZE, self.slot_count,
-                              self._entries_at, h.index_count, INVALID_INDEX)
-        if h.index_count <= FIRST_INDEX:
-            h.begin_phy_offset, h.begin_timestamp = phy_offset, store_timestamp
-        if old == INVALID_INDEX:
-            h.hash_slot_count += 1
-        h.index_count += 1
-        h.end_phy_offset, h.end_timestamp = phy_offset, store_timestamp
-        self._write_header()
-        return True
+        return put_index_keys(self._map, keys, phy_offset, store_timestamp, self.slot_count, self.capacity)
 
     def put_record(self, record: MessageRecord, *, tags: bool) -> bool:
         """Index a record under all its keys; records already covered by this file are skipped."""

@@ -73,18 +73,21 @@ class IndexService:
         if not keys:
             return
         current = self._writable()
-        for key in keys:
-            if not current.put(key, phy_offset, store_timestamp):
-                current.flush()
-                current = self._roll()
-                current.put(key, phy_offset, store_timestamp)
+        done = current.put_keys(keys, phy_offset, store_timestamp)
+        while done < len(keys):
+            current.flush()
+            current = self._roll()
+            taken = current.put_keys(keys[done:], phy_offset, store_timestamp)
+            if not taken:  # a file too small for even one key: nothing more can be indexed
+                break
+            done += taken
         self.last_indexed = phy_offset
 
     def _has(self, key: str, phy_offset: int) -> bool:
         return any(phy_offset in index.lookup(key) for index in reversed(self.files))
 
     def _writable(self) -> IndexFile:
-        """The newest file, full or not: a full one refuses the first key (``IndexFile.put``, the one
+        """The newest file, full or not: a full one refuses the first key (``IndexFile.put_keys``, the one
         check of fullness per key), which ``put_keys`` answers by flushing it and rolling."""
         return self.files[-1] if self.files else self._roll()
 

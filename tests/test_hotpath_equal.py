@@ -177,6 +177,37 @@ def test_parse_properties_equal(text: str) -> None:
     assert list(decided(text).items()) == list(pure.items())
 
 
+_property_names = st.text(alphabet=st.sampled_from("ab\x01é\U0001f600\ud800"), min_size=1, max_size=6)
+
+
+@EQUALITY
+@given(st.dictionaries(_property_names, st.one_of(_property_text, st.none(), st.integers()), max_size=70),
+       st.data())
+def test_encode_properties_equal(properties: dict[str, Any], data: st.DataObject) -> None:
+    """The same text in the map's own order and in a given one (with names the map lacks at times), None
+    values skipped; where the twin declines (a value that is not text, a lacking name, a long map) the
+    pure function decides, its KeyError included."""
+    assert compiled is not None
+    order = data.draw(st.none() | st.permutations(list(properties)).flatmap(
+        lambda names: st.lists(st.sampled_from([*names, "missing"]) if names else st.just("missing"),
+                               max_size=len(names) + 1) | st.just(names)))
+    decided = twin("encode_properties", encode_properties, declines=True)
+    try:
+        expected: object = encode_properties(properties, order)
+    except KeyError as error:
+        expected = repr(error)
+    fast = compiled.encode_properties(properties, order)
+    assert fast is None or fast == expected
+    if all(isinstance(v, str) or v is None for v in properties.values()) and len(properties) <= 64 \
+            and (order is None or set(order) <= set(properties)):
+        assert fast == expected
+    try:
+        answer: object = decided(properties, order)
+    except KeyError as error:
+        answer = repr(error)
+    assert answer == expected
+
+
 # ---------------------------------------------------------------- records
 
 @st.composite

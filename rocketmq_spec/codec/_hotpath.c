@@ -24,19 +24,26 @@ static struct {
     long born_v6, store_v6, max_topic_length, max_properties_length;
     long long index_header_size, max_time_diff;
     int32_t first_index, invalid_index;
+    int name_value_separator, property_separator;  /* one ASCII character each */
     int ready;
 } spec;
 
 static PyObject *configure(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"min_length", "max_length", "json_type", "magic_v1", "born_v6", "store_v6",
                             "max_topic_length", "max_properties_length", "index_header_size",
-                            "max_time_diff", "first_index", "invalid_index", NULL};
+                            "max_time_diff", "first_index", "invalid_index", "name_value_separator",
+                            "property_separator", NULL};
     unsigned long magic;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$lllkllllLLii", names, &spec.min_length,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$lllkllllLLiiCC", names, &spec.min_length,
                                      &spec.max_length, &spec.json_type, &magic, &spec.born_v6,
                                      &spec.store_v6, &spec.max_topic_length, &spec.max_properties_length,
                                      &spec.index_header_size, &spec.max_time_diff, &spec.first_index,
-                                     &spec.invalid_index)) return NULL;
+                                     &spec.invalid_index, &spec.name_value_separator,
+                                     &spec.property_separator)) return NULL;
+    if (spec.name_value_separator > 0x7F || spec.property_separator > 0x7F) {
+        PyErr_SetString(PyExc_ValueError, "the property separators must be ASCII");
+        return NULL;
+    }
     spec.magic_v1 = (uint32_t)magic;
     spec.ready = 1;
     Py_RETURN_NONE;
@@ -443,6 +450,7 @@ fail:
 /* parse_properties(text) -> dict, spec.properties.parse_properties' rules; None when the text has no
  * UTF-8 form (lone surrogates), which the pure function then takes. */
 static PyObject *parse_properties(PyObject *self, PyObject *text) {
+    if (unconfigured()) return NULL;
     if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "text must be str"); return NULL; }
     Py_ssize_t n;
     const char *s = PyUnicode_AsUTF8AndSize(text, &n);
@@ -452,9 +460,9 @@ static PyObject *parse_properties(PyObject *self, PyObject *text) {
     Py_ssize_t start = 0;
     while (start <= n) {
         const char *seg = s + start;
-        const char *stop = memchr(seg, '\x02', n - start);
+        const char *stop = memchr(seg, spec.property_separator, n - start);
         Py_ssize_t length = stop ? stop - seg : n - start;
-        const char *sep = memchr(seg, '\x01', length);
+        const char *sep = memchr(seg, spec.name_value_separator, length);
         if (sep != NULL && sep > seg && sep < seg + length - 1) {
             PyObject *name = PyUnicode_DecodeUTF8(seg, sep - seg, "strict");
             PyObject *value = name ? PyUnicode_DecodeUTF8(sep + 1, seg + length - sep - 1, "strict") : NULL;
@@ -471,6 +479,53 @@ static PyObject *parse_properties(PyObject *self, PyObject *text) {
         start += length + 1;
     }
     return result;
+}
+
+/* encode_properties(properties, order=None) -> str: spec.properties.encode_properties, the names of
+ * ``order`` (or the dict's own) each written as name, separator, value, between property separators, a
+ * None value skipped. None (the pure function decides) for anything but a dict of str names whose values
+ * are str or None, and for a name of ``order`` the dict lacks. */
+static PyObject *encode_properties(PyObject *self, PyObject *args) {
+    PyObject *properties, *order = Py_None;
+    if (unconfigured()) return NULL;
+    if (!PyArg_ParseTuple(args, "O|O", &properties, &order)) return NULL;
+    if (!PyDict_CheckExact(properties)) Py_RETURN_NONE;
+    PyObject *names = PySequence_Fast(order == Py_None ? properties : order, "order must be iterable");
+    if (!names) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(names), length = 0, written = 0;
+    PyObject **items = PySequence_Fast_ITEMS(names);
+    PyObject *values[64];
+    Py_UCS4 widest = 0x7F;
+    if (count > 64) { Py_DECREF(names); Py_RETURN_NONE; }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *name = items[i], *value = PyUnicode_Check(name) ? PyDict_GetItemWithError(properties, name)
+                                                                   : NULL;
+        if (value == NULL || (value != Py_None && !PyUnicode_Check(value))) {
+            Py_DECREF(names);
+            if (PyErr_Occurred()) return NULL;
+            Py_RETURN_NONE;
+        }
+        values[i] = value;
+        if (value == Py_None) continue;
+        length += (written++ ? 1 : 0) + PyUnicode_GET_LENGTH(name) + 1 + PyUnicode_GET_LENGTH(value);
+        Py_UCS4 a = PyUnicode_MAX_CHAR_VALUE(name), b = PyUnicode_MAX_CHAR_VALUE(value);
+        if (a > widest) widest = a;
+        if (b > widest) widest = b;
+    }
+    PyObject *text = PyUnicode_New(length, widest);
+    if (!text) { Py_DECREF(names); return NULL; }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (values[i] == Py_None) continue;
+        if (at) PyUnicode_WRITE(PyUnicode_KIND(text), PyUnicode_DATA(text), at++, spec.property_separator);
+        PyUnicode_CopyCharacters(text, at, items[i], 0, PyUnicode_GET_LENGTH(items[i]));
+        at += PyUnicode_GET_LENGTH(items[i]);
+        PyUnicode_WRITE(PyUnicode_KIND(text), PyUnicode_DATA(text), at++, spec.name_value_separator);
+        PyUnicode_CopyCharacters(text, at, values[i], 0, PyUnicode_GET_LENGTH(values[i]));
+        at += PyUnicode_GET_LENGTH(values[i]);
+    }
+    Py_DECREF(names);
+    return text;
 }
 
 /* ------------------------------------------------------------------ record */
@@ -989,6 +1044,7 @@ static PyMethodDef methods[] = {
      "Set the spec's constants the other functions use."},
     {"scan_request", scan_request, METH_VARARGS, "A request's code, opaque, typed header and body, or None."},
     {"parse_properties", parse_properties, METH_O, "A properties string's map (spec.properties rules)."},
+    {"encode_properties", encode_properties, METH_VARARGS, "A property map's string (spec.properties rules)."},
     {"pack_plain_record", pack_plain_record, METH_VARARGS, "A v1 CommitLog record with size and CRC."},
     {"java_string_hash", java_string_hash, METH_O, "Java String.hashCode."},
     {"put_index_keys", put_index_keys, METH_VARARGS, "One record's index keys, written with the header."},

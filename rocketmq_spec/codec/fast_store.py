@@ -39,6 +39,7 @@ from rocketmq_spec.spec.indexfile import (
     SLOT_SIZE,
     time_diff_seconds,
 )
+from rocketmq_spec.spec.properties import encode_properties as spec_encode_properties
 from rocketmq_spec.spec.sysflag import MessageSysFlag
 
 RECORD_PREFIX = struct.Struct(">iI")
@@ -302,6 +303,11 @@ def _put_index_keys(buffer: mmap.mmap | bytearray, keys: Sequence[str], phy_offs
 
 
 put_index_keys = twin("put_index_keys", _put_index_keys, declines=True)
+
+
+encode_properties = twin("encode_properties", spec_encode_properties, declines=True)
+"""``rocketmq_spec.spec.properties.encode_properties``, compiled where the extension is built: every
+producer's message has its properties string written again (``messageProperties2String``)."""
 
 
 @lru_cache(maxsize=1024)

@@ -21,6 +21,7 @@ from rocketmq_spec.spec.frame import (
     FRAME_CLOSE_ON_ERROR,
     LENGTH_FIELD_SIZE,
     TYPE_WORD_SIZE,
+    SerializeType,
     check_length,
     check_type_word,
 )
@@ -73,20 +74,41 @@ class FrameDecoder:
         if self._error is not None:
             raise FrameError("decoder closed by an earlier frame error", expected="no data after the error",
                              seen=len(data), clause=FRAME_CLOSE_ON_ERROR.id) from self._error
-        self._buffer += data
         events: list[Event] = []
         try:
-            self._drain(events)
+            if self._buffer or not self._whole_frame(data, events):
+                self._buffer += data
+                self._drain(events)
         except RocketMQSpecError as exc:
             self._error = exc
             self._buffer.clear()
             events.append(FrameRejected(exc))
         return events
 
+    def _whole_frame(self, data: bytes, events: list[Event]) -> bool:
+        """Take ``data`` as it is when it is exactly one frame (most reads from a peer that waits for each
+        answer), without copying it through the buffer; False, with nothing taken, otherwise (a chunk
+        that is not ``bytes`` too: an event's frame must not change with its caller's buffer)."""
+        if len(data) < LENGTH_FIELD_SIZE + TYPE_WORD_SIZE or not isinstance(data, bytes):
+            return False
+        length, type_code, header_length = unpack_words(data, 0)
+        if LENGTH_FIELD_SIZE + length != len(data):
+            return False
+        check_length(length)
+        self._take(data, check_type_word(length, type_code, header_length), header_length, events)
+        return True
+
+    def _take(self, frame: bytes, serialize_type: SerializeType, header_length: int,
+              events: list[Event]) -> None:
+        """One complete frame: to ``claim``, or decoded into an event."""
+        if self._claim is not None and self._claim(frame):
+            return
+        command = decode_checked_payload(memoryview(frame)[LENGTH_FIELD_SIZE:], serialize_type, header_length)
+        events.append(FrameReceived(frame, command))
+
     def _drain(self, events: list[Event]) -> None:
         """Append each complete frame to ``events``; raise on the first malformed one."""
         buffer = self._buffer
-        claim = self._claim
         start = 0
         size = len(buffer)
         with memoryview(buffer) as view:  # one copy per frame (a bytearray slice would be a second)
@@ -103,9 +125,5 @@ class FrameDecoder:
                     break
                 frame = view[start:end].tobytes()
                 start = end
-                if claim is not None and claim(frame):
-                    continue
-                command = decode_checked_payload(memoryview(frame)[LENGTH_FIELD_SIZE:], serialize_type,
-                                                 header_length)
-                events.append(FrameReceived(frame, command))
+                self._take(frame, serialize_type, header_length, events)
         del buffer[:start]

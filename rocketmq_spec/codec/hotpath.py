@@ -24,6 +24,7 @@ from construct import Int8ub, Int16ub
 from rocketmq_spec.spec.commitlog import MESSAGE_MAGIC_V1
 from rocketmq_spec.spec.frame import MAX_LENGTH_VALUE, MIN_LENGTH_VALUE, SerializeType
 from rocketmq_spec.spec.indexfile import FIRST_INDEX, HEADER_SIZE, INVALID_INDEX, MAX_TIME_DIFF
+from rocketmq_spec.spec.properties import NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR
 from rocketmq_spec.spec.sysflag import MessageSysFlag
 
 ENVIRONMENT = "RMQ_PURE_PYTHON"
@@ -45,7 +46,8 @@ def load_compiled() -> ModuleType | None:
                      max_topic_length=2 ** (8 * Int8ub.sizeof()) - 1,
                      max_properties_length=2 ** (8 * Int16ub.sizeof()) - 1,
                      index_header_size=HEADER_SIZE, max_time_diff=MAX_TIME_DIFF, first_index=FIRST_INDEX,
-                     invalid_index=INVALID_INDEX)
+                     invalid_index=INVALID_INDEX, name_value_separator=NAME_VALUE_SEPARATOR,
+                     property_separator=PROPERTY_SEPARATOR)
     return module
 
 

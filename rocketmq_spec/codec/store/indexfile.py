@@ -81,10 +81,12 @@ def message_index_keys(topic: str, properties: Mapping[str, str], *, tags: bool)
     """The index keys of a record that is not a rollback, from its topic and property map: UNIQ_KEY
     first, then each of KEYS, then (``tags``) the TAGS string."""
     uniq_key = properties.get(PropertyKey.UNIQ_KEY)
-    keys = [uniq_key] if uniq_key else []
-    found = [index_key(topic, k) for k in keys + split_keys(properties.get(PropertyKey.KEYS))]
-    tag = properties.get(PropertyKey.TAGS)
-    return [*found, tag_index_key(topic, tag)] if tags and tag else found
+    found = [index_key(topic, uniq_key)] if uniq_key else []
+    if PropertyKey.KEYS in properties:  # most sends have none: no split, no comprehension
+        found += [index_key(topic, k) for k in split_keys(properties[PropertyKey.KEYS])]
+    if tags and (tag := properties.get(PropertyKey.TAGS)):
+        found.append(tag_index_key(topic, tag))
+    return found
 
 
 def record_tag_key(record: MessageRecord) -> str | None:

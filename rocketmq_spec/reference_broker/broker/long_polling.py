@@ -28,7 +28,7 @@ class PullHold:
     def __init__(self, arrivals: ArrivalNotifier) -> None:
         self._arrivals = arrivals
         self._parked: dict[tuple[str, int], set[_Parked]] = {}
-        arrivals.subscribe(self._arrived)
+        """Parked pulls by queue; arrivals are listened to only while it holds any."""
 
     def close(self) -> None:
         """Stop listening; parked pulls end with their connections when the server stops."""
@@ -38,6 +38,8 @@ class PullHold:
         """Wait until a message the pull can return arrives (True) or ``timeout`` seconds pass (False)."""
         key = (topic, queue_id)
         parked = _Parked(offset, codes)
+        if not self._parked:
+            self._arrivals.subscribe(self._arrived)
         self._parked.setdefault(key, set()).add(parked)
         try:
             with contextlib.suppress(TimeoutError):
@@ -50,6 +52,8 @@ class PullHold:
                 waiters.discard(parked)
                 if not waiters:
                     del self._parked[key]
+            if not self._parked:
+                self._arrivals.unsubscribe(self._arrived)
 
     @property
     def parked_count(self) -> int:

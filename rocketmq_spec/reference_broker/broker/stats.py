@@ -61,14 +61,16 @@ class BrokerStats:
         self.boot_ms = int(clock() * 1000)
         self.put_total = 0
         self.get_total = 0
-        self.items: dict[tuple[str, str], StatsWindow] = {}
+        self.items: dict[str, dict[str, StatsWindow]] = {TOPIC_PUT_NUMS: {}, GROUP_GET_NUMS: {}}
+        """Windows by item name, then key: each send counts one put, and a key tuple built per count cost
+        more than the second dictionary read."""
 
     def _count(self, name: str, key: str, count: int) -> None:
-        minute = int(self.clock()) // MINUTE
-        window = self.items.get((name, key))
+        windows = self.items[name]
+        window = windows.get(key)
         if window is None:
-            window = self.items[(name, key)] = StatsWindow()
-        window.add(minute, count)
+            window = windows[key] = StatsWindow()
+        window.add(int(self.clock()) // MINUTE, count)
 
     def count_put(self, topic: str, count: int) -> None:
         self.put_total += count
@@ -80,7 +82,7 @@ class BrokerStats:
 
     def stats_data(self, name: str, key: str) -> dict[str, dict[str, float | int]] | None:
         """BrokerStatsData of an item, None when nothing was ever counted under it."""
-        window = self.items.get((name, key))
+        window = self.items.get(name, {}).get(key)
         if window is None:
             return None
         minute = int(self.clock()) // MINUTE
@@ -88,11 +90,11 @@ class BrokerStats:
                 "statsMinute": window.snapshot(minute, MINUTE)}
 
     def tps(self, name: str, key: str) -> float:
-        window = self.items.get((name, key))
+        window = self.items.get(name, {}).get(key)
         return float(window.snapshot(int(self.clock()) // MINUTE, MINUTE)["tps"]) if window else 0.0
 
     def total_tps(self, name: str) -> float:
-        return sum(self.tps(item, key) for item, key in self.items if item == name)
+        return sum(self.tps(name, key) for key in self.items.get(name, {}))
 
     def counting_sends(self, handler: Handler) -> Handler:
         """The send handler, counting the messages of each stored send (one msgId per message)."""

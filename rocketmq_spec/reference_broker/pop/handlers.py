@@ -43,7 +43,7 @@ class PopHold:
         self._arrivals = arrivals
         self._limit = limit
         self._held: dict[tuple[str, int], set[asyncio.Future[None]]] = {}
-        arrivals.subscribe(self._arrived)
+        """Held requests by (topic, queue or -1); arrivals are listened to only while it holds any."""
 
     def close(self) -> None:
         self._arrivals.unsubscribe(self._arrived)
@@ -58,6 +58,8 @@ class PopHold:
         """Until something arrives in one of ``topics`` (queue ``queue_id``, or any when it is -1)."""
         woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         keys = [(topic, queue_id) for topic in topics]
+        if not self._held:
+            self._arrivals.subscribe(self._arrived)
         for key in keys:
             self._held.setdefault(key, set()).add(woken)
         try:
@@ -71,6 +73,8 @@ class PopHold:
                     waiting.discard(woken)
                     if not waiting:
                         del self._held[key]
+            if not self._held:
+                self._arrivals.unsubscribe(self._arrived)
 
     def wake(self, topic: str) -> None:
         for (held_topic, _), waiting in list(self._held.items()):
@@ -80,8 +84,6 @@ class PopHold:
                         woken.set_result(None)
 
     def _arrived(self, arrival: MessageArrival) -> None:
-        if not self._held:  # every send notifies: with no POP held, no keys are built
-            return
         for key in ((arrival.topic, arrival.queue_id), (arrival.topic, -1)):
             for woken in self._held.get(key, ()):
                 if not woken.done():

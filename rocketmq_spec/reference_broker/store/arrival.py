@@ -29,6 +29,11 @@ ArrivalListener = Callable[[MessageArrival], None]
 class ArrivalNotifier:
     def __init__(self) -> None:
         self._listeners: list[ArrivalListener] = []
+        self.listening = False
+        """Whether any listener is subscribed. Listeners subscribe only while they hold a request, so a put
+        on the loop's thread (the send lane's) builds its arrival only then: every send puts, and few find
+        a pull or POP held for them. A put from another thread (the delay scheduler's) notifies whatever
+        this says, since a request may be held on the loop before its notification is delivered there."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
 
@@ -39,9 +44,13 @@ class ArrivalNotifier:
 
     def subscribe(self, listener: ArrivalListener) -> None:
         self._listeners.append(listener)
+        self.listening = True
 
     def unsubscribe(self, listener: ArrivalListener) -> None:
-        self._listeners.remove(listener)
+        """Stop calling ``listener``; nothing happens when it is not subscribed."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+        self.listening = bool(self._listeners)
 
     def notify(self, arrival: MessageArrival) -> None:
         if not self._listeners:

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from rocketmq_spec.codec.fast_store import encode_properties
 from rocketmq_spec.codec.store.record import HostPort
 from rocketmq_spec.spec.properties import (
     PROPERTY_SEPARATOR,
     PropertyKey,
-    encode_properties,
     java_hashmap_order,
     parse_properties,
 )

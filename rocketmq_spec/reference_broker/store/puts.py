@@ -254,7 +254,8 @@ class StorePuts:
             code = cached_tags_code(props.get(PropertyKey.TAGS))
             queue.append_next(physical, size, code)
             queue.last_store_timestamp = stamp
-            self.arrivals.notify(MessageArrival(topic, queue_id, queue_offset + 1, code, stamp))
+            if self.arrivals.listening:
+                self.arrivals.notify(MessageArrival(topic, queue_id, queue_offset + 1, code, stamp))
             if config.message_index_enable:
                 self.index.put_keys(message_index_keys(topic, props, tags=config.index_tag_key), physical,
                                     stamp)

@@ -67,8 +67,7 @@ class StoreReads:
             config.max_transfer_bytes_on_message_in_memory, config.max_transfer_count_on_message_in_memory,
             tag_codes)
         status = _FOUND if messages else (_WAS_REMOVING if missing else _NO_MATCHED_MESSAGE)
-        return GetResult(status, offset + scanned, min_offset, max_offset, messages,
-                         [offset + delta for delta in deltas])
+        return GetResult(status, offset + scanned, min_offset, max_offset, messages, offset, deltas)
 
     def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         return self.queues.get((topic, queue_id))

@@ -71,19 +71,31 @@ class PutResult:
         return self.status is PutMessageStatus.PUT_OK
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class GetResult:
+    """What a read found. Not frozen, though nothing changes it: a frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__``, and at one per pull that was 9k of a pull's 139k
+    instructions (``benchmarks.hot_path --pulls``)."""
+
     status: GetMessageStatus
     next_begin_offset: int
     min_offset: int
     max_offset: int
     messages: list[bytes] = field(default_factory=list)
     """Whole commitlog records exactly as stored: the pull response body is their concatenation."""
-    queue_offsets: list[int] = field(default_factory=list)
+    scanned_from: int = 0
+    offset_deltas: list[int] = field(default_factory=list)
+    """Each message's queue offset less ``scanned_from``, as the store's gather gives them."""
 
     @property
     def body(self) -> bytes:
         return b"".join(self.messages)
+
+    @property
+    def queue_offsets(self) -> list[int]:
+        """Each message's queue offset: computed when asked (POP asks, a pull does not)."""
+        start = self.scanned_from
+        return [start + delta for delta in self.offset_deltas]
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,41 @@ def test_small_frames_arrive_whole_and_in_order(frames: list[bytes]) -> None:
     assert received + leftover == b"".join(frames)
 
 
+def test_more_frames_than_one_write_takes_arrive_in_order() -> None:
+    """A turn's frames for one connection go out in runs of at most 64 per write; 300 need five."""
+    frames = [n.to_bytes(2, "big") * (1 + n % 7) for n in range(300)]
+    received, leftover = asyncio.run(_through_sender(frames, wait_for_leftover=False))
+    assert received + leftover == b"".join(frames)
+
+
+@settings(max_examples=20)
+@given(st.lists(st.tuples(st.integers(0, 2), st.binary(min_size=1, max_size=200)), min_size=1, max_size=120))
+def test_interleaved_connections_each_get_theirs_in_order(frames: list[tuple[int, bytes]]) -> None:
+    """Frames for three connections submitted in any interleaving: each reading end gets its own frames,
+    in the order they were submitted, and nothing of the others'."""
+    async def three_connections() -> list[bytes]:
+        sender = AnswerSender(asyncio.get_running_loop(), _module())
+        pairs = [socket.socketpair() for _ in range(3)]
+        try:
+            fds = []
+            for writer, reader in pairs:
+                writer.setblocking(False)
+                reader.setblocking(False)
+                fds.append(sender.attach(writer, lambda rest: None))
+            for which, frame in frames:
+                sender.submit(fds[which], frame)
+            leftovers = [sender.detach(fd) for fd in fds]
+            return [_read_all(reader) + rest for (_, reader), rest in zip(pairs, leftovers, strict=True)]
+        finally:
+            sender.close()
+            for writer, reader in pairs:
+                writer.close()
+                reader.close()
+
+    got = asyncio.run(three_connections())
+    assert got == [b"".join(frame for which, frame in frames if which == n) for n in range(3)]
+
+
 def test_what_a_full_socket_does_not_take_is_handed_back_in_order() -> None:
     frames = [bytes([n % 251]) * 65_536 for n in range(200)]  # far more than a socket pair buffers
     received, leftover = asyncio.run(_through_sender(frames, wait_for_leftover=True))

@@ -5,7 +5,11 @@ time went into the ``send`` system calls that hand each answer to the kernel (on
 the peer's socket too). The compiled ``Sender`` (``_sender.c``) takes those calls to a thread of its own
 that never holds the lock: the loop copies each frame into its queue and goes on reading the next requests
 while the thread sends. Nothing else changes: one queue per process keeps every connection's answers in the
-order they were written, and the store, its flush modes and every answer's bytes are the same.
+order they were written, and the store, its flush modes and every answer's bytes are the same. The thread
+writes each run of queued answers for one connection with one ``sendmsg``: a client shared by many threads
+(one Java producer or consumer instance, one connection) keeps many requests in flight, and the answers of
+one turn of the loop then reach it as one segment and one read instead of one each, which took a third off
+both the broker's and the client's CPU per send with 64 threads on one connection.
 
 A connection writes through the sender only while its transport holds nothing: when a socket does not take
 a frame (the peer stops reading), the thread keeps that frame and the ones after it as the connection's

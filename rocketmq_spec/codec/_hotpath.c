@@ -551,15 +551,17 @@ static PyObject *pack_plain_record(PyObject *self, PyObject *const *args, Py_ssi
     enum { QUEUE_ID, FLAG, QUEUE_OFFSET, PHYSICAL_OFFSET, SYS_FLAG, BORN_TIMESTAMP, BORN_IP, BORN_PORT,
            STORE_TIMESTAMP, STORE_IP, STORE_PORT, RECONSUME_TIMES, BODY, TOPIC, PROPERTIES, ARGS };
     static const int buffers[] = {BORN_IP, STORE_IP, BODY, TOPIC, PROPERTIES};
+    static const struct { int arg; int wide; } integers[] = {  /* wide: a Java long, else an int */
+        {QUEUE_ID, 0}, {FLAG, 0}, {QUEUE_OFFSET, 1}, {PHYSICAL_OFFSET, 1}, {SYS_FLAG, 0}, {BORN_TIMESTAMP, 1},
+        {BORN_PORT, 0}, {STORE_TIMESTAMP, 1}, {STORE_PORT, 0}, {RECONSUME_TIMES, 0}};
     if (nargs != ARGS) {
         PyErr_Format(PyExc_TypeError, "pack_plain_record takes %d arguments (%zd given)", ARGS, nargs);
         return NULL;
     }
     long long number[ARGS];
-    for (int i = 0; i < ARGS; i++) {
-        if (i == BORN_IP || i == STORE_IP || i == BODY || i == TOPIC || i == PROPERTIES) continue;
-        int wide = i == QUEUE_OFFSET || i == PHYSICAL_OFFSET || i == BORN_TIMESTAMP || i == STORE_TIMESTAMP;
-        int got = int_arg(args[i], wide ? LLONG_MIN : INT_MIN, wide ? LLONG_MAX : INT_MAX, &number[i]);
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++) {
+        int arg = integers[i].arg, wide = integers[i].wide;
+        int got = int_arg(args[arg], wide ? LLONG_MIN : INT_MIN, wide ? LLONG_MAX : INT_MAX, &number[arg]);
         if (got < 0) return NULL;
         if (got == 0) Py_RETURN_NONE;
     }
@@ -623,9 +625,8 @@ out:
 
 /* ------------------------------------------------------------------ hashes */
 
-/* java_string_hash(text) -> int: String.hashCode over UTF-16 code units. */
-static PyObject *java_string_hash(PyObject *self, PyObject *text) {
-    if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "text must be str"); return NULL; }
+/* String.hashCode of a str over its UTF-16 code units (the caller checked it is a str). */
+static int32_t utf16_hash(PyObject *text) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -640,7 +641,13 @@ static PyObject *java_string_hash(PyObject *self, PyObject *text) {
             h = 31 * h + ch;
         }
     }
-    return PyLong_FromLong((long)(int32_t)h);
+    return (int32_t)h;
+}
+
+/* java_string_hash(text) -> int: String.hashCode over UTF-16 code units. */
+static PyObject *java_string_hash(PyObject *self, PyObject *text) {
+    if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "text must be str"); return NULL; }
+    return PyLong_FromLong((long)utf16_hash(text));
 }
 
 /* ------------------------------------------------------------------ index entries */
@@ -680,10 +687,7 @@ static PyObject *put_index_keys(PyObject *self, PyObject *args) {
     }
     Py_ssize_t written = 0;
     for (; written < n && count < capacity; written++) {
-        PyObject *hash = java_string_hash(self, items[written]);
-        if (!hash) { Py_DECREF(sequence); PyBuffer_Release(&map); return NULL; }
-        long h = PyLong_AsLong(hash);
-        Py_DECREF(hash);
+        int32_t h = utf16_hash(items[written]);  /* every key was checked to be a str */
         long long key_hash = h == INT32_MIN ? 0 : (h < 0 ? -(long long)h : h);
         unsigned char *slot = base + slots_at + (key_hash % slot_count) * 4;
         int32_t old = (int32_t)get32(slot);

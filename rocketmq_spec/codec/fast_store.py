@@ -32,11 +32,10 @@ from rocketmq_spec.spec.commitlog import (
 from rocketmq_spec.spec.consumequeue import RMQ_CQ_ENTRY
 from rocketmq_spec.spec.errors import SpecViolation, StoreError
 from rocketmq_spec.spec.indexfile import (
-    ENTRY_SIZE,
     FIRST_INDEX,
-    HEADER_SIZE,
     INVALID_INDEX,
-    SLOT_SIZE,
+    entry_position,
+    slot_position,
     time_diff_seconds,
 )
 from rocketmq_spec.spec.properties import encode_properties as spec_encode_properties
@@ -279,18 +278,17 @@ def _put_index_keys(buffer: mmap.mmap | bytearray, keys: Sequence[str], phy_offs
     begin_ts, _, begin_phy, _, used_slots, count = INDEX_HEADER.unpack_from(buffer, 0)
     if count <= 0:  # no key written yet: Java's IndexHeader.load starts counting at FIRST_INDEX
         count = FIRST_INDEX
-    entries_at = HEADER_SIZE + slot_count * SLOT_SIZE
     written = 0
     for key in keys:
         if count >= capacity:
             break
         key_hash = index_key_hash(key)
-        slot_pos = HEADER_SIZE + (key_hash % slot_count) * SLOT_SIZE
+        slot_pos = slot_position(key_hash, slot_count)
         (old,) = INDEX_SLOT.unpack_from(buffer, slot_pos)
         if old <= INVALID_INDEX or old > count:
             old = INVALID_INDEX
             used_slots += 1
-        INDEX_ENTRY.pack_into(buffer, entries_at + count * ENTRY_SIZE, key_hash, phy_offset,
+        INDEX_ENTRY.pack_into(buffer, entry_position(count, slot_count), key_hash, phy_offset,
                               time_diff_seconds(store_timestamp, begin_ts), old)
         INDEX_SLOT.pack_into(buffer, slot_pos, count)
         if count <= FIRST_INDEX:
